@@ -1,0 +1,215 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// ContextRequest asks for a prompt-ready context.
+type ContextRequest struct {
+	Query        string `json:"query"`
+	RoomID       string `json:"roomId"`
+	BudgetTokens int    `json:"budgetTokens"`
+}
+
+// ContextResult is the assembled context and how the budget was spent.
+type ContextResult struct {
+	Context      string           `json:"context"`
+	BudgetTokens int              `json:"budgetTokens"`
+	UsedTokens   int              `json:"usedTokens"`
+	Sections     []ContextSection `json:"sections"`
+}
+
+// ContextSection is one part of the context with its share of the budget.
+type ContextSection struct {
+	Name   string        `json:"name"`
+	Tokens int           `json:"tokens"`
+	Items  []ContextItem `json:"items"`
+}
+
+// ContextItem is one memory placed in the context.
+type ContextItem struct {
+	ID     string  `json:"id"`
+	Type   Type    `json:"type"`
+	Tokens int     `json:"tokens"`
+	Score  float64 `json:"score,omitempty"`
+}
+
+// Budget shares: the core section may take up to coreShare of the budget,
+// recent messages up to recentShare of it plus what core left; retrieved
+// knowledge gets the rest.
+const (
+	DefaultBudgetTokens = 2000
+	coreShare           = 0.20
+	recentShare         = 0.35
+	maxRecent           = 100
+	maxCore             = 200
+	maxRetrieved        = 50
+)
+
+// section accumulates rendered lines within a token cap.
+type section struct {
+	ContextSection
+	header string
+	lines  []string
+}
+
+func newSection(name, header string) *section {
+	return &section{ContextSection: ContextSection{Name: name, Items: []ContextItem{}}, header: header}
+}
+
+// add places line for m if it fits in limit tokens (counting the header on
+// the first line) and reports whether it did.
+func (s *section) add(m *Memory, line string, score float64, limit int) bool {
+	cost := EstimateTokens(line) + 1 // +1 for the line break
+	if len(s.lines) == 0 {
+		cost += EstimateTokens(s.header) + 1
+	}
+	if s.Tokens+cost > limit {
+		return false
+	}
+	s.Tokens += cost
+	s.lines = append(s.lines, line)
+	s.Items = append(s.Items, ContextItem{ID: m.ID, Type: m.Type, Tokens: cost, Score: score})
+	return true
+}
+
+func (s *section) text() string {
+	if len(s.lines) == 0 {
+		return ""
+	}
+	return s.header + "\n" + strings.Join(s.lines, "\n")
+}
+
+// BuildContext fills a token budget for c: core memories (durability core,
+// most important first) first, then the most recent messages of the room in
+// chronological order, then knowledge and facts retrieved for the query by
+// hybrid search. Sections skip items that do not fit; unused share passes on.
+func (s *Service) BuildContext(ctx context.Context, c Caller, r ContextRequest) (*ContextResult, error) {
+	if err := c.Valid(); err != nil {
+		return nil, err
+	}
+	if r.BudgetTokens == 0 {
+		r.BudgetTokens = DefaultBudgetTokens
+	}
+	if r.BudgetTokens < 1 || r.BudgetTokens > MaxBudgetTokens {
+		return nil, Errorf(EINVALID, "budgetTokens: must be between 1 and %d", MaxBudgetTokens)
+	}
+	if err := validID("roomId", r.RoomID); err != nil {
+		return nil, err
+	}
+	if len(r.Query) > MaxQueryBytes {
+		return nil, Errorf(EINVALID, "query: %d bytes exceeds the limit of %d", len(r.Query), MaxQueryBytes)
+	}
+	if strings.TrimSpace(r.Query) == "" && r.RoomID == "" {
+		return nil, Errorf(EINVALID, "query or roomId: at least one is required")
+	}
+	budget := r.BudgetTokens
+	used := map[string]bool{}
+
+	core := newSection("core", "## Core memories")
+	cores, err := s.coreMemories(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range cores {
+		if core.add(m, "- "+oneLine(m.Content.Text), m.Importance, int(coreShare*float64(budget))) {
+			used[m.ID] = true
+		}
+	}
+
+	recent := newSection("recent", "## Recent conversation")
+	if r.RoomID != "" {
+		f, err := c.filter(Filter{RoomID: r.RoomID, Types: []Type{TypeMessage}})
+		if err != nil {
+			return nil, err
+		}
+		page, err := s.store.List(ctx, ListQuery{Filter: f, Limit: maxRecent})
+		if err != nil {
+			return nil, err
+		}
+		limit := int(recentShare*float64(budget)) + (int(coreShare*float64(budget)) - core.Tokens)
+		var picked []*Memory
+		for _, m := range page.Memories { // newest first; stop at the first that does not fit
+			if used[m.ID] {
+				continue
+			}
+			if !recent.add(m, messageLine(m), 0, limit) {
+				break
+			}
+			picked = append(picked, m)
+			used[m.ID] = true
+		}
+		// Render oldest first, as a conversation reads.
+		for i, j := 0, len(picked)-1; i < j; i, j = i+1, j-1 {
+			recent.lines[i], recent.lines[j] = recent.lines[j], recent.lines[i]
+			recent.Items[i], recent.Items[j] = recent.Items[j], recent.Items[i]
+		}
+	}
+
+	knowledge := newSection("knowledge", "## Relevant knowledge")
+	if strings.TrimSpace(r.Query) != "" {
+		hits, err := s.Search(ctx, c, SearchRequest{Query: r.Query, Mode: ModeHybrid, K: maxRetrieved})
+		if err != nil {
+			return nil, err
+		}
+		limit := budget - core.Tokens - recent.Tokens
+		for _, h := range hits {
+			if used[h.Memory.ID] {
+				continue
+			}
+			if knowledge.add(h.Memory, knowledgeLine(h.Memory), h.Score, limit) {
+				used[h.Memory.ID] = true
+			}
+		}
+	}
+
+	res := &ContextResult{BudgetTokens: budget}
+	var parts []string
+	for _, sec := range []*section{core, recent, knowledge} {
+		res.Sections = append(res.Sections, sec.ContextSection)
+		res.UsedTokens += sec.Tokens
+		if t := sec.text(); t != "" {
+			parts = append(parts, t)
+		}
+	}
+	res.Context = strings.Join(parts, "\n\n")
+	return res, nil
+}
+
+// coreMemories returns the caller's core memories, most important first.
+func (s *Service) coreMemories(ctx context.Context, c Caller) ([]*Memory, error) {
+	f, err := c.filter(Filter{Durability: DurabilityCore})
+	if err != nil {
+		return nil, err
+	}
+	page, err := s.store.List(ctx, ListQuery{Filter: f, Limit: maxCore})
+	if err != nil {
+		return nil, err
+	}
+	out := page.Memories
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Importance > out[j].Importance })
+	return out, nil
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func messageLine(m *Memory) string {
+	who := m.EntityID
+	if who == "" {
+		who = "unknown"
+	}
+	at := time.UnixMilli(m.CreatedAt).UTC().Format("2006-01-02 15:04")
+	return fmt.Sprintf("[%s] %s: %s", at, who, oneLine(m.Content.SearchText()))
+}
+
+func knowledgeLine(m *Memory) string {
+	label := string(m.Type)
+	if m.Kind != "" {
+		label += "/" + string(m.Kind)
+	}
+	return fmt.Sprintf("- (%s) %s", label, oneLine(m.Content.SearchText()))
+}

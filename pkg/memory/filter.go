@@ -1,0 +1,166 @@
+package memory
+
+import (
+	"encoding/base64"
+	"encoding/json"
+)
+
+// Filter selects memories within one org. Stores and indexes must apply every
+// field; OrgID is always set by the service from the Caller.
+type Filter struct {
+	OrgID string
+	// Viewer is the agent an agent-bound caller is bound to: only org-scope
+	// memories and that agent's are visible. Empty for org-level callers.
+	Viewer string
+	// AgentID narrows to one agent's scope, or to the org scope with OrgScope.
+	AgentID    string
+	Types      []Type
+	Kinds      []Kind
+	Durability Durability
+	RoomID     string
+	EntityID   string
+	SessionID  string
+	DocumentID string
+	// Start and End bound CreatedAt (ms) as [Start, End); zero is open.
+	Start, End int64
+	// IncludeArchived also selects archived memories.
+	IncludeArchived bool
+}
+
+// Validate checks enum values, ids and the time range.
+func (f Filter) Validate() error {
+	if f.OrgID == "" {
+		return Errorf(EINTERNAL, "filter without org")
+	}
+	for _, t := range f.Types {
+		if err := ValidType(t); err != nil {
+			return err
+		}
+	}
+	for _, k := range f.Kinds {
+		if err := ValidKind(k); err != nil {
+			return err
+		}
+	}
+	if f.Durability != "" {
+		if err := ValidDurability(f.Durability); err != nil {
+			return err
+		}
+	}
+	for _, p := range []struct{ name, v string }{
+		{"agentId", f.AgentID}, {"roomId", f.RoomID}, {"entityId", f.EntityID},
+		{"sessionId", f.SessionID}, {"documentId", f.DocumentID},
+	} {
+		if err := validID(p.name, p.v); err != nil {
+			return err
+		}
+	}
+	if f.Start < 0 || f.End < 0 {
+		return Errorf(EINVALID, "start/end: must not be negative")
+	}
+	if f.End != 0 && f.End <= f.Start {
+		return Errorf(EINVALID, "end: must be after start")
+	}
+	return nil
+}
+
+// Narrowed reports whether any field beyond the org and the caller's view
+// narrows the selection; bulk deletes require it.
+func (f Filter) Narrowed() bool {
+	return f.AgentID != "" || len(f.Types) > 0 || len(f.Kinds) > 0 || f.Durability != "" ||
+		f.RoomID != "" || f.EntityID != "" || f.SessionID != "" || f.DocumentID != "" ||
+		f.Start != 0 || f.End != 0
+}
+
+// Match reports whether a memory with attributes a is selected by f. It is
+// the reference semantics that every Store and Index implements.
+func (f Filter) Match(a Attrs) bool {
+	if a.OrgID != f.OrgID || f.OrgID == "" {
+		return false
+	}
+	if f.Viewer != "" && a.AgentID != "" && a.AgentID != f.Viewer {
+		return false
+	}
+	switch f.AgentID {
+	case "":
+	case OrgScope:
+		if a.AgentID != "" {
+			return false
+		}
+	default:
+		if a.AgentID != f.AgentID {
+			return false
+		}
+	}
+	if len(f.Types) > 0 && !contains(f.Types, a.Type) {
+		return false
+	}
+	if len(f.Kinds) > 0 && !contains(f.Kinds, a.Kind) {
+		return false
+	}
+	if f.Durability != "" && a.Durability != f.Durability {
+		return false
+	}
+	if (f.RoomID != "" && a.RoomID != f.RoomID) || (f.EntityID != "" && a.EntityID != f.EntityID) ||
+		(f.SessionID != "" && a.SessionID != f.SessionID) || (f.DocumentID != "" && a.DocumentID != f.DocumentID) {
+		return false
+	}
+	if (f.Start != 0 && a.CreatedAt < f.Start) || (f.End != 0 && a.CreatedAt >= f.End) {
+		return false
+	}
+	return f.IncludeArchived || !a.Archived
+}
+
+func contains[T comparable](vs []T, v T) bool {
+	for _, x := range vs {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// ListQuery is a page request: memories matching Filter, newest first
+// (CreatedAt then ID descending), after Cursor.
+type ListQuery struct {
+	Filter Filter
+	Limit  int
+	Cursor *Cursor
+}
+
+// Page is one page of a list.
+type Page struct {
+	Memories []*Memory
+	Next     *Cursor // nil on the last page
+}
+
+// Cursor is the position after the last memory of a page.
+type Cursor struct {
+	CreatedAt int64  `json:"t"`
+	ID        string `json:"i"`
+}
+
+// Encode returns the opaque form of c given to callers.
+func (c *Cursor) Encode() string {
+	if c == nil {
+		return ""
+	}
+	b, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// DecodeCursor parses an opaque cursor; "" is no cursor.
+func DecodeCursor(s string) (*Cursor, error) {
+	if s == "" {
+		return nil, nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	var c Cursor
+	if err == nil {
+		err = json.Unmarshal(b, &c)
+	}
+	if err != nil || c.ID == "" {
+		return nil, Errorf(EINVALID, "cursor: not a cursor returned by this API")
+	}
+	return &c, nil
+}

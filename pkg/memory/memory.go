@@ -1,0 +1,325 @@
+// Package memory is the domain of the long-term memory service: the Memory
+// type and its validation, tenant scoping, deduplication, hybrid search with
+// reciprocal rank fusion, and the context builder. It defines the ports it
+// needs (Store, Index, Embedder) and imports no cloud SDK, HTTP or search
+// client: adapters live in packages named after what they adapt.
+package memory
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Type is what a memory is.
+type Type string
+
+// The memory types.
+const (
+	TypeMessage     Type = "message"     // a conversation turn
+	TypeDocument    Type = "document"    // an ingested document (the parent of fragments)
+	TypeFragment    Type = "fragment"    // a chunk of a document
+	TypeFact        Type = "fact"        // a fact extracted from conversations
+	TypeDescription Type = "description" // a description of an entity
+	TypeCustom      Type = "custom"      // anything else the caller stores
+)
+
+// Types lists every valid Type.
+var Types = []Type{TypeMessage, TypeDocument, TypeFragment, TypeFact, TypeDescription, TypeCustom}
+
+// Kind refines facts.
+type Kind string
+
+// The fact kinds.
+const (
+	KindFact        Kind = "fact"
+	KindPreference  Kind = "preference"
+	KindInteraction Kind = "interaction"
+	KindSummary     Kind = "summary"
+	KindUserRequest Kind = "user_request"
+	KindEntity      Kind = "entity"
+	KindInterest    Kind = "interest"
+)
+
+// Kinds lists every valid Kind.
+var Kinds = []Kind{KindFact, KindPreference, KindInteraction, KindSummary, KindUserRequest, KindEntity, KindInterest}
+
+// Durability is how long a memory is expected to matter; consolidation decays
+// importance per tier.
+type Durability string
+
+// The durability tiers.
+const (
+	DurabilityCore      Durability = "core"      // never decays
+	DurabilityStandard  Durability = "standard"  // the default
+	DurabilityEphemeral Durability = "ephemeral" // decays fast
+)
+
+// Durabilities lists every valid Durability.
+var Durabilities = []Durability{DurabilityCore, DurabilityStandard, DurabilityEphemeral}
+
+// Attachment is a file or link attached to a message.
+type Attachment struct {
+	ID          string `json:"id,omitempty"`
+	URL         string `json:"url,omitempty"`
+	Title       string `json:"title,omitempty"`
+	Source      string `json:"source,omitempty"`
+	Description string `json:"description,omitempty"`
+	Text        string `json:"text,omitempty"`
+	ContentType string `json:"contentType,omitempty"`
+}
+
+// Content is what a memory says.
+type Content struct {
+	Text        string       `json:"text"`
+	Source      string       `json:"source,omitempty"`
+	URL         string       `json:"url,omitempty"`
+	Action      string       `json:"action,omitempty"`
+	Attachments []Attachment `json:"attachments,omitempty"`
+}
+
+// SearchText is the text that is indexed and embedded: the main text followed
+// by the attachments' titles, descriptions and text.
+func (c Content) SearchText() string {
+	if len(c.Attachments) == 0 {
+		return c.Text
+	}
+	var b strings.Builder
+	b.WriteString(c.Text)
+	for _, a := range c.Attachments {
+		for _, s := range []string{a.Title, a.Description, a.Text} {
+			if s != "" {
+				b.WriteString("\n")
+				b.WriteString(s)
+			}
+		}
+	}
+	return b.String()
+}
+
+// Memory is one stored memory. OrgID is the tenant; AgentID empty means the
+// memory belongs to the whole org, otherwise to that agent only.
+type Memory struct {
+	ID             string          `json:"id"`
+	OrgID          string          `json:"orgId"`
+	AgentID        string          `json:"agentId,omitempty"`
+	Type           Type            `json:"type"`
+	Kind           Kind            `json:"kind,omitempty"`
+	Content        Content         `json:"content"`
+	EntityID       string          `json:"entityId,omitempty"`
+	RoomID         string          `json:"roomId,omitempty"`
+	WorldID        string          `json:"worldId,omitempty"`
+	SessionID      string          `json:"sessionId,omitempty"`
+	Metadata       json.RawMessage `json:"metadata,omitempty"`
+	Importance     float64         `json:"importance"`
+	Durability     Durability      `json:"durability"`
+	Confidence     float64         `json:"confidence"`
+	DocumentID     string          `json:"documentId,omitempty"`
+	Position       *int            `json:"position,omitempty"`
+	ContentHash    string          `json:"contentHash"`
+	CreatedAt      int64           `json:"createdAt"`
+	UpdatedAt      int64           `json:"updatedAt"`
+	LastAccessedAt int64           `json:"lastAccessedAt,omitempty"`
+	AccessCount    int64           `json:"accessCount"`
+	Archived       bool            `json:"archived"`
+	// Version increases by one on every update; it is the optimistic
+	// concurrency token (the ETag of the HTTP API).
+	Version int64 `json:"version"`
+
+	// Embedding is the vector of Content.SearchText by EmbeddingModel. It is
+	// kept in the store (the source of truth) so the index can be rebuilt
+	// without re-embedding, and never shown to callers.
+	Embedding      []float32 `json:"-"`
+	EmbeddingModel string    `json:"-"`
+}
+
+// Attrs are the filterable attributes of a memory, the part an index needs
+// to apply a Filter.
+type Attrs struct {
+	OrgID, AgentID                          string
+	Type                                    Type
+	Kind                                    Kind
+	RoomID, EntityID, SessionID, DocumentID string
+	Durability                              Durability
+	CreatedAt                               int64
+	Archived                                bool
+}
+
+// Attrs returns m's filterable attributes.
+func (m *Memory) Attrs() Attrs {
+	return Attrs{
+		OrgID: m.OrgID, AgentID: m.AgentID, Type: m.Type, Kind: m.Kind,
+		RoomID: m.RoomID, EntityID: m.EntityID, SessionID: m.SessionID, DocumentID: m.DocumentID,
+		Durability: m.Durability, CreatedAt: m.CreatedAt, Archived: m.Archived,
+	}
+}
+
+// Limits bound what one request may carry. They are explicit so callers can
+// rely on them; the HTTP layer adds the body size limit.
+const (
+	MaxBatch         = 100       // memories per create request
+	MaxTextBytes     = 32 * 1024 // bytes of content.text
+	MaxMetadataBytes = 16 * 1024 // bytes of the metadata JSON object
+	MaxIDLen         = 128       // characters of any id (room, entity, ...)
+	MaxAttachments   = 20        // attachments per memory
+	MaxQueryBytes    = 4 * 1024  // bytes of a search query
+	MaxK             = 100       // results per search
+	MaxListLimit     = 1000      // memories per list page
+	MaxBudgetTokens  = 100_000   // tokens per context request
+	maxFieldBytes    = 8 * 1024  // bytes of any other content string
+)
+
+func validID(field, v string) error {
+	if v == "" {
+		return nil
+	}
+	if len(v) > MaxIDLen {
+		return Errorf(EINVALID, "%s: longer than %d characters", field, MaxIDLen)
+	}
+	for _, r := range v {
+		if r < 0x20 || r == 0x7f {
+			return Errorf(EINVALID, "%s: contains a control character", field)
+		}
+	}
+	if !utf8.ValidString(v) {
+		return Errorf(EINVALID, "%s: not valid UTF-8", field)
+	}
+	return nil
+}
+
+// ValidType checks t against Types.
+func ValidType(t Type) error {
+	for _, v := range Types {
+		if t == v {
+			return nil
+		}
+	}
+	return Errorf(EINVALID, "type: %q is not one of %s", t, joinEnum(Types))
+}
+
+// ValidKind checks k against Kinds.
+func ValidKind(k Kind) error {
+	for _, v := range Kinds {
+		if k == v {
+			return nil
+		}
+	}
+	return Errorf(EINVALID, "kind: %q is not one of %s", k, joinEnum(Kinds))
+}
+
+// ValidDurability checks d against Durabilities.
+func ValidDurability(d Durability) error {
+	for _, v := range Durabilities {
+		if d == v {
+			return nil
+		}
+	}
+	return Errorf(EINVALID, "durability: %q is not one of %s", d, joinEnum(Durabilities))
+}
+
+func joinEnum[T ~string](vs []T) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = string(v)
+	}
+	return strings.Join(s, ", ")
+}
+
+func validUnit(field string, v float64) error {
+	if v < 0 || v > 1 || v != v {
+		return Errorf(EINVALID, "%s: %v is outside 0..1", field, v)
+	}
+	return nil
+}
+
+func validContent(c Content) error {
+	if strings.TrimSpace(c.Text) == "" {
+		return Errorf(EINVALID, "content.text: required and must not be blank")
+	}
+	if len(c.Text) > MaxTextBytes {
+		return Errorf(EINVALID, "content.text: %d bytes exceeds the limit of %d", len(c.Text), MaxTextBytes)
+	}
+	if !utf8.ValidString(c.Text) {
+		return Errorf(EINVALID, "content.text: not valid UTF-8")
+	}
+	for name, v := range map[string]string{"content.source": c.Source, "content.url": c.URL, "content.action": c.Action} {
+		if len(v) > maxFieldBytes {
+			return Errorf(EINVALID, "%s: longer than %d bytes", name, maxFieldBytes)
+		}
+	}
+	if len(c.Attachments) > MaxAttachments {
+		return Errorf(EINVALID, "content.attachments: %d exceeds the limit of %d", len(c.Attachments), MaxAttachments)
+	}
+	for i, a := range c.Attachments {
+		if len(a.Text)+len(a.Description)+len(a.Title) > MaxTextBytes {
+			return Errorf(EINVALID, "content.attachments[%d]: text exceeds %d bytes", i, MaxTextBytes)
+		}
+	}
+	return nil
+}
+
+func validMetadata(raw json.RawMessage) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	if len(raw) > MaxMetadataBytes {
+		return Errorf(EINVALID, "metadata: %d bytes exceeds the limit of %d", len(raw), MaxMetadataBytes)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return Errorf(EINVALID, "metadata: must be a JSON object")
+	}
+	return nil
+}
+
+// Validate checks every field of m that a caller can set. It does not check
+// ids the service assigns.
+func (m *Memory) Validate() error {
+	if err := ValidType(m.Type); err != nil {
+		return err
+	}
+	if m.Kind != "" {
+		if err := ValidKind(m.Kind); err != nil {
+			return err
+		}
+	}
+	if err := ValidDurability(m.Durability); err != nil {
+		return err
+	}
+	if err := validContent(m.Content); err != nil {
+		return err
+	}
+	for _, f := range []struct{ name, v string }{
+		{"agentId", m.AgentID}, {"entityId", m.EntityID}, {"roomId", m.RoomID},
+		{"worldId", m.WorldID}, {"sessionId", m.SessionID}, {"documentId", m.DocumentID},
+	} {
+		if err := validID(f.name, f.v); err != nil {
+			return err
+		}
+	}
+	if err := validMetadata(m.Metadata); err != nil {
+		return err
+	}
+	if err := validUnit("importance", m.Importance); err != nil {
+		return err
+	}
+	if err := validUnit("confidence", m.Confidence); err != nil {
+		return err
+	}
+	if m.Position != nil && *m.Position < 0 {
+		return Errorf(EINVALID, "position: must not be negative")
+	}
+	if m.Position != nil && m.DocumentID == "" {
+		return Errorf(EINVALID, "position: only valid with documentId")
+	}
+	if m.CreatedAt < 0 {
+		return Errorf(EINVALID, "createdAt: must not be negative")
+	}
+	return nil
+}
+
+// String is for logs; it never includes content.
+func (m *Memory) String() string {
+	return fmt.Sprintf("memory{org=%s agent=%s id=%s type=%s}", m.OrgID, m.AgentID, m.ID, m.Type)
+}

@@ -1,0 +1,95 @@
+package memory
+
+import "context"
+
+// Store is the source of truth for memories. Every method is scoped to one
+// org; implementations must put the org in every read and write so that no
+// call can reach another org's data.
+type Store interface {
+	// Create stores the memories atomically: all of them or none. A memory
+	// whose DedupKey already exists in its org is not stored; its result
+	// carries the existing id and Duplicate. Memories must have ID, OrgID,
+	// ContentHash and Version 1 set.
+	Create(ctx context.Context, ms []*Memory) ([]CreateResult, error)
+	// Get returns one memory; ENOTFOUND if absent from that org.
+	Get(ctx context.Context, orgID, id string) (*Memory, error)
+	// GetMany returns the memories of ids that exist in the org, by id.
+	GetMany(ctx context.Context, orgID string, ids []string) (map[string]*Memory, error)
+	// Update replaces m if its stored Version equals m.Version, and then
+	// increments m.Version. ECONFLICT on a version mismatch or when the new
+	// content clashes with another memory's DedupKey; ENOTFOUND if absent.
+	Update(ctx context.Context, m *Memory) error
+	// Delete removes one memory; ENOTFOUND if absent.
+	Delete(ctx context.Context, orgID, id string) error
+	// List returns a page of memories matching q, newest first.
+	List(ctx context.Context, q ListQuery) (Page, error)
+	// Count counts the memories matching f.
+	Count(ctx context.Context, f Filter) (int, error)
+	// DeleteWhere removes the memories matching f and returns their ids.
+	DeleteWhere(ctx context.Context, f Filter) ([]string, error)
+	// Touch records an access to each id at time at (ms): AccessCount+1 and
+	// LastAccessedAt. It does not change Version.
+	Touch(ctx context.Context, orgID string, ids []string, at int64) error
+	// Scan calls fn for every memory of every org, archived included, in no
+	// particular order; used to rebuild the index.
+	Scan(ctx context.Context, fn func(*Memory) error) error
+}
+
+// CreateResult is the outcome of storing one memory.
+type CreateResult struct {
+	ID        string `json:"id"`
+	Duplicate bool   `json:"duplicate"`
+}
+
+// Index is the derived search index: BM25 keywords and vectors over the
+// memories' search text. The service fuses its ranked lists.
+type Index interface {
+	// Upsert adds or replaces the memories (with their Embedding).
+	Upsert(ctx context.Context, ms []*Memory) error
+	// Delete removes ids of one org; absent ids are ignored.
+	Delete(ctx context.Context, orgID string, ids []string) error
+	// Search returns up to q.K hits per requested mode, best first, among
+	// memories matching q.Filter.
+	Search(ctx context.Context, q IndexQuery) (IndexResult, error)
+}
+
+// IndexQuery is one search against the Index. Text empty skips the keyword
+// list, Vector nil skips the semantic list.
+type IndexQuery struct {
+	Filter Filter
+	Text   string
+	Vector []float32
+	K      int
+}
+
+// IndexResult holds the ranked lists of one IndexQuery.
+type IndexResult struct {
+	Keyword  []Hit
+	Semantic []Hit
+}
+
+// Hit is one ranked id with the mode's native score (BM25, or cosine
+// similarity for vectors).
+type Hit struct {
+	ID    string
+	Score float64
+}
+
+// Purpose tells an embedder whether text is stored or asked with; some
+// models embed the two differently.
+type Purpose int
+
+// The embedding purposes.
+const (
+	PurposeDocument Purpose = iota
+	PurposeQuery
+)
+
+// Embedder turns texts into unit vectors of Dimensions() floats.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string, p Purpose) ([][]float32, error)
+	Dimensions() int
+	// Model names the model and its configuration; vectors of different
+	// models are never compared.
+	Model() string
+}

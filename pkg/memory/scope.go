@@ -1,0 +1,81 @@
+package memory
+
+// Caller is the authenticated party of a request. It comes from the API key
+// or the API Gateway authorizer, never from a request body. OrgID is always
+// set; AgentID set binds the caller to that one agent.
+type Caller struct {
+	OrgID   string
+	AgentID string
+}
+
+// OrgScope is the agentId filter value that selects org-scope memories only.
+const OrgScope = "_org"
+
+// Valid checks that the caller names an org.
+func (c Caller) Valid() error {
+	if c.OrgID == "" {
+		return Errorf(EUNAUTHORIZED, "no org bound to the credentials")
+	}
+	return nil
+}
+
+// CanSee reports whether c may read a memory with these owner attributes: it
+// must be in c's org, and an agent-bound caller sees org-scope memories and
+// its own agent's only.
+func (c Caller) CanSee(orgID, agentID string) bool {
+	if c.OrgID == "" || orgID != c.OrgID {
+		return false
+	}
+	return c.AgentID == "" || agentID == "" || agentID == c.AgentID
+}
+
+// WriteScope resolves the agent scope a new memory goes to. scope is the
+// request's "scope" field ("", "org" or "agent") and agentID its "agentId".
+//
+//   - An org-level caller writes to the org scope by default, or to agentID's
+//     scope when given.
+//   - An agent-bound caller writes to its own agent scope by default, or to the
+//     org scope with scope "org"; naming another agent is EFORBIDDEN.
+func (c Caller) WriteScope(scope, agentID string) (string, error) {
+	switch scope {
+	case "", "org", "agent":
+	default:
+		return "", Errorf(EINVALID, "scope: %q is not one of org, agent", scope)
+	}
+	if err := validID("agentId", agentID); err != nil {
+		return "", err
+	}
+	if agentID == OrgScope {
+		return "", Errorf(EINVALID, "agentId: %q is reserved", OrgScope)
+	}
+	if c.AgentID != "" {
+		if agentID != "" && agentID != c.AgentID {
+			return "", Errorf(EFORBIDDEN, "agentId: this key is bound to agent %q and cannot write for another agent", c.AgentID)
+		}
+		if scope == "org" {
+			if agentID != "" {
+				return "", Errorf(EINVALID, "scope: \"org\" cannot be combined with agentId")
+			}
+			return "", nil
+		}
+		return c.AgentID, nil
+	}
+	switch {
+	case scope == "agent" && agentID == "":
+		return "", Errorf(EINVALID, "agentId: required with scope \"agent\" for an org-level key")
+	case scope == "org" && agentID != "":
+		return "", Errorf(EINVALID, "scope: \"org\" cannot be combined with agentId")
+	}
+	return agentID, nil
+}
+
+// filter returns f bound to c: the org always comes from the caller, and an
+// agent-bound caller's view is restricted to what it may see.
+func (c Caller) filter(f Filter) (Filter, error) {
+	f.OrgID = c.OrgID
+	f.Viewer = c.AgentID
+	if c.AgentID != "" && f.AgentID != "" && f.AgentID != OrgScope && f.AgentID != c.AgentID {
+		return f, Errorf(EFORBIDDEN, "agentId: this key is bound to agent %q and cannot read another agent's memories", c.AgentID)
+	}
+	return f, f.Validate()
+}

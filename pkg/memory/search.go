@@ -1,0 +1,207 @@
+package memory
+
+import (
+	"context"
+	"math"
+	"strings"
+
+	"unicode/utf8"
+)
+
+// Mode is how a search ranks.
+type Mode string
+
+// The search modes.
+const (
+	ModeHybrid   Mode = "hybrid"   // keyword and semantic fused by RRF
+	ModeSemantic Mode = "semantic" // vectors only
+	ModeKeyword  Mode = "keyword"  // BM25 only
+)
+
+// SearchRequest is one search. Filter is bound to the caller by the service.
+type SearchRequest struct {
+	Query string
+	Mode  Mode
+	K     int
+	// Threshold in 0..1 drops weak candidates before fusion: semantic hits
+	// below this cosine similarity, keyword hits below this fraction of the
+	// best BM25 score.
+	Threshold float64
+	Filter    Filter
+}
+
+// SearchResult is one ranked memory. Score is the fused RRF score in hybrid
+// mode, the BM25 score in keyword mode and the cosine similarity in semantic
+// mode; Keyword and Semantic keep each mode's own score and rank.
+type SearchResult struct {
+	Memory   *Memory    `json:"memory"`
+	Score    float64    `json:"score"`
+	Keyword  *ModeScore `json:"keyword,omitempty"`
+	Semantic *ModeScore `json:"semantic,omitempty"`
+}
+
+// Default and bound values of searches.
+const (
+	DefaultK       = 10
+	minCandidates  = 50  // per mode, before fusion
+	maxCandidates  = 400 // per mode, before fusion
+	overFetchRatio = 4
+)
+
+func (r *SearchRequest) normalize() error {
+	r.Query = strings.TrimSpace(r.Query)
+	if r.Query == "" {
+		return Errorf(EINVALID, "query: required and must not be blank")
+	}
+	if len(r.Query) > MaxQueryBytes {
+		return Errorf(EINVALID, "query: %d bytes exceeds the limit of %d", len(r.Query), MaxQueryBytes)
+	}
+	if !utf8.ValidString(r.Query) {
+		return Errorf(EINVALID, "query: not valid UTF-8")
+	}
+	switch r.Mode {
+	case "":
+		r.Mode = ModeHybrid
+	case ModeHybrid, ModeSemantic, ModeKeyword:
+	default:
+		return Errorf(EINVALID, "mode: %q is not one of hybrid, semantic, keyword", r.Mode)
+	}
+	if r.K == 0 {
+		r.K = DefaultK
+	}
+	if r.K < 1 || r.K > MaxK {
+		return Errorf(EINVALID, "k: must be between 1 and %d", MaxK)
+	}
+	return validUnit("threshold", r.Threshold)
+}
+
+// Search ranks the memories c can see against r.Query. Returned memories
+// count as accessed. Errors: EINVALID, EFORBIDDEN, EUNAVAILABLE.
+func (s *Service) Search(ctx context.Context, c Caller, r SearchRequest) ([]SearchResult, error) {
+	if err := c.Valid(); err != nil {
+		return nil, err
+	}
+	if err := r.normalize(); err != nil {
+		return nil, err
+	}
+	f, err := c.filter(r.Filter)
+	if err != nil {
+		return nil, err
+	}
+	q := IndexQuery{Filter: f, K: min(max(r.K*overFetchRatio, minCandidates), maxCandidates)}
+	if r.Mode != ModeSemantic {
+		q.Text = r.Query
+	}
+	if r.Mode != ModeKeyword {
+		vs, err := s.embedder.Embed(ctx, []string{r.Query}, PurposeQuery)
+		if err != nil {
+			return nil, unavailable("embedder", err)
+		}
+		q.Vector = vs[0]
+	}
+	res, err := s.index.Search(ctx, q)
+	if err != nil {
+		return nil, unavailable("index", err)
+	}
+	kw, sem := thresholdKeyword(res.Keyword, r.Threshold), thresholdSemantic(res.Semantic, r.Threshold)
+	fused := Fuse(kw, sem, 1, 1)
+	out, err := s.load(ctx, c, f, fused, r.K)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		switch r.Mode {
+		case ModeKeyword:
+			out[i].Score = out[i].Keyword.Score
+		case ModeSemantic:
+			out[i].Score = out[i].Semantic.Score
+		}
+	}
+	s.touch(ctx, c, out)
+	return out, nil
+}
+
+func thresholdKeyword(hs []Hit, t float64) []Hit {
+	if t == 0 || len(hs) == 0 {
+		return hs
+	}
+	floor := t * hs[0].Score
+	for i, h := range hs {
+		if h.Score < floor {
+			return hs[:i]
+		}
+	}
+	return hs
+}
+
+func thresholdSemantic(hs []Hit, t float64) []Hit {
+	if t == 0 {
+		return hs
+	}
+	for i, h := range hs {
+		if h.Score < t {
+			return hs[:i]
+		}
+	}
+	return hs
+}
+
+// load fetches fused hits from the store, the source of truth, until k are
+// found, skipping ids the store no longer has and re-checking visibility and
+// the filter so a stale index can never show what the caller may not see.
+func (s *Service) load(ctx context.Context, c Caller, f Filter, fused []Fused, k int) ([]SearchResult, error) {
+	out := make([]SearchResult, 0, k)
+	for start := 0; start < len(fused) && len(out) < k; {
+		end := min(len(fused), start+k-len(out)+5)
+		ids := make([]string, 0, end-start)
+		for _, h := range fused[start:end] {
+			ids = append(ids, h.ID)
+		}
+		got, err := s.store.GetMany(ctx, c.OrgID, ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range fused[start:end] {
+			m := got[h.ID]
+			if m == nil || !c.CanSee(m.OrgID, m.AgentID) || !f.Match(m.Attrs()) || len(out) == k {
+				continue
+			}
+			out = append(out, SearchResult{Memory: m, Score: h.Score, Keyword: h.Keyword, Semantic: h.Semantic})
+		}
+		start = end
+	}
+	return out, nil
+}
+
+// touch records the access to the returned memories. It is best effort: a
+// failure is logged and does not fail the search.
+func (s *Service) touch(ctx context.Context, c Caller, rs []SearchResult) {
+	if len(rs) == 0 {
+		return
+	}
+	now := s.now().UnixMilli()
+	ids := make([]string, len(rs))
+	for i, r := range rs {
+		ids[i] = r.Memory.ID
+		r.Memory.AccessCount++
+		r.Memory.LastAccessedAt = now
+	}
+	if err := s.store.Touch(ctx, c.OrgID, ids, now); err != nil {
+		s.log.WarnContext(ctx, "recording access failed", "org", c.OrgID, "err", err)
+	}
+}
+
+// Normalize scales v to unit length in place (no-op for the zero vector).
+func Normalize(v []float32) {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	if s == 0 {
+		return
+	}
+	inv := float32(1 / math.Sqrt(s))
+	for i := range v {
+		v[i] *= inv
+	}
+}

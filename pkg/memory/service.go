@@ -1,0 +1,401 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// Service implements the memory operations on top of the ports. Every method
+// takes the authenticated Caller and derives the org from it.
+type Service struct {
+	store    Store
+	index    Index
+	embedder Embedder
+	now      func() time.Time
+	log      *slog.Logger
+}
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithClock sets the clock (tests use a fixed one).
+func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
+
+// WithLogger sets the logger.
+func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
+
+// NewService returns a Service over the given adapters.
+func NewService(store Store, index Index, embedder Embedder, opts ...Option) *Service {
+	s := &Service{store: store, index: index, embedder: embedder, now: time.Now, log: slog.Default()}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// Embedder returns the service's embedder.
+func (s *Service) Embedder() Embedder { return s.embedder }
+
+// NewMemory is what a caller sends to create a memory. Scope and AgentID
+// choose the agent scope (see Caller.WriteScope); the org is never taken
+// from it.
+type NewMemory struct {
+	Scope      string          `json:"scope,omitempty"`
+	AgentID    string          `json:"agentId,omitempty"`
+	Type       Type            `json:"type,omitempty"`
+	Kind       Kind            `json:"kind,omitempty"`
+	Content    Content         `json:"content"`
+	EntityID   string          `json:"entityId,omitempty"`
+	RoomID     string          `json:"roomId,omitempty"`
+	WorldID    string          `json:"worldId,omitempty"`
+	SessionID  string          `json:"sessionId,omitempty"`
+	Metadata   json.RawMessage `json:"metadata,omitempty"`
+	Importance *float64        `json:"importance,omitempty"`
+	Durability Durability      `json:"durability,omitempty"`
+	Confidence *float64        `json:"confidence,omitempty"`
+	DocumentID string          `json:"documentId,omitempty"`
+	Position   *int            `json:"position,omitempty"`
+	// CreatedAt (ms) lets callers import history; default now.
+	CreatedAt int64 `json:"createdAt,omitempty"`
+}
+
+// Defaults applied to new memories.
+const (
+	DefaultImportance = 0.5
+	DefaultConfidence = 1.0
+)
+
+// build turns n into a validated Memory owned by c (without id and embedding).
+func (n *NewMemory) build(c Caller, now int64) (*Memory, error) {
+	agent, err := c.WriteScope(n.Scope, n.AgentID)
+	if err != nil {
+		return nil, err
+	}
+	m := &Memory{
+		OrgID: c.OrgID, AgentID: agent, Type: n.Type, Kind: n.Kind, Content: n.Content,
+		EntityID: n.EntityID, RoomID: n.RoomID, WorldID: n.WorldID, SessionID: n.SessionID,
+		Metadata: n.Metadata, Importance: DefaultImportance, Durability: n.Durability,
+		Confidence: DefaultConfidence, DocumentID: n.DocumentID, Position: n.Position,
+		CreatedAt: n.CreatedAt, UpdatedAt: now, Version: 1,
+	}
+	if m.Type == "" {
+		m.Type = TypeCustom
+	}
+	if m.Durability == "" {
+		m.Durability = DurabilityStandard
+	}
+	if n.Importance != nil {
+		m.Importance = *n.Importance
+	}
+	if n.Confidence != nil {
+		m.Confidence = *n.Confidence
+	}
+	if m.CreatedAt == 0 {
+		m.CreatedAt = now
+	}
+	if m.Kind != "" && m.Type != TypeFact {
+		return nil, Errorf(EINVALID, "kind: only valid for type %q", TypeFact)
+	}
+	if m.Type == TypeFact && m.Kind == "" {
+		m.Kind = KindFact
+	}
+	if string(m.Metadata) == "null" {
+		m.Metadata = nil
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	m.ContentHash = ContentHash(m.Content.Text)
+	return m, nil
+}
+
+// Create validates and stores memories for c, all or none. A memory whose
+// content duplicates an existing one in the same scope (see DedupKey) is not
+// stored again; its result carries the existing id and Duplicate. Errors:
+// EINVALID (naming the item and field), EFORBIDDEN, EUNAVAILABLE.
+func (s *Service) Create(ctx context.Context, c Caller, in []NewMemory) ([]CreateResult, error) {
+	if err := c.Valid(); err != nil {
+		return nil, err
+	}
+	if len(in) == 0 {
+		return nil, Errorf(EINVALID, "memories: at least one memory is required")
+	}
+	if len(in) > MaxBatch {
+		return nil, Errorf(EINVALID, "memories: %d exceeds the batch limit of %d", len(in), MaxBatch)
+	}
+	now := s.now()
+	ms := make([]*Memory, len(in))
+	for i := range in {
+		m, err := in[i].build(c, now.UnixMilli())
+		if err != nil {
+			if len(in) > 1 {
+				return nil, prefixed(fmt.Sprintf("memories[%d].", i), err)
+			}
+			return nil, err
+		}
+		ms[i] = m
+	}
+	// Deduplicate within the batch; the store deduplicates against the past.
+	first := map[string]int{}
+	var unique []*Memory
+	alias := make([]int, len(ms)) // index into unique
+	for i, m := range ms {
+		key := DedupKey(m)
+		if j, ok := first[key]; ok {
+			alias[i] = j
+			continue
+		}
+		m.ID = NewID(now)
+		first[key] = len(unique)
+		alias[i] = len(unique)
+		unique = append(unique, m)
+	}
+	if err := s.embed(ctx, unique); err != nil {
+		return nil, err
+	}
+	res, err := s.store.Create(ctx, unique)
+	if err != nil {
+		return nil, err
+	}
+	var created []*Memory
+	for i, r := range res {
+		if !r.Duplicate {
+			created = append(created, unique[i])
+		}
+	}
+	if err := s.index.Upsert(ctx, created); err != nil {
+		// Undo the store write so that nothing is left half-written.
+		for _, m := range created {
+			if derr := s.store.Delete(ctx, m.OrgID, m.ID); derr != nil && !IsNotFound(derr) {
+				s.log.ErrorContext(ctx, "rollback after index failure", "org", c.OrgID, "id", m.ID, "err", derr)
+			}
+		}
+		return nil, unavailable("index", err)
+	}
+	out := make([]CreateResult, len(ms))
+	seen := map[int]bool{}
+	for i := range ms {
+		r := res[alias[i]]
+		out[i] = CreateResult{ID: r.ID, Duplicate: r.Duplicate || seen[alias[i]]}
+		seen[alias[i]] = true
+	}
+	return out, nil
+}
+
+func prefixed(p string, err error) error {
+	if e, ok := err.(*Error); ok {
+		return &Error{Code: e.Code, Message: p + e.Message}
+	}
+	return err
+}
+
+func unavailable(what string, err error) error {
+	if ErrorCode(err) != EINTERNAL {
+		return err
+	}
+	return fmt.Errorf("%s: %w", what, &Error{Code: EUNAVAILABLE, Message: what + " is unavailable, nothing was written; retry later"})
+}
+
+// embed fills the Embedding of ms in one batch.
+func (s *Service) embed(ctx context.Context, ms []*Memory) error {
+	if len(ms) == 0 {
+		return nil
+	}
+	texts := make([]string, len(ms))
+	for i, m := range ms {
+		texts[i] = m.Content.SearchText()
+	}
+	vecs, err := s.embedder.Embed(ctx, texts, PurposeDocument)
+	if err != nil {
+		return unavailable("embedder", err)
+	}
+	if len(vecs) != len(ms) {
+		return fmt.Errorf("embedder returned %d vectors for %d texts", len(vecs), len(ms))
+	}
+	for i, m := range ms {
+		m.Embedding, m.EmbeddingModel = vecs[i], s.embedder.Model()
+	}
+	return nil
+}
+
+// Get returns the memory id if c can see it; ENOTFOUND otherwise, the same
+// for another org's id as for an absent one.
+func (s *Service) Get(ctx context.Context, c Caller, id string) (*Memory, error) {
+	if err := c.Valid(); err != nil {
+		return nil, err
+	}
+	if id == "" || len(id) > MaxIDLen {
+		return nil, errNotFound(id)
+	}
+	m, err := s.store.Get(ctx, c.OrgID, id)
+	if err != nil {
+		return nil, err
+	}
+	if !c.CanSee(m.OrgID, m.AgentID) {
+		return nil, errNotFound(id)
+	}
+	return m, nil
+}
+
+// Patch is a partial update. Nil fields are left as they are.
+type Patch struct {
+	Content    *Content         `json:"content,omitempty"`
+	Metadata   *json.RawMessage `json:"metadata,omitempty"`
+	Importance *float64         `json:"importance,omitempty"`
+	Durability *Durability      `json:"durability,omitempty"`
+	// IfVersion, when non-zero, makes the update conditional on the stored
+	// version (ECONFLICT otherwise). When zero, concurrent updates are
+	// retried so that none is lost.
+	IfVersion int64 `json:"-"`
+}
+
+const maxUpdateAttempts = 5
+
+// Update applies p to memory id. Changing the text re-embeds and re-indexes
+// it. Errors: ENOTFOUND, EINVALID, ECONFLICT (version mismatch, or the new
+// content duplicates another memory of the scope).
+func (s *Service) Update(ctx context.Context, c Caller, id string, p Patch) (*Memory, error) {
+	if p.Content == nil && p.Metadata == nil && p.Importance == nil && p.Durability == nil {
+		return nil, Errorf(EINVALID, "patch: nothing to update (content, metadata, importance or durability)")
+	}
+	var vec []float32
+	for attempt := 1; ; attempt++ {
+		old, err := s.Get(ctx, c, id)
+		if err != nil {
+			return nil, err
+		}
+		if p.IfVersion != 0 && p.IfVersion != old.Version {
+			return nil, Errorf(ECONFLICT, "memory %q is at version %d, not %d", id, old.Version, p.IfVersion)
+		}
+		m := *old
+		textChanged := false
+		if p.Content != nil {
+			textChanged = p.Content.SearchText() != old.Content.SearchText()
+			m.Content = *p.Content
+			m.ContentHash = ContentHash(m.Content.Text)
+		}
+		if p.Metadata != nil {
+			m.Metadata = *p.Metadata
+			if string(m.Metadata) == "null" {
+				m.Metadata = nil
+			}
+		}
+		if p.Importance != nil {
+			m.Importance = *p.Importance
+		}
+		if p.Durability != nil {
+			m.Durability = *p.Durability
+		}
+		if err := m.Validate(); err != nil {
+			return nil, err
+		}
+		m.UpdatedAt = s.now().UnixMilli()
+		if textChanged {
+			if vec == nil {
+				vs, err := s.embedder.Embed(ctx, []string{m.Content.SearchText()}, PurposeDocument)
+				if err != nil {
+					return nil, unavailable("embedder", err)
+				}
+				vec = vs[0]
+			}
+			m.Embedding, m.EmbeddingModel = vec, s.embedder.Model()
+		}
+		err = s.store.Update(ctx, &m)
+		var dup *DuplicateError
+		if IsConflict(err) && !errors.As(err, &dup) && p.IfVersion == 0 && attempt < maxUpdateAttempts {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := s.index.Upsert(ctx, []*Memory{&m}); err != nil {
+			// Put the previous version back so store and index agree.
+			old.Version = m.Version
+			if rerr := s.store.Update(ctx, old); rerr != nil {
+				s.log.ErrorContext(ctx, "rollback after index failure", "org", c.OrgID, "id", id, "err", rerr)
+			}
+			return nil, unavailable("index", err)
+		}
+		return &m, nil
+	}
+}
+
+// Delete removes memory id; ENOTFOUND if c cannot see it.
+func (s *Service) Delete(ctx context.Context, c Caller, id string) error {
+	m, err := s.Get(ctx, c, id)
+	if err != nil {
+		return err
+	}
+	if err := s.store.Delete(ctx, c.OrgID, m.ID); err != nil {
+		return err
+	}
+	if err := s.index.Delete(ctx, c.OrgID, []string{m.ID}); err != nil {
+		// The store is the truth and search results are loaded from it, so a
+		// stale index entry is never shown; a reindex removes it.
+		s.log.ErrorContext(ctx, "index delete failed", "org", c.OrgID, "id", m.ID, "err", err)
+	}
+	return nil
+}
+
+// List returns a page of the memories c can see that match f, newest first.
+func (s *Service) List(ctx context.Context, c Caller, f Filter, limit int, cursor string) (Page, error) {
+	if err := c.Valid(); err != nil {
+		return Page{}, err
+	}
+	f, err := c.filter(f)
+	if err != nil {
+		return Page{}, err
+	}
+	if limit == 0 {
+		limit = 50
+	}
+	if limit < 1 || limit > MaxListLimit {
+		return Page{}, Errorf(EINVALID, "limit: must be between 1 and %d", MaxListLimit)
+	}
+	cur, err := DecodeCursor(cursor)
+	if err != nil {
+		return Page{}, err
+	}
+	return s.store.List(ctx, ListQuery{Filter: f, Limit: limit, Cursor: cur})
+}
+
+// Count counts the memories c can see that match f.
+func (s *Service) Count(ctx context.Context, c Caller, f Filter) (int, error) {
+	if err := c.Valid(); err != nil {
+		return 0, err
+	}
+	f, err := c.filter(f)
+	if err != nil {
+		return 0, err
+	}
+	return s.store.Count(ctx, f)
+}
+
+// DeleteWhere removes every memory c can see that matches f, which must
+// narrow the selection by at least one field (EINVALID otherwise), and
+// returns how many were removed.
+func (s *Service) DeleteWhere(ctx context.Context, c Caller, f Filter) (int, error) {
+	if err := c.Valid(); err != nil {
+		return 0, err
+	}
+	if !f.Narrowed() {
+		return 0, Errorf(EINVALID, "filter: bulk delete requires at least one filter (type, kind, roomId, entityId, sessionId, agentId, documentId, start or end)")
+	}
+	f, err := c.filter(f)
+	if err != nil {
+		return 0, err
+	}
+	f.IncludeArchived = true
+	ids, err := s.store.DeleteWhere(ctx, f)
+	if err != nil {
+		return 0, err
+	}
+	if err := s.index.Delete(ctx, c.OrgID, ids); err != nil {
+		s.log.ErrorContext(ctx, "index delete failed", "org", c.OrgID, "count", len(ids), "err", err)
+	}
+	return len(ids), nil
+}
