@@ -584,6 +584,33 @@ func dot(a, b []float32) float32 {
 	return s0 + s1 + s2 + s3
 }
 
+// Clear empties the index: every org's text and vectors. It must not run
+// concurrently with other calls; the embedded backend uses it at start-up.
+func (ix *Index) Clear() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	dir := filepath.Join(filepath.Dir(ix.db.Path()), "text.bleve")
+	if err := ix.text.Close(); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	text, err := openText(dir)
+	if err != nil {
+		return err
+	}
+	ix.text = text
+	ix.orgs = map[string]*orgVectors{}
+	return ix.db.Update(func(tx *bolt.Tx) error {
+		if err := tx.DeleteBucket(bucketVectors); err != nil {
+			return err
+		}
+		_, err := tx.CreateBucket(bucketVectors)
+		return err
+	})
+}
+
 // Len returns how many vectors the index holds, over all orgs.
 func (ix *Index) Len() int {
 	ix.mu.RLock()

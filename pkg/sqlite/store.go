@@ -439,3 +439,10 @@ func (s *Store) Scan(ctx context.Context, fn func(*memory.Memory) error) error {
 		}
 	}
 }
+
+// Total counts every memory of every org, archived included.
+func (s *Store) Total(ctx context.Context) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM memories`).Scan(&n)
+	return n, err
+}

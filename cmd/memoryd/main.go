@@ -1,0 +1,93 @@
+// Command memoryd is the local memory server: the HTTP API on the embedded
+// backend, configured from the environment (see the README).
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/agentmem/agentmem/pkg/api"
+	"github.com/agentmem/agentmem/pkg/config"
+	"github.com/agentmem/agentmem/pkg/embedded"
+	"github.com/agentmem/agentmem/pkg/hashembed"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "memoryd:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	cfg, err := config.Load(os.Getenv)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	keys, err := loadKeys(cfg, log)
+	if err != nil {
+		return err
+	}
+	backend, err := embedded.Open(ctx, cfg.DataDir, hashembed.New(hashembed.DefaultDimensions), log)
+	if err != nil {
+		return err
+	}
+	defer backend.Close()
+
+	srv := &http.Server{
+		Addr:              net.JoinHostPort(cfg.Addr, strconv.Itoa(cfg.Port)),
+		Handler:           api.New(backend.Service, keys, log),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	ln, err := net.Listen("tcp", srv.Addr)
+	if err != nil {
+		return err
+	}
+	log.Info("listening", "addr", ln.Addr().String(), "data_dir", cfg.DataDir, "backend", cfg.Backend,
+		"embedder", backend.Embedder.Model())
+	fmt.Fprintf(os.Stderr, "memoryd listening on http://%s\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// loadKeys parses API_KEYS, or creates the development key and prints it.
+func loadKeys(cfg config.Config, log *slog.Logger) (*api.KeyMap, error) {
+	if cfg.APIKeys != "" {
+		return api.ParseKeys(cfg.APIKeys)
+	}
+	key, err := api.DevKey(cfg.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("dev key: %w", err)
+	}
+	log.Warn("API_KEYS is not set: using the development key of the data directory", "org", api.DevOrg)
+	fmt.Fprintf(os.Stderr, "development API key (org %q): %s\n", api.DevOrg, key)
+	return api.ParseKeys(key + "=" + api.DevOrg)
+}

@@ -1,0 +1,54 @@
+// Package config reads the service configuration from environment
+// variables, once, at start-up, and validates it.
+package config
+
+import (
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+)
+
+// Config is the service configuration. See the README's configuration
+// table for each variable.
+type Config struct {
+	Port     int        // PORT, default 8080
+	Addr     string     // ADDR, default 127.0.0.1 (0.0.0.0 to listen on every interface)
+	DataDir  string     // DATA_DIR, default ./data
+	APIKeys  string     // API_KEYS: key=org or key=org/agent, comma-separated; empty = dev key
+	Backend  string     // BACKEND: embedded (default)
+	LogLevel slog.Level // LOG_LEVEL: debug, info (default), warn, error
+}
+
+// Load reads the configuration through getenv (os.Getenv in production).
+func Load(getenv func(string) string) (Config, error) {
+	c := Config{Port: 8080, Addr: "127.0.0.1", DataDir: "./data", Backend: "embedded", LogLevel: slog.LevelInfo}
+	if v := getenv("PORT"); v != "" {
+		p, err := strconv.Atoi(v)
+		if err != nil || p < 0 || p > 65535 {
+			return c, fmt.Errorf("PORT: %q is not a port number", v)
+		}
+		c.Port = p
+	}
+	if v := getenv("ADDR"); v != "" {
+		c.Addr = v
+	}
+	if v := getenv("DATA_DIR"); v != "" {
+		c.DataDir = v
+	}
+	c.APIKeys = getenv("API_KEYS")
+	if v := getenv("BACKEND"); v != "" {
+		c.Backend = strings.ToLower(v)
+	}
+	switch c.Backend {
+	case "embedded":
+	default:
+		return c, fmt.Errorf("BACKEND: %q is not supported (embedded)", c.Backend)
+	}
+	if v := getenv("LOG_LEVEL"); v != "" {
+		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
+			return c, fmt.Errorf("LOG_LEVEL: %q is not debug, info, warn or error", v)
+		}
+	}
+	return c, nil
+}

@@ -1,0 +1,65 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+)
+
+// RebuildStats reports what Rebuild did.
+type RebuildStats struct {
+	Indexed    int // memories written to the index
+	Reembedded int // memories whose embedding was recomputed
+}
+
+// Rebuild writes every memory of the store into index, in batches. Memories
+// embedded by another model than embedder's (or not at all) are re-embedded
+// first and their new vectors saved back to the store, so the next rebuild
+// is a plain copy. It is how a mapping or model change is applied: the store
+// is the source of truth and the index is derived from it.
+func Rebuild(ctx context.Context, store Store, index Index, embedder Embedder) (RebuildStats, error) {
+	const batch = 256
+	var st RebuildStats
+	var pending []*Memory
+	flush := func() error {
+		var stale []*Memory
+		for _, m := range pending {
+			if m.EmbeddingModel != embedder.Model() || len(m.Embedding) != embedder.Dimensions() {
+				stale = append(stale, m)
+			}
+		}
+		if len(stale) > 0 {
+			texts := make([]string, len(stale))
+			for i, m := range stale {
+				texts[i] = m.Content.SearchText()
+			}
+			vecs, err := embedder.Embed(ctx, texts, PurposeDocument)
+			if err != nil {
+				return fmt.Errorf("rebuild: embed: %w", err)
+			}
+			for i, m := range stale {
+				m.Embedding, m.EmbeddingModel = vecs[i], embedder.Model()
+				if err := store.Update(ctx, m); err != nil && !IsNotFound(err) && !IsConflict(err) {
+					return fmt.Errorf("rebuild: save embedding of %s: %w", m.ID, err)
+				}
+			}
+			st.Reembedded += len(stale)
+		}
+		if err := index.Upsert(ctx, pending); err != nil {
+			return fmt.Errorf("rebuild: index: %w", err)
+		}
+		st.Indexed += len(pending)
+		pending = pending[:0]
+		return nil
+	}
+	err := store.Scan(ctx, func(m *Memory) error {
+		pending = append(pending, m)
+		if len(pending) == batch {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil && len(pending) > 0 {
+		err = flush()
+	}
+	return st, err
+}
