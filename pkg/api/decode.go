@@ -247,4 +247,3 @@ func intParam(r *http.Request, name string) (int, error) {
 	}
 	return n, nil
 }
-

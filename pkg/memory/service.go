@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"time"
 )
 
@@ -253,7 +254,19 @@ type Patch struct {
 	IfVersion int64 `json:"-"`
 }
 
-const maxUpdateAttempts = 5
+// maxUpdateAttempts bounds the read-modify-write retries of an update that
+// lost a race; between attempts the service backs off with jitter.
+const maxUpdateAttempts = 12
+
+func backoff(ctx context.Context, attempt int) error {
+	d := time.Duration(rand.Int64N(int64(time.Millisecond) << min(attempt, 6)))
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}
 
 // Update applies p to memory id. Changing the text re-embeds and re-indexes
 // it. Errors: ENOTFOUND, EINVALID, ECONFLICT (version mismatch, or the new
@@ -307,6 +320,9 @@ func (s *Service) Update(ctx context.Context, c Caller, id string, p Patch) (*Me
 		err = s.store.Update(ctx, &m)
 		var dup *DuplicateError
 		if IsConflict(err) && !errors.As(err, &dup) && p.IfVersion == 0 && attempt < maxUpdateAttempts {
+			if err := backoff(ctx, attempt); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		if err != nil {

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestServerEndToEnd builds memoryd, runs it as a real process on loopback,
+// exercises the API across two orgs and two agents, then stops and restarts
+// it on the same data directory and checks that everything survived.
+func TestServerEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the server")
+	}
+	bin := filepath.Join(t.TempDir(), "memoryd")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	dataDir := t.TempDir()
+	keys := map[string]string{
+		"a": "e2e-key-org-a-000000", "b": "e2e-key-org-b-000000",
+		"x": "e2e-key-agent-x-0000", "y": "e2e-key-agent-y-0000",
+	}
+	env := append(os.Environ(), "DATA_DIR="+dataDir, "API_KEYS="+fmt.Sprintf(
+		"%s=org-a,%s=org-b,%s=org-a/x,%s=org-a/y", keys["a"], keys["b"], keys["x"], keys["y"]))
+
+	srv := start(t, bin, env)
+	call := func(method, path, who string, body any) (int, map[string]any) {
+		t.Helper()
+		var rd io.Reader
+		if body != nil {
+			js, _ := json.Marshal(body)
+			rd = bytes.NewReader(js)
+		}
+		req, _ := http.NewRequest(method, srv.url+path, rd)
+		req.Header.Set("Authorization", "Bearer "+keys[who])
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var out map[string]any
+		json.NewDecoder(res.Body).Decode(&out)
+		return res.StatusCode, out
+	}
+	create := func(who string, body map[string]any) string {
+		t.Helper()
+		st, out := call("POST", "/v1/memories", who, body)
+		if st != 201 {
+			t.Fatalf("create as %s: %d %v", who, st, out)
+		}
+		return out["id"].(string)
+	}
+	ids := map[string]string{
+		"a-pizza": create("a", map[string]any{"type": "fact", "content": map[string]any{"text": "Priya's favourite food is margherita pizza"}}),
+		"a-hike":  create("a", map[string]any{"type": "message", "roomId": "chat", "entityId": "priya", "content": map[string]any{"text": "We are hiking the Dolomites in September"}}),
+		"b-pizza": create("b", map[string]any{"type": "fact", "content": map[string]any{"text": "Priya's favourite food is margherita pizza"}}),
+		"x-note":  create("x", map[string]any{"content": map[string]any{"text": "Agent X: customer renewal is due in March"}}),
+		"y-note":  create("y", map[string]any{"content": map[string]any{"text": "Agent Y: customer renewal is due in March"}}),
+	}
+	search := func(who, query, mode string) []string {
+		t.Helper()
+		st, out := call("POST", "/v1/search", who, map[string]any{"query": query, "mode": mode, "k": 20})
+		if st != 200 {
+			t.Fatalf("search: %d %v", st, out)
+		}
+		var got []string
+		for _, r := range out["results"].([]any) {
+			got = append(got, r.(map[string]any)["memory"].(map[string]any)["id"].(string))
+		}
+		return got
+	}
+	checkSearches := func() {
+		t.Helper()
+		for _, mode := range []string{"hybrid", "semantic", "keyword"} {
+			if got := search("a", "favourite food pizza", mode); len(got) == 0 || got[0] != ids["a-pizza"] || has(got, ids["b-pizza"]) {
+				t.Fatalf("%s: org a pizza search %v", mode, got)
+			}
+			if got := search("b", "favourite food pizza", mode); len(got) != 1 || got[0] != ids["b-pizza"] {
+				t.Fatalf("%s: org b pizza search %v", mode, got)
+			}
+			if got := search("a", "hiking Dolomites", mode); len(got) == 0 || got[0] != ids["a-hike"] {
+				t.Fatalf("%s: hiking search %v", mode, got)
+			}
+			if got := search("x", "customer renewal", mode); len(got) == 0 || got[0] != ids["x-note"] || has(got, ids["y-note"]) {
+				t.Fatalf("%s: agent x search %v", mode, got)
+			}
+			if got := search("y", "customer renewal", mode); len(got) == 0 || got[0] != ids["y-note"] || has(got, ids["x-note"]) {
+				t.Fatalf("%s: agent y search %v", mode, got)
+			}
+		}
+	}
+	checkSearches()
+	if st, _ := call("GET", "/v1/memories/"+ids["a-pizza"], "b", nil); st != 404 {
+		t.Fatalf("org b reads org a: %d", st)
+	}
+	if st, _ := call("GET", "/v1/memories/"+ids["y-note"], "x", nil); st != 404 {
+		t.Fatalf("agent x reads agent y: %d", st)
+	}
+	if st, out := call("POST", "/v1/memories", "a", map[string]any{"type": "fact", "content": map[string]any{"text": "priya's favourite food is MARGHERITA pizza"}}); st != 200 || out["duplicate"] != true {
+		t.Fatalf("duplicate: %d %v", st, out)
+	}
+
+	srv.stop(t)
+	srv = start(t, bin, env)
+	defer srv.stop(t)
+	for name, id := range ids {
+		who := name[:1]
+		if st, _ := call("GET", "/v1/memories/"+id, who, nil); st != 200 {
+			t.Fatalf("after restart %s is gone: %d", name, st)
+		}
+	}
+	if _, out := call("GET", "/v1/memories/count", "a", nil); out["count"] != 4.0 {
+		t.Fatalf("after restart org a counts %v, want 4", out["count"])
+	}
+	checkSearches()
+	if !strings.Contains(srv.log.String(), `"msg":"listening"`) || strings.Contains(srv.log.String(), "rebuilding the index") {
+		t.Fatalf("restart should reopen the index, not rebuild it:\n%s", srv.log.String())
+	}
+}
+
+func has(ids []string, id string) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+type server struct {
+	cmd *exec.Cmd
+	url string
+	log *syncBuffer
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and readers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) WriteString(s string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.b.WriteString(s)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+func start(t *testing.T, bin string, env []string) *server {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	cmd := exec.Command(bin)
+	cmd.Env = append(env, fmt.Sprintf("PORT=%d", port))
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &server{cmd: cmd, url: fmt.Sprintf("http://127.0.0.1:%d", port), log: &syncBuffer{}}
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		once := false
+		for sc.Scan() {
+			s.log.WriteString(sc.Text() + "\n")
+			if !once && strings.Contains(sc.Text(), "listening on") {
+				once = true
+				close(ready)
+			}
+		}
+	}()
+	select {
+	case <-ready:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("server did not start:\n%s", s.log.String())
+	}
+	return s
+}
+
+func (s *server) stop(t *testing.T) {
+	t.Helper()
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("server exit: %v\n%s", err, s.log.String())
+		}
+	case <-time.After(20 * time.Second):
+		s.cmd.Process.Kill()
+		t.Fatal("server did not stop on SIGTERM")
+	}
+}

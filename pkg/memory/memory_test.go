@@ -1,0 +1,285 @@
+package memory
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+func validMemory() *Memory {
+	return &Memory{OrgID: "o", Type: TypeFact, Kind: KindPreference, Content: Content{Text: "likes tea"},
+		Importance: 0.5, Durability: DurabilityStandard, Confidence: 0.9}
+}
+
+func TestMemoryValidate(t *testing.T) {
+	pos := 2
+	neg := -1
+	tests := []struct {
+		name   string
+		change func(m *Memory)
+		want   string // substring of the error; "" = valid
+	}{
+		{"valid", func(m *Memory) {}, ""},
+		{"blank text", func(m *Memory) { m.Content.Text = "  \n" }, "content.text: required"},
+		{"text too long", func(m *Memory) { m.Content.Text = strings.Repeat("a", MaxTextBytes+1) }, "content.text: 32769 bytes exceeds"},
+		{"invalid utf-8", func(m *Memory) { m.Content.Text = "a\xffb" }, "content.text: not valid UTF-8"},
+		{"bad type", func(m *Memory) { m.Type = "note" }, `type: "note" is not one of`},
+		{"bad kind", func(m *Memory) { m.Kind = "opinion" }, `kind: "opinion" is not one of`},
+		{"bad durability", func(m *Memory) { m.Durability = "forever" }, `durability: "forever"`},
+		{"importance above 1", func(m *Memory) { m.Importance = 1.5 }, "importance: 1.5 is outside 0..1"},
+		{"negative confidence", func(m *Memory) { m.Confidence = -0.1 }, "confidence"},
+		{"NaN importance", func(m *Memory) { m.Importance = math.NaN() }, "importance"},
+		{"metadata not an object", func(m *Memory) { m.Metadata = json.RawMessage(`[1,2]`) }, "metadata: must be a JSON object"},
+		{"metadata too large", func(m *Memory) {
+			m.Metadata = json.RawMessage(`{"x":"` + strings.Repeat("a", MaxMetadataBytes) + `"}`)
+		}, "metadata: 16392 bytes exceeds"},
+		{"room id too long", func(m *Memory) { m.RoomID = strings.Repeat("r", MaxIDLen+1) }, "roomId: longer than 128"},
+		{"control character in id", func(m *Memory) { m.EntityID = "a\nb" }, "entityId: contains a control character"},
+		{"position without document", func(m *Memory) { m.Position = &pos }, "position: only valid with documentId"},
+		{"negative position", func(m *Memory) { m.DocumentID = "d"; m.Position = &neg }, "position: must not be negative"},
+		{"too many attachments", func(m *Memory) { m.Content.Attachments = make([]Attachment, MaxAttachments+1) }, "content.attachments: 21 exceeds"},
+		{"negative createdAt", func(m *Memory) { m.CreatedAt = -5 }, "createdAt"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := validMemory()
+			tc.change(m)
+			err := m.Validate()
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("want valid, got %v", err)
+				}
+				return
+			}
+			if ErrorCode(err) != EINVALID || !strings.Contains(ErrorMessage(err), tc.want) {
+				t.Fatalf("want invalid naming %q, got %v", tc.want, err)
+			}
+		})
+	}
+}
+
+func TestWriteScope(t *testing.T) {
+	org, agent := Caller{OrgID: "o"}, Caller{OrgID: "o", AgentID: "x"}
+	tests := []struct {
+		name          string
+		c             Caller
+		scope, agent  string
+		want, errCode string
+	}{
+		{"org caller default is org scope", org, "", "", "", ""},
+		{"org caller names an agent", org, "", "y", "y", ""},
+		{"org caller scope agent with id", org, "agent", "y", "y", ""},
+		{"org caller scope agent without id", org, "agent", "", "", EINVALID},
+		{"org caller scope org with agent", org, "org", "y", "", EINVALID},
+		{"agent caller default is own agent", agent, "", "", "x", ""},
+		{"agent caller org scope", agent, "org", "", "", ""},
+		{"agent caller names itself", agent, "agent", "x", "x", ""},
+		{"agent caller names another agent", agent, "", "y", "", EFORBIDDEN},
+		{"bad scope", org, "team", "", "", EINVALID},
+		{"reserved agent id", org, "", OrgScope, "", EINVALID},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.c.WriteScope(tc.scope, tc.agent)
+			if ErrorCode(err) != tc.errCode {
+				t.Fatalf("error %v, want code %q", err, tc.errCode)
+			}
+			if err == nil && got != tc.want {
+				t.Fatalf("scope %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCanSee(t *testing.T) {
+	tests := []struct {
+		c            Caller
+		org, agent   string
+		want         bool
+	}{
+		{Caller{OrgID: "a"}, "a", "", true},
+		{Caller{OrgID: "a"}, "a", "x", true},
+		{Caller{OrgID: "a"}, "b", "", false},
+		{Caller{OrgID: "a", AgentID: "x"}, "a", "", true},
+		{Caller{OrgID: "a", AgentID: "x"}, "a", "x", true},
+		{Caller{OrgID: "a", AgentID: "x"}, "a", "y", false},
+		{Caller{OrgID: "a", AgentID: "x"}, "b", "x", false},
+		{Caller{}, "", "", false},
+	}
+	for _, tc := range tests {
+		if got := tc.c.CanSee(tc.org, tc.agent); got != tc.want {
+			t.Errorf("%+v sees %s/%s = %v, want %v", tc.c, tc.org, tc.agent, got, tc.want)
+		}
+	}
+}
+
+func TestCallerFilterBindsOrgAndView(t *testing.T) {
+	f, err := Caller{OrgID: "a", AgentID: "x"}.filter(Filter{OrgID: "b", RoomID: "r"})
+	if err != nil || f.OrgID != "a" || f.Viewer != "x" || f.RoomID != "r" {
+		t.Fatalf("filter %+v, %v: the org must come from the caller", f, err)
+	}
+	if _, err := (Caller{OrgID: "a", AgentID: "x"}).filter(Filter{AgentID: "y"}); ErrorCode(err) != EFORBIDDEN {
+		t.Fatalf("agent x filtering on agent y: %v", err)
+	}
+	if _, err := (Caller{OrgID: "a"}).filter(Filter{Start: 10, End: 5}); ErrorCode(err) != EINVALID {
+		t.Fatalf("inverted range: %v", err)
+	}
+}
+
+func TestNormalizeAndHash(t *testing.T) {
+	tests := []struct{ a, b string }{
+		{"Likes  green\ttea", "likes green tea"},
+		{"  padded \n", "padded"},
+		{"ＦＵＬＬwidth", "fullwidth"}, // NFKC folds compatibility forms
+		{"Café", "cafe\u0301"},        // composed and decomposed accents
+	}
+	for _, tc := range tests {
+		if ContentHash(tc.a) != ContentHash(tc.b) {
+			t.Errorf("%q and %q hash differently (%q vs %q)", tc.a, tc.b, NormalizeText(tc.a), NormalizeText(tc.b))
+		}
+	}
+	if ContentHash("green tea") == ContentHash("green teas") {
+		t.Error("different texts hash alike")
+	}
+}
+
+func TestDedupKey(t *testing.T) {
+	base := func() *Memory {
+		m := validMemory()
+		m.ContentHash = ContentHash(m.Content.Text)
+		return m
+	}
+	key := DedupKey(base())
+	tests := []struct {
+		name   string
+		change func(m *Memory)
+		same   bool
+	}{
+		{"room does not matter for facts", func(m *Memory) { m.RoomID = "r2" }, true},
+		{"metadata does not matter", func(m *Memory) { m.Metadata = json.RawMessage(`{"a":1}`) }, true},
+		{"agent scope matters", func(m *Memory) { m.AgentID = "x" }, false},
+		{"type matters", func(m *Memory) { m.Type = TypeCustom }, false},
+		{"content matters", func(m *Memory) { m.ContentHash = ContentHash("other") }, false},
+	}
+	for _, tc := range tests {
+		m := base()
+		tc.change(m)
+		if got := DedupKey(m) == key; got != tc.same {
+			t.Errorf("%s: same key = %v", tc.name, got)
+		}
+	}
+	a, b := base(), base()
+	a.Type, b.Type = TypeMessage, TypeMessage
+	a.Kind, b.Kind = "", ""
+	a.RoomID, b.RoomID = "r1", "r2"
+	if DedupKey(a) == DedupKey(b) {
+		t.Error("the same message in two rooms is one memory")
+	}
+	b.RoomID = "r1"
+	if DedupKey(a) != DedupKey(b) {
+		t.Error("the same message in one room is two memories")
+	}
+}
+
+func TestFuse(t *testing.T) {
+	kw := []Hit{{"a", 9}, {"b", 5}, {"c", 1}}
+	sem := []Hit{{"c", 0.9}, {"a", 0.8}, {"d", 0.7}}
+	got := Fuse(kw, sem, 1, 1)
+	wantOrder := []string{"a", "c", "b", "d"}
+	if len(got) != len(wantOrder) {
+		t.Fatalf("fused %d ids, want %d", len(got), len(wantOrder))
+	}
+	for i, id := range wantOrder {
+		if got[i].ID != id {
+			t.Fatalf("rank %d is %s, want %s (%+v)", i+1, got[i].ID, id, got)
+		}
+	}
+	a := got[0]
+	if want := 1.0/61 + 1.0/62; math.Abs(a.Score-want) > 1e-12 {
+		t.Fatalf("score of a = %v, want %v", a.Score, want)
+	}
+	if a.Keyword.Rank != 1 || a.Keyword.Score != 9 || a.Semantic.Rank != 2 || a.Semantic.Score != 0.8 {
+		t.Fatalf("per-mode scores of a: %+v %+v", a.Keyword, a.Semantic)
+	}
+	if got[3].Keyword != nil || got[3].Semantic.Rank != 3 {
+		t.Fatalf("d: %+v", got[3])
+	}
+	// b (keyword rank 2) and d (semantic rank 3) differ; ties break by best rank then id.
+	tie := Fuse([]Hit{{"x", 1}}, []Hit{{"y", 1}}, 1, 1)
+	if tie[0].ID != "x" || tie[1].ID != "y" {
+		t.Fatalf("tie order %v", tie)
+	}
+	// Weight zero keeps the rank but not the score.
+	only := Fuse(kw, sem, 1, 0)
+	if only[0].ID != "a" || only[1].ID != "b" || only[0].Semantic == nil {
+		t.Fatalf("keyword-only weights: %+v", only)
+	}
+}
+
+func TestEstimateTokens(t *testing.T) {
+	tests := []struct {
+		text string
+		want int
+	}{
+		{"", 0},
+		{"a", 1},
+		{"abcd", 1},
+		{"abcde", 2},
+		{strings.Repeat("word ", 100), 125},
+		{"日本語", 3},
+		{"café", 2},
+	}
+	for _, tc := range tests {
+		if got := EstimateTokens(tc.text); got != tc.want {
+			t.Errorf("EstimateTokens(%q) = %d, want %d", tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestCursor(t *testing.T) {
+	c := &Cursor{CreatedAt: 1234, ID: "abc"}
+	got, err := DecodeCursor(c.Encode())
+	if err != nil || *got != *c {
+		t.Fatalf("round trip: %+v, %v", got, err)
+	}
+	for _, bad := range []string{"!!!", "e30", "bm90IGpzb24"} {
+		if _, err := DecodeCursor(bad); ErrorCode(err) != EINVALID {
+			t.Errorf("cursor %q: %v", bad, err)
+		}
+	}
+	if c, err := DecodeCursor(""); c != nil || err != nil {
+		t.Fatalf("empty cursor: %v %v", c, err)
+	}
+}
+
+func TestThresholds(t *testing.T) {
+	kw := []Hit{{"a", 10}, {"b", 6}, {"c", 4}}
+	if got := thresholdKeyword(kw, 0.5); len(got) != 2 {
+		t.Fatalf("keyword threshold 0.5 kept %v", got)
+	}
+	sem := []Hit{{"a", 0.9}, {"b", 0.5}, {"c", 0.2}}
+	if got := thresholdSemantic(sem, 0.3); len(got) != 2 {
+		t.Fatalf("semantic threshold 0.3 kept %v", got)
+	}
+	if got := thresholdSemantic(sem, 0); len(got) != 3 {
+		t.Fatalf("threshold 0 kept %v", got)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		err        error
+		code, text string
+	}{
+		{nil, "", ""},
+		{Errorf(EINVALID, "x: bad"), EINVALID, "x: bad"},
+		{&DuplicateError{ExistingID: "m1"}, ECONFLICT, `duplicates memory "m1"`},
+		{json.Unmarshal([]byte("{"), &struct{}{}), EINTERNAL, "internal error"},
+	}
+	for _, tc := range tests {
+		if ErrorCode(tc.err) != tc.code || !strings.Contains(ErrorMessage(tc.err), tc.text) {
+			t.Errorf("%v: code %q message %q", tc.err, ErrorCode(tc.err), ErrorMessage(tc.err))
+		}
+	}
+}
