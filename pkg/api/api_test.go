@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -456,6 +458,49 @@ func TestParseKeys(t *testing.T) {
 		}
 		if err != nil && strings.Contains(err.Error(), "0123456789abcdef") {
 			t.Errorf("%q: the error shows the key: %v", tc.spec, err)
+		}
+	}
+}
+
+// TestSampleEvents replays the sample payloads of events/ through the
+// Lambda handler, in order: create, list, search.
+func TestSampleEvents(t *testing.T) {
+	s := newServer(t)
+	var created string
+	for _, tc := range []struct {
+		file   string
+		status int
+	}{
+		{"apigw-create-memory.json", 201},
+		{"apigw-list-memories.json", 200},
+		{"apigw-search.json", 200},
+	} {
+		raw, err := os.ReadFile(filepath.Join("..", "..", "events", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ev events.APIGatewayProxyRequest
+		if err := json.Unmarshal(raw, &ev); err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		res, err := s.HandleAPIGateway(context.Background(), ev)
+		if err != nil || res.StatusCode != tc.status {
+			t.Fatalf("%s: %d %s %v", tc.file, res.StatusCode, res.Body, err)
+		}
+		var body map[string]any
+		json.Unmarshal([]byte(res.Body), &body)
+		switch tc.file {
+		case "apigw-create-memory.json":
+			created = body["id"].(string)
+		case "apigw-list-memories.json":
+			if ms := body["memories"].([]any); len(ms) != 1 || ms[0].(map[string]any)["id"] != created {
+				t.Fatalf("list: %s", res.Body)
+			}
+		case "apigw-search.json":
+			rs := body["results"].([]any)
+			if len(rs) != 1 || rs[0].(map[string]any)["memory"].(map[string]any)["agentId"] != "support-bot" {
+				t.Fatalf("search: %s", res.Body)
+			}
 		}
 	}
 }

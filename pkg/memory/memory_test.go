@@ -94,9 +94,9 @@ func TestWriteScope(t *testing.T) {
 
 func TestCanSee(t *testing.T) {
 	tests := []struct {
-		c            Caller
-		org, agent   string
-		want         bool
+		c          Caller
+		org, agent string
+		want       bool
 	}{
 		{Caller{OrgID: "a"}, "a", "", true},
 		{Caller{OrgID: "a"}, "a", "x", true},
@@ -132,7 +132,7 @@ func TestNormalizeAndHash(t *testing.T) {
 		{"Likes  green\ttea", "likes green tea"},
 		{"  padded \n", "padded"},
 		{"ＦＵＬＬwidth", "fullwidth"}, // NFKC folds compatibility forms
-		{"Café", "cafe\u0301"},        // composed and decomposed accents
+		{"Café", "cafe\u0301"},     // composed and decomposed accents
 	}
 	for _, tc := range tests {
 		if ContentHash(tc.a) != ContentHash(tc.b) {

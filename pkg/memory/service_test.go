@@ -224,8 +224,16 @@ func TestUpdateReembedsAndRacesLoseNothing(t *testing.T) {
 		wg.Add(2)
 		imp := float64(i) / 10
 		dur := memory.DurabilityCore
-		go func() { defer wg.Done(); _, err := b.Service.Update(ctx, orgA, id, memory.Patch{Importance: &imp}); check(t, err) }()
-		go func() { defer wg.Done(); _, err := b.Service.Update(ctx, orgA, id, memory.Patch{Durability: &dur}); check(t, err) }()
+		go func() {
+			defer wg.Done()
+			_, err := b.Service.Update(ctx, orgA, id, memory.Patch{Importance: &imp})
+			check(t, err)
+		}()
+		go func() {
+			defer wg.Done()
+			_, err := b.Service.Update(ctx, orgA, id, memory.Patch{Durability: &dur})
+			check(t, err)
+		}()
 	}
 	wg.Wait()
 	m, _ = b.Service.Get(ctx, orgA, id)

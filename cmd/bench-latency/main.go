@@ -1,0 +1,278 @@
+// Command bench-latency measures the embedded backend: batch-create
+// throughput and search latency per mode at growing sizes, on synthetic
+// memories of varied length and vocabulary in one org. It runs through the
+// service layer (the same calls the HTTP handlers make), prints a Markdown
+// table and can write the figures as JSON.
+//
+//	go run ./cmd/bench-latency -sizes 10000,100000 -queries 300
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentmem/agentmem/pkg/embedded"
+	"github.com/agentmem/agentmem/pkg/hashembed"
+	"github.com/agentmem/agentmem/pkg/memory"
+)
+
+func main() {
+	sizes := flag.String("sizes", "10000", "comma-separated corpus sizes, each built on top of the previous")
+	queries := flag.Int("queries", 300, "searches per mode and size")
+	batch := flag.Int("batch", 100, "memories per create call")
+	k := flag.Int("k", 10, "results per search")
+	dir := flag.String("dir", "", "data directory (default: a temporary one, removed at the end)")
+	jsonOut := flag.String("json", "", "write the results as JSON to this file")
+	seed := flag.Uint64("seed", 1, "random seed of the synthetic corpus and queries")
+	flag.Parse()
+	if err := run(*sizes, *queries, *batch, *k, *dir, *jsonOut, *seed); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-latency:", err)
+		os.Exit(1)
+	}
+}
+
+// timedEmbedder records the time spent embedding queries.
+type timedEmbedder struct {
+	memory.Embedder
+	mu    sync.Mutex
+	query time.Duration
+}
+
+func (e *timedEmbedder) Embed(ctx context.Context, texts []string, p memory.Purpose) ([][]float32, error) {
+	start := time.Now()
+	v, err := e.Embedder.Embed(ctx, texts, p)
+	if p == memory.PurposeQuery {
+		e.mu.Lock()
+		e.query += time.Since(start)
+		e.mu.Unlock()
+	}
+	return v, err
+}
+
+func (e *timedEmbedder) takeQuery() time.Duration {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	d := e.query
+	e.query = 0
+	return d
+}
+
+// Result is the JSON form of one size's figures.
+type Result struct {
+	Memories     int                           `json:"memories"`
+	CreatePerSec float64                       `json:"createPerSec"`
+	RSSMiB       float64                       `json:"rssMiB"`
+	DiskBytesPer float64                       `json:"diskBytesPerMemory"`
+	SearchMs     map[string]map[string]float64 `json:"searchMs"` // mode -> p50/p95/p99 (+ "_total" with embedding)
+}
+
+func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint64) error {
+	var sizes []int
+	for _, s := range strings.Split(sizesFlag, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 {
+			return fmt.Errorf("-sizes: %q is not a positive number", s)
+		}
+		sizes = append(sizes, n)
+	}
+	sort.Ints(sizes)
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "bench-latency-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	}
+	ctx := context.Background()
+	emb := &timedEmbedder{Embedder: hashembed.New(hashembed.DefaultDimensions)}
+	b, err := embedded.Open(ctx, dir, emb, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	caller := memory.Caller{OrgID: "bench"}
+	gen := newGenerator(seed)
+
+	fmt.Printf("# bench-latency: embedded backend (SQLite + bleve BM25 + exact vectors), embedder %s\n", emb.Model())
+	fmt.Printf("# %s, %d CPUs (GOMAXPROCS %d), %s; %d searches per mode, k=%d, batches of %d\n\n",
+		time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), queries, k, batch)
+	fmt.Println("| memories | create/s | mode | p50 ms | p95 ms | p99 ms | p50 ms +embed | p95 ms +embed | p99 ms +embed | RSS MiB | disk B/memory |")
+	fmt.Println("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	var results []Result
+	have := 0
+	for _, n := range sizes {
+		start := time.Now()
+		added := 0
+		for have < n {
+			m := min(batch, n-have)
+			in := make([]memory.NewMemory, m)
+			for i := range in {
+				in[i] = gen.memory(have + i)
+			}
+			res, err := b.Service.Create(ctx, caller, in)
+			if err != nil {
+				return err
+			}
+			for _, r := range res {
+				if !r.Duplicate {
+					added++
+				}
+			}
+			have += m
+		}
+		createRate := float64(added) / time.Since(start).Seconds()
+		r := Result{Memories: have, CreatePerSec: createRate, SearchMs: map[string]map[string]float64{}}
+		qs := make([]string, queries)
+		for i := range qs {
+			qs[i] = gen.query()
+		}
+		for _, mode := range []memory.Mode{memory.ModeKeyword, memory.ModeSemantic, memory.ModeHybrid} {
+			// Warm up caches, then measure.
+			for _, q := range qs[:min(20, len(qs))] {
+				b.Service.Search(ctx, caller, memory.SearchRequest{Query: q, Mode: mode, K: k})
+			}
+			emb.takeQuery()
+			var total, excl []float64
+			for _, q := range qs {
+				t0 := time.Now()
+				if _, err := b.Service.Search(ctx, caller, memory.SearchRequest{Query: q, Mode: mode, K: k}); err != nil {
+					return err
+				}
+				d := time.Since(t0)
+				e := emb.takeQuery()
+				total = append(total, ms(d))
+				excl = append(excl, ms(d-e))
+			}
+			r.SearchMs[string(mode)] = map[string]float64{
+				"p50": pct(excl, 50), "p95": pct(excl, 95), "p99": pct(excl, 99),
+				"p50_total": pct(total, 50), "p95_total": pct(total, 95), "p99_total": pct(total, 99),
+			}
+		}
+		r.RSSMiB = rssMiB()
+		r.DiskBytesPer = float64(dirSize(dir)) / float64(have)
+		for i, mode := range []string{"keyword", "semantic", "hybrid"} {
+			s := r.SearchMs[mode]
+			size, rate := "", ""
+			if i == 0 {
+				size, rate = strconv.Itoa(have), fmt.Sprintf("%.0f", createRate)
+			}
+			fmt.Printf("| %s | %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %.0f |\n", size, rate, mode,
+				s["p50"], s["p95"], s["p99"], s["p50_total"], s["p95_total"], s["p99_total"], r.RSSMiB, r.DiskBytesPer)
+		}
+		results = append(results, r)
+	}
+	if jsonOut != "" {
+		js, _ := json.MarshalIndent(results, "", "  ")
+		return os.WriteFile(jsonOut, append(js, '\n'), 0o644)
+	}
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func pct(xs []float64, p float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	i := int(float64(len(s)-1) * p / 100)
+	return s[i]
+}
+
+func rssMiB() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmRSS:") {
+			f := strings.Fields(line)
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+func dirSize(dir string) int64 {
+	var n int64
+	filepath.Walk(dir, func(_ string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			n += info.Size()
+		}
+		return nil
+	})
+	return n
+}
+
+// generator makes synthetic memories: words drawn from a Zipf distribution
+// over a vocabulary of real English words and generated names, lengths from
+// one short sentence to a paragraph, spread over rooms, speakers and types.
+type generator struct {
+	rng   *rand.Rand
+	zipf  *rand.Zipf
+	vocab []string
+}
+
+func newGenerator(seed uint64) *generator {
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	base := strings.Fields(`time person year way day thing man world life hand part child eye woman place work week
+		case point government company number group problem fact meeting project budget travel flight hotel dinner
+		coffee tea pizza book movie music concert guitar piano painting garden dog cat family friend school doctor
+		hospital birthday wedding holiday summer winter spring autumn beach mountain hike run marathon gym yoga
+		recipe kitchen bread cake wine beer restaurant office manager team client contract invoice payment bank
+		house apartment rent car bike train bus airport visa passport ticket museum city country language course
+		exam degree job interview salary promotion deadline launch release bug feature design review sprint plan
+		allergy medicine appointment dentist sister brother mother father son daughter partner neighbour camping
+		photo camera phone laptop email message call video game football tennis swimming chess podcast novel`)
+	vocab := append([]string(nil), base...)
+	syll := []string{"ka", "lo", "mi", "ra", "ten", "vos", "ne", "da", "sul", "pri", "an", "tor", "el", "zu"}
+	for len(vocab) < 20000 {
+		w := syll[rng.IntN(len(syll))] + syll[rng.IntN(len(syll))] + syll[rng.IntN(len(syll))]
+		vocab = append(vocab, w)
+	}
+	return &generator{rng: rng, zipf: rand.NewZipf(rng, 1.1, 2, uint64(len(vocab)-1)), vocab: vocab}
+}
+
+func (g *generator) words(n int) string {
+	w := make([]string, n)
+	for i := range w {
+		w[i] = g.vocab[g.zipf.Uint64()]
+	}
+	return strings.Join(w, " ")
+}
+
+var types = []memory.Type{memory.TypeMessage, memory.TypeMessage, memory.TypeMessage, memory.TypeFact, memory.TypeFragment, memory.TypeCustom}
+
+func (g *generator) memory(i int) memory.NewMemory {
+	n := 5 + g.rng.IntN(20)
+	if g.rng.IntN(5) == 0 {
+		n = 40 + g.rng.IntN(120) // a paragraph
+	}
+	t := types[g.rng.IntN(len(types))]
+	m := memory.NewMemory{
+		Type:      t,
+		Content:   memory.Content{Text: fmt.Sprintf("%s (%d)", g.words(n), i)},
+		RoomID:    fmt.Sprintf("room-%d", g.rng.IntN(200)),
+		EntityID:  fmt.Sprintf("user-%d", g.rng.IntN(50)),
+		CreatedAt: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli() + int64(i)*60_000,
+	}
+	if t == memory.TypeFragment {
+		m.DocumentID = fmt.Sprintf("doc-%d", i/20)
+	}
+	return m
+}
+
+func (g *generator) query() string { return g.words(3 + g.rng.IntN(6)) }
