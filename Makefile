@@ -7,7 +7,7 @@ QUERIES  ?= 300
 
 export PORT DATA_DIR
 
-.PHONY: help run build test test-short vet fmt bench-latency events-check clean
+.PHONY: help run build test test-short vet fmt bench-latency opensearch-start opensearch-stop clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -19,11 +19,17 @@ build: ## build the local server and the Lambda binaries into bin/
 	$(GO) build -o bin/memoryd ./cmd/memoryd
 	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -o bin/functions/api/bootstrap ./functions/api
 
-test: vet ## run every test (race detector on)
-	$(GO) test -race -count=1 ./...
+test: vet ## run every test against real local servers (OpenSearch), race detector on
+	scripts/test.sh
 
-test-short: ## the tests without the end-to-end server run
+test-short: ## the tests that need no server and no build of memoryd
 	$(GO) test -short -count=1 ./...
+
+opensearch-start: ## start the local OpenSearch node (prints its URL)
+	@scripts/opensearch.sh start
+
+opensearch-stop: ## stop the local OpenSearch node
+	@scripts/opensearch.sh stop
 
 vet: ## go vet and a gofmt check
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

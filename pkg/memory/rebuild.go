@@ -17,6 +17,12 @@ type RebuildStats struct {
 // is a plain copy. It is how a mapping or model change is applied: the store
 // is the source of truth and the index is derived from it.
 func Rebuild(ctx context.Context, store Store, index Index, embedder Embedder) (RebuildStats, error) {
+	return RebuildSince(ctx, store, index, embedder, 0)
+}
+
+// RebuildSince is Rebuild restricted to memories updated at or after since
+// (ms): the catch-up pass of an online reindex.
+func RebuildSince(ctx context.Context, store Store, index Index, embedder Embedder, since int64) (RebuildStats, error) {
 	const batch = 256
 	var st RebuildStats
 	var pending []*Memory
@@ -52,6 +58,9 @@ func Rebuild(ctx context.Context, store Store, index Index, embedder Embedder) (
 		return nil
 	}
 	err := store.Scan(ctx, func(m *Memory) error {
+		if m.UpdatedAt < since {
+			return nil
+		}
 		pending = append(pending, m)
 		if len(pending) == batch {
 			return flush()

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# make test: starts the real servers the adapter tests talk to, runs every
+# test, and stops the servers, whatever the outcome.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+started=()
+cleanup() {
+  for s in "${started[@]}"; do "scripts/$s.sh" stop || true; done
+}
+trap cleanup EXIT
+
+# OpenSearch 2.19 with k-NN, assembled from Maven Central (cached after the
+# first run), on loopback.
+export OPENSEARCH_PORT=${OPENSEARCH_PORT:-19200}
+OPENSEARCH_URL=$(scripts/opensearch.sh start)
+started+=(opensearch)
+export OPENSEARCH_URL REQUIRE_OPENSEARCH=1
+
+go test -race -count=1 "$@" ./...
