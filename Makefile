@@ -7,7 +7,7 @@ QUERIES  ?= 300
 
 export PORT DATA_DIR
 
-.PHONY: help run build test test-short vet fmt bench-latency opensearch-start opensearch-stop clean
+.PHONY: help run build test test-short vet fmt bench-latency bench-latency-opensearch opensearch-start opensearch-stop clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -41,6 +41,10 @@ fmt: ## format the code
 
 bench-latency: ## batch-create throughput and search latency per mode (SIZES=10000,100000)
 	$(GO) run ./cmd/bench-latency -sizes $(SIZES) -queries $(QUERIES)
+
+bench-latency-opensearch: ## the same against a local OpenSearch node (started and stopped here)
+	@url=$$(scripts/opensearch.sh start) && trap 'scripts/opensearch.sh stop' EXIT && \
+	  $(GO) run ./cmd/bench-latency -index opensearch -opensearch-url $$url -sizes $(SIZES) -queries $(QUERIES)
 
 clean: ## remove build output (not the data directory)
 	rm -rf bin

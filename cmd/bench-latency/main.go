@@ -24,8 +24,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentmem/agentmem/pkg/embedded"
-	"github.com/agentmem/agentmem/pkg/hashembed"
+	"github.com/agentmem/agentmem/pkg/backend"
+	"github.com/agentmem/agentmem/pkg/config"
 	"github.com/agentmem/agentmem/pkg/memory"
 )
 
@@ -36,9 +36,11 @@ func main() {
 	k := flag.Int("k", 10, "results per search")
 	dir := flag.String("dir", "", "data directory (default: a temporary one, removed at the end)")
 	jsonOut := flag.String("json", "", "write the results as JSON to this file")
+	index := flag.String("index", "embedded", "index adapter: embedded or opensearch")
+	osURL := flag.String("opensearch-url", "http://127.0.0.1:19200", "OpenSearch node, with -index opensearch")
 	seed := flag.Uint64("seed", 1, "random seed of the synthetic corpus and queries")
 	flag.Parse()
-	if err := run(*sizes, *queries, *batch, *k, *dir, *jsonOut, *seed); err != nil {
+	if err := run(*sizes, *queries, *batch, *k, *dir, *jsonOut, *seed, *index, *osURL); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-latency:", err)
 		os.Exit(1)
 	}
@@ -79,7 +81,7 @@ type Result struct {
 	SearchMs     map[string]map[string]float64 `json:"searchMs"` // mode -> p50/p95/p99 (+ "_total" with embedding)
 }
 
-func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint64) error {
+func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint64, index, osURL string) error {
 	var sizes []int
 	for _, s := range strings.Split(sizesFlag, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -98,16 +100,27 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 		dir = tmp
 	}
 	ctx := context.Background()
-	emb := &timedEmbedder{Embedder: hashembed.New(hashembed.DefaultDimensions)}
-	b, err := embedded.Open(ctx, dir, emb, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	cfg := config.Config{DataDir: dir, Index: index}
+	if index == "opensearch" {
+		cfg.OpenSearchURLs, cfg.OpenSearchAlias = []string{osURL}, fmt.Sprintf("bench-%d", time.Now().UnixNano())
+	}
+	emb := &timedEmbedder{Embedder: backend.Embedder(cfg)}
+	b, err := backend.OpenWith(ctx, cfg, emb, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		return err
 	}
 	defer b.Close()
+	if b.OpenSearch != nil {
+		defer b.OpenSearch.DeleteAll(context.Background())
+	}
 	caller := memory.Caller{OrgID: "bench"}
 	gen := newGenerator(seed)
 
-	fmt.Printf("# bench-latency: embedded backend (SQLite + bleve BM25 + exact vectors), embedder %s\n", emb.Model())
+	what := "embedded index (bleve BM25 + exact vectors)"
+	if b.OpenSearch != nil {
+		what = "OpenSearch index at " + osURL + " (BM25 + Lucene HNSW k-NN, one _msearch per hybrid query)"
+	}
+	fmt.Printf("# bench-latency: SQLite store, %s, embedder %s\n", what, emb.Model())
 	fmt.Printf("# %s, %d CPUs (GOMAXPROCS %d), %s; %d searches per mode, k=%d, batches of %d\n\n",
 		time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), queries, k, batch)
 	fmt.Println("| memories | create/s | mode | p50 ms | p95 ms | p99 ms | p50 ms +embed | p95 ms +embed | p99 ms +embed | RSS MiB | disk B/memory |")
@@ -135,6 +148,11 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 			have += m
 		}
 		createRate := float64(added) / time.Since(start).Seconds()
+		if b.OpenSearch != nil {
+			if err := b.OpenSearch.Refresh(ctx); err != nil {
+				return err
+			}
+		}
 		r := Result{Memories: have, CreatePerSec: createRate, SearchMs: map[string]map[string]float64{}}
 		qs := make([]string, queries)
 		for i := range qs {
@@ -163,7 +181,15 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 			}
 		}
 		r.RSSMiB = rssMiB()
-		r.DiskBytesPer = float64(dirSize(dir)) / float64(have)
+		disk := dirSize(dir)
+		if b.OpenSearch != nil {
+			n, err := b.OpenSearch.StoreBytes(ctx)
+			if err != nil {
+				return err
+			}
+			disk += n
+		}
+		r.DiskBytesPer = float64(disk) / float64(have)
 		for i, mode := range []string{"keyword", "semantic", "hybrid"} {
 			s := r.SearchMs[mode]
 			size, rate := "", ""

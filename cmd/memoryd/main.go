@@ -16,9 +16,8 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/pkg/api"
+	"github.com/agentmem/agentmem/pkg/backend"
 	"github.com/agentmem/agentmem/pkg/config"
-	"github.com/agentmem/agentmem/pkg/embedded"
-	"github.com/agentmem/agentmem/pkg/hashembed"
 )
 
 func main() {
@@ -41,15 +40,15 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	backend, err := embedded.Open(ctx, cfg.DataDir, hashembed.New(hashembed.DefaultDimensions), log)
+	b, err := backend.Open(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
-	defer backend.Close()
+	defer b.Close()
 
 	srv := &http.Server{
 		Addr:              net.JoinHostPort(cfg.Addr, strconv.Itoa(cfg.Port)),
-		Handler:           api.New(backend.Service, keys, log),
+		Handler:           api.New(b.Service, keys, log),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -60,7 +59,7 @@ func run() error {
 		return err
 	}
 	log.Info("listening", "addr", ln.Addr().String(), "data_dir", cfg.DataDir, "backend", cfg.Backend,
-		"embedder", backend.Embedder.Model())
+		"index", cfg.Index, "embedder", b.Embedder.Model())
 	fmt.Fprintf(os.Stderr, "memoryd listening on http://%s\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

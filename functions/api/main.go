@@ -1,9 +1,9 @@
 // Command api is the API Gateway Lambda: the HTTP API behind a REST API
 // proxy integration, the caller taken from the request authorizer's context.
 //
-// Until the AWS adapters land (DynamoDB store, OpenSearch index, Bedrock
-// embeddings) it runs on the embedded backend in DATA_DIR (default
-// /tmp/memory), which is only useful for local invocation.
+// Until the AWS adapters land (DynamoDB store, Bedrock embeddings) the store
+// is the embedded one in DATA_DIR (default /tmp/memory), which is only
+// useful for local invocation; INDEX=opensearch selects OpenSearch.
 package main
 
 import (
@@ -12,9 +12,8 @@ import (
 	"os"
 
 	"github.com/agentmem/agentmem/pkg/api"
+	"github.com/agentmem/agentmem/pkg/backend"
 	"github.com/agentmem/agentmem/pkg/config"
-	"github.com/agentmem/agentmem/pkg/embedded"
-	"github.com/agentmem/agentmem/pkg/hashembed"
 	"github.com/aws/aws-lambda-go/lambda"
 )
 
@@ -30,10 +29,10 @@ func main() {
 		log.Error("config", "err", err)
 		os.Exit(1)
 	}
-	backend, err := embedded.Open(context.Background(), cfg.DataDir, hashembed.New(hashembed.DefaultDimensions), log)
+	b, err := backend.Open(context.Background(), cfg, log)
 	if err != nil {
 		log.Error("backend", "err", err)
 		os.Exit(1)
 	}
-	lambda.Start(api.New(backend.Service, nil, log).HandleAPIGateway)
+	lambda.Start(api.New(b.Service, nil, log).HandleAPIGateway)
 }

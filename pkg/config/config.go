@@ -18,6 +18,12 @@ type Config struct {
 	APIKeys  string     // API_KEYS: key=org or key=org/agent, comma-separated; empty = dev key
 	Backend  string     // BACKEND: embedded (default)
 	LogLevel slog.Level // LOG_LEVEL: debug, info (default), warn, error
+
+	Index            string   // INDEX: embedded (default) or opensearch
+	OpenSearchURLs   []string // OPENSEARCH_URL: comma-separated node URLs (INDEX=opensearch)
+	OpenSearchAlias  string   // OPENSEARCH_ALIAS: default memories
+	OpenSearchUser   string   // OPENSEARCH_USERNAME
+	OpenSearchSecret string   // OPENSEARCH_PASSWORD
 }
 
 // Load reads the configuration through getenv (os.Getenv in production).
@@ -45,6 +51,31 @@ func Load(getenv func(string) string) (Config, error) {
 	default:
 		return c, fmt.Errorf("BACKEND: %q is not supported (embedded)", c.Backend)
 	}
+	c.Index = strings.ToLower(getenv("INDEX"))
+	switch c.Index {
+	case "":
+		c.Index = "embedded"
+	case "embedded":
+	case "opensearch":
+		for _, u := range strings.Split(getenv("OPENSEARCH_URL"), ",") {
+			if u = strings.TrimSpace(u); u != "" {
+				if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+					return c, fmt.Errorf("OPENSEARCH_URL: %q is not an http(s) URL", u)
+				}
+				c.OpenSearchURLs = append(c.OpenSearchURLs, u)
+			}
+		}
+		if len(c.OpenSearchURLs) == 0 {
+			return c, fmt.Errorf("OPENSEARCH_URL: required with INDEX=opensearch")
+		}
+	default:
+		return c, fmt.Errorf("INDEX: %q is not embedded or opensearch", c.Index)
+	}
+	c.OpenSearchAlias = getenv("OPENSEARCH_ALIAS")
+	if c.OpenSearchAlias == "" {
+		c.OpenSearchAlias = "memories"
+	}
+	c.OpenSearchUser, c.OpenSearchSecret = getenv("OPENSEARCH_USERNAME"), getenv("OPENSEARCH_PASSWORD")
 	if v := getenv("LOG_LEVEL"); v != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
 			return c, fmt.Errorf("LOG_LEVEL: %q is not debug, info, warn or error", v)

@@ -2,6 +2,7 @@ package config
 
 import (
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -13,9 +14,15 @@ func TestLoad(t *testing.T) {
 		want    Config
 		wantErr string
 	}{
-		{"defaults", nil, Config{Port: 8080, Addr: "127.0.0.1", DataDir: "./data", Backend: "embedded", LogLevel: slog.LevelInfo}, ""},
-		{"all set", map[string]string{"PORT": "9000", "ADDR": "0.0.0.0", "DATA_DIR": "/tmp/x", "API_KEYS": "k=o", "BACKEND": "EMBEDDED", "LOG_LEVEL": "debug"},
-			Config{Port: 9000, Addr: "0.0.0.0", DataDir: "/tmp/x", APIKeys: "k=o", Backend: "embedded", LogLevel: slog.LevelDebug}, ""},
+		{"defaults", nil, Config{Port: 8080, Addr: "127.0.0.1", DataDir: "./data", Backend: "embedded", LogLevel: slog.LevelInfo,
+			Index: "embedded", OpenSearchAlias: "memories"}, ""},
+		{"all set", map[string]string{"PORT": "9000", "ADDR": "0.0.0.0", "DATA_DIR": "/tmp/x", "API_KEYS": "k=o", "BACKEND": "EMBEDDED", "LOG_LEVEL": "debug",
+			"INDEX": "opensearch", "OPENSEARCH_URL": "http://a:9200, https://b:9200", "OPENSEARCH_ALIAS": "mem", "OPENSEARCH_USERNAME": "u", "OPENSEARCH_PASSWORD": "p"},
+			Config{Port: 9000, Addr: "0.0.0.0", DataDir: "/tmp/x", APIKeys: "k=o", Backend: "embedded", LogLevel: slog.LevelDebug,
+				Index: "opensearch", OpenSearchURLs: []string{"http://a:9200", "https://b:9200"}, OpenSearchAlias: "mem", OpenSearchUser: "u", OpenSearchSecret: "p"}, ""},
+		{"opensearch without url", map[string]string{"INDEX": "opensearch"}, Config{}, "OPENSEARCH_URL: required"},
+		{"opensearch bad url", map[string]string{"INDEX": "opensearch", "OPENSEARCH_URL": "a:9200"}, Config{}, "not an http(s) URL"},
+		{"bad index", map[string]string{"INDEX": "solr"}, Config{}, "INDEX"},
 		{"bad port", map[string]string{"PORT": "http"}, Config{}, "PORT"},
 		{"port out of range", map[string]string{"PORT": "70000"}, Config{}, "PORT"},
 		{"bad backend", map[string]string{"BACKEND": "mongo"}, Config{}, "BACKEND"},
@@ -30,7 +37,7 @@ func TestLoad(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || got != tc.want {
+			if err != nil || !reflect.DeepEqual(got, tc.want) {
 				t.Fatalf("got %+v, %v; want %+v", got, err, tc.want)
 			}
 		})

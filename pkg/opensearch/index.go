@@ -150,19 +150,20 @@ func (ix *Index) mapping() map[string]any {
 const schemaVersion = 1
 
 // Ensure creates the first index version and the alias when the alias does
-// not exist, and checks an existing one against the configured dimensions
-// and schema (a mismatch needs Reindex).
-func (ix *Index) Ensure(ctx context.Context) error {
+// not exist (created reports it; the caller then fills it from the store),
+// and checks an existing one against the configured dimensions and schema
+// (a mismatch needs Reindex).
+func (ix *Index) Ensure(ctx context.Context) (created bool, err error) {
 	indices, err := ix.aliasIndices(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if len(indices) == 0 {
 		name, err := ix.CreateVersion(ctx)
 		if err != nil {
-			return err
+			return false, err
 		}
-		return ix.swap(ctx, name, nil)
+		return true, ix.swap(ctx, name, nil)
 	}
 	var meta map[string]struct {
 		Mappings struct {
@@ -173,15 +174,15 @@ func (ix *Index) Ensure(ctx context.Context) error {
 		} `json:"mappings"`
 	}
 	if err := ix.do(ctx, http.MethodGet, "/"+ix.cfg.Alias+"/_mapping", nil, &meta); err != nil {
-		return err
+		return false, err
 	}
 	for name, m := range meta {
 		if m.Mappings.Meta.Dimensions != ix.cfg.Dimensions || m.Mappings.Meta.Schema != schemaVersion {
-			return fmt.Errorf("opensearch: index %s has %d dimensions and schema %d, the service needs %d and %d: run the reindex command",
+			return false, fmt.Errorf("opensearch: index %s has %d dimensions and schema %d, the service needs %d and %d: run the reindex command",
 				name, m.Mappings.Meta.Dimensions, m.Mappings.Meta.Schema, ix.cfg.Dimensions, schemaVersion)
 		}
 	}
-	return nil
+	return false, nil
 }
 
 // CreateVersion creates a new, empty index version and returns its name.
@@ -234,6 +235,21 @@ func (ix *Index) DeleteAll(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// StoreBytes is the on-disk size of the primary shards behind the alias.
+func (ix *Index) StoreBytes(ctx context.Context) (int64, error) {
+	var st struct {
+		All struct {
+			Primaries struct {
+				Store struct {
+					Bytes int64 `json:"size_in_bytes"`
+				} `json:"store"`
+			} `json:"primaries"`
+		} `json:"_all"`
+	}
+	err := ix.do(ctx, http.MethodGet, "/"+ix.cfg.Alias+"/_stats/store", nil, &st)
+	return st.All.Primaries.Store.Bytes, err
 }
 
 // Refresh makes every write so far visible to search.
@@ -294,7 +310,7 @@ func (ix *Index) bulk(ctx context.Context, body io.Reader) error {
 		refresh = "true"
 	}
 	var res struct {
-		Errors bool                                `json:"errors"`
+		Errors bool `json:"errors"`
 		Items  []map[string]struct {
 			Status int `json:"status"`
 			Error  *struct {
@@ -459,7 +475,9 @@ type statusError struct {
 	body   string
 }
 
-func (e *statusError) Error() string { return fmt.Sprintf("opensearch: status %d: %s", e.status, e.body) }
+func (e *statusError) Error() string {
+	return fmt.Sprintf("opensearch: status %d: %s", e.status, e.body)
+}
 
 func (ix *Index) do(ctx context.Context, method, path string, body any, out any) error {
 	var rd io.Reader

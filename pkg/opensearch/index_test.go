@@ -53,8 +53,8 @@ func newIndex(t *testing.T, dims int) *opensearch.Index {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ix.Ensure(ctx); err != nil {
-		t.Fatal(err)
+	if created, err := ix.Ensure(ctx); err != nil || !created {
+		t.Fatalf("ensure on a new alias: created=%v %v", created, err)
 	}
 	t.Cleanup(func() { ix.DeleteAll(context.Background()) })
 	return ix
@@ -180,7 +180,7 @@ func TestEnsureRefusesAnotherDimension(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := other.Ensure(ctx); err == nil || !strings.Contains(err.Error(), "run the reindex command") {
+	if _, err := other.Ensure(ctx); err == nil || !strings.Contains(err.Error(), "run the reindex command") {
 		t.Fatalf("Ensure with 32 dimensions on a 64-dimension index: %v", err)
 	}
 }
@@ -267,7 +267,7 @@ func TestReindexKeepsSearchAnswering(t *testing.T) {
 	if err != nil || len(res) != len(written) {
 		t.Fatalf("writes during the reindex: %d of %d found (%v)", len(res), len(written), err)
 	}
-	if err := ix.Ensure(ctx); err != nil {
-		t.Fatalf("the new version does not satisfy Ensure: %v", err)
+	if created, err := ix.Ensure(ctx); err != nil || created {
+		t.Fatalf("the new version does not satisfy Ensure: created=%v %v", created, err)
 	}
 }
