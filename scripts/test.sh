@@ -17,4 +17,10 @@ OPENSEARCH_URL=$(scripts/opensearch.sh start)
 started+=(opensearch)
 export OPENSEARCH_URL REQUIRE_OPENSEARCH=1
 
+# DynamoDB Local (AWS's emulator, from Maven Central), in memory, on loopback.
+export DYNAMODB_PORT=${DYNAMODB_PORT:-18000}
+DYNAMODB_ENDPOINT=$(scripts/dynamodb.sh start)
+started+=(dynamodb)
+export DYNAMODB_ENDPOINT REQUIRE_DYNAMODB=1
+
 go test -race -count=1 "$@" ./...

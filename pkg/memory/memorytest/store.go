@@ -292,8 +292,8 @@ func StoreSuite(t *testing.T, open func(t *testing.T) memory.Store) {
 						t.Fatalf("%s: deleted=%v but get error %v", m.ID, want[m.ID], err)
 					}
 				}
-				if n, _ := s.Count(ctx, memory.Filter{OrgID: OrgB, IncludeArchived: true}); n != 42 {
-					t.Fatalf("org b lost memories: %d left of 42", n)
+				if n, err := s.Count(ctx, memory.Filter{OrgID: OrgB, IncludeArchived: true}); err != nil || n != 42 {
+					t.Fatalf("org b lost memories: %d left of 42 (%v)", n, err)
 				}
 			})
 		}

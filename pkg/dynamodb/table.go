@@ -1,0 +1,117 @@
+// Package dynamodb is the Store on Amazon DynamoDB (aws-sdk-go-v2), one
+// table for everything (single-table design). Every key starts with the
+// org, so no request can reach another org's items.
+//
+// Items (PK, SK):
+//
+//	memory        ORG#<org>#MEM#<id>        MEMORY
+//	dedup claim   ORG#<org>#DEDUP#<key>     DEDUP          memoryId of the holder
+//	relation      ORG#<org>#MEM#<id>        REL#<type>#<other id>
+//	record        ORG#<org>#<kind>#<id>     RECORD         document status, checkpoints (JSON value)
+//	API key       KEY#<sha256 of the key>   KEY            orgId, agentId (the key itself is never stored)
+//
+// Memories carry sparse global secondary indexes, all sorted by
+// "<createdAt, 16 digits>#<id>" (newest first when read backwards):
+//
+//	GSI1 byOrg      ORG#<org>
+//	GSI2 byRoom     ORG#<org>#ROOM#<room>
+//	GSI3 byEntity   ORG#<org>#ENT#<entity>
+//	GSI4 bySession  ORG#<org>#SES#<session>
+//	GSI5 byType     ORG#<org>#TYPE#<type>
+//	GSI6 byDocument ORG#<org>#DOC#<document>   (fragments of a document)
+//
+// A list uses the most selective index the filter allows and applies the
+// rest as a filter expression; pages continue from an opaque cursor. Memory
+// writes that create or move a dedup claim are transactions with conditions,
+// so two concurrent writers of the same content make one memory, and every
+// update is conditional on the version, so racing updates never lose one.
+// Ephemeral memories get a "ttl" attribute so DynamoDB expires them.
+package dynamodb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// GSI names and their key attributes.
+var gsis = []struct{ name, pk, sk string }{
+	{"byOrg", "GSI1PK", "GSI1SK"},
+	{"byRoom", "GSI2PK", "GSI2SK"},
+	{"byEntity", "GSI3PK", "GSI3SK"},
+	{"bySession", "GSI4PK", "GSI4SK"},
+	{"byType", "GSI5PK", "GSI5SK"},
+	{"byDocument", "GSI6PK", "GSI6SK"},
+}
+
+// TTLAttribute is the table's time-to-live attribute (epoch seconds).
+const TTLAttribute = "ttl"
+
+// CreateTable creates the table with its indexes (on-demand billing) and
+// waits until it is active, then enables TTL. The CDK app creates the same
+// table in AWS; this is for local servers and tests.
+func CreateTable(ctx context.Context, c *dynamodb.Client, name string) error {
+	attrs := []types.AttributeDefinition{
+		{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS},
+		{AttributeName: aws.String("SK"), AttributeType: types.ScalarAttributeTypeS},
+	}
+	var indexes []types.GlobalSecondaryIndex
+	for _, g := range gsis {
+		attrs = append(attrs,
+			types.AttributeDefinition{AttributeName: aws.String(g.pk), AttributeType: types.ScalarAttributeTypeS},
+			types.AttributeDefinition{AttributeName: aws.String(g.sk), AttributeType: types.ScalarAttributeTypeS})
+		indexes = append(indexes, types.GlobalSecondaryIndex{
+			IndexName: aws.String(g.name),
+			KeySchema: []types.KeySchemaElement{
+				{AttributeName: aws.String(g.pk), KeyType: types.KeyTypeHash},
+				{AttributeName: aws.String(g.sk), KeyType: types.KeyTypeRange},
+			},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+		})
+	}
+	_, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String(name),
+		AttributeDefinitions: attrs,
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String("SK"), KeyType: types.KeyTypeRange},
+		},
+		GlobalSecondaryIndexes: indexes,
+		BillingMode:            types.BillingModePayPerRequest,
+	})
+	var inUse *types.ResourceInUseException
+	if err != nil && !errors.As(err, &inUse) {
+		return fmt.Errorf("dynamodb: create table %s: %w", name, err)
+	}
+	w := dynamodb.NewTableExistsWaiter(c)
+	if err := w.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, 2*time.Minute); err != nil {
+		return fmt.Errorf("dynamodb: table %s not active: %w", name, err)
+	}
+	_, err = c.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+		TableName: aws.String(name),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{
+			AttributeName: aws.String(TTLAttribute), Enabled: aws.Bool(true),
+		},
+	})
+	if err != nil && !isTTLAlreadyOn(err) {
+		return fmt.Errorf("dynamodb: enable TTL on %s: %w", name, err)
+	}
+	return nil
+}
+
+func isTTLAlreadyOn(err error) bool {
+	var ve interface{ ErrorMessage() string }
+	return errors.As(err, &ve) && (strings.Contains(ve.ErrorMessage(), "already enabled") || strings.Contains(ve.ErrorMessage(), "TimeToLive is already"))
+}
+
+// DeleteTable removes the table (tests).
+func DeleteTable(ctx context.Context, c *dynamodb.Client, name string) error {
+	_, err := c.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	return err
+}
