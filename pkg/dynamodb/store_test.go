@@ -4,12 +4,15 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/agentmem/agentmem/pkg/dynamodb"
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/memory/memorytest"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	awsdynamodb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
@@ -49,4 +52,67 @@ func newStore(t *testing.T) *dynamodb.Store {
 
 func TestStoreContract(t *testing.T) {
 	memorytest.StoreSuite(t, func(t *testing.T) memory.Store { return newStore(t) })
+}
+
+func TestAPIKeys(t *testing.T) {
+	s := newStore(t)
+	const k = "amk_live_0123456789abcdef"
+	if err := s.PutAPIKey(ctx, k, memory.Caller{OrgID: "acme", AgentID: "bot"}, "support bot"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutAPIKey(ctx, k, memory.Caller{OrgID: "evil"}, "again"); memory.ErrorCode(err) != memory.ECONFLICT {
+		t.Fatalf("second put of the same key: %v", err)
+	}
+	c, err := s.Authenticate(ctx, k)
+	if err != nil || c != (memory.Caller{OrgID: "acme", AgentID: "bot"}) {
+		t.Fatalf("authenticate: %+v %v", c, err)
+	}
+	for _, bad := range []string{"", "amk_live_0123456789abcdeX", k + " "} {
+		if _, err := s.Authenticate(ctx, bad); memory.ErrorCode(err) != memory.EUNAUTHORIZED {
+			t.Fatalf("key %q: %v", bad, err)
+		}
+	}
+	// The key itself is stored nowhere.
+	out, err := s.Client().Scan(ctx, &awsdynamodb.ScanInput{TableName: aws.String(s.Table())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := fmt.Sprint(out.Items)
+	if strings.Contains(raw, "0123456789abcdef") {
+		t.Fatal("the plain key is in the table")
+	}
+	if err := s.RevokeAPIKey(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Authenticate(ctx, k); memory.ErrorCode(err) != memory.EUNAUTHORIZED {
+		t.Fatalf("revoked key: %v", err)
+	}
+}
+
+func TestRecords(t *testing.T) {
+	s := newStore(t)
+	type status struct {
+		State     string `json:"state"`
+		Fragments int    `json:"fragments"`
+	}
+	v, err := s.PutRecord(ctx, "acme", "DOC", "d1", status{"pending", 0}, 0)
+	if err != nil || v != 1 {
+		t.Fatalf("create: %d %v", v, err)
+	}
+	if _, err := s.PutRecord(ctx, "acme", "DOC", "d1", status{"pending", 0}, 0); memory.ErrorCode(err) != memory.ECONFLICT {
+		t.Fatalf("create twice: %v", err)
+	}
+	if v, err = s.PutRecord(ctx, "acme", "DOC", "d1", status{"indexed", 12}, 1); err != nil || v != 2 {
+		t.Fatalf("update: %d %v", v, err)
+	}
+	if _, err := s.PutRecord(ctx, "acme", "DOC", "d1", status{"failed", 0}, 1); memory.ErrorCode(err) != memory.ECONFLICT {
+		t.Fatalf("stale update: %v", err)
+	}
+	var got status
+	if v, err := s.GetRecord(ctx, "acme", "DOC", "d1", &got); err != nil || v != 2 || got != (status{"indexed", 12}) {
+		t.Fatalf("get: %+v %d %v", got, v, err)
+	}
+	if _, err := s.GetRecord(ctx, "other-org", "DOC", "d1", &got); memory.ErrorCode(err) != memory.ENOTFOUND {
+		t.Fatalf("another org's record: %v", err)
+	}
 }
