@@ -7,7 +7,7 @@ QUERIES  ?= 300
 
 export PORT DATA_DIR
 
-.PHONY: help run build test test-short vet fmt bench-latency bench-latency-opensearch opensearch-start opensearch-stop clean
+.PHONY: help run run-aws-local localstack-up localstack-down localstack-test build test test-short vet fmt bench-latency bench-latency-opensearch opensearch-start opensearch-stop clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -24,6 +24,25 @@ test: vet ## run every test against real local servers (OpenSearch), race detect
 
 test-short: ## the tests that need no server and no build of memoryd
 	$(GO) test -short -count=1 ./...
+
+run-aws-local: ## the server on the AWS store adapter: DynamoDB Local (started here, data in DATA_DIR/dynamodb)
+	@ep=$$(DYNAMODB_DATA=$(DATA_DIR)/dynamodb scripts/dynamodb.sh start) && trap 'scripts/dynamodb.sh stop' EXIT && \
+	  BACKEND=aws DYNAMODB_ENDPOINT=$$ep DYNAMODB_CREATE_TABLE=true AWS_REGION=us-east-1 \
+	  AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local $(GO) run ./cmd/memoryd
+
+LOCALSTACK := docker compose -f localstack/docker-compose.yml
+LOCALSTACK_ENV := AWS_ENDPOINT_URL=http://127.0.0.1:4566 DYNAMODB_ENDPOINT=http://127.0.0.1:4566 \
+	S3_ENDPOINT=http://127.0.0.1:4566 AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1 \
+	REQUIRE_DYNAMODB=1
+
+localstack-up: ## start LocalStack (needs Docker) with the bucket and queues
+	$(LOCALSTACK) up -d --wait
+
+localstack-down: ## stop LocalStack and drop its state
+	$(LOCALSTACK) down -v
+
+localstack-test: localstack-up ## the AWS adapter tests against LocalStack (needs Docker)
+	$(LOCALSTACK_ENV) $(GO) test -count=1 ./pkg/dynamodb/... ./pkg/s3/... ./pkg/backend/... ./cmd/memoryd/...
 
 opensearch-start: ## start the local OpenSearch node (prints its URL)
 	@scripts/opensearch.sh start

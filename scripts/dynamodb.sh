@@ -2,7 +2,7 @@
 # DynamoDB Local (AWS's own emulator) for tests, without Docker.
 #
 #   scripts/dynamodb.sh install   resolve com.amazonaws:DynamoDBLocal and its dependencies through Maven (cached)
-#   scripts/dynamodb.sh start     start it in memory on loopback; prints the endpoint URL
+#   scripts/dynamodb.sh start     start it on loopback (in memory, or in DYNAMODB_DATA if set); prints the endpoint URL
 #   scripts/dynamodb.sh stop      stop it
 #   scripts/dynamodb.sh url       print the endpoint URL
 set -euo pipefail
@@ -47,8 +47,13 @@ start() {
   if up; then log "already running at $(url)"; url; return; fi
   rm -rf "$RUN_DIR" && mkdir -p "$RUN_DIR"
   cd "$RUN_DIR"
+  local storage=(-inMemory)
+  if [ -n "${DYNAMODB_DATA:-}" ]; then
+    mkdir -p "$DYNAMODB_DATA"
+    storage=(-dbPath "$(cd "$DYNAMODB_DATA" && pwd)")
+  fi
   nohup java -Xmx512m -Djava.library.path="$HOME_DIR/native" -cp "$HOME_DIR/lib/*" \
-    com.amazonaws.services.dynamodbv2.local.main.ServerRunner -inMemory -sharedDb -port "$PORT" \
+    com.amazonaws.services.dynamodbv2.local.main.ServerRunner "${storage[@]}" -sharedDb -port "$PORT" \
     >"$RUN_DIR/server.log" 2>&1 &
   echo $! >"$RUN_DIR/pid"
   local t0=$SECONDS

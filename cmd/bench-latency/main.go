@@ -104,7 +104,11 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 	if index == "opensearch" {
 		cfg.OpenSearchURLs, cfg.OpenSearchAlias = []string{osURL}, fmt.Sprintf("bench-%d", time.Now().UnixNano())
 	}
-	emb := &timedEmbedder{Embedder: backend.Embedder(cfg)}
+	base, err := backend.NewEmbedder(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	emb := &timedEmbedder{Embedder: base}
 	b, err := backend.OpenWith(ctx, cfg, emb, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		return err

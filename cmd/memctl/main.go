@@ -7,6 +7,9 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -14,16 +17,19 @@ import (
 
 	"github.com/agentmem/agentmem/pkg/backend"
 	"github.com/agentmem/agentmem/pkg/config"
+	"github.com/agentmem/agentmem/pkg/memory"
 )
 
-const usage = `usage: memctl <command>
+const usage = `usage: memctl <command> [flags]
 
 commands:
-  reindex   rebuild the OpenSearch index from the store into a new version and
-            swap the alias (needs INDEX=opensearch and OPENSEARCH_URL)`
+  reindex      rebuild the OpenSearch index from the store into a new version and
+               swap the alias (needs INDEX=opensearch and OPENSEARCH_URL)
+  create-key   -org ORG [-agent AGENT] [-name NAME]: create an API key in
+               DynamoDB (BACKEND=aws) and print it once; only its hash is stored`
 
 func main() {
-	if len(os.Args) != 2 {
+	if len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
 	}
@@ -33,6 +39,8 @@ func main() {
 	switch os.Args[1] {
 	case "reindex":
 		err = reindex(ctx)
+	case "create-key":
+		err = createKey(ctx, os.Args[2:])
 	default:
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
@@ -63,5 +71,40 @@ func reindex(ctx context.Context) error {
 	}
 	fmt.Printf("reindexed %d memories (%d re-embedded) into %s in %v; %d written meanwhile caught up; removed %v\n",
 		st.Indexed, st.Reembedded, st.NewIndex, st.Took.Round(1e6), st.CaughtUp, st.OldIndices)
+	return nil
+}
+
+func createKey(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("create-key", flag.ContinueOnError)
+	org := fs.String("org", "", "the org (tenant) the key belongs to")
+	agent := fs.String("agent", "", "bind the key to one agent of the org")
+	name := fs.String("name", "", "a description, e.g. the client using it")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *org == "" {
+		return fmt.Errorf("create-key: -org is required")
+	}
+	cfg, err := config.Load(os.Getenv)
+	if err != nil {
+		return err
+	}
+	if cfg.Backend != "aws" {
+		return fmt.Errorf("create-key needs BACKEND=aws (the embedded backend reads API_KEYS)")
+	}
+	b, err := backend.Open(ctx, cfg, slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	var raw [24]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return err
+	}
+	key := "amk_" + hex.EncodeToString(raw[:])
+	if err := b.DynamoDB.PutAPIKey(ctx, key, memory.Caller{OrgID: *org, AgentID: *agent}, *name); err != nil {
+		return err
+	}
+	fmt.Println(key)
 	return nil
 }

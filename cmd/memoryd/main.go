@@ -36,15 +36,15 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	keys, err := loadKeys(cfg, log)
-	if err != nil {
-		return err
-	}
 	b, err := backend.Open(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer b.Close()
+	keys, err := loadKeys(cfg, b, log)
+	if err != nil {
+		return err
+	}
 
 	srv := &http.Server{
 		Addr:              net.JoinHostPort(cfg.Addr, strconv.Itoa(cfg.Port)),
@@ -77,10 +77,16 @@ func run() error {
 	return nil
 }
 
-// loadKeys parses API_KEYS, or creates the development key and prints it.
-func loadKeys(cfg config.Config, log *slog.Logger) (*api.KeyMap, error) {
+// loadKeys picks the authenticator: API_KEYS when set; else the keys kept
+// in DynamoDB (BACKEND=aws, created with memctl create-key); else the
+// development key of the data directory, printed at start.
+func loadKeys(cfg config.Config, b *backend.Backend, log *slog.Logger) (api.Authenticator, error) {
 	if cfg.APIKeys != "" {
 		return api.ParseKeys(cfg.APIKeys)
+	}
+	if b.DynamoDB != nil {
+		log.Info("API keys are read from DynamoDB (memctl create-key)", "table", cfg.DynamoDBTable)
+		return b.DynamoDB, nil
 	}
 	key, err := api.DevKey(cfg.DataDir)
 	if err != nil {

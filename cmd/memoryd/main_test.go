@@ -216,3 +216,72 @@ func (s *server) stop(t *testing.T) {
 		t.Fatal("server did not stop on SIGTERM")
 	}
 }
+
+// TestServerOnDynamoDB runs memoryd with BACKEND=aws against DynamoDB Local:
+// memctl create-key writes a key (hashed) to the table, the server
+// authenticates with it, and memories go to DynamoDB.
+func TestServerOnDynamoDB(t *testing.T) {
+	ep := os.Getenv("DYNAMODB_ENDPOINT")
+	if ep == "" {
+		if os.Getenv("REQUIRE_DYNAMODB") == "1" {
+			t.Fatal("REQUIRE_DYNAMODB=1 but DYNAMODB_ENDPOINT is not set")
+		}
+		t.Skip("DYNAMODB_ENDPOINT not set")
+	}
+	if testing.Short() {
+		t.Skip("builds and runs the server")
+	}
+	dir := t.TempDir()
+	bin, ctl := filepath.Join(dir, "memoryd"), filepath.Join(dir, "memctl")
+	for out, pkg := range map[string]string{bin: ".", ctl: "../memctl"} {
+		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+			t.Fatalf("build %s: %v\n%s", pkg, err, b)
+		}
+	}
+	env := append(os.Environ(), "BACKEND=aws", "DYNAMODB_ENDPOINT="+ep, "DYNAMODB_CREATE_TABLE=true",
+		fmt.Sprintf("DYNAMODB_TABLE=e2e-%d", time.Now().UnixNano()), "DATA_DIR="+filepath.Join(dir, "data"),
+		"AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local", "AWS_REGION=us-east-1", "API_KEYS=")
+	mk := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(ctl, append([]string{"create-key"}, args...)...)
+		cmd.Env = env
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("memctl create-key %v: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	keyA, keyB := mk("-org", "acme", "-name", "e2e"), mk("-org", "globex")
+	if !strings.HasPrefix(keyA, "amk_") || keyA == keyB {
+		t.Fatalf("keys %q %q", keyA, keyB)
+	}
+	srv := start(t, bin, env)
+	defer srv.stop(t)
+	do := func(method, path, key, body string) (int, map[string]any) {
+		req, _ := http.NewRequest(method, srv.url+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var out map[string]any
+		json.NewDecoder(res.Body).Decode(&out)
+		return res.StatusCode, out
+	}
+	st, out := do("POST", "/v1/memories", keyA, `{"type":"fact","content":{"text":"Acme's fiscal year starts in April"}}`)
+	if st != 201 {
+		t.Fatalf("create with a DynamoDB key: %d %v", st, out)
+	}
+	id := out["id"].(string)
+	if st, _ := do("GET", "/v1/memories/"+id, keyB, ""); st != 404 {
+		t.Fatalf("globex reads acme: %d", st)
+	}
+	if st, _ := do("GET", "/v1/memories/"+id, "amk_not-a-real-key-0000", ""); st != 401 {
+		t.Fatalf("unknown key: %d", st)
+	}
+	st, out = do("POST", "/v1/search", keyA, `{"query":"when does the fiscal year start","mode":"hybrid"}`)
+	if st != 200 || len(out["results"].([]any)) != 1 {
+		t.Fatalf("search: %d %v", st, out)
+	}
+}

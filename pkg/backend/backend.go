@@ -11,7 +11,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/agentmem/agentmem/pkg/bedrock"
+	"github.com/agentmem/agentmem/pkg/bleveindex"
 	"github.com/agentmem/agentmem/pkg/config"
+	"github.com/agentmem/agentmem/pkg/dynamodb"
 	"github.com/agentmem/agentmem/pkg/embedded"
 	"github.com/agentmem/agentmem/pkg/hashembed"
 	"github.com/agentmem/agentmem/pkg/memory"
@@ -27,17 +30,33 @@ type Backend struct {
 	Embedder memory.Embedder
 	// OpenSearch is the index when INDEX=opensearch (for reindexing).
 	OpenSearch *opensearch.Index
-	close      func() error
+	// DynamoDB is the store when BACKEND=aws (API keys, records).
+	DynamoDB *dynamodb.Store
+	closers  []func() error
 }
 
-// Embedder returns the embedder the configuration selects.
-func Embedder(cfg config.Config) memory.Embedder {
-	return hashembed.New(hashembed.DefaultDimensions)
+// NewEmbedder returns the embedder the configuration selects.
+func NewEmbedder(ctx context.Context, cfg config.Config) (memory.Embedder, error) {
+	switch cfg.Embedder {
+	case "", "hash":
+		return hashembed.New(hashembed.DefaultDimensions), nil
+	case "bedrock":
+		c, err := bedrock.NewClient(ctx, bedrock.ClientOptions{Endpoint: cfg.BedrockEndpoint, Region: cfg.AWSRegion})
+		if err != nil {
+			return nil, err
+		}
+		return bedrock.NewEmbedder(c, bedrock.EmbedderOptions{Model: cfg.BedrockModel, Dimensions: cfg.BedrockDims})
+	}
+	return nil, errors.New("backend: unknown embedder " + cfg.Embedder)
 }
 
 // Open opens the backend of cfg with the embedder it selects.
 func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...memory.Option) (*Backend, error) {
-	return OpenWith(ctx, cfg, Embedder(cfg), log, opts...)
+	emb, err := NewEmbedder(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return OpenWith(ctx, cfg, emb, log, opts...)
 }
 
 // OpenWith opens the backend of cfg with the given embedder (benchmarks
@@ -47,46 +66,89 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		log = slog.Default()
 	}
 	opts = append([]memory.Option{memory.WithLogger(log)}, opts...)
-	switch cfg.Index {
-	case "", "embedded":
+	if cfg.Backend != "aws" && (cfg.Index == "" || cfg.Index == "embedded") {
 		b, err := embedded.Open(ctx, cfg.DataDir, emb, log, opts...)
 		if err != nil {
 			return nil, err
 		}
-		return &Backend{Service: b.Service, Store: b.Store, Index: b.Index, Embedder: emb, close: b.Close}, nil
-	case "opensearch":
-		store, err := sqlite.Open(filepath.Join(cfg.DataDir, "memories.db"))
+		return &Backend{Service: b.Service, Store: b.Store, Index: b.Index, Embedder: emb, closers: []func() error{b.Close}}, nil
+	}
+	b := &Backend{Embedder: emb}
+	fail := func(err error) (*Backend, error) {
+		b.Close()
+		return nil, err
+	}
+	// The store.
+	if cfg.Backend == "aws" {
+		c, err := dynamodb.NewClient(ctx, dynamodb.ClientOptions{Endpoint: cfg.DynamoDBEndpoint, Region: cfg.AWSRegion})
 		if err != nil {
-			return nil, fmt.Errorf("open store: %w", err)
+			return fail(err)
 		}
+		if cfg.DynamoDBCreateTable {
+			if err := dynamodb.CreateTable(ctx, c, cfg.DynamoDBTable); err != nil {
+				return fail(err)
+			}
+		}
+		b.DynamoDB = dynamodb.New(c, cfg.DynamoDBTable)
+		b.Store = b.DynamoDB
+	} else {
+		s, err := sqlite.Open(filepath.Join(cfg.DataDir, "memories.db"))
+		if err != nil {
+			return fail(fmt.Errorf("open store: %w", err))
+		}
+		b.Store = s
+		b.closers = append(b.closers, s.Close)
+	}
+	// The index, filled from the store when it is new or stale.
+	fill := false
+	switch cfg.Index {
+	case "opensearch":
 		ix, err := opensearch.New(opensearch.Config{URLs: cfg.OpenSearchURLs, Alias: cfg.OpenSearchAlias,
 			Username: cfg.OpenSearchUser, Password: cfg.OpenSearchSecret, Dimensions: emb.Dimensions()})
 		if err != nil {
-			store.Close()
-			return nil, err
+			return fail(err)
 		}
-		created, err := ix.Ensure(ctx)
+		if fill, err = ix.Ensure(ctx); err != nil {
+			return fail(err)
+		}
+		b.OpenSearch, b.Index = ix, ix
+	default:
+		ix, rebuild, err := bleveindex.Open(filepath.Join(cfg.DataDir, "index"), emb.Model(), emb.Dimensions())
 		if err != nil {
-			store.Close()
-			return nil, err
+			return fail(err)
 		}
-		if created {
-			// A new alias over an existing store: fill it from the store.
-			start := time.Now()
-			st, err := memory.Rebuild(ctx, store, ix, emb)
-			if err != nil {
-				store.Close()
-				return nil, err
-			}
-			if st.Indexed > 0 {
-				log.Info("opensearch index filled from the store", "indexed", st.Indexed, "ms", time.Since(start).Milliseconds())
+		b.closers = append(b.closers, ix.Close)
+		b.Index = ix
+		docs, err := ix.DocCount()
+		if err != nil {
+			return fail(err)
+		}
+		fill = rebuild || docs == 0
+		if rebuild {
+			if err := ix.Clear(); err != nil {
+				return fail(err)
 			}
 		}
-		svc := memory.NewService(store, ix, emb, opts...)
-		return &Backend{Service: svc, Store: store, Index: ix, Embedder: emb, OpenSearch: ix, close: store.Close}, nil
 	}
-	return nil, errors.New("backend: unknown index " + cfg.Index)
+	if fill {
+		start := time.Now()
+		st, err := memory.Rebuild(ctx, b.Store, b.Index, emb)
+		if err != nil {
+			return fail(err)
+		}
+		if st.Indexed > 0 {
+			log.Info("index filled from the store", "indexed", st.Indexed, "reembedded", st.Reembedded, "ms", time.Since(start).Milliseconds())
+		}
+	}
+	b.Service = memory.NewService(b.Store, b.Index, emb, opts...)
+	return b, nil
 }
 
 // Close releases the adapters.
-func (b *Backend) Close() error { return b.close() }
+func (b *Backend) Close() error {
+	var errs []error
+	for i := len(b.closers) - 1; i >= 0; i-- {
+		errs = append(errs, b.closers[i]())
+	}
+	return errors.Join(errs...)
+}

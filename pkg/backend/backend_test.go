@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/agentmem/agentmem/pkg/backend"
@@ -81,4 +82,58 @@ func TestSwitchToOpenSearchFillsItFromTheStore(t *testing.T) {
 		t.Fatalf("reindex: %+v %v", st, err)
 	}
 	check("after a reindex")
+}
+
+// TestAWSStoreWithEmbeddedIndex runs the service on DynamoDB Local with the
+// embedded index, and checks that a lost index is refilled from DynamoDB.
+func TestAWSStoreWithEmbeddedIndex(t *testing.T) {
+	ep := os.Getenv("DYNAMODB_ENDPOINT")
+	if ep == "" {
+		if os.Getenv("REQUIRE_DYNAMODB") == "1" {
+			t.Fatal("REQUIRE_DYNAMODB=1 but DYNAMODB_ENDPOINT is not set")
+		}
+		t.Skip("DYNAMODB_ENDPOINT not set")
+	}
+	t.Setenv("AWS_ACCESS_KEY_ID", "local")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "local")
+	ctx := context.Background()
+	var suffix [4]byte
+	rand.Read(suffix[:])
+	dir := t.TempDir()
+	env := map[string]string{"BACKEND": "aws", "DYNAMODB_ENDPOINT": ep, "DYNAMODB_CREATE_TABLE": "true",
+		"DYNAMODB_TABLE": "backend-" + hex.EncodeToString(suffix[:]), "DATA_DIR": dir}
+	cfg, err := config.Load(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := backend.Open(ctx, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caller := memory.Caller{OrgID: "acme"}
+	res, err := b.Service.Create(ctx, caller, []memory.NewMemory{
+		{Type: memory.TypeFact, Content: memory.Content{Text: "The on-call rotation changes every Monday"}},
+		{Type: memory.TypeMessage, RoomID: "ops", EntityID: "kim", Content: memory.Content{Text: "Who is on call this week?"}},
+	})
+	if err != nil || b.DynamoDB == nil {
+		t.Fatalf("create: %v %v", res, err)
+	}
+	b.Close()
+	if err := os.RemoveAll(filepath.Join(dir, "index")); err != nil {
+		t.Fatal(err)
+	}
+	b, err = backend.Open(ctx, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for _, mode := range []memory.Mode{memory.ModeKeyword, memory.ModeSemantic, memory.ModeHybrid} {
+		got, err := b.Service.Search(ctx, caller, memory.SearchRequest{Query: "on-call rotation Monday", Mode: mode, K: 1})
+		if err != nil || len(got) != 1 || got[0].Memory.ID != res[0].ID {
+			t.Fatalf("%s after the index was lost: %v %v", mode, got, err)
+		}
+	}
+	if n, err := b.Service.Count(ctx, caller, memory.Filter{RoomID: "ops"}); err != nil || n != 1 {
+		t.Fatalf("count on DynamoDB: %d %v", n, err)
+	}
 }

@@ -16,7 +16,7 @@ type Config struct {
 	Addr     string     // ADDR, default 127.0.0.1 (0.0.0.0 to listen on every interface)
 	DataDir  string     // DATA_DIR, default ./data
 	APIKeys  string     // API_KEYS: key=org or key=org/agent, comma-separated; empty = dev key
-	Backend  string     // BACKEND: embedded (default)
+	Backend  string     // BACKEND: embedded (default) or aws (DynamoDB store)
 	LogLevel slog.Level // LOG_LEVEL: debug, info (default), warn, error
 
 	Index            string   // INDEX: embedded (default) or opensearch
@@ -24,6 +24,16 @@ type Config struct {
 	OpenSearchAlias  string   // OPENSEARCH_ALIAS: default memories
 	OpenSearchUser   string   // OPENSEARCH_USERNAME
 	OpenSearchSecret string   // OPENSEARCH_PASSWORD
+
+	DynamoDBTable       string // DYNAMODB_TABLE: default agentmem (BACKEND=aws)
+	DynamoDBEndpoint    string // DYNAMODB_ENDPOINT: DynamoDB Local or LocalStack; empty for AWS
+	DynamoDBCreateTable bool   // DYNAMODB_CREATE_TABLE: create the table if missing (local servers)
+
+	Embedder        string // EMBEDDER: hash (default) or bedrock
+	BedrockModel    string // BEDROCK_EMBED_MODEL: default amazon.titan-embed-text-v2:0
+	BedrockDims     int    // BEDROCK_EMBED_DIMENSIONS: Titan 256, 512 or 1024 (default 1024)
+	BedrockEndpoint string // BEDROCK_ENDPOINT: override (tests, VPC endpoints)
+	AWSRegion       string // AWS_REGION
 }
 
 // Load reads the configuration through getenv (os.Getenv in production).
@@ -47,10 +57,43 @@ func Load(getenv func(string) string) (Config, error) {
 		c.Backend = strings.ToLower(v)
 	}
 	switch c.Backend {
-	case "embedded":
+	case "embedded", "aws":
 	default:
-		return c, fmt.Errorf("BACKEND: %q is not supported (embedded)", c.Backend)
+		return c, fmt.Errorf("BACKEND: %q is not embedded or aws", c.Backend)
 	}
+	c.DynamoDBTable = getenv("DYNAMODB_TABLE")
+	if c.DynamoDBTable == "" {
+		c.DynamoDBTable = "agentmem"
+	}
+	c.DynamoDBEndpoint = getenv("DYNAMODB_ENDPOINT")
+	if v := getenv("DYNAMODB_CREATE_TABLE"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return c, fmt.Errorf("DYNAMODB_CREATE_TABLE: %q is not true or false", v)
+		}
+		c.DynamoDBCreateTable = b
+	}
+	c.AWSRegion = getenv("AWS_REGION")
+	c.Embedder = strings.ToLower(getenv("EMBEDDER"))
+	switch c.Embedder {
+	case "":
+		c.Embedder = "hash"
+	case "hash", "bedrock":
+	default:
+		return c, fmt.Errorf("EMBEDDER: %q is not hash or bedrock", c.Embedder)
+	}
+	c.BedrockModel = getenv("BEDROCK_EMBED_MODEL")
+	if c.BedrockModel == "" {
+		c.BedrockModel = "amazon.titan-embed-text-v2:0"
+	}
+	if v := getenv("BEDROCK_EMBED_DIMENSIONS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return c, fmt.Errorf("BEDROCK_EMBED_DIMENSIONS: %q is not a number", v)
+		}
+		c.BedrockDims = n
+	}
+	c.BedrockEndpoint = getenv("BEDROCK_ENDPOINT")
 	c.Index = strings.ToLower(getenv("INDEX"))
 	switch c.Index {
 	case "":

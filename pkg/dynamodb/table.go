@@ -6,7 +6,7 @@
 //
 //	memory        ORG#<org>#MEM#<id>        MEMORY
 //	dedup claim   ORG#<org>#DEDUP#<key>     DEDUP          memoryId of the holder
-//	relation      ORG#<org>#MEM#<id>        REL#<type>#<other id>
+//	relation      ORG#<org>#MEM#<id>        REL#<type>#<other id>   (reserved for the extraction pipeline)
 //	record        ORG#<org>#<kind>#<id>     RECORD         document status, checkpoints (JSON value)
 //	API key       KEY#<sha256 of the key>   KEY            orgId, agentId (the key itself is never stored)
 //

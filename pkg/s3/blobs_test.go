@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
+	"os"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/s3"
@@ -14,17 +16,22 @@ import (
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 )
 
-// newBlobs starts an S3-compatible server (gofakes3, in memory) on a
-// loopback port and returns Blobs talking to it over HTTP.
+// newBlobs returns Blobs over a fresh bucket: on S3_ENDPOINT when set (for
+// example LocalStack), else on an S3-compatible server (gofakes3, in
+// memory) started on a loopback port; either way over HTTP.
 func newBlobs(t *testing.T) *s3.Blobs {
 	t.Helper()
-	srv := httptest.NewServer(gofakes3.New(s3mem.New()).Server())
-	t.Cleanup(srv.Close)
-	c, err := s3.NewClient(context.Background(), s3.ClientOptions{Endpoint: srv.URL, AccessKey: "local", SecretKey: "local"})
+	endpoint := os.Getenv("S3_ENDPOINT")
+	if endpoint == "" {
+		srv := httptest.NewServer(gofakes3.New(s3mem.New()).Server())
+		t.Cleanup(srv.Close)
+		endpoint = srv.URL
+	}
+	c, err := s3.NewClient(context.Background(), s3.ClientOptions{Endpoint: endpoint, AccessKey: "local", SecretKey: "local"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := s3.New(c, "documents")
+	b := s3.New(c, fmt.Sprintf("documents-%d", time.Now().UnixNano()))
 	if err := b.CreateBucket(context.Background()); err != nil {
 		t.Fatal(err)
 	}
