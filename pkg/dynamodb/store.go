@@ -440,8 +440,17 @@ func (s *Store) Delete(ctx context.Context, orgID, id string) error {
 	return s.deleteMemory(ctx, orgID, id, attrS(res.Item, "dedupKey"))
 }
 
-// deleteMemory removes a memory and its claim in one transaction.
+// deleteMemory removes a memory with its claim, in one transaction, then
+// its relations.
 func (s *Store) deleteMemory(ctx context.Context, orgID, id, dedupKey string) error {
+	if err := s.deleteMemoryItems(ctx, orgID, id, dedupKey); err != nil {
+		return err
+	}
+	return s.deleteRelations(ctx, orgID, id)
+}
+
+// deleteMemoryItems removes a memory and its claim in one transaction.
+func (s *Store) deleteMemoryItems(ctx context.Context, orgID, id, dedupKey string) error {
 	_, err := s.c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
 		{Delete: &types.Delete{TableName: aws.String(s.table), Key: key(memPK(orgID, id), skMemory),
 			ConditionExpression: aws.String("attribute_exists(PK)")}},

@@ -20,7 +20,7 @@ var ctx = context.Background()
 
 // client connects to DynamoDB Local (DYNAMODB_ENDPOINT). Without it the
 // tests skip, unless REQUIRE_DYNAMODB=1 (make test sets it).
-func client(t *testing.T) *awsdynamodb.Client {
+func client(t testing.TB) *awsdynamodb.Client {
 	t.Helper()
 	ep := os.Getenv("DYNAMODB_ENDPOINT")
 	if ep == "" {
@@ -37,7 +37,9 @@ func client(t *testing.T) *awsdynamodb.Client {
 }
 
 // newStore creates a fresh table, removed at cleanup.
-func newStore(t *testing.T) *dynamodb.Store {
+func newStore(t *testing.T) *dynamodb.Store { return newStoreB(t) }
+
+func newStoreB(t testing.TB) *dynamodb.Store {
 	t.Helper()
 	c := client(t)
 	var b [4]byte
@@ -52,6 +54,10 @@ func newStore(t *testing.T) *dynamodb.Store {
 
 func TestStoreContract(t *testing.T) {
 	memorytest.StoreSuite(t, func(t *testing.T) memory.Store { return newStore(t) })
+}
+
+func TestRelationContract(t *testing.T) {
+	memorytest.RelationSuite(t, func(t *testing.T) memorytest.RelationStore { return newStore(t) })
 }
 
 func TestAPIKeys(t *testing.T) {

@@ -6,7 +6,8 @@
 //
 //	memory        ORG#<org>#MEM#<id>        MEMORY
 //	dedup claim   ORG#<org>#DEDUP#<key>     DEDUP          memoryId of the holder
-//	relation      ORG#<org>#MEM#<id>        REL#<type>#<other id>   (reserved for the extraction pipeline)
+//	relation      ORG#<org>#MEM#<from>      REL#<type>#<to>      and its mirror
+//	              ORG#<org>#MEM#<to>        RREL#<type>#<from>   (both directions in one query)
 //	record        ORG#<org>#<kind>#<id>     RECORD         document status, checkpoints (JSON value)
 //	API key       KEY#<sha256 of the key>   KEY            orgId, agentId (the key itself is never stored)
 //

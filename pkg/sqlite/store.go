@@ -55,6 +55,15 @@ CREATE INDEX IF NOT EXISTS memories_entity  ON memories (org_id, entity_id, crea
 CREATE INDEX IF NOT EXISTS memories_session ON memories (org_id, session_id, created_at DESC, id DESC);
 CREATE INDEX IF NOT EXISTS memories_type    ON memories (org_id, type, created_at DESC, id DESC);
 CREATE INDEX IF NOT EXISTS memories_doc     ON memories (org_id, document_id);
+CREATE TABLE IF NOT EXISTS relations (
+	org_id  TEXT NOT NULL,
+	from_id TEXT NOT NULL,
+	type    TEXT NOT NULL,
+	to_id   TEXT NOT NULL,
+	body    BLOB NOT NULL,
+	PRIMARY KEY (org_id, from_id, type, to_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS relations_to ON relations (org_id, to_id);
 `
 
 // Store is the SQLite Store. It is safe for concurrent use.
@@ -62,7 +71,10 @@ type Store struct {
 	db *sql.DB
 }
 
-var _ memory.Store = (*Store)(nil)
+var (
+	_ memory.Store         = (*Store)(nil)
+	_ memory.RelationStore = (*Store)(nil)
+)
 
 // Open opens (creating if needed) the database at path.
 func Open(path string) (*Store, error) {
@@ -261,16 +273,73 @@ func (s *Store) Update(ctx context.Context, m *memory.Memory) error {
 	return nil
 }
 
-// Delete implements memory.Store.
+// Delete implements memory.Store; the memory's relations go with it.
 func (s *Store) Delete(ctx context.Context, orgID, id string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM memories WHERE org_id = ? AND id = ?`, orgID, id)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE org_id = ? AND id = ?`, orgID, id)
 	if err != nil {
 		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return memory.ErrNotFound(id)
 	}
-	return nil
+	if _, err := tx.ExecContext(ctx, `DELETE FROM relations WHERE org_id = ? AND (from_id = ? OR to_id = ?)`, orgID, id, id); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// PutRelations implements memory.RelationStore.
+func (s *Store) PutRelations(ctx context.Context, rs []memory.Relation) error {
+	for _, r := range rs {
+		if err := r.Validate(); err != nil {
+			return err
+		}
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, r := range rs {
+		body, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO relations (org_id, from_id, type, to_id, body) VALUES (?,?,?,?,?)
+			ON CONFLICT (org_id, from_id, type, to_id) DO UPDATE SET body = excluded.body`,
+			r.OrgID, r.FromID, r.Type, r.ToID, body); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// Relations implements memory.RelationStore.
+func (s *Store) Relations(ctx context.Context, orgID, memoryID string) ([]memory.Relation, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT body FROM relations WHERE org_id = ? AND (from_id = ? OR to_id = ?)
+		ORDER BY type, CASE WHEN from_id = ? THEN to_id ELSE from_id END`, orgID, memoryID, memoryID, memoryID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []memory.Relation
+	for rows.Next() {
+		var body []byte
+		var r memory.Relation
+		if err := rows.Scan(&body); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(body, &r); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }
 
 // where renders f as a SQL condition; the org is always the first term.
@@ -377,20 +446,40 @@ func (s *Store) DeleteWhere(ctx context.Context, f memory.Filter) ([]string, err
 		return nil, errors.New("sqlite: delete without org")
 	}
 	cond, args := where(f)
-	rows, err := s.db.QueryContext(ctx, `DELETE FROM memories WHERE `+cond+` RETURNING id`, args...)
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `DELETE FROM memories WHERE `+cond+` RETURNING id`, args...)
+	if err != nil {
+		return nil, err
+	}
 	var ids []string
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
+			rows.Close()
 			return nil, err
 		}
 		ids = append(ids, id)
 	}
-	return ids, rows.Err()
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	for start := 0; start < len(ids); start += 400 {
+		chunk := ids[start:min(len(ids), start+400)]
+		a := []any{f.OrgID}
+		for _, id := range chunk {
+			a = append(a, id)
+		}
+		a = append(a, a[1:]...)
+		ph := placeholders(len(chunk))
+		if _, err := tx.ExecContext(ctx, `DELETE FROM relations WHERE org_id = ? AND (from_id IN (`+ph+`) OR to_id IN (`+ph+`))`, a...); err != nil {
+			return nil, err
+		}
+	}
+	return ids, tx.Commit()
 }
 
 // Touch implements memory.Store.

@@ -27,6 +27,14 @@ func TestStoreContract(t *testing.T) {
 	})
 }
 
+func TestRelationContract(t *testing.T) {
+	memorytest.RelationSuite(t, func(t *testing.T) memorytest.RelationStore {
+		s := open(t, filepath.Join(t.TempDir(), "memories.db"))
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
 func TestRestartKeepsData(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "memories.db")
