@@ -7,7 +7,7 @@ QUERIES  ?= 300
 
 export PORT DATA_DIR
 
-.PHONY: help run models bench-embed run-aws-local localstack-up localstack-down localstack-test build test test-short vet fmt bench-latency bench-latency-opensearch opensearch-start opensearch-stop clean
+.PHONY: help run models bench-embed bench-locomo run-aws-local localstack-up localstack-down localstack-test build test test-short vet fmt bench-latency bench-latency-opensearch opensearch-start opensearch-stop clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -64,6 +64,10 @@ fmt: ## format the code
 
 bench-embed: models ## embedding throughput of the offline model (short texts and 1,000-character fragments)
 	$(GO) run ./cmd/bench-embed
+
+DATA ?= ../shared/bench/locomo/*.json
+bench-locomo: models ## LoCoMo evidence recall per mode (DATA=files or glob); writes locomo-results.json and docs/locomo-recall.svg
+	$(GO) run ./cmd/bench-locomo -data '$(DATA)' -json locomo-results.json -svg docs/locomo-recall.svg
 
 bench-latency: ## batch-create throughput and search latency per mode (SIZES=10000,100000)
 	$(GO) run ./cmd/bench-latency -sizes $(SIZES) -queries $(QUERIES)

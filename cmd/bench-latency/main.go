@@ -100,7 +100,11 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 		dir = tmp
 	}
 	ctx := context.Background()
-	cfg := config.Config{DataDir: dir, Index: index}
+	cfg, err := config.Load(os.Getenv) // EMBEDDER, MODEL_DIR, ...
+	if err != nil {
+		return err
+	}
+	cfg.DataDir, cfg.Index, cfg.Backend = dir, index, "embedded"
 	if index == "opensearch" {
 		cfg.OpenSearchURLs, cfg.OpenSearchAlias = []string{osURL}, fmt.Sprintf("bench-%d", time.Now().UnixNano())
 	}

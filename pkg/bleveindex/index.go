@@ -193,7 +193,7 @@ func agentTerm(a string) string {
 
 func textDoc(m *memory.Memory) map[string]any {
 	return map[string]any{
-		fText: m.Content.SearchText(), fOrg: m.OrgID, fAge: agentTerm(m.AgentID), fType: string(m.Type),
+		fText: m.SearchText(), fOrg: m.OrgID, fAge: agentTerm(m.AgentID), fType: string(m.Type),
 		fKind: string(m.Kind), fRoom: m.RoomID, fEnt: m.EntityID, fSess: m.SessionID, fDoc: m.DocumentID,
 		fDur: string(m.Durability), fArch: fmt.Sprint(m.Archived), fTime: float64(m.CreatedAt),
 	}

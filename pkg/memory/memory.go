@@ -98,6 +98,17 @@ func (c Content) SearchText() string {
 	return b.String()
 }
 
+// SearchText is the text of m that is indexed and embedded: for a message,
+// the speaker (EntityID) then the content, "speaker: text", because who said
+// a turn is part of what it means ("When did Ana move?" is answered by Ana's
+// own "I moved in May", which never names her); for the rest, the content.
+func (m *Memory) SearchText() string {
+	if m.Type == TypeMessage && m.EntityID != "" {
+		return m.EntityID + ": " + m.Content.SearchText()
+	}
+	return m.Content.SearchText()
+}
+
 // Memory is one stored memory. OrgID is the tenant; AgentID empty means the
 // memory belongs to the whole org, otherwise to that agent only.
 type Memory struct {

@@ -283,3 +283,22 @@ func TestErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestSearchText(t *testing.T) {
+	tests := []struct {
+		name string
+		m    Memory
+		want string
+	}{
+		{"message carries its speaker", Memory{Type: TypeMessage, EntityID: "ana", Content: Content{Text: "I moved in May"}}, "ana: I moved in May"},
+		{"message without a speaker", Memory{Type: TypeMessage, Content: Content{Text: "hello"}}, "hello"},
+		{"fact is its content", Memory{Type: TypeFact, EntityID: "ana", Content: Content{Text: "Ana lives in Porto"}}, "Ana lives in Porto"},
+		{"attachments follow the text", Memory{Type: TypeMessage, EntityID: "bo", Content: Content{Text: "look",
+			Attachments: []Attachment{{Title: "photo", Description: "a red bike"}}}}, "bo: look\nphoto\na red bike"},
+	}
+	for _, tc := range tests {
+		if got := tc.m.SearchText(); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -36,7 +36,7 @@ func RebuildSince(ctx context.Context, store Store, index Index, embedder Embedd
 		if len(stale) > 0 {
 			texts := make([]string, len(stale))
 			for i, m := range stale {
-				texts[i] = m.Content.SearchText()
+				texts[i] = m.SearchText()
 			}
 			vecs, err := embedder.Embed(ctx, texts, PurposeDocument)
 			if err != nil {

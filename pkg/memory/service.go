@@ -208,7 +208,7 @@ func (s *Service) embed(ctx context.Context, ms []*Memory) error {
 	}
 	texts := make([]string, len(ms))
 	for i, m := range ms {
-		texts[i] = m.Content.SearchText()
+		texts[i] = m.SearchText()
 	}
 	vecs, err := s.embedder.Embed(ctx, texts, PurposeDocument)
 	if err != nil {
@@ -287,8 +287,8 @@ func (s *Service) Update(ctx context.Context, c Caller, id string, p Patch) (*Me
 		m := *old
 		textChanged := false
 		if p.Content != nil {
-			textChanged = p.Content.SearchText() != old.Content.SearchText()
 			m.Content = *p.Content
+			textChanged = m.SearchText() != old.SearchText()
 			m.ContentHash = ContentHash(m.Content.Text)
 		}
 		if p.Metadata != nil {
@@ -309,7 +309,7 @@ func (s *Service) Update(ctx context.Context, c Caller, id string, p Patch) (*Me
 		m.UpdatedAt = s.now().UnixMilli()
 		if textChanged {
 			if vec == nil {
-				vs, err := s.embedder.Embed(ctx, []string{m.Content.SearchText()}, PurposeDocument)
+				vs, err := s.embedder.Embed(ctx, []string{m.SearchText()}, PurposeDocument)
 				if err != nil {
 					return nil, unavailable("embedder", err)
 				}

@@ -263,9 +263,11 @@ func TestContextFillsTheBudgetInOrder(t *testing.T) {
 	s := b.Service
 	imp := 0.9
 	create(t, s, orgA, memory.NewMemory{Type: memory.TypeFact, Durability: memory.DurabilityCore, Importance: &imp, Content: text("The user is called Sam and works as a nurse")})
+	turn := map[string]int{} // message id -> its number
 	for i := 0; i < 30; i++ {
-		create(t, s, orgA, memory.NewMemory{Type: memory.TypeMessage, RoomID: "chat", EntityID: "sam",
+		r := create(t, s, orgA, memory.NewMemory{Type: memory.TypeMessage, RoomID: "chat", EntityID: "sam",
 			CreatedAt: now.Add(time.Duration(i) * time.Minute).UnixMilli(), Content: text(fmt.Sprintf("message number %d about the weekend plans", i))})
+		turn[r[0].ID] = i
 	}
 	create(t, s, orgA, memory.NewMemory{Type: memory.TypeFact, Content: text("Sam is allergic to peanuts")})
 	create(t, s, orgB, memory.NewMemory{Type: memory.TypeFact, Content: text("Sam from org b is allergic to shellfish")})
@@ -299,8 +301,15 @@ func TestContextFillsTheBudgetInOrder(t *testing.T) {
 	if strings.Contains(res.Context, "shellfish") {
 		t.Fatal("org b's memory in org a's context")
 	}
-	if strings.Contains(res.Context, "message number 0 ") {
-		t.Fatal("the oldest message fit in a budget that should only hold the newest")
+	// The recent section holds the newest messages, contiguously, oldest first.
+	recentItems := res.Sections[1].Items
+	for j, it := range recentItems {
+		if want := 30 - len(recentItems) + j; turn[it.ID] != want {
+			t.Fatalf("recent item %d is message %d, want %d (the newest %d in order)", j, turn[it.ID], want, len(recentItems))
+		}
+	}
+	if len(recentItems) >= 30 {
+		t.Fatal("every message fit in a budget that should only hold the newest")
 	}
 	// Recent messages read oldest to newest.
 	if strings.Index(res.Context, "message number 28") > strings.Index(res.Context, "message number 29") {

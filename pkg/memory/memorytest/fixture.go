@@ -44,7 +44,7 @@ func New(org, agent string, typ memory.Type, text string, at int64) *memory.Memo
 		m.Kind = memory.KindPreference
 	}
 	m.ContentHash = memory.ContentHash(text)
-	m.Embedding, m.EmbeddingModel = Embed(m.Content.SearchText()), embedder.Model()
+	m.Embedding, m.EmbeddingModel = Embed(m.SearchText()), embedder.Model()
 	return m
 }
 

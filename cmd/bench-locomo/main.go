@@ -1,0 +1,465 @@
+// Command bench-locomo measures retrieval on LoCoMo-format conversations:
+// each conversation is ingested into its own org through the HTTP API (turns
+// as message memories: speaker as entity, session as room, the session date
+// as createdAt, image captions appended; optionally the observation facts as
+// fact memories pointing back to their turn), then every question of
+// categories 1-4 is searched with its text alone, and evidence recall@k and
+// recall within a 1,000-token context budget are computed per category and
+// mode. The answers and evidence are read only to score.
+//
+//	go run ./cmd/bench-locomo -data '../shared/bench/locomo/*.json' -json results.json -svg recall.svg
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentmem/agentmem/pkg/api"
+	"github.com/agentmem/agentmem/pkg/backend"
+	"github.com/agentmem/agentmem/pkg/config"
+	"github.com/agentmem/agentmem/pkg/memory"
+)
+
+type turn struct {
+	Speaker string `json:"speaker"`
+	DiaID   string `json:"dia_id"`
+	Text    string `json:"text"`
+	Caption string `json:"blip_caption"`
+}
+
+type question struct {
+	Question string `json:"question"`
+	Evidence []string
+	Category int `json:"category"`
+}
+
+type conversation struct {
+	name      string
+	sessions  map[int][]turn
+	dates     map[int]time.Time
+	facts     [][2]string // fact text, dia_id
+	questions []question
+}
+
+var sessionKey = regexp.MustCompile(`^session_(\d+)$`)
+
+func load(path string) (*conversation, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	c := &conversation{name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), sessions: map[int][]turn{}, dates: map[int]time.Time{}}
+	for k, v := range doc {
+		m := sessionKey.FindStringSubmatch(k)
+		if m == nil {
+			continue
+		}
+		n, _ := strconv.Atoi(m[1])
+		var turns []turn
+		if err := json.Unmarshal(v, &turns); err != nil {
+			continue // not a list of turns
+		}
+		c.sessions[n] = turns
+		var when string
+		json.Unmarshal(doc[k+"_date_time"], &when)
+		t, err := time.Parse("3:04 pm on 2 January, 2006", when)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s_date_time %q: %w", path, k, when, err)
+		}
+		c.dates[n] = t
+		var obs map[string][][]any
+		if json.Unmarshal(doc[k+"_observation"], &obs) == nil {
+			for _, list := range obs {
+				for _, o := range list {
+					if len(o) == 2 {
+						text, _ := o[0].(string)
+						switch id := o[1].(type) {
+						case string:
+							c.facts = append(c.facts, [2]string{text, id})
+						case []any:
+							for _, x := range id {
+								if s, ok := x.(string); ok {
+									c.facts = append(c.facts, [2]string{text, s})
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	var qa []struct {
+		Question string `json:"question"`
+		Evidence []any  `json:"evidence"`
+		Category int    `json:"category"`
+	}
+	if err := json.Unmarshal(doc["qa"], &qa); err != nil {
+		return nil, fmt.Errorf("%s: qa: %w", path, err)
+	}
+	for _, q := range qa {
+		var ev []string
+		for _, e := range q.Evidence {
+			if s, ok := e.(string); ok {
+				for _, part := range regexp.MustCompile(`[;,\s]+`).Split(s, -1) {
+					if part != "" {
+						ev = append(ev, part)
+					}
+				}
+			}
+		}
+		c.questions = append(c.questions, question{Question: q.Question, Evidence: ev, Category: q.Category})
+	}
+	return c, nil
+}
+
+// client is a minimal HTTP client of the API.
+type client struct {
+	url, key string
+}
+
+func (c client) post(path string, body, out any) error {
+	js, _ := json.Marshal(body)
+	req, _ := http.NewRequest("POST", c.url+path, bytes.NewReader(js))
+	req.Header.Set("Authorization", "Bearer "+c.key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	if res.StatusCode >= 300 {
+		return fmt.Errorf("%s: %d %s", path, res.StatusCode, raw)
+	}
+	return json.Unmarshal(raw, out)
+}
+
+// ingest writes the conversation (and its facts when withFacts) through the API.
+func ingest(c client, conv *conversation, withFacts bool) error {
+	var batch []map[string]any
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		var res map[string]any
+		err := c.post("/v1/memories", map[string]any{"memories": batch}, &res)
+		batch = nil
+		return err
+	}
+	var ns []int
+	for n := range conv.sessions {
+		ns = append(ns, n)
+	}
+	sort.Ints(ns)
+	for _, n := range ns {
+		for i, t := range conv.sessions[n] {
+			text := t.Text
+			if t.Caption != "" {
+				text += " [shared an image: " + t.Caption + "]"
+			}
+			batch = append(batch, map[string]any{
+				"type": "message", "entityId": t.Speaker, "roomId": fmt.Sprintf("session_%d", n), "sessionId": fmt.Sprintf("session_%d", n),
+				"createdAt": conv.dates[n].Add(time.Duration(i) * time.Second).UnixMilli(),
+				"content":   map[string]any{"text": text}, "metadata": map[string]any{"dia_id": t.DiaID},
+			})
+			if len(batch) == memory.MaxBatch {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if withFacts {
+		for _, f := range conv.facts {
+			n := 0
+			fmt.Sscanf(f[1], "D%d:", &n)
+			batch = append(batch, map[string]any{
+				"type": "fact", "createdAt": conv.dates[n].UnixMilli(),
+				"content": map[string]any{"text": f[0]}, "metadata": map[string]any{"dia_id": f[1]},
+			})
+			if len(batch) == memory.MaxBatch {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return flush()
+}
+
+// Metrics are the mean recalls of a set of questions.
+type Metrics struct {
+	R1, R5, R10, R20, Budget float64
+	N                        int
+}
+
+func (m Metrics) json() map[string]any {
+	n := float64(max(m.N, 1))
+	return map[string]any{"recall@1": m.R1 / n, "recall@5": m.R5 / n, "recall@10": m.R10 / n,
+		"recall@20": m.R20 / n, "recall@1000tok": m.Budget / n, "questions": m.N}
+}
+
+func recall(evidence []string, found []string) float64 {
+	if len(evidence) == 0 {
+		return 0
+	}
+	seen := map[string]bool{}
+	for _, f := range found {
+		seen[f] = true
+	}
+	hit := 0
+	for _, e := range evidence {
+		if seen[e] {
+			hit++
+		}
+	}
+	return float64(hit) / float64(len(evidence))
+}
+
+type searchResponse struct {
+	Results []struct {
+		Memory struct {
+			Type     string `json:"type"`
+			EntityID string `json:"entityId"`
+			Content  struct {
+				Text string `json:"text"`
+			} `json:"content"`
+			Metadata struct {
+				DiaID string `json:"dia_id"`
+			} `json:"metadata"`
+		} `json:"memory"`
+	} `json:"results"`
+}
+
+// evaluate asks every question of categories 1-4 in one mode.
+func evaluate(c client, conv *conversation, mode string, byCat map[int]*Metrics, all *Metrics) error {
+	for _, q := range conv.questions {
+		if q.Category < 1 || q.Category > 4 || len(q.Evidence) == 0 {
+			continue
+		}
+		var res searchResponse
+		if err := c.post("/v1/search", map[string]any{"query": q.Question, "mode": mode, "k": memory.MaxK}, &res); err != nil {
+			return err
+		}
+		var ids []string
+		tokens, budgetIDs := 0, []string(nil)
+		for _, r := range res.Results {
+			ids = append(ids, r.Memory.Metadata.DiaID)
+			line := r.Memory.Content.Text
+			if r.Memory.EntityID != "" {
+				line = r.Memory.EntityID + ": " + line
+			}
+			if tokens += memory.EstimateTokens(line) + 1; tokens <= 1000 {
+				budgetIDs = append(budgetIDs, r.Memory.Metadata.DiaID)
+			}
+		}
+		top := func(k int) []string { return ids[:min(k, len(ids))] }
+		m := byCat[q.Category]
+		for _, x := range []*Metrics{m, all} {
+			x.R1 += recall(q.Evidence, top(1))
+			x.R5 += recall(q.Evidence, top(5))
+			x.R10 += recall(q.Evidence, top(10))
+			x.R20 += recall(q.Evidence, top(20))
+			x.Budget += recall(q.Evidence, budgetIDs)
+			x.N++
+		}
+	}
+	return nil
+}
+
+func main() {
+	data := flag.String("data", "../shared/bench/locomo/*.json", "LoCoMo files or a glob")
+	jsonOut := flag.String("json", "", "write the results as JSON to this file")
+	svgOut := flag.String("svg", "", "write a bar chart of recall@10 by mode to this SVG file")
+	facts := flag.Bool("facts", true, "also run the modes with the observation facts")
+	flag.Parse()
+	if err := run(*data, *jsonOut, *svgOut, *facts); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-locomo:", err)
+		os.Exit(1)
+	}
+}
+
+func run(data, jsonOut, svgOut string, withFacts bool) error {
+	var files []string
+	for _, pat := range strings.Fields(data) {
+		m, err := filepath.Glob(pat)
+		if err != nil {
+			return err
+		}
+		files = append(files, m...)
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("no files match %q", data)
+	}
+	var convs []*conversation
+	for _, f := range files {
+		c, err := load(f)
+		if err != nil {
+			return err
+		}
+		convs = append(convs, c)
+	}
+	dir, err := os.MkdirTemp("", "bench-locomo-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	cfg, err := config.Load(os.Getenv)
+	if err != nil {
+		return err
+	}
+	cfg.DataDir, cfg.Index, cfg.Backend = dir, "embedded", "embedded"
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	b, err := backend.Open(context.Background(), cfg, quiet)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	// One key per conversation and variant: each is its own org.
+	var spec []string
+	variants := []string{"turns"}
+	if withFacts {
+		variants = append(variants, "facts")
+	}
+	clients := map[string]client{}
+	for i, c := range convs {
+		for _, v := range variants {
+			key := fmt.Sprintf("bench-key-%04d-%s-000000", i, v)
+			spec = append(spec, fmt.Sprintf("%s=locomo-%d-%s", key, i, v))
+			clients[c.name+"/"+v] = client{key: key}
+		}
+	}
+	keys, err := api.ParseKeys(strings.Join(spec, ","))
+	if err != nil {
+		return err
+	}
+	srv := httptest.NewServer(api.New(b.Service, keys, quiet))
+	defer srv.Close()
+	start := time.Now()
+	nq := 0
+	for _, c := range convs {
+		for _, v := range variants {
+			cl := clients[c.name+"/"+v]
+			cl.url = srv.URL
+			clients[c.name+"/"+v] = cl
+			if err := ingest(cl, c, v == "facts"); err != nil {
+				return err
+			}
+		}
+		nq += len(c.questions)
+	}
+	fmt.Printf("# bench-locomo: %d conversations (%s), embedder %s; ingested in %v\n\n", len(convs),
+		strings.Join(names(convs), ", "), b.Embedder.Model(), time.Since(start).Round(time.Millisecond))
+	results := map[string]any{}
+	type row struct {
+		mode string
+		all  Metrics
+		cats map[int]*Metrics
+	}
+	var rows []row
+	for _, v := range variants {
+		for _, mode := range []string{"keyword", "semantic", "hybrid"} {
+			name := mode
+			if v == "facts" {
+				name += "+facts"
+			}
+			r := row{mode: name, cats: map[int]*Metrics{1: {}, 2: {}, 3: {}, 4: {}}}
+			for _, c := range convs {
+				if err := evaluate(clients[c.name+"/"+v], c, mode, r.cats, &r.all); err != nil {
+					return err
+				}
+			}
+			rows = append(rows, r)
+			byCat := map[string]any{}
+			for k, m := range r.cats {
+				byCat[strconv.Itoa(k)] = m.json()
+			}
+			results[name] = map[string]any{"overall": r.all.json(), "by_category": byCat}
+		}
+	}
+	fmt.Println("| mode | questions | recall@1 | recall@5 | recall@10 | recall@20 | recall@1000tok | cat 1 @10 | cat 2 @10 | cat 3 @10 | cat 4 @10 |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, r := range rows {
+		n := float64(r.all.N)
+		cat := func(k int) float64 { return r.cats[k].R10 / float64(max(r.cats[k].N, 1)) }
+		fmt.Printf("| %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", r.mode, r.all.N,
+			r.all.R1/n, r.all.R5/n, r.all.R10/n, r.all.R20/n, r.all.Budget/n, cat(1), cat(2), cat(3), cat(4))
+	}
+	if jsonOut != "" {
+		js, _ := json.MarshalIndent(results, "", "  ")
+		if err := os.WriteFile(jsonOut, append(js, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	if svgOut != "" {
+		var bars []bar
+		for _, r := range rows {
+			bars = append(bars, bar{r.mode, r.all.R10 / float64(r.all.N)})
+		}
+		title := fmt.Sprintf("LoCoMo evidence recall@10 (%d questions, %s)", rows[0].all.N, b.Embedder.Model())
+		if err := os.WriteFile(svgOut, []byte(chart(title, bars)), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func names(cs []*conversation) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+type bar struct {
+	label string
+	value float64
+}
+
+// chart draws a horizontal bar chart as SVG.
+func chart(title string, bars []bar) string {
+	const w, rowH, left = 640, 34, 130
+	h := 60 + rowH*len(bars) + 30
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="13">`+"\n", w, h)
+	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/><text x="12" y="26" font-size="15" font-weight="bold">%s</text>`+"\n", escape(title))
+	scale := float64(w - left - 70)
+	for i := 0; i <= 4; i++ {
+		x := left + int(scale*float64(i)/4)
+		fmt.Fprintf(&b, `<line x1="%d" y1="44" x2="%d" y2="%d" stroke="#ddd"/><text x="%d" y="%d" fill="#666" text-anchor="middle">%.2f</text>`+"\n", x, x, h-24, x, h-8, float64(i)/4)
+	}
+	for i, br := range bars {
+		y := 52 + i*rowH
+		color := "#4c78a8"
+		if strings.Contains(br.label, "hybrid") {
+			color = "#e45756"
+		}
+		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", left-8, y+18, escape(br.label))
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="24" fill="%s"/>`+"\n", left, y+2, scale*br.value, color)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d">%.3f</text>`+"\n", float64(left)+scale*br.value+6, y+18, br.value)
+	}
+	b.WriteString("</svg>\n")
+	return b.String()
+}
+
+func escape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
