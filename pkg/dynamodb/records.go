@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"strings"
 )
 
 func keyPK(key string) string {
@@ -68,29 +69,32 @@ func (s *Store) RevokeAPIKey(ctx context.Context, apiKey string) error {
 	return err
 }
 
-func recordPK(org, kind, id string) string { return "ORG#" + org + "#" + kind + "#" + id }
+// Records live in one partition per org and kind, sorted by id, so a kind
+// lists with one query.
+func recordPK(org, kind string) string { return "ORG#" + org + "#REC#" + kind }
 
-// PutRecord stores value (as JSON) under the org's (kind, id): document
-// ingestion status (kind "DOC"), job checkpoints (kind "JOB"). With
-// ifVersion 0 the record must not exist; otherwise its stored version must
-// equal ifVersion (ECONFLICT if not). It returns the new version.
+var _ memory.RecordStore = (*Store)(nil)
+
+// PutRecord implements memory.RecordStore.
 func (s *Store) PutRecord(ctx context.Context, org, kind, id string, value any, ifVersion int64) (int64, error) {
 	js, err := json.Marshal(value)
 	if err != nil {
 		return 0, err
 	}
-	in := &dynamodb.PutItemInput{
-		TableName: aws.String(s.table),
-		Item: map[string]types.AttributeValue{"PK": str(recordPK(org, kind, id)), "SK": str(skRecord),
-			"orgId": str(org), "kind": str(kind), "value": str(string(js)), "version": num(ifVersion + 1)},
+	in := &dynamodb.UpdateItemInput{
+		TableName:                aws.String(s.table),
+		Key:                      key(recordPK(org, kind), id),
+		UpdateExpression:         aws.String("SET orgId = :org, #v = :value, version = if_not_exists(version, :zero) + :one"),
+		ExpressionAttributeNames: map[string]string{"#v": "value"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":org": str(org), ":value": str(string(js)),
+			":zero": num(0), ":one": num(1)},
+		ReturnValues: types.ReturnValueUpdatedNew,
 	}
-	if ifVersion == 0 {
-		in.ConditionExpression = aws.String("attribute_not_exists(PK)")
-	} else {
-		in.ConditionExpression = aws.String("version = :v")
-		in.ExpressionAttributeValues = map[string]types.AttributeValue{":v": num(ifVersion)}
+	if ifVersion != 0 {
+		in.ConditionExpression = aws.String("version = :expected")
+		in.ExpressionAttributeValues[":expected"] = num(ifVersion)
 	}
-	_, err = s.c.PutItem(ctx, in)
+	res, err := s.c.UpdateItem(ctx, in)
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return 0, memory.Errorf(memory.ECONFLICT, "%s %q changed concurrently", kind, id)
@@ -98,19 +102,51 @@ func (s *Store) PutRecord(ctx context.Context, org, kind, id string, value any, 
 	if err != nil {
 		return 0, fmt.Errorf("dynamodb: put record: %w", err)
 	}
-	return ifVersion + 1, nil
+	return attrN(res.Attributes, "version"), nil
 }
 
-// GetRecord reads the org's (kind, id) into out and returns its version;
-// ENOTFOUND if absent.
+// GetRecord implements memory.RecordStore.
 func (s *Store) GetRecord(ctx context.Context, org, kind, id string, out any) (int64, error) {
 	res, err := s.c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table),
-		Key: key(recordPK(org, kind, id), skRecord), ConsistentRead: aws.Bool(true)})
+		Key: key(recordPK(org, kind), id), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return 0, fmt.Errorf("dynamodb: get record: %w", err)
 	}
 	if res.Item == nil || attrS(res.Item, "orgId") != org {
-		return 0, memory.Errorf(memory.ENOTFOUND, "%s %q not found", kind, id)
+		return 0, memory.Errorf(memory.ENOTFOUND, "%s %q not found", strings.ToLower(kind), id)
 	}
 	return attrN(res.Item, "version"), json.Unmarshal([]byte(attrS(res.Item, "value")), out)
+}
+
+// ListRecords implements memory.RecordStore.
+func (s *Store) ListRecords(ctx context.Context, org, kind, after string, limit int) ([]memory.Record, string, error) {
+	in := &dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		KeyConditionExpression:    aws.String("PK = :pk"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(recordPK(org, kind))},
+		Limit:                     aws.Int32(int32(limit + 1)),
+	}
+	if after != "" {
+		in.ExclusiveStartKey = key(recordPK(org, kind), after)
+	}
+	res, err := s.c.Query(ctx, in)
+	if err != nil {
+		return nil, "", fmt.Errorf("dynamodb: list records: %w", err)
+	}
+	var out []memory.Record
+	for _, it := range res.Items {
+		out = append(out, memory.Record{Kind: kind, ID: attrS(it, "SK"), Version: attrN(it, "version"), Value: json.RawMessage(attrS(it, "value"))})
+	}
+	next := ""
+	if len(out) > limit {
+		out = out[:limit]
+		next = out[limit-1].ID
+	}
+	return out, next, nil
+}
+
+// DeleteRecord implements memory.RecordStore.
+func (s *Store) DeleteRecord(ctx context.Context, org, kind, id string) error {
+	_, err := s.c.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.table), Key: key(recordPK(org, kind), id)})
+	return err
 }

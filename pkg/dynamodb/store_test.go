@@ -95,30 +95,6 @@ func TestAPIKeys(t *testing.T) {
 	}
 }
 
-func TestRecords(t *testing.T) {
-	s := newStore(t)
-	type status struct {
-		State     string `json:"state"`
-		Fragments int    `json:"fragments"`
-	}
-	v, err := s.PutRecord(ctx, "acme", "DOC", "d1", status{"pending", 0}, 0)
-	if err != nil || v != 1 {
-		t.Fatalf("create: %d %v", v, err)
-	}
-	if _, err := s.PutRecord(ctx, "acme", "DOC", "d1", status{"pending", 0}, 0); memory.ErrorCode(err) != memory.ECONFLICT {
-		t.Fatalf("create twice: %v", err)
-	}
-	if v, err = s.PutRecord(ctx, "acme", "DOC", "d1", status{"indexed", 12}, 1); err != nil || v != 2 {
-		t.Fatalf("update: %d %v", v, err)
-	}
-	if _, err := s.PutRecord(ctx, "acme", "DOC", "d1", status{"failed", 0}, 1); memory.ErrorCode(err) != memory.ECONFLICT {
-		t.Fatalf("stale update: %v", err)
-	}
-	var got status
-	if v, err := s.GetRecord(ctx, "acme", "DOC", "d1", &got); err != nil || v != 2 || got != (status{"indexed", 12}) {
-		t.Fatalf("get: %+v %d %v", got, v, err)
-	}
-	if _, err := s.GetRecord(ctx, "other-org", "DOC", "d1", &got); memory.ErrorCode(err) != memory.ENOTFOUND {
-		t.Fatalf("another org's record: %v", err)
-	}
+func TestRecordContract(t *testing.T) {
+	memorytest.RecordSuite(t, func(t *testing.T) memory.RecordStore { return newStore(t) })
 }

@@ -64,6 +64,14 @@ CREATE TABLE IF NOT EXISTS relations (
 	PRIMARY KEY (org_id, from_id, type, to_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS relations_to ON relations (org_id, to_id);
+CREATE TABLE IF NOT EXISTS records (
+	org_id  TEXT    NOT NULL,
+	kind    TEXT    NOT NULL,
+	id      TEXT    NOT NULL,
+	version INTEGER NOT NULL,
+	value   BLOB    NOT NULL,
+	PRIMARY KEY (org_id, kind, id)
+) WITHOUT ROWID;
 `
 
 // Store is the SQLite Store. It is safe for concurrent use.
@@ -74,6 +82,7 @@ type Store struct {
 var (
 	_ memory.Store         = (*Store)(nil)
 	_ memory.RelationStore = (*Store)(nil)
+	_ memory.RecordStore   = (*Store)(nil)
 )
 
 // Open opens (creating if needed) the database at path.
@@ -534,4 +543,76 @@ func (s *Store) Total(ctx context.Context) (int, error) {
 	var n int
 	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM memories`).Scan(&n)
 	return n, err
+}
+
+// PutRecord implements memory.RecordStore.
+func (s *Store) PutRecord(ctx context.Context, org, kind, id string, value any, ifVersion int64) (int64, error) {
+	js, err := json.Marshal(value)
+	if err != nil {
+		return 0, err
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	var cur int64
+	err = tx.QueryRowContext(ctx, `SELECT version FROM records WHERE org_id = ? AND kind = ? AND id = ?`, org, kind, id).Scan(&cur)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, err
+	}
+	if ifVersion != 0 && cur != ifVersion {
+		return 0, memory.Errorf(memory.ECONFLICT, "%s %q changed concurrently", strings.ToLower(kind), id)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO records (org_id, kind, id, version, value) VALUES (?,?,?,?,?)
+		ON CONFLICT (org_id, kind, id) DO UPDATE SET version = excluded.version, value = excluded.value`,
+		org, kind, id, cur+1, js); err != nil {
+		return 0, err
+	}
+	return cur + 1, tx.Commit()
+}
+
+// GetRecord implements memory.RecordStore.
+func (s *Store) GetRecord(ctx context.Context, org, kind, id string, out any) (int64, error) {
+	var v int64
+	var js []byte
+	err := s.db.QueryRowContext(ctx, `SELECT version, value FROM records WHERE org_id = ? AND kind = ? AND id = ?`, org, kind, id).Scan(&v, &js)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, memory.Errorf(memory.ENOTFOUND, "%s %q not found", strings.ToLower(kind), id)
+	} else if err != nil {
+		return 0, err
+	}
+	return v, json.Unmarshal(js, out)
+}
+
+// ListRecords implements memory.RecordStore.
+func (s *Store) ListRecords(ctx context.Context, org, kind, after string, limit int) ([]memory.Record, string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, version, value FROM records WHERE org_id = ? AND kind = ? AND id > ?
+		ORDER BY id LIMIT ?`, org, kind, after, limit+1)
+	if err != nil {
+		return nil, "", err
+	}
+	defer rows.Close()
+	var out []memory.Record
+	for rows.Next() {
+		r := memory.Record{Kind: kind}
+		var js []byte
+		if err := rows.Scan(&r.ID, &r.Version, &js); err != nil {
+			return nil, "", err
+		}
+		r.Value = js
+		out = append(out, r)
+	}
+	next := ""
+	if len(out) > limit {
+		out = out[:limit]
+		next = out[limit-1].ID
+	}
+	return out, next, rows.Err()
+}
+
+// DeleteRecord implements memory.RecordStore.
+func (s *Store) DeleteRecord(ctx context.Context, org, kind, id string) error {
+	_, err := s.db.ExecContext(ctx, `DELETE FROM records WHERE org_id = ? AND kind = ? AND id = ?`, org, kind, id)
+	return err
 }

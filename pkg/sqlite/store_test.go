@@ -35,6 +35,14 @@ func TestRelationContract(t *testing.T) {
 	})
 }
 
+func TestRecordContract(t *testing.T) {
+	memorytest.RecordSuite(t, func(t *testing.T) memory.RecordStore {
+		s := open(t, filepath.Join(t.TempDir(), "memories.db"))
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
 func TestRestartKeepsData(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "memories.db")

@@ -1,0 +1,32 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Record is a small JSON document an org keeps beside its memories:
+// document ingestion status, job checkpoints. Version increases by one on
+// every put.
+type Record struct {
+	Kind    string          `json:"kind"`
+	ID      string          `json:"id"`
+	Version int64           `json:"version"`
+	Value   json.RawMessage `json:"value"`
+}
+
+// RecordStore keeps records per org and kind.
+type RecordStore interface {
+	// PutRecord stores value under (org, kind, id). With ifVersion 0 it
+	// creates or replaces unconditionally; otherwise the stored version must
+	// equal ifVersion (ECONFLICT). It returns the new version.
+	PutRecord(ctx context.Context, org, kind, id string, value any, ifVersion int64) (int64, error)
+	// GetRecord reads a record into out and returns its version; ENOTFOUND.
+	GetRecord(ctx context.Context, org, kind, id string, out any) (int64, error)
+	// ListRecords returns up to limit records of a kind in id order, after
+	// the id after ("" from the start), and the id to continue from ("" at
+	// the end).
+	ListRecords(ctx context.Context, org, kind, after string, limit int) ([]Record, string, error)
+	// DeleteRecord removes a record; absent records are not an error.
+	DeleteRecord(ctx context.Context, org, kind, id string) error
+}
