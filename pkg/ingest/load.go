@@ -246,3 +246,7 @@ func loadDOCX(data []byte) (string, error) {
 	}
 	return collapseLines(b.String()), nil
 }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+func strconvItoa(n int) string { return fmt.Sprint(n) }

@@ -3,6 +3,7 @@ package memory
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -40,14 +41,20 @@ func ContentHash(text string) string {
 // the scope (agent), the type and the content hash. A message is a turn in a
 // conversation, so for messages the room and the speaker are part of the key:
 // the same words said in two rooms are two memories, the same turn delivered
-// twice is one.
+// twice is one. A fragment's key holds its document and position.
 func DedupKey(m *Memory) string {
 	parts := []string{m.AgentID, string(m.Type), m.ContentHash}
 	if m.Type == TypeMessage {
 		parts = append(parts, m.RoomID, m.EntityID)
 	}
 	if m.Type == TypeFragment {
-		parts = append(parts, m.DocumentID)
+		// A fragment is a place in a document: identical text at two
+		// positions is two fragments; the same delivery twice is one.
+		pos := ""
+		if m.Position != nil {
+			pos = strconv.Itoa(*m.Position)
+		}
+		parts = append(parts, m.DocumentID, pos)
 	}
 	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
 	return hex.EncodeToString(sum[:16])

@@ -180,6 +180,18 @@ func TestDedupKey(t *testing.T) {
 	if DedupKey(a) != DedupKey(b) {
 		t.Error("the same message in one room is two memories")
 	}
+	f1, f2 := base(), base()
+	f1.Type, f2.Type, f1.Kind, f2.Kind = TypeFragment, TypeFragment, "", ""
+	f1.DocumentID, f2.DocumentID = "d", "d"
+	p1, p2 := 1, 2
+	f1.Position, f2.Position = &p1, &p2
+	if DedupKey(f1) == DedupKey(f2) {
+		t.Error("identical text at two positions of a document is one fragment")
+	}
+	f2.Position = &p1
+	if DedupKey(f1) != DedupKey(f2) {
+		t.Error("the same fragment delivered twice is two memories")
+	}
 }
 
 func TestFuse(t *testing.T) {
