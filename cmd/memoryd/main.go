@@ -48,7 +48,7 @@ func run() error {
 
 	srv := &http.Server{
 		Addr:              net.JoinHostPort(cfg.Addr, strconv.Itoa(cfg.Port)),
-		Handler:           api.New(b.Service, keys, log),
+		Handler:           api.New(b.Service, keys, log, api.WithDocuments(b.Documents)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,

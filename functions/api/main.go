@@ -34,5 +34,5 @@ func main() {
 		log.Error("backend", "err", err)
 		os.Exit(1)
 	}
-	lambda.Start(api.New(b.Service, nil, log).HandleAPIGateway)
+	lambda.Start(api.New(b.Service, nil, log, api.WithDocuments(b.Documents)).HandleAPIGateway)
 }

@@ -17,24 +17,35 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentmem/agentmem/pkg/ingest"
 	"github.com/agentmem/agentmem/pkg/memory"
 )
 
 // Server is the HTTP API.
 type Server struct {
 	svc  *memory.Service
+	docs *ingest.Pipeline
 	auth Authenticator
 	log  *slog.Logger
 	mux  *http.ServeMux
 }
 
+// Option configures a Server.
+type Option func(*Server)
+
+// WithDocuments serves /v1/documents with the ingestion pipeline p.
+func WithDocuments(p *ingest.Pipeline) Option { return func(s *Server) { s.docs = p } }
+
 // New returns the API over svc. auth resolves bearer keys; it may be nil
 // when every request carries its caller in the context (API Gateway).
-func New(svc *memory.Service, auth Authenticator, log *slog.Logger) *Server {
+func New(svc *memory.Service, auth Authenticator, log *slog.Logger, opts ...Option) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
 	s := &Server{svc: svc, auth: auth, log: log, mux: http.NewServeMux()}
+	for _, o := range opts {
+		o(s)
+	}
 	s.route("GET /v1/healthz", s.healthz, false)
 	s.route("POST /v1/memories", s.createMemories, true)
 	s.route("GET /v1/memories", s.listMemories, true)
@@ -45,6 +56,12 @@ func New(svc *memory.Service, auth Authenticator, log *slog.Logger) *Server {
 	s.route("DELETE /v1/memories/{id}", s.deleteMemory, true)
 	s.route("POST /v1/search", s.search, true)
 	s.route("POST /v1/context", s.context, true)
+	if s.docs != nil {
+		s.route("POST /v1/documents", s.createDocument, true)
+		s.route("GET /v1/documents", s.listDocuments, true)
+		s.route("GET /v1/documents/{id}", s.getDocument, true)
+		s.route("DELETE /v1/documents/{id}", s.deleteDocument, true)
+	}
 	return s
 }
 

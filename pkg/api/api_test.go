@@ -18,6 +18,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/api"
 	"github.com/agentmem/agentmem/pkg/embedded"
 	"github.com/agentmem/agentmem/pkg/hashembed"
+	"github.com/agentmem/agentmem/pkg/ingest"
 	"github.com/aws/aws-lambda-go/events"
 )
 
@@ -40,7 +41,8 @@ func newServer(t *testing.T) *api.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return api.New(b.Service, keys, log)
+	docs := &ingest.Pipeline{Service: b.Service, Records: b.Store, Splitter: ingest.Splitter{Size: 200, Overlap: 40}, Log: log}
+	return api.New(b.Service, keys, log, api.WithDocuments(docs))
 }
 
 // client drives a handler over a real HTTP server on loopback.

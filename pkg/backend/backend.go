@@ -18,6 +18,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/dynamodb"
 	"github.com/agentmem/agentmem/pkg/embedded"
 	"github.com/agentmem/agentmem/pkg/hashembed"
+	"github.com/agentmem/agentmem/pkg/ingest"
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/onnx"
 	"github.com/agentmem/agentmem/pkg/opensearch"
@@ -34,7 +35,20 @@ type Backend struct {
 	OpenSearch *opensearch.Index
 	// DynamoDB is the store when BACKEND=aws (API keys, records).
 	DynamoDB *dynamodb.Store
-	closers  []func() error
+	// Records keeps document status and job checkpoints.
+	Records memory.RecordStore
+	// Documents is the ingestion pipeline.
+	Documents *ingest.Pipeline
+	closers   []func() error
+}
+
+// finish sets what every backend derives from its store and service.
+func (b *Backend) finish(log *slog.Logger) *Backend {
+	if r, ok := b.Store.(memory.RecordStore); ok {
+		b.Records = r
+	}
+	b.Documents = &ingest.Pipeline{Service: b.Service, Records: b.Records, Splitter: ingest.DefaultSplitter, Log: log}
+	return b
 }
 
 // NewEmbedder returns the embedder the configuration selects. With "auto"
@@ -103,7 +117,7 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		if err != nil {
 			return nil, err
 		}
-		return &Backend{Service: b.Service, Store: b.Store, Index: b.Index, Embedder: emb, closers: []func() error{b.Close}}, nil
+		return (&Backend{Service: b.Service, Store: b.Store, Index: b.Index, Embedder: emb, closers: []func() error{b.Close}}).finish(log), nil
 	}
 	b := &Backend{Embedder: emb}
 	fail := func(err error) (*Backend, error) {
@@ -173,7 +187,7 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		}
 	}
 	b.Service = memory.NewService(b.Store, b.Index, emb, opts...)
-	return b, nil
+	return b.finish(log), nil
 }
 
 // Close releases the adapters.

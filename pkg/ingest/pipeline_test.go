@@ -13,6 +13,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/embedded"
 	"github.com/agentmem/agentmem/pkg/hashembed"
 	"github.com/agentmem/agentmem/pkg/ingest"
+	"github.com/agentmem/agentmem/pkg/ingest/ingesttest"
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/s3"
 	"github.com/aws/aws-lambda-go/events"
@@ -90,8 +91,8 @@ func TestS3Ingestion(t *testing.T) {
 	acme := memory.Caller{OrgID: "acme"}
 	long := strings.Repeat("The incident review process starts within 24 hours of an outage. ", 20)
 	files := map[string][]byte{
-		"acme/_org/reports/q3 report.pdf": ingest.MakePDF("Revenue grew eight percent in the third quarter.", "Churn fell to two percent."),
-		"acme/_org/policies/leave.docx":   ingest.MakeDOCX("Parental leave is sixteen weeks at full pay.", long),
+		"acme/_org/reports/q3 report.pdf": ingesttest.MakePDF("Revenue grew eight percent in the third quarter.", "Churn fell to two percent."),
+		"acme/_org/policies/leave.docx":   ingesttest.MakeDOCX("Parental leave is sixteen weeks at full pay.", long),
 		"acme/_org/runbooks/oncall.md":    []byte("# On-call\n\nPage the secondary after 15 minutes.\n\n" + long),
 		"acme/bot/private/notes.txt":      []byte("The escalation phone number is in the vault."),
 	}
@@ -193,7 +194,7 @@ func TestS3Ingestion(t *testing.T) {
 func TestS3IngestionFailures(t *testing.T) {
 	e := setup(t)
 	acme := memory.Caller{OrgID: "acme"}
-	good := ingest.MakePDF("Budget approved for the new office.")
+	good := ingesttest.MakePDF("Budget approved for the new office.")
 	e.blobs.Put(ctx, "acme/_org/broken.pdf", good[:len(good)/3], "application/pdf")
 	e.blobs.Put(ctx, "acme/_org/photo.png", []byte{0x89, 'P', 'N', 'G', 1, 2, 3}, "image/png")
 	e.blobs.Put(ctx, "acme/_org/empty.txt", []byte("   "), "text/plain")
