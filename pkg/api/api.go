@@ -387,11 +387,12 @@ func (s *Server) deleteMemories(w http.ResponseWriter, r *http.Request, c memory
 
 // SearchRequest is the body of POST /v1/search.
 type SearchRequest struct {
-	Query     string      `json:"query"`
-	Mode      memory.Mode `json:"mode"`
-	K         int         `json:"k"`
-	Threshold float64     `json:"threshold"`
-	Filters   Filters     `json:"filters"`
+	Query           string      `json:"query"`
+	Mode            memory.Mode `json:"mode"`
+	K               int         `json:"k"`
+	Threshold       float64     `json:"threshold"`
+	Filters         Filters     `json:"filters"`
+	ExpandRelations bool        `json:"expandRelations"`
 }
 
 func (s *Server) search(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
@@ -406,6 +407,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, c memory.Caller)
 	start := time.Now()
 	res, err := s.svc.Search(r.Context(), c, memory.SearchRequest{
 		Query: req.Query, Mode: req.Mode, K: req.K, Threshold: req.Threshold, Filter: req.Filters.filter(),
+		ExpandRelations: req.ExpandRelations,
 	})
 	if err != nil {
 		return err

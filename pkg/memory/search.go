@@ -28,6 +28,10 @@ type SearchRequest struct {
 	// best BM25 score.
 	Threshold float64
 	Filter    Filter
+	// ExpandRelations appends, after the ranked results, the memories
+	// related to them (supports, supersedes, ...) that are not results
+	// already, each marked with the relation that brought it.
+	ExpandRelations bool
 }
 
 // SearchResult is one ranked memory. Score is the fused RRF score in hybrid
@@ -38,6 +42,9 @@ type SearchResult struct {
 	Score    float64    `json:"score"`
 	Keyword  *ModeScore `json:"keyword,omitempty"`
 	Semantic *ModeScore `json:"semantic,omitempty"`
+	// RelatedTo is set on a memory added by ExpandRelations: the result it
+	// is related to and how.
+	RelatedTo *Relation `json:"relatedTo,omitempty"`
 }
 
 // Default and bound values of searches.
@@ -118,7 +125,44 @@ func (s *Service) Search(ctx context.Context, c Caller, r SearchRequest) ([]Sear
 		}
 	}
 	s.touch(ctx, c, out)
+	if r.ExpandRelations {
+		out = s.expand(ctx, c, out)
+	}
 	return out, nil
+}
+
+// expand appends the related memories of results (best effort: relation
+// lookups that fail are logged and skipped).
+func (s *Service) expand(ctx context.Context, c Caller, out []SearchResult) []SearchResult {
+	seen := map[string]bool{}
+	for _, r := range out {
+		seen[r.Memory.ID] = true
+	}
+	n := len(out)
+	for i := 0; i < n; i++ {
+		rels, err := s.Relations(ctx, c, out[i].Memory.ID)
+		if err != nil {
+			s.log.WarnContext(ctx, "expanding relations", "org", c.OrgID, "err", err)
+			continue
+		}
+		for _, rel := range rels {
+			other := rel.ToID
+			if other == out[i].Memory.ID {
+				other = rel.FromID
+			}
+			if seen[other] {
+				continue
+			}
+			m, err := s.Get(ctx, c, other)
+			if err != nil {
+				continue
+			}
+			seen[other] = true
+			rel := rel
+			out = append(out, SearchResult{Memory: m, RelatedTo: &rel})
+		}
+	}
+	return out
 }
 
 func thresholdKeyword(hs []Hit, t float64) []Hit {

@@ -1,0 +1,157 @@
+package extract_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/agentmem/agentmem/pkg/embedded"
+	"github.com/agentmem/agentmem/pkg/extract"
+	"github.com/agentmem/agentmem/pkg/hashembed"
+	"github.com/agentmem/agentmem/pkg/memory"
+)
+
+var ctx = context.Background()
+
+func TestLocalExtractor(t *testing.T) {
+	tests := []struct {
+		text string
+		want string
+		kind memory.Kind
+		chg  bool
+		neg  bool
+	}{
+		{"I love hiking in the Alps.", "Ana loves hiking in the Alps", memory.KindPreference, false, false},
+		{"Honestly my favourite food is ramen.", "Ana's favourite food is ramen", memory.KindPreference, false, false},
+		{"My name is Ana Souza and I live in Lisbon.", "Ana's name is Ana Souza", memory.KindEntity, false, false},
+		{"I work as a nurse at the city hospital.", "Ana works as nurse at the city hospital", memory.KindFact, false, false},
+		{"We decided to move the launch to June.", "Ana decided to move the launch to June", memory.KindFact, false, false},
+		{"I'm planning to visit Kyoto in spring.", "Ana plans to visit Kyoto in spring", memory.KindFact, false, false},
+		{"I don't drink coffee anymore.", "Ana does not drink coffee anymore", memory.KindPreference, true, true},
+		{"Actually I prefer tea now.", "Ana prefers tea now", memory.KindPreference, true, false},
+	}
+	for _, tc := range tests {
+		facts, err := extract.Local{}.Extract(ctx, []extract.Turn{{ID: "m1", Speaker: "Ana", Text: tc.text}})
+		if err != nil || len(facts) == 0 {
+			t.Errorf("%q: no fact (%v)", tc.text, err)
+			continue
+		}
+		f := facts[0]
+		if f.Text != tc.want || f.Kind != tc.kind || f.Change != tc.chg || f.Negated != tc.neg || f.Entity != "Ana" || f.Sources[0] != "m1" {
+			t.Errorf("%q: %+v, want %q %s change=%v negated=%v", tc.text, f, tc.want, tc.kind, tc.chg, tc.neg)
+		}
+	}
+	for _, small := range []string{"Hi!", "Thanks so much", "ok", "lol yes"} {
+		if facts, _ := (extract.Local{}).Extract(ctx, []extract.Turn{{ID: "x", Speaker: "Ana", Text: small}}); len(facts) != 0 {
+			t.Errorf("small talk %q gave %v", small, facts)
+		}
+	}
+}
+
+func setup(t *testing.T, ex extract.Extractor) (*extract.Pipeline, *memory.Service) {
+	t.Helper()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	b, err := embedded.Open(ctx, t.TempDir(), hashembed.New(256), quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return &extract.Pipeline{Service: b.Service, Extractor: ex, Log: quiet}, b.Service
+}
+
+// converse writes turns as message memories and returns them as Turns.
+func converse(t *testing.T, svc *memory.Service, c memory.Caller, lines ...string) []extract.Turn {
+	t.Helper()
+	var in []memory.NewMemory
+	for _, l := range lines {
+		who, text, _ := strings.Cut(l, ": ")
+		in = append(in, memory.NewMemory{Type: memory.TypeMessage, RoomID: "chat", EntityID: who, Content: memory.Content{Text: text}})
+	}
+	res, err := svc.Create(ctx, c, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var turns []extract.Turn
+	for i, l := range lines {
+		who, text, _ := strings.Cut(l, ": ")
+		turns = append(turns, extract.Turn{ID: res[i].ID, Speaker: who, Text: text})
+	}
+	return turns
+}
+
+// checkSupersede runs the scripted conversation of a changed preference
+// through pipeline p and checks store, search and relations.
+func checkSupersede(t *testing.T, p *extract.Pipeline, svc *memory.Service) {
+	c := memory.Caller{OrgID: "acme"}
+	first := converse(t, svc, c, "Ana: I love green tea in the morning.", "Bo: Nice, I'll remember that.")
+	out, err := p.Process(ctx, c, first)
+	if err != nil || len(out) != 1 || out[0].Decision != extract.New {
+		t.Fatalf("first turn: %+v %v", out, err)
+	}
+	oldID := out[0].ID
+	second := converse(t, svc, c, "Ana: Actually I prefer coffee now, tea keeps me awake.")
+	out, err = p.Process(ctx, c, second)
+	if err != nil || len(out) != 1 || out[0].Decision != extract.Supersedes || out[0].Target != oldID {
+		t.Fatalf("the change: %+v %v", out, err)
+	}
+	newID := out[0].ID
+	old, _ := svc.Get(ctx, c, oldID)
+	if !old.Archived {
+		t.Fatal("the superseded fact is not archived")
+	}
+	res, err := svc.Search(ctx, c, memory.SearchRequest{Query: "what does Ana drink, tea or coffee", Filter: memory.Filter{Types: []memory.Type{memory.TypeFact}}, ExpandRelations: true})
+	if err != nil || len(res) == 0 || res[0].Memory.ID != newID {
+		t.Fatalf("search after the change: %+v %v", res, err)
+	}
+	var linked bool
+	for _, r := range res[1:] {
+		if r.Memory.ID == oldID && r.RelatedTo != nil && r.RelatedTo.Type == memory.RelSupersedes {
+			linked = true
+		}
+		if r.Memory.ID == oldID && r.RelatedTo == nil {
+			t.Fatal("the superseded fact is a search result of its own")
+		}
+	}
+	if !linked {
+		t.Fatalf("expandRelations does not bring the superseded fact: %+v", res)
+	}
+	rels, err := svc.Relations(ctx, c, newID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sup, cause bool
+	for _, r := range rels {
+		sup = sup || (r.Type == memory.RelSupersedes && r.ToID == oldID && len(r.Provenance) == 1 && r.Provenance[0] == second[0].ID)
+		cause = cause || (r.Type == memory.RelCausedBy && r.ToID == second[0].ID)
+	}
+	if !sup || !cause {
+		t.Fatalf("relations of the new fact: %+v", rels)
+	}
+	// Re-processing the same turns writes nothing new.
+	before, _ := svc.Count(ctx, c, memory.Filter{Types: []memory.Type{memory.TypeFact}, IncludeArchived: true})
+	for _, turns := range [][]extract.Turn{first, second} {
+		out, err := p.Process(ctx, c, turns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range out {
+			if o.Decision != extract.Duplicate {
+				t.Fatalf("re-processing: %+v", o)
+			}
+		}
+	}
+	if after, _ := svc.Count(ctx, c, memory.Filter{Types: []memory.Type{memory.TypeFact}, IncludeArchived: true}); after != before {
+		t.Fatalf("re-processing changed the fact count from %d to %d", before, after)
+	}
+	// Another org knows nothing of it.
+	if res, _ := svc.Search(ctx, memory.Caller{OrgID: "globex"}, memory.SearchRequest{Query: "Ana coffee tea"}); len(res) != 0 {
+		t.Fatal("globex sees acme's facts")
+	}
+}
+
+func TestLocalExtractionSupersedes(t *testing.T) {
+	p, svc := setup(t, extract.Local{})
+	checkSupersede(t, p, svc)
+}
