@@ -24,7 +24,7 @@ import (
 )
 
 func main() {
-	fn := flag.String("fn", "", "the handler: api or ingest")
+	fn := flag.String("fn", "", "the handler: api, ingest or extract")
 	event := flag.String("event", "", "the event payload (JSON file)")
 	blobs := flag.String("blobs", "events/blobs", "directory holding the objects ingest reads, by key")
 	flag.Parse()
@@ -58,6 +58,12 @@ func run(fn, eventFile, blobs string) error {
 			return fmt.Errorf("%s is not an API Gateway proxy event: %w", eventFile, err)
 		}
 		out, err = api.New(b.Service, nil, log, api.WithDocuments(b.Documents)).HandleAPIGateway(ctx, ev)
+	case "extract":
+		var ev events.SQSEvent
+		if err := json.Unmarshal(raw, &ev); err != nil {
+			return fmt.Errorf("%s is not an SQS event: %w", eventFile, err)
+		}
+		out, err = b.Facts.HandleSQS(ctx, ev)
 	case "ingest":
 		var ev events.S3Event
 		if err := json.Unmarshal(raw, &ev); err != nil {
@@ -65,7 +71,7 @@ func run(fn, eventFile, blobs string) error {
 		}
 		out, err = b.Documents.HandleS3(ctx, ev, ingest.FileFetch(blobs))
 	default:
-		return fmt.Errorf("-fn: %q is not api or ingest", fn)
+		return fmt.Errorf("-fn: %q is not api, ingest or extract", fn)
 	}
 	js, _ := json.MarshalIndent(out, "", "  ")
 	fmt.Println(string(js))

@@ -18,6 +18,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/api"
 	"github.com/agentmem/agentmem/pkg/backend"
 	"github.com/agentmem/agentmem/pkg/config"
+	"github.com/agentmem/agentmem/pkg/extract"
 )
 
 func main() {
@@ -45,10 +46,12 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	queue := extract.NewLocalQueue(b.Facts, 1000)
+	defer queue.Close()
 
 	srv := &http.Server{
 		Addr:              net.JoinHostPort(cfg.Addr, strconv.Itoa(cfg.Port)),
-		Handler:           api.New(b.Service, keys, log, api.WithDocuments(b.Documents)),
+		Handler:           api.New(b.Service, keys, log, api.WithDocuments(b.Documents), api.WithExtraction(queue)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,

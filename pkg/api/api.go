@@ -17,21 +17,27 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentmem/agentmem/pkg/extract"
 	"github.com/agentmem/agentmem/pkg/ingest"
 	"github.com/agentmem/agentmem/pkg/memory"
 )
 
 // Server is the HTTP API.
 type Server struct {
-	svc  *memory.Service
-	docs *ingest.Pipeline
-	auth Authenticator
-	log  *slog.Logger
-	mux  *http.ServeMux
+	svc   *memory.Service
+	docs  *ingest.Pipeline
+	queue extract.Queue
+	auth  Authenticator
+	log   *slog.Logger
+	mux   *http.ServeMux
 }
 
 // Option configures a Server.
 type Option func(*Server)
+
+// WithExtraction serves POST /v1/messages, queueing each write's turns on q
+// for fact extraction.
+func WithExtraction(q extract.Queue) Option { return func(s *Server) { s.queue = q } }
 
 // WithDocuments serves /v1/documents with the ingestion pipeline p.
 func WithDocuments(p *ingest.Pipeline) Option { return func(s *Server) { s.docs = p } }
@@ -56,6 +62,9 @@ func New(svc *memory.Service, auth Authenticator, log *slog.Logger, opts ...Opti
 	s.route("DELETE /v1/memories/{id}", s.deleteMemory, true)
 	s.route("POST /v1/search", s.search, true)
 	s.route("POST /v1/context", s.context, true)
+	if s.queue != nil {
+		s.route("POST /v1/messages", s.postMessages, true)
+	}
 	if s.docs != nil {
 		s.route("POST /v1/documents", s.createDocument, true)
 		s.route("GET /v1/documents", s.listDocuments, true)

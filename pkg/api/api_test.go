@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentmem/agentmem/pkg/api"
 	"github.com/agentmem/agentmem/pkg/embedded"
+	"github.com/agentmem/agentmem/pkg/extract"
 	"github.com/agentmem/agentmem/pkg/hashembed"
 	"github.com/agentmem/agentmem/pkg/ingest"
 	"github.com/aws/aws-lambda-go/events"
@@ -42,7 +43,9 @@ func newServer(t *testing.T) *api.Server {
 		t.Fatal(err)
 	}
 	docs := &ingest.Pipeline{Service: b.Service, Records: b.Store, Splitter: ingest.Splitter{Size: 200, Overlap: 40}, Log: log}
-	return api.New(b.Service, keys, log, api.WithDocuments(docs))
+	queue := extract.NewLocalQueue(&extract.Pipeline{Service: b.Service, Extractor: extract.Local{}, Log: log}, 100)
+	t.Cleanup(queue.Close)
+	return api.New(b.Service, keys, log, api.WithDocuments(docs), api.WithExtraction(queue))
 }
 
 // client drives a handler over a real HTTP server on loopback.

@@ -17,6 +17,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/config"
 	"github.com/agentmem/agentmem/pkg/dynamodb"
 	"github.com/agentmem/agentmem/pkg/embedded"
+	"github.com/agentmem/agentmem/pkg/extract"
 	"github.com/agentmem/agentmem/pkg/hashembed"
 	"github.com/agentmem/agentmem/pkg/ingest"
 	"github.com/agentmem/agentmem/pkg/memory"
@@ -39,7 +40,11 @@ type Backend struct {
 	Records memory.RecordStore
 	// Documents is the ingestion pipeline.
 	Documents *ingest.Pipeline
-	closers   []func() error
+	// Facts is the extraction pipeline, with the extractor the
+	// configuration selects (EXTRACTOR: local, or bedrock with
+	// BEDROCK_LLM_MODEL).
+	Facts   *extract.Pipeline
+	closers []func() error
 }
 
 // finish sets what every backend derives from its store and service.
@@ -48,7 +53,23 @@ func (b *Backend) finish(log *slog.Logger) *Backend {
 		b.Records = r
 	}
 	b.Documents = &ingest.Pipeline{Service: b.Service, Records: b.Records, Splitter: ingest.DefaultSplitter, Log: log}
+	b.Facts = &extract.Pipeline{Service: b.Service, Extractor: extract.Local{}, Log: log}
 	return b
+}
+
+// UseBedrockExtractor makes the extraction pipeline call model through
+// Bedrock's Converse API.
+func (b *Backend) UseBedrockExtractor(ctx context.Context, cfg config.Config, model string) error {
+	c, err := bedrock.NewClient(ctx, bedrock.ClientOptions{Endpoint: cfg.BedrockEndpoint, Region: cfg.AWSRegion})
+	if err != nil {
+		return err
+	}
+	llm, err := bedrock.NewConverser(c, bedrock.ConverserOptions{Model: model})
+	if err != nil {
+		return err
+	}
+	b.Facts.Extractor = extract.Bedrock{LLM: llm}
+	return nil
 }
 
 // NewEmbedder returns the embedder the configuration selects. With "auto"

@@ -2,8 +2,10 @@ package extract_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"testing"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/extract"
 	"github.com/agentmem/agentmem/pkg/hashembed"
 	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/aws/aws-lambda-go/events"
 )
 
 var ctx = context.Background()
@@ -154,4 +157,50 @@ func checkSupersede(t *testing.T, p *extract.Pipeline, svc *memory.Service) {
 func TestLocalExtractionSupersedes(t *testing.T) {
 	p, svc := setup(t, extract.Local{})
 	checkSupersede(t, p, svc)
+}
+
+func TestSQSBatch(t *testing.T) {
+	p, svc := setup(t, extract.Local{})
+	c := memory.Caller{OrgID: "acme"}
+	turns := converse(t, svc, c, "Ana: My favourite city is Porto.", "Bo: I work as a pilot for a small airline.")
+	good, _ := json.Marshal(extract.Job{OrgID: "acme", MessageIDs: []string{turns[0].ID, turns[1].ID}})
+	raw, err := os.ReadFile("../../events/sqs-extract.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev events.SQSEvent
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		t.Fatal(err)
+	}
+	tmpl := ev.Records[0]
+	mk := func(id, body string) events.SQSMessage {
+		m := tmpl
+		m.MessageId, m.Body = id, body
+		return m
+	}
+	ev.Records = []events.SQSMessage{mk("ok-1", string(good)), mk("poison", "{not json"), mk("no-messages", `{"orgId":"acme","messageIds":[]}`), mk("ok-again", string(good))}
+	res, err := p.HandleSQS(ctx, ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failed []string
+	for _, f := range res.BatchItemFailures {
+		failed = append(failed, f.ItemIdentifier)
+	}
+	if strings.Join(failed, ",") != "poison,no-messages" {
+		t.Fatalf("batch item failures %v, want poison and no-messages", failed)
+	}
+	// Two facts, once, though the job was delivered twice.
+	if n, _ := svc.Count(ctx, c, memory.Filter{Types: []memory.Type{memory.TypeFact}}); n != 2 {
+		t.Fatalf("%d facts after a job delivered twice, want 2", n)
+	}
+	// A job naming another org's message ids extracts nothing from them.
+	other := converse(t, svc, memory.Caller{OrgID: "globex"}, "Cy: I love sailing on weekends.")
+	evil, _ := json.Marshal(extract.Job{OrgID: "acme", MessageIDs: []string{other[0].ID}})
+	if res, _ := p.HandleSQS(ctx, events.SQSEvent{Records: []events.SQSMessage{mk("cross", string(evil))}}); len(res.BatchItemFailures) != 0 {
+		t.Fatalf("cross-org job: %+v", res)
+	}
+	if n, _ := svc.Count(ctx, c, memory.Filter{Types: []memory.Type{memory.TypeFact}}); n != 2 {
+		t.Fatal("a job in org acme extracted globex's message")
+	}
 }
