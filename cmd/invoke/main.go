@@ -24,7 +24,7 @@ import (
 )
 
 func main() {
-	fn := flag.String("fn", "", "the handler: api, ingest or extract")
+	fn := flag.String("fn", "", "the handler: api, ingest, extract or consolidate")
 	event := flag.String("event", "", "the event payload (JSON file)")
 	blobs := flag.String("blobs", "events/blobs", "directory holding the objects ingest reads, by key")
 	flag.Parse()
@@ -64,6 +64,12 @@ func run(fn, eventFile, blobs string) error {
 			return fmt.Errorf("%s is not an SQS event: %w", eventFile, err)
 		}
 		out, err = b.Facts.HandleSQS(ctx, ev)
+	case "consolidate":
+		var ev events.EventBridgeEvent
+		if err := json.Unmarshal(raw, &ev); err != nil {
+			return fmt.Errorf("%s is not an EventBridge event: %w", eventFile, err)
+		}
+		out, err = b.Consolidation.RunAll(ctx)
 	case "ingest":
 		var ev events.S3Event
 		if err := json.Unmarshal(raw, &ev); err != nil {
@@ -71,7 +77,7 @@ func run(fn, eventFile, blobs string) error {
 		}
 		out, err = b.Documents.HandleS3(ctx, ev, ingest.FileFetch(blobs))
 	default:
-		return fmt.Errorf("-fn: %q is not api, ingest or extract", fn)
+		return fmt.Errorf("-fn: %q is not api, ingest, extract or consolidate", fn)
 	}
 	js, _ := json.MarshalIndent(out, "", "  ")
 	fmt.Println(string(js))

@@ -18,6 +18,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/api"
 	"github.com/agentmem/agentmem/pkg/backend"
 	"github.com/agentmem/agentmem/pkg/config"
+	"github.com/agentmem/agentmem/pkg/consolidate"
 	"github.com/agentmem/agentmem/pkg/extract"
 )
 
@@ -48,10 +49,14 @@ func run() error {
 	}
 	queue := extract.NewLocalQueue(b.Facts, 1000)
 	defer queue.Close()
+	if cfg.ConsolidateEvery > 0 {
+		go consolidateEvery(ctx, b.Consolidation, cfg.ConsolidateEvery, log)
+	}
 
 	srv := &http.Server{
-		Addr:              net.JoinHostPort(cfg.Addr, strconv.Itoa(cfg.Port)),
-		Handler:           api.New(b.Service, keys, log, api.WithDocuments(b.Documents), api.WithExtraction(queue)),
+		Addr: net.JoinHostPort(cfg.Addr, strconv.Itoa(cfg.Port)),
+		Handler: api.New(b.Service, keys, log, api.WithDocuments(b.Documents), api.WithExtraction(queue),
+			api.WithConsolidation(b.Consolidation)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -98,4 +103,21 @@ func loadKeys(cfg config.Config, b *backend.Backend, log *slog.Logger) (api.Auth
 	log.Warn("API_KEYS is not set: using the development key of the data directory", "org", api.DevOrg)
 	fmt.Fprintf(os.Stderr, "development API key (org %q): %s\n", api.DevOrg, key)
 	return api.ParseKeys(key + "=" + api.DevOrg)
+}
+
+// consolidateEvery runs consolidation for every org at each interval until
+// ctx ends.
+func consolidateEvery(ctx context.Context, job *consolidate.Job, every time.Duration, log *slog.Logger) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := job.RunAll(ctx); err != nil {
+				log.Error("scheduled consolidation", "err", err)
+			}
+		}
+	}
 }

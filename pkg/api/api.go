@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentmem/agentmem/pkg/consolidate"
 	"github.com/agentmem/agentmem/pkg/extract"
 	"github.com/agentmem/agentmem/pkg/ingest"
 	"github.com/agentmem/agentmem/pkg/memory"
@@ -27,9 +28,11 @@ type Server struct {
 	svc   *memory.Service
 	docs  *ingest.Pipeline
 	queue extract.Queue
-	auth  Authenticator
-	log   *slog.Logger
-	mux   *http.ServeMux
+	// consolidation runs the consolidation job (admin endpoints).
+	consolidation *consolidate.Job
+	auth          Authenticator
+	log           *slog.Logger
+	mux           *http.ServeMux
 }
 
 // Option configures a Server.
@@ -38,6 +41,10 @@ type Option func(*Server)
 // WithExtraction serves POST /v1/messages, queueing each write's turns on q
 // for fact extraction.
 func WithExtraction(q extract.Queue) Option { return func(s *Server) { s.queue = q } }
+
+// WithConsolidation serves /v1/admin/consolidation (the last run) and
+// /v1/admin/consolidate (run now) for org-level keys.
+func WithConsolidation(j *consolidate.Job) Option { return func(s *Server) { s.consolidation = j } }
 
 // WithDocuments serves /v1/documents with the ingestion pipeline p.
 func WithDocuments(p *ingest.Pipeline) Option { return func(s *Server) { s.docs = p } }
@@ -62,6 +69,10 @@ func New(svc *memory.Service, auth Authenticator, log *slog.Logger, opts ...Opti
 	s.route("DELETE /v1/memories/{id}", s.deleteMemory, true)
 	s.route("POST /v1/search", s.search, true)
 	s.route("POST /v1/context", s.context, true)
+	if s.consolidation != nil {
+		s.route("GET /v1/admin/consolidation", s.lastConsolidation, true)
+		s.route("POST /v1/admin/consolidate", s.consolidate, true)
+	}
 	if s.queue != nil {
 		s.route("POST /v1/messages", s.postMessages, true)
 	}

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/pkg/api"
+	"github.com/agentmem/agentmem/pkg/consolidate"
 	"github.com/agentmem/agentmem/pkg/embedded"
 	"github.com/agentmem/agentmem/pkg/extract"
 	"github.com/agentmem/agentmem/pkg/hashembed"
@@ -45,7 +46,8 @@ func newServer(t *testing.T) *api.Server {
 	docs := &ingest.Pipeline{Service: b.Service, Records: b.Store, Splitter: ingest.Splitter{Size: 200, Overlap: 40}, Log: log}
 	queue := extract.NewLocalQueue(&extract.Pipeline{Service: b.Service, Extractor: extract.Local{}, Log: log}, 100)
 	t.Cleanup(queue.Close)
-	return api.New(b.Service, keys, log, api.WithDocuments(docs), api.WithExtraction(queue))
+	job := &consolidate.Job{Service: b.Service, Records: b.Store, Log: log}
+	return api.New(b.Service, keys, log, api.WithDocuments(docs), api.WithExtraction(queue), api.WithConsolidation(job))
 }
 
 // client drives a handler over a real HTTP server on loopback.

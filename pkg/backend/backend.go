@@ -15,6 +15,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/bedrock"
 	"github.com/agentmem/agentmem/pkg/bleveindex"
 	"github.com/agentmem/agentmem/pkg/config"
+	"github.com/agentmem/agentmem/pkg/consolidate"
 	"github.com/agentmem/agentmem/pkg/dynamodb"
 	"github.com/agentmem/agentmem/pkg/embedded"
 	"github.com/agentmem/agentmem/pkg/extract"
@@ -43,8 +44,10 @@ type Backend struct {
 	// Facts is the extraction pipeline, with the extractor the
 	// configuration selects (EXTRACTOR: local, or bedrock with
 	// BEDROCK_LLM_MODEL).
-	Facts   *extract.Pipeline
-	closers []func() error
+	Facts *extract.Pipeline
+	// Consolidation is the scheduled consolidation job.
+	Consolidation *consolidate.Job
+	closers       []func() error
 }
 
 // finish sets what every backend derives from its store and service.
@@ -54,6 +57,7 @@ func (b *Backend) finish(log *slog.Logger) *Backend {
 	}
 	b.Documents = &ingest.Pipeline{Service: b.Service, Records: b.Records, Splitter: ingest.DefaultSplitter, Log: log}
 	b.Facts = &extract.Pipeline{Service: b.Service, Extractor: extract.Local{}, Log: log}
+	b.Consolidation = &consolidate.Job{Service: b.Service, Records: b.Records, Log: log}
 	return b
 }
 

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Config is the service configuration. See the README's configuration
@@ -35,6 +36,8 @@ type Config struct {
 	BedrockDims     int    // BEDROCK_EMBED_DIMENSIONS: Titan 256, 512 or 1024 (default 1024)
 	BedrockEndpoint string // BEDROCK_ENDPOINT: override (tests, VPC endpoints)
 	AWSRegion       string // AWS_REGION
+
+	ConsolidateEvery time.Duration // CONSOLIDATE_EVERY: local server's consolidation interval (default 24h; 0 disables)
 }
 
 // Load reads the configuration through getenv (os.Getenv in production).
@@ -99,6 +102,14 @@ func Load(getenv func(string) string) (Config, error) {
 		c.BedrockDims = n
 	}
 	c.BedrockEndpoint = getenv("BEDROCK_ENDPOINT")
+	c.ConsolidateEvery = 24 * time.Hour
+	if v := getenv("CONSOLIDATE_EVERY"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return c, fmt.Errorf("CONSOLIDATE_EVERY: %q is not a duration such as 24h or 30m (0 disables)", v)
+		}
+		c.ConsolidateEvery = d
+	}
 	c.Index = strings.ToLower(getenv("INDEX"))
 	switch c.Index {
 	case "":

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestLoad(t *testing.T) {
@@ -16,19 +17,20 @@ func TestLoad(t *testing.T) {
 	}{
 		{"defaults", nil, Config{Port: 8080, Addr: "127.0.0.1", DataDir: "./data", Backend: "embedded", LogLevel: slog.LevelInfo,
 			Index: "embedded", OpenSearchAlias: "memories", DynamoDBTable: "agentmem", Embedder: "auto",
-			BedrockModel: "amazon.titan-embed-text-v2:0", ModelDir: "/var/tmp/agentmem/models/minilm-l6-v2-int8"}, ""},
+			BedrockModel: "amazon.titan-embed-text-v2:0", ModelDir: "/var/tmp/agentmem/models/minilm-l6-v2-int8", ConsolidateEvery: 24 * time.Hour}, ""},
 		{"aws", map[string]string{"BACKEND": "aws", "DYNAMODB_TABLE": "mem", "DYNAMODB_ENDPOINT": "http://127.0.0.1:18000",
 			"DYNAMODB_CREATE_TABLE": "true", "EMBEDDER": "bedrock", "BEDROCK_EMBED_MODEL": "cohere.embed-english-v3", "AWS_REGION": "eu-west-1"},
 			Config{Port: 8080, Addr: "127.0.0.1", DataDir: "./data", Backend: "aws", LogLevel: slog.LevelInfo, Index: "embedded",
 				OpenSearchAlias: "memories", DynamoDBTable: "mem", DynamoDBEndpoint: "http://127.0.0.1:18000", DynamoDBCreateTable: true,
-				Embedder: "bedrock", BedrockModel: "cohere.embed-english-v3", AWSRegion: "eu-west-1", ModelDir: "/var/tmp/agentmem/models/minilm-l6-v2-int8"}, ""},
+				Embedder: "bedrock", BedrockModel: "cohere.embed-english-v3", AWSRegion: "eu-west-1", ModelDir: "/var/tmp/agentmem/models/minilm-l6-v2-int8", ConsolidateEvery: 24 * time.Hour}, ""},
+		{"bad interval", map[string]string{"CONSOLIDATE_EVERY": "daily"}, Config{}, "CONSOLIDATE_EVERY"},
 		{"bad embedder", map[string]string{"EMBEDDER": "openai"}, Config{}, "EMBEDDER"},
 		{"bad create table", map[string]string{"DYNAMODB_CREATE_TABLE": "yes please"}, Config{}, "DYNAMODB_CREATE_TABLE"},
 		{"all set", map[string]string{"PORT": "9000", "ADDR": "0.0.0.0", "DATA_DIR": "/tmp/x", "API_KEYS": "k=o", "BACKEND": "EMBEDDED", "LOG_LEVEL": "debug",
 			"INDEX": "opensearch", "OPENSEARCH_URL": "http://a:9200, https://b:9200", "OPENSEARCH_ALIAS": "mem", "OPENSEARCH_USERNAME": "u", "OPENSEARCH_PASSWORD": "p"},
 			Config{Port: 9000, Addr: "0.0.0.0", DataDir: "/tmp/x", APIKeys: "k=o", Backend: "embedded", LogLevel: slog.LevelDebug,
 				Index: "opensearch", OpenSearchURLs: []string{"http://a:9200", "https://b:9200"}, OpenSearchAlias: "mem", OpenSearchUser: "u", OpenSearchSecret: "p",
-				DynamoDBTable: "agentmem", Embedder: "auto", BedrockModel: "amazon.titan-embed-text-v2:0", ModelDir: "/var/tmp/agentmem/models/minilm-l6-v2-int8"}, ""},
+				DynamoDBTable: "agentmem", Embedder: "auto", BedrockModel: "amazon.titan-embed-text-v2:0", ModelDir: "/var/tmp/agentmem/models/minilm-l6-v2-int8", ConsolidateEvery: 24 * time.Hour}, ""},
 		{"opensearch without url", map[string]string{"INDEX": "opensearch"}, Config{}, "OPENSEARCH_URL: required"},
 		{"opensearch bad url", map[string]string{"INDEX": "opensearch", "OPENSEARCH_URL": "a:9200"}, Config{}, "not an http(s) URL"},
 		{"bad index", map[string]string{"INDEX": "solr"}, Config{}, "INDEX"},

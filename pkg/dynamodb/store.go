@@ -797,3 +797,32 @@ func (s *Store) Scan(ctx context.Context, fn func(*memory.Memory) error) error {
 		in.ExclusiveStartKey = res.LastEvaluatedKey
 	}
 }
+
+// Orgs lists every org that has memories (memory.OrgLister). It scans the
+// table's memory items, projecting only the org: fine for a daily job,
+// and the place for an org registry item if tables grow very large.
+func (s *Store) Orgs(ctx context.Context) ([]string, error) {
+	in := &dynamodb.ScanInput{TableName: aws.String(s.table), FilterExpression: aws.String("SK = :mem"),
+		ProjectionExpression:      aws.String("orgId"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":mem": str(skMemory)}}
+	seen := map[string]bool{}
+	for {
+		res, err := s.c.Scan(ctx, in)
+		if err != nil {
+			return nil, fmt.Errorf("dynamodb: orgs: %w", err)
+		}
+		for _, it := range res.Items {
+			seen[attrS(it, "orgId")] = true
+		}
+		if res.LastEvaluatedKey == nil {
+			break
+		}
+		in.ExclusiveStartKey = res.LastEvaluatedKey
+	}
+	out := make([]string, 0, len(seen))
+	for o := range seen {
+		out = append(out, o)
+	}
+	sort.Strings(out)
+	return out, nil
+}

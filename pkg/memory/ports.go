@@ -93,3 +93,8 @@ type Embedder interface {
 	// models are never compared.
 	Model() string
 }
+
+// OrgLister is a store that can list its orgs (for scheduled jobs).
+type OrgLister interface {
+	Orgs(ctx context.Context) ([]string, error)
+}

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"encoding/json"
+	"time"
 )
 
 func (s *Service) relationStore() (RelationStore, error) {
@@ -83,7 +84,8 @@ func (s *Service) Relations(ctx context.Context, c Caller, id string) ([]Relatio
 }
 
 // Archive marks memory id archived (it leaves search, stays readable by
-// id) with reason recorded in its metadata under "archivedReason".
+// id) with the reason and time recorded in its metadata ("archivedReason",
+// "archivedAt").
 func (s *Service) Archive(ctx context.Context, c Caller, id, reason string) error {
 	for attempt := 1; ; attempt++ {
 		m, err := s.Get(ctx, c, id)
@@ -98,6 +100,7 @@ func (s *Service) Archive(ctx context.Context, c Caller, id, reason string) erro
 			json.Unmarshal(m.Metadata, &meta)
 		}
 		meta["archivedReason"] = reason
+		meta["archivedAt"] = s.now().UnixMilli()
 		m.Metadata, _ = json.Marshal(meta)
 		m.Archived = true
 		m.UpdatedAt = s.now().UnixMilli()
@@ -112,5 +115,31 @@ func (s *Service) Archive(ctx context.Context, c Caller, id, reason string) erro
 			return err
 		}
 		return s.index.Upsert(ctx, []*Memory{m})
+	}
+}
+
+// Now is the service's clock.
+func (s *Service) Now() time.Time { return s.now() }
+
+// Store returns the service's store (for jobs that walk every memory).
+func (s *Service) Store() Store { return s.store }
+
+// SetImportance sets a memory's importance and metadata without touching
+// its content, retrying lost races; consolidation uses it.
+func (s *Service) SetImportance(ctx context.Context, c Caller, id string, importance float64, metadata json.RawMessage) error {
+	for attempt := 1; ; attempt++ {
+		m, err := s.Get(ctx, c, id)
+		if err != nil {
+			return err
+		}
+		m.Importance, m.Metadata, m.UpdatedAt = importance, metadata, s.now().UnixMilli()
+		err = s.store.Update(ctx, m)
+		if IsConflict(err) && attempt < maxUpdateAttempts {
+			if err := backoff(ctx, attempt); err != nil {
+				return err
+			}
+			continue
+		}
+		return err
 	}
 }

@@ -32,6 +32,9 @@ type SearchRequest struct {
 	// related to them (supports, supersedes, ...) that are not results
 	// already, each marked with the relation that brought it.
 	ExpandRelations bool
+	// Internal marks a search made by the service's own jobs (extraction,
+	// consolidation): it does not count as an access.
+	Internal bool
 }
 
 // SearchResult is one ranked memory. Score is the fused RRF score in hybrid
@@ -124,7 +127,9 @@ func (s *Service) Search(ctx context.Context, c Caller, r SearchRequest) ([]Sear
 			out[i].Score = out[i].Semantic.Score
 		}
 	}
-	s.touch(ctx, c, out)
+	if !r.Internal {
+		s.touch(ctx, c, out)
+	}
 	if r.ExpandRelations {
 		out = s.expand(ctx, c, out)
 	}

@@ -616,3 +616,21 @@ func (s *Store) DeleteRecord(ctx context.Context, org, kind, id string) error {
 	_, err := s.db.ExecContext(ctx, `DELETE FROM records WHERE org_id = ? AND kind = ? AND id = ?`, org, kind, id)
 	return err
 }
+
+// Orgs lists every org that has memories (memory.OrgLister).
+func (s *Store) Orgs(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT org_id FROM memories ORDER BY org_id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var o string
+		if err := rows.Scan(&o); err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
