@@ -27,4 +27,10 @@ DYNAMODB_ENDPOINT=$(scripts/dynamodb.sh start)
 started+=(dynamodb)
 export DYNAMODB_ENDPOINT REQUIRE_DYNAMODB=1
 
+# ElasticMQ (an SQS-compatible server, from Maven Central), on loopback.
+export SQS_PORT=${SQS_PORT:-19324}
+SQS_ENDPOINT=$(scripts/elasticmq.sh start)
+started+=(elasticmq)
+export SQS_ENDPOINT REQUIRE_SQS=1
+
 go test -race -count=1 "$@" ./...

@@ -38,6 +38,9 @@ type Config struct {
 	AWSRegion       string // AWS_REGION
 
 	ConsolidateEvery time.Duration // CONSOLIDATE_EVERY: local server's consolidation interval (default 24h; 0 disables)
+
+	ExtractQueueURL string // EXTRACT_QUEUE_URL: the SQS queue of extraction jobs (the API Lambda sends to it)
+	SQSEndpoint     string // SQS_ENDPOINT: override (ElasticMQ, LocalStack)
 }
 
 // Load reads the configuration through getenv (os.Getenv in production).
@@ -102,6 +105,7 @@ func Load(getenv func(string) string) (Config, error) {
 		c.BedrockDims = n
 	}
 	c.BedrockEndpoint = getenv("BEDROCK_ENDPOINT")
+	c.ExtractQueueURL, c.SQSEndpoint = getenv("EXTRACT_QUEUE_URL"), getenv("SQS_ENDPOINT")
 	c.ConsolidateEvery = 24 * time.Hour
 	if v := getenv("CONSOLIDATE_EVERY"); v != "" {
 		d, err := time.ParseDuration(v)
