@@ -51,13 +51,16 @@ type Backend struct {
 }
 
 // finish sets what every backend derives from its store and service.
-func (b *Backend) finish(log *slog.Logger) *Backend {
+func (b *Backend) finish(cfg config.Config, log *slog.Logger) *Backend {
 	if r, ok := b.Store.(memory.RecordStore); ok {
 		b.Records = r
 	}
-	b.Documents = &ingest.Pipeline{Service: b.Service, Records: b.Records, Splitter: ingest.DefaultSplitter, Log: log}
+	b.Documents = &ingest.Pipeline{Service: b.Service, Records: b.Records, Log: log, MaxBytes: cfg.IngestMaxBytes,
+		Splitter: ingest.Splitter{Size: cfg.IngestChunkSize, Overlap: cfg.IngestChunkOverlap}}
 	b.Facts = &extract.Pipeline{Service: b.Service, Extractor: extract.Local{}, Log: log}
-	b.Consolidation = &consolidate.Job{Service: b.Service, Records: b.Records, Log: log}
+	b.Consolidation = &consolidate.Job{Service: b.Service, Records: b.Records, Log: log, Config: consolidate.Config{
+		HalfLifeStandard: cfg.HalfLifeStandard, HalfLifeEphemeral: cfg.HalfLifeEphemeral,
+		ArchiveBelow: cfg.ArchiveBelow, Retention: cfg.Retention}}
 	return b
 }
 
@@ -142,7 +145,7 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		if err != nil {
 			return nil, err
 		}
-		return (&Backend{Service: b.Service, Store: b.Store, Index: b.Index, Embedder: emb, closers: []func() error{b.Close}}).finish(log), nil
+		return (&Backend{Service: b.Service, Store: b.Store, Index: b.Index, Embedder: emb, closers: []func() error{b.Close}}).finish(cfg, log), nil
 	}
 	b := &Backend{Embedder: emb}
 	fail := func(err error) (*Backend, error) {
@@ -212,7 +215,7 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		}
 	}
 	b.Service = memory.NewService(b.Store, b.Index, emb, opts...)
-	return b.finish(log), nil
+	return b.finish(cfg, log), nil
 }
 
 // Close releases the adapters.

@@ -39,6 +39,15 @@ type Config struct {
 
 	ConsolidateEvery time.Duration // CONSOLIDATE_EVERY: local server's consolidation interval (default 24h; 0 disables)
 
+	IngestMaxBytes     int // INGEST_MAX_BYTES: largest document ingested (default 25 MiB)
+	IngestChunkSize    int // INGEST_CHUNK_SIZE: fragment size in characters (default 1000)
+	IngestChunkOverlap int // INGEST_CHUNK_OVERLAP: overlap in characters (default 200)
+
+	HalfLifeStandard  time.Duration // CONSOLIDATE_HALF_LIFE_STANDARD (default 2160h = 90 days)
+	HalfLifeEphemeral time.Duration // CONSOLIDATE_HALF_LIFE_EPHEMERAL (default 168h = 7 days)
+	ArchiveBelow      float64       // CONSOLIDATE_ARCHIVE_BELOW (default 0.1)
+	Retention         time.Duration // CONSOLIDATE_RETENTION: archived memories are deleted after (default 2160h)
+
 	ExtractQueueURL string // EXTRACT_QUEUE_URL: the SQS queue of extraction jobs (the API Lambda sends to it)
 	SQSEndpoint     string // SQS_ENDPOINT: override (ElasticMQ, LocalStack)
 }
@@ -106,6 +115,50 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	c.BedrockEndpoint = getenv("BEDROCK_ENDPOINT")
 	c.ExtractQueueURL, c.SQSEndpoint = getenv("EXTRACT_QUEUE_URL"), getenv("SQS_ENDPOINT")
+	ints := []struct {
+		name     string
+		dst      *int
+		def, min int
+	}{{"INGEST_MAX_BYTES", &c.IngestMaxBytes, 25 << 20, 1}, {"INGEST_CHUNK_SIZE", &c.IngestChunkSize, 1000, 50},
+		{"INGEST_CHUNK_OVERLAP", &c.IngestChunkOverlap, 200, 0}}
+	for _, v := range ints {
+		*v.dst = v.def
+		if s := getenv(v.name); s != "" {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < v.min {
+				return c, fmt.Errorf("%s: %q is not a whole number >= %d", v.name, s, v.min)
+			}
+			*v.dst = n
+		}
+	}
+	if c.IngestChunkOverlap >= c.IngestChunkSize {
+		return c, fmt.Errorf("INGEST_CHUNK_OVERLAP: %d must be smaller than INGEST_CHUNK_SIZE %d", c.IngestChunkOverlap, c.IngestChunkSize)
+	}
+	durs := []struct {
+		name string
+		dst  *time.Duration
+		def  time.Duration
+	}{{"CONSOLIDATE_HALF_LIFE_STANDARD", &c.HalfLifeStandard, 90 * 24 * time.Hour},
+		{"CONSOLIDATE_HALF_LIFE_EPHEMERAL", &c.HalfLifeEphemeral, 7 * 24 * time.Hour},
+		{"CONSOLIDATE_RETENTION", &c.Retention, 90 * 24 * time.Hour}}
+	for _, v := range durs {
+		*v.dst = v.def
+		if s := getenv(v.name); s != "" {
+			d, err := time.ParseDuration(s)
+			if err != nil || d <= 0 {
+				return c, fmt.Errorf("%s: %q is not a positive duration such as 2160h", v.name, s)
+			}
+			*v.dst = d
+		}
+	}
+	c.ArchiveBelow = 0.1
+	if s := getenv("CONSOLIDATE_ARCHIVE_BELOW"); s != "" {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || f < 0 || f >= 1 {
+			return c, fmt.Errorf("CONSOLIDATE_ARCHIVE_BELOW: %q is not a number in [0, 1)", s)
+		}
+		c.ArchiveBelow = f
+	}
 	c.ConsolidateEvery = 24 * time.Hour
 	if v := getenv("CONSOLIDATE_EVERY"); v != "" {
 		d, err := time.ParseDuration(v)
