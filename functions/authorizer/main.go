@@ -1,0 +1,29 @@
+// Command authorizer is the API Gateway request authorizer Lambda: bearer
+// keys are looked up, hashed, in the DynamoDB table (memctl create-key).
+package main
+
+import (
+	"context"
+	"log/slog"
+	"os"
+
+	"github.com/agentmem/agentmem/pkg/authorizer"
+	"github.com/agentmem/agentmem/pkg/config"
+	"github.com/agentmem/agentmem/pkg/dynamodb"
+	"github.com/aws/aws-lambda-go/lambda"
+)
+
+func main() {
+	log := slog.New(slog.NewJSONHandler(os.Stdout, nil))
+	cfg, err := config.Load(os.Getenv)
+	if err != nil {
+		log.Error("config", "err", err)
+		os.Exit(1)
+	}
+	c, err := dynamodb.NewClient(context.Background(), dynamodb.ClientOptions{Endpoint: cfg.DynamoDBEndpoint, Region: cfg.AWSRegion})
+	if err != nil {
+		log.Error("dynamodb", "err", err)
+		os.Exit(1)
+	}
+	lambda.Start(authorizer.Handler{Keys: dynamodb.New(c, cfg.DynamoDBTable)}.Handle)
+}
