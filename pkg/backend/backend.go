@@ -177,8 +177,16 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 	fill := false
 	switch cfg.Index {
 	case "opensearch":
-		ix, err := opensearch.New(opensearch.Config{URLs: cfg.OpenSearchURLs, Alias: cfg.OpenSearchAlias,
-			Username: cfg.OpenSearchUser, Password: cfg.OpenSearchSecret, Dimensions: emb.Dimensions()})
+		oc := opensearch.Config{URLs: cfg.OpenSearchURLs, Alias: cfg.OpenSearchAlias,
+			Username: cfg.OpenSearchUser, Password: cfg.OpenSearchSecret, Dimensions: emb.Dimensions()}
+		if cfg.OpenSearchSigV4 {
+			sig, err := opensearch.NewSigV4Signer(ctx, cfg.AWSRegion, "es")
+			if err != nil {
+				return fail(err)
+			}
+			oc.Signer = sig
+		}
+		ix, err := opensearch.New(oc)
 		if err != nil {
 			return fail(err)
 		}

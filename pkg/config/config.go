@@ -25,6 +25,7 @@ type Config struct {
 	OpenSearchAlias  string   // OPENSEARCH_ALIAS: default memories
 	OpenSearchUser   string   // OPENSEARCH_USERNAME
 	OpenSearchSecret string   // OPENSEARCH_PASSWORD
+	OpenSearchSigV4  bool     // OPENSEARCH_SIGV4: sign requests with AWS credentials (Amazon OpenSearch Service)
 
 	DynamoDBTable       string // DYNAMODB_TABLE: default agentmem (BACKEND=aws)
 	DynamoDBEndpoint    string // DYNAMODB_ENDPOINT: DynamoDB Local or LocalStack; empty for AWS
@@ -192,6 +193,7 @@ func Load(getenv func(string) string) (Config, error) {
 		c.OpenSearchAlias = "memories"
 	}
 	c.OpenSearchUser, c.OpenSearchSecret = getenv("OPENSEARCH_USERNAME"), getenv("OPENSEARCH_PASSWORD")
+	c.OpenSearchSigV4 = getenv("OPENSEARCH_SIGV4") == "true"
 	if v := getenv("LOG_LEVEL"); v != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
 			return c, fmt.Errorf("LOG_LEVEL: %q is not debug, info, warn or error", v)

@@ -32,6 +32,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	osgo "github.com/opensearch-project/opensearch-go/v4"
 	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
+	"github.com/opensearch-project/opensearch-go/v4/signer"
 )
 
 // Config configures the adapter.
@@ -39,9 +40,11 @@ type Config struct {
 	URLs     []string // node addresses, e.g. http://127.0.0.1:9200
 	Username string   // basic auth, optional
 	Password string
-	// Transport overrides the HTTP transport (for example to sign requests
-	// with SigV4 for Amazon OpenSearch Service).
+	// Transport overrides the HTTP transport.
 	Transport http.RoundTripper
+	// Signer signs every request (SigV4 for Amazon OpenSearch Service with
+	// IAM access; see NewSigV4Signer).
+	Signer signer.Signer
 	// Alias is the name every read and write uses (default "memories").
 	Alias string
 	// Dimensions of the embeddings; required to create an index.
@@ -75,7 +78,7 @@ func New(cfg Config) (*Index, error) {
 		cfg.Shards = 1
 	}
 	c, err := opensearchapi.NewClient(opensearchapi.Config{Client: osgo.Config{
-		Addresses: cfg.URLs, Username: cfg.Username, Password: cfg.Password, Transport: cfg.Transport,
+		Addresses: cfg.URLs, Username: cfg.Username, Password: cfg.Password, Transport: cfg.Transport, Signer: cfg.Signer,
 		RetryOnStatus: []int{429, 502, 503, 504}, MaxRetries: 3,
 		RetryBackoff: func(attempt int) time.Duration { return time.Duration(attempt*attempt) * 100 * time.Millisecond },
 	}})
