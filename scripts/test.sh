@@ -34,3 +34,6 @@ started+=(elasticmq)
 export SQS_ENDPOINT REQUIRE_SQS=1
 
 go test -race -count=1 "$@" ./...
+
+# The CDK app (its own module): synthesized for every stage and asserted.
+(cd infra && JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=1 go test -count=1 "$@" ./...)

@@ -193,6 +193,11 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		if fill, err = ix.Ensure(ctx); err != nil {
 			return fail(err)
 		}
+		if len(cfg.OpenSearchWriterRoles) > 0 {
+			if err := ix.MapWriterRoles(ctx, cfg.OpenSearchWriterRoles); err != nil {
+				return fail(fmt.Errorf("map the pipeline roles in OpenSearch: %w", err))
+			}
+		}
 		b.OpenSearch, b.Index = ix, ix
 	default:
 		ix, rebuild, err := bleveindex.Open(filepath.Join(cfg.DataDir, "index"), emb.Model(), emb.Dimensions())

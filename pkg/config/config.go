@@ -26,6 +26,9 @@ type Config struct {
 	OpenSearchUser   string   // OPENSEARCH_USERNAME
 	OpenSearchSecret string   // OPENSEARCH_PASSWORD
 	OpenSearchSigV4  bool     // OPENSEARCH_SIGV4: sign requests with AWS credentials (Amazon OpenSearch Service)
+	// OPENSEARCH_WRITER_ROLES: comma-separated IAM role ARNs the master (API)
+	// function maps to the writer role at start (fine-grained access control).
+	OpenSearchWriterRoles []string
 
 	DynamoDBTable       string // DYNAMODB_TABLE: default agentmem (BACKEND=aws)
 	DynamoDBEndpoint    string // DYNAMODB_ENDPOINT: DynamoDB Local or LocalStack; empty for AWS
@@ -194,6 +197,11 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	c.OpenSearchUser, c.OpenSearchSecret = getenv("OPENSEARCH_USERNAME"), getenv("OPENSEARCH_PASSWORD")
 	c.OpenSearchSigV4 = getenv("OPENSEARCH_SIGV4") == "true"
+	for _, r := range strings.Split(getenv("OPENSEARCH_WRITER_ROLES"), ",") {
+		if r = strings.TrimSpace(r); r != "" {
+			c.OpenSearchWriterRoles = append(c.OpenSearchWriterRoles, r)
+		}
+	}
 	if v := getenv("LOG_LEVEL"); v != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
 			return c, fmt.Errorf("LOG_LEVEL: %q is not debug, info, warn or error", v)

@@ -1,0 +1,302 @@
+// Package main is the CDK app (aws-cdk-go) that deploys the memory service:
+// the API behind API Gateway with a request authorizer, the ingestion,
+// extraction and consolidation Lambdas, DynamoDB, OpenSearch, S3, SQS and
+// EventBridge, with least-privilege roles and alarms. The stage (dev or
+// prod) comes from the "stage" context value and selects names and sizes.
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigateway"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsec2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awseventstargets"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsopensearchservice"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awss3notifications"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// Stage holds what differs between stages.
+type Stage struct {
+	Name             string
+	Prod             bool
+	SearchNodes      float64
+	SearchInstance   string
+	SearchVolumeGiB  float64
+	ApiRateLimit     float64 // requests per second, per stage
+	ApiBurstLimit    float64
+	TenantDailyQuota float64
+	LogRetention     awslogs.RetentionDays
+	EmbedModel       string
+	LLMModel         string
+}
+
+// Stages are the known stages.
+var Stages = map[string]Stage{
+	"dev": {Name: "dev", SearchNodes: 1, SearchInstance: "t3.small.search", SearchVolumeGiB: 10,
+		ApiRateLimit: 50, ApiBurstLimit: 100, TenantDailyQuota: 100_000, LogRetention: awslogs.RetentionDays_TWO_WEEKS,
+		EmbedModel: "amazon.titan-embed-text-v2:0", LLMModel: "anthropic.claude-3-5-haiku-20241022-v1:0"},
+	"prod": {Name: "prod", Prod: true, SearchNodes: 2, SearchInstance: "r6g.large.search", SearchVolumeGiB: 100,
+		ApiRateLimit: 500, ApiBurstLimit: 1000, TenantDailyQuota: 1_000_000, LogRetention: awslogs.RetentionDays_THREE_MONTHS,
+		EmbedModel: "amazon.titan-embed-text-v2:0", LLMModel: "anthropic.claude-3-5-haiku-20241022-v1:0"},
+}
+
+// Props configures the stack.
+type Props struct {
+	awscdk.StackProps
+	Stage Stage
+	// AssetsDir holds one folder per function with its "bootstrap" binary
+	// (make build-lambdas writes them to bin/functions).
+	AssetsDir string
+}
+
+// fn describes one Lambda.
+type fn struct {
+	name    string
+	memory  float64
+	timeout float64
+}
+
+var functions = []fn{
+	{"api", 1024, 29}, {"authorizer", 256, 5}, {"ingest", 1536, 300}, {"extract", 1024, 120}, {"consolidate", 1024, 900},
+}
+
+// TableIndexes are the global secondary indexes of the table, as the
+// DynamoDB store expects them (pkg/dynamodb).
+var TableIndexes = [][3]string{
+	{"byOrg", "GSI1PK", "GSI1SK"}, {"byRoom", "GSI2PK", "GSI2SK"}, {"byEntity", "GSI3PK", "GSI3SK"},
+	{"bySession", "GSI4PK", "GSI4SK"}, {"byType", "GSI5PK", "GSI5SK"}, {"byDocument", "GSI6PK", "GSI6SK"},
+}
+
+// NewStack defines the whole service.
+func NewStack(scope constructs.Construct, id string, p Props) awscdk.Stack {
+	stack := awscdk.NewStack(scope, &id, &p.StackProps)
+	st := p.Stage
+	removal := awscdk.RemovalPolicy_DESTROY
+	if st.Prod {
+		removal = awscdk.RemovalPolicy_RETAIN
+	}
+	name := func(s string) *string { return jsii.String(fmt.Sprintf("agentmem-%s-%s", st.Name, s)) }
+
+	// Data.
+	table := awsdynamodb.NewTable(stack, jsii.String("Table"), &awsdynamodb.TableProps{
+		TableName:                        name("memories"),
+		PartitionKey:                     &awsdynamodb.Attribute{Name: jsii.String("PK"), Type: awsdynamodb.AttributeType_STRING},
+		SortKey:                          &awsdynamodb.Attribute{Name: jsii.String("SK"), Type: awsdynamodb.AttributeType_STRING},
+		BillingMode:                      awsdynamodb.BillingMode_PAY_PER_REQUEST,
+		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: jsii.Bool(true)},
+		TimeToLiveAttribute:              jsii.String("ttl"),
+		Encryption:                       awsdynamodb.TableEncryption_AWS_MANAGED,
+		DeletionProtection:               jsii.Bool(st.Prod),
+		RemovalPolicy:                    removal,
+	})
+	for _, ix := range TableIndexes {
+		table.AddGlobalSecondaryIndex(&awsdynamodb.GlobalSecondaryIndexProps{
+			IndexName:      jsii.String(ix[0]),
+			PartitionKey:   &awsdynamodb.Attribute{Name: jsii.String(ix[1]), Type: awsdynamodb.AttributeType_STRING},
+			SortKey:        &awsdynamodb.Attribute{Name: jsii.String(ix[2]), Type: awsdynamodb.AttributeType_STRING},
+			ProjectionType: awsdynamodb.ProjectionType_ALL,
+		})
+	}
+	bucket := awss3.NewBucket(stack, jsii.String("Documents"), &awss3.BucketProps{
+		BlockPublicAccess: awss3.BlockPublicAccess_BLOCK_ALL(),
+		Encryption:        awss3.BucketEncryption_S3_MANAGED,
+		EnforceSSL:        jsii.Bool(true),
+		Versioned:         jsii.Bool(true),
+		RemovalPolicy:     removal,
+	})
+	dlq := awssqs.NewQueue(stack, jsii.String("ExtractDLQ"), &awssqs.QueueProps{
+		QueueName: name("extract-dlq"), Encryption: awssqs.QueueEncryption_SQS_MANAGED, EnforceSSL: jsii.Bool(true),
+		RetentionPeriod: awscdk.Duration_Days(jsii.Number(14)),
+	})
+	queue := awssqs.NewQueue(stack, jsii.String("ExtractQueue"), &awssqs.QueueProps{
+		QueueName: name("extract"), Encryption: awssqs.QueueEncryption_SQS_MANAGED, EnforceSSL: jsii.Bool(true),
+		VisibilityTimeout: awscdk.Duration_Seconds(jsii.Number(6 * 120)),
+		DeadLetterQueue:   &awssqs.DeadLetterQueue{Queue: dlq, MaxReceiveCount: jsii.Number(5)},
+	})
+
+	// Functions: each with its own role and log group.
+	fns := map[string]awslambda.Function{}
+	for _, f := range functions {
+		logs := awslogs.NewLogGroup(stack, jsii.String(f.name+"Logs"), &awslogs.LogGroupProps{
+			LogGroupName: jsii.String(fmt.Sprintf("/aws/lambda/agentmem-%s-%s", st.Name, f.name)),
+			Retention:    st.LogRetention, RemovalPolicy: removal,
+		})
+		fns[f.name] = awslambda.NewFunction(stack, jsii.String(f.name+"Function"), &awslambda.FunctionProps{
+			FunctionName: name(f.name),
+			Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
+			Architecture: awslambda.Architecture_ARM_64(),
+			Handler:      jsii.String("bootstrap"),
+			Code:         awslambda.Code_FromAsset(jsii.String(filepath.Join(p.AssetsDir, f.name)), nil),
+			MemorySize:   jsii.Number(f.memory),
+			Timeout:      awscdk.Duration_Seconds(jsii.Number(f.timeout)),
+			LogGroup:     logs,
+			Tracing:      awslambda.Tracing_DISABLED,
+		})
+	}
+
+	// Search: encryption at rest and in transit, HTTPS only, fine-grained
+	// access control with the API function's role as master (it creates
+	// the index at first start); the others get HTTP access to the indices.
+	var zone *awsopensearchservice.ZoneAwarenessConfig
+	if st.SearchNodes > 1 {
+		zone = &awsopensearchservice.ZoneAwarenessConfig{Enabled: jsii.Bool(true), AvailabilityZoneCount: jsii.Number(2)}
+	}
+	domain := awsopensearchservice.NewDomain(stack, jsii.String("Search"), &awsopensearchservice.DomainProps{
+		Version: awsopensearchservice.EngineVersion_OPENSEARCH_2_19(),
+		Capacity: &awsopensearchservice.CapacityConfig{DataNodes: jsii.Number(st.SearchNodes),
+			DataNodeInstanceType: jsii.String(st.SearchInstance), MultiAzWithStandbyEnabled: jsii.Bool(false)},
+		Ebs:                  &awsopensearchservice.EbsOptions{VolumeSize: jsii.Number(st.SearchVolumeGiB), VolumeType: awsec2.EbsDeviceVolumeType_GP3},
+		ZoneAwareness:        zone,
+		EncryptionAtRest:     &awsopensearchservice.EncryptionAtRestOptions{Enabled: jsii.Bool(true)},
+		NodeToNodeEncryption: jsii.Bool(true),
+		EnforceHttps:         jsii.Bool(true),
+		TlsSecurityPolicy:    awsopensearchservice.TLSSecurityPolicy_TLS_1_2,
+		FineGrainedAccessControl: &awsopensearchservice.AdvancedSecurityOptions{
+			MasterUserArn: fns["api"].Role().RoleArn(),
+		},
+		RemovalPolicy: removal,
+	})
+
+	// Environment and least-privilege grants.
+	region := *stack.Region()
+	bedrockModel := func(model string) string {
+		return fmt.Sprintf("arn:%s:bedrock:%s::foundation-model/%s", *stack.Partition(), region, model)
+	}
+	common := map[string]string{
+		"BACKEND": "aws", "DYNAMODB_TABLE": *table.TableName(), "INDEX": "opensearch",
+		"OPENSEARCH_URL": "https://" + *domain.DomainEndpoint(), "OPENSEARCH_SIGV4": "true",
+		"EMBEDDER": "bedrock", "BEDROCK_EMBED_MODEL": st.EmbedModel, "LOG_LEVEL": "info",
+	}
+	for _, f := range functions {
+		for k, v := range common {
+			fns[f.name].AddEnvironment(jsii.String(k), jsii.String(v), nil)
+		}
+	}
+	fns["api"].AddEnvironment(jsii.String("EXTRACT_QUEUE_URL"), queue.QueueUrl(), nil)
+	// The API function is the domain's master user: at start it maps the
+	// pipeline functions' roles to the writer role (pkg/opensearch).
+	fns["api"].AddEnvironment(jsii.String("OPENSEARCH_WRITER_ROLES"), awscdk.Fn_Join(jsii.String(","), &[]*string{
+		fns["ingest"].Role().RoleArn(), fns["extract"].Role().RoleArn(), fns["consolidate"].Role().RoleArn()}), nil)
+	fns["extract"].AddEnvironment(jsii.String("BEDROCK_LLM_MODEL"), jsii.String(st.LLMModel), nil)
+
+	// The authorizer reads API keys only.
+	table.GrantReadData(fns["authorizer"])
+	for _, n := range []string{"api", "ingest", "extract", "consolidate"} {
+		table.GrantReadWriteData(fns[n])
+		domain.GrantIndexReadWrite(jsii.String("memories*"), fns[n])
+		domain.GrantPathReadWrite(jsii.String("_alias/*"), fns[n])
+		fns[n].AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Actions:   jsii.Strings("bedrock:InvokeModel"),
+			Resources: jsii.Strings(bedrockModel(st.EmbedModel)),
+		}))
+	}
+	domain.GrantPathReadWrite(jsii.String("_msearch"), fns["api"])
+	domain.GrantPathReadWrite(jsii.String("_bulk"), fns["api"])
+	for _, n := range []string{"ingest", "extract", "consolidate"} {
+		domain.GrantPathReadWrite(jsii.String("_msearch"), fns[n])
+		domain.GrantPathReadWrite(jsii.String("_bulk"), fns[n])
+	}
+	fns["extract"].AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings("bedrock:InvokeModel"),
+		Resources: jsii.Strings(bedrockModel(st.LLMModel)),
+	}))
+	bucket.GrantRead(fns["ingest"], jsii.String("*/*"))
+	queue.GrantSendMessages(fns["api"])
+
+	// Triggers.
+	bucket.AddEventNotification(awss3.EventType_OBJECT_CREATED, awss3notifications.NewLambdaDestination(fns["ingest"]))
+	bucket.AddEventNotification(awss3.EventType_OBJECT_REMOVED, awss3notifications.NewLambdaDestination(fns["ingest"]))
+	fns["extract"].AddEventSource(awslambdaeventsources.NewSqsEventSource(queue, &awslambdaeventsources.SqsEventSourceProps{
+		BatchSize: jsii.Number(10), ReportBatchItemFailures: jsii.Bool(true),
+	}))
+	awsevents.NewRule(stack, jsii.String("ConsolidateDaily"), &awsevents.RuleProps{
+		RuleName: name("consolidate-daily"),
+		Schedule: awsevents.Schedule_Cron(&awsevents.CronOptions{Hour: jsii.String("3"), Minute: jsii.String("0")}),
+		Targets:  &[]awsevents.IRuleTarget{awseventstargets.NewLambdaFunction(fns["consolidate"], nil)},
+	})
+
+	// API: REST, every method behind the request authorizer (cached five
+	// minutes per key), access logs, throttling, a usage plan for tenants.
+	accessLogs := awslogs.NewLogGroup(stack, jsii.String("ApiAccessLogs"), &awslogs.LogGroupProps{
+		Retention: st.LogRetention, RemovalPolicy: removal,
+	})
+	authorizer := awsapigateway.NewRequestAuthorizer(stack, jsii.String("KeyAuthorizer"), &awsapigateway.RequestAuthorizerProps{
+		Handler:         fns["authorizer"],
+		IdentitySources: &[]*string{awsapigateway.IdentitySource_Header(jsii.String("Authorization"))},
+		ResultsCacheTtl: awscdk.Duration_Minutes(jsii.Number(5)),
+	})
+	api := awsapigateway.NewLambdaRestApi(stack, jsii.String("Api"), &awsapigateway.LambdaRestApiProps{
+		RestApiName: name("api"),
+		Handler:     fns["api"],
+		Proxy:       jsii.Bool(true),
+		DefaultMethodOptions: &awsapigateway.MethodOptions{
+			Authorizer: authorizer, AuthorizationType: awsapigateway.AuthorizationType_CUSTOM,
+		},
+		DeployOptions: &awsapigateway.StageOptions{
+			StageName:            jsii.String(st.Name),
+			AccessLogDestination: awsapigateway.NewLogGroupLogDestination(accessLogs),
+			AccessLogFormat: awsapigateway.AccessLogFormat_JsonWithStandardFields(&awsapigateway.JsonWithStandardFieldProps{
+				Caller: jsii.Bool(true), HttpMethod: jsii.Bool(true), Ip: jsii.Bool(true), Protocol: jsii.Bool(true),
+				RequestTime: jsii.Bool(true), ResourcePath: jsii.Bool(true), ResponseLength: jsii.Bool(true),
+				Status: jsii.Bool(true), User: jsii.Bool(true),
+			}),
+			ThrottlingRateLimit:  jsii.Number(st.ApiRateLimit),
+			ThrottlingBurstLimit: jsii.Number(st.ApiBurstLimit),
+			MetricsEnabled:       jsii.Bool(true),
+		},
+		// The handler enforces 1 MiB bodies; API Gateway's own limit is 10 MB.
+		MinCompressionSize: awscdk.Size_Kibibytes(jsii.Number(1)),
+		CloudWatchRole:     jsii.Bool(true),
+	})
+	api.AddUsagePlan(jsii.String("Tenants"), &awsapigateway.UsagePlanProps{
+		Name:      name("tenants"),
+		Throttle:  &awsapigateway.ThrottleSettings{RateLimit: jsii.Number(st.ApiRateLimit / 5), BurstLimit: jsii.Number(st.ApiBurstLimit / 5)},
+		Quota:     &awsapigateway.QuotaSettings{Limit: jsii.Number(st.TenantDailyQuota), Period: awsapigateway.Period_DAY},
+		ApiStages: &[]*awsapigateway.UsagePlanPerApiStage{{Api: api, Stage: api.DeploymentStage()}},
+	})
+
+	// Alarms, sent to one topic.
+	alarms := awssns.NewTopic(stack, jsii.String("Alarms"), &awssns.TopicProps{TopicName: name("alarms"), EnforceSSL: jsii.Bool(true)})
+	alarm := func(id string, metric awscloudwatch.IMetric, threshold float64, what string) {
+		a := awscloudwatch.NewAlarm(stack, jsii.String(id), &awscloudwatch.AlarmProps{
+			Metric: metric, Threshold: jsii.Number(threshold), EvaluationPeriods: jsii.Number(1),
+			ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+			TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING, AlarmDescription: jsii.String(what),
+		})
+		a.AddAlarmAction(awscloudwatchactions.NewSnsAction(alarms))
+	}
+	alarm("DLQDepth", dlq.MetricApproximateNumberOfMessagesVisible(nil), 1, "extraction jobs reached the dead-letter queue")
+	for _, f := range functions {
+		alarm(f.name+"Errors", fns[f.name].MetricErrors(nil), 1, f.name+" function errors")
+		alarm(f.name+"Throttles", fns[f.name].MetricThrottles(nil), 1, f.name+" function throttles")
+	}
+	alarm("Api5xx", awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+		Expression: jsii.String("100 * errors / MAX([errors, requests])"),
+		UsingMetrics: &map[string]awscloudwatch.IMetric{
+			"errors":   api.MetricServerError(&awscloudwatch.MetricOptions{Statistic: jsii.String("Sum")}),
+			"requests": api.MetricCount(&awscloudwatch.MetricOptions{Statistic: jsii.String("Sum")}),
+		},
+		Period: awscdk.Duration_Minutes(jsii.Number(5)),
+	}), 1, "more than 1% of API requests answered 5xx")
+	alarm("SearchRed", domain.MetricClusterStatusRed(nil), 1, "the OpenSearch cluster is red")
+
+	awscdk.NewCfnOutput(stack, jsii.String("ApiUrl"), &awscdk.CfnOutputProps{Value: api.Url()})
+	awscdk.NewCfnOutput(stack, jsii.String("BucketName"), &awscdk.CfnOutputProps{Value: bucket.BucketName()})
+	awscdk.NewCfnOutput(stack, jsii.String("TableName"), &awscdk.CfnOutputProps{Value: table.TableName()})
+	return stack
+}

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// synth builds the stack of a stage with placeholder function binaries
+// (the template, not the code, is under test) and returns its template.
+func synth(t *testing.T, stage string) (assertions.Template, map[string]any) {
+	t.Helper()
+	assets := t.TempDir()
+	for _, f := range functions {
+		os.MkdirAll(filepath.Join(assets, f.name), 0o755)
+		os.WriteFile(filepath.Join(assets, f.name, "bootstrap"), []byte("placeholder"), 0o755)
+	}
+	start := time.Now()
+	app := awscdk.NewApp(nil)
+	stack := NewStack(app, "agentmem-"+stage, Props{Stage: Stages[stage], AssetsDir: assets})
+	tmpl := assertions.Template_FromStack(stack, nil)
+	var raw map[string]any
+	js, _ := json.Marshal(tmpl.ToJSON())
+	json.Unmarshal(js, &raw)
+	t.Logf("%s: synthesized in %v, %d resources", stage, time.Since(start).Round(time.Millisecond), len(raw["Resources"].(map[string]any)))
+	return tmpl, raw
+}
+
+func props(p map[string]any) *map[string]any { return &p }
+
+// allowedWildcards lists the actions allowed on Resource "*" because AWS
+// offers no narrower resource for them. The stack needs none today (CDK's
+// bucket-notification handler is scoped to the bucket); an addition here
+// must say why.
+var allowedWildcards = map[string]bool{}
+
+func TestStack(t *testing.T) {
+	for _, stage := range []string{"dev", "prod"} {
+		t.Run(stage, func(t *testing.T) {
+			tmpl, raw := synth(t, stage)
+			prod := stage == "prod"
+
+			// DynamoDB: the store's keys and indexes, on-demand, PITR, TTL, encryption.
+			tmpl.HasResourceProperties(jsii.String("AWS::DynamoDB::Table"), props(map[string]any{
+				"BillingMode":                      "PAY_PER_REQUEST",
+				"KeySchema":                        []any{map[string]any{"AttributeName": "PK", "KeyType": "HASH"}, map[string]any{"AttributeName": "SK", "KeyType": "RANGE"}},
+				"PointInTimeRecoverySpecification": map[string]any{"PointInTimeRecoveryEnabled": true},
+				"TimeToLiveSpecification":          map[string]any{"AttributeName": "ttl", "Enabled": true},
+				"DeletionProtectionEnabled":        prod,
+			}))
+			for _, ix := range TableIndexes {
+				tmpl.HasResourceProperties(jsii.String("AWS::DynamoDB::Table"), props(map[string]any{
+					"GlobalSecondaryIndexes": assertions.Match_ArrayWith(&[]any{assertions.Match_ObjectLike(&map[string]any{
+						"IndexName": ix[0],
+						"KeySchema": []any{map[string]any{"AttributeName": ix[1], "KeyType": "HASH"}, map[string]any{"AttributeName": ix[2], "KeyType": "RANGE"}},
+					})}),
+				}))
+			}
+			policy := "Delete"
+			if prod {
+				policy = "Retain"
+			}
+			tmpl.HasResource(jsii.String("AWS::DynamoDB::Table"), props(map[string]any{"DeletionPolicy": policy}))
+
+			// S3: no public access, encryption, versioning, TLS enforced, notifications.
+			tmpl.HasResourceProperties(jsii.String("AWS::S3::Bucket"), props(map[string]any{
+				"PublicAccessBlockConfiguration": map[string]any{"BlockPublicAcls": true, "BlockPublicPolicy": true, "IgnorePublicAcls": true, "RestrictPublicBuckets": true},
+				"BucketEncryption":               map[string]any{"ServerSideEncryptionConfiguration": []any{map[string]any{"ServerSideEncryptionByDefault": map[string]any{"SSEAlgorithm": "AES256"}}}},
+				"VersioningConfiguration":        map[string]any{"Status": "Enabled"},
+			}))
+			tmpl.HasResourceProperties(jsii.String("AWS::S3::BucketPolicy"), props(map[string]any{
+				"PolicyDocument": map[string]any{"Statement": assertions.Match_ArrayWith(&[]any{assertions.Match_ObjectLike(&map[string]any{
+					"Effect": "Deny", "Condition": map[string]any{"Bool": map[string]any{"aws:SecureTransport": "false"}},
+				})})},
+			}))
+			tmpl.HasResourceProperties(jsii.String("Custom::S3BucketNotifications"), props(map[string]any{
+				"NotificationConfiguration": map[string]any{"LambdaFunctionConfigurations": assertions.Match_ArrayWith(&[]any{
+					assertions.Match_ObjectLike(&map[string]any{"Events": []any{"s3:ObjectCreated:*"}}),
+					assertions.Match_ObjectLike(&map[string]any{"Events": []any{"s3:ObjectRemoved:*"}}),
+				})},
+			}))
+
+			// SQS with a dead-letter queue; the extract function consumes with partial failures.
+			tmpl.HasResourceProperties(jsii.String("AWS::SQS::Queue"), props(map[string]any{
+				"RedrivePolicy":        map[string]any{"maxReceiveCount": 5, "deadLetterTargetArn": assertions.Match_AnyValue()},
+				"SqsManagedSseEnabled": true,
+			}))
+			tmpl.HasResourceProperties(jsii.String("AWS::Lambda::EventSourceMapping"), props(map[string]any{
+				"FunctionResponseTypes": []any{"ReportBatchItemFailures"},
+			}))
+			// EventBridge schedule for consolidation.
+			tmpl.HasResourceProperties(jsii.String("AWS::Events::Rule"), props(map[string]any{"ScheduleExpression": "cron(0 3 * * ? *)"}))
+
+			// OpenSearch: encryption, HTTPS only, fine-grained access control.
+			tmpl.HasResourceProperties(jsii.String("AWS::OpenSearchService::Domain"), props(map[string]any{
+				"EngineVersion":               "OpenSearch_2.19",
+				"EncryptionAtRestOptions":     map[string]any{"Enabled": true},
+				"NodeToNodeEncryptionOptions": map[string]any{"Enabled": true},
+				"DomainEndpointOptions":       map[string]any{"EnforceHTTPS": true, "TLSSecurityPolicy": "Policy-Min-TLS-1-2-2019-07"},
+				"AdvancedSecurityOptions":     assertions.Match_ObjectLike(&map[string]any{"Enabled": true, "InternalUserDatabaseEnabled": false}),
+			}))
+
+			// The API function maps the pipeline roles in OpenSearch at start.
+			tmpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), props(map[string]any{
+				"Environment": map[string]any{"Variables": assertions.Match_ObjectLike(&map[string]any{
+					"OPENSEARCH_WRITER_ROLES": assertions.Match_AnyValue(), "OPENSEARCH_SIGV4": "true", "BACKEND": "aws",
+					"EXTRACT_QUEUE_URL": assertions.Match_AnyValue()})},
+			}))
+
+			// API: authorizer with caching, access logs, throttling, usage plan.
+			tmpl.HasResourceProperties(jsii.String("AWS::ApiGateway::Authorizer"), props(map[string]any{
+				"Type": "REQUEST", "IdentitySource": "method.request.header.Authorization", "AuthorizerResultTtlInSeconds": 300,
+			}))
+			tmpl.HasResourceProperties(jsii.String("AWS::ApiGateway::Stage"), props(map[string]any{
+				"StageName": stage, "AccessLogSetting": assertions.Match_ObjectLike(&map[string]any{"DestinationArn": assertions.Match_AnyValue()}),
+				"MethodSettings": assertions.Match_ArrayWith(&[]any{assertions.Match_ObjectLike(&map[string]any{"ThrottlingRateLimit": Stages[stage].ApiRateLimit})}),
+			}))
+			tmpl.HasResourceProperties(jsii.String("AWS::ApiGateway::UsagePlan"), props(map[string]any{
+				"Quota": map[string]any{"Limit": Stages[stage].TenantDailyQuota, "Period": "DAY"},
+			}))
+			tmpl.HasResourceProperties(jsii.String("AWS::ApiGateway::Method"), props(map[string]any{"AuthorizationType": "CUSTOM"}))
+
+			// Functions: Go on provided.al2023, arm64, each with its own role and log group.
+			res := raw["Resources"].(map[string]any)
+			roles := map[string]bool{}
+			count := 0
+			for _, r := range res {
+				r := r.(map[string]any)
+				if r["Type"] != "AWS::Lambda::Function" {
+					continue
+				}
+				p := r["Properties"].(map[string]any)
+				if p["Runtime"] != "provided.al2023" || p["Handler"] != "bootstrap" {
+					continue // CDK's own helper functions
+				}
+				count++
+				if a := p["Architectures"].([]any); a[0] != "arm64" {
+					t.Errorf("%v is not arm64", p["FunctionName"])
+				}
+				role, _ := json.Marshal(p["Role"])
+				if roles[string(role)] {
+					t.Errorf("%v shares a role", p["FunctionName"])
+				}
+				roles[string(role)] = true
+			}
+			if count != len(functions) {
+				t.Fatalf("%d service functions, want %d", count, len(functions))
+			}
+			tmpl.ResourceCountIs(jsii.String("AWS::Logs::LogGroup"), jsii.Number(float64(len(functions)+1)))
+
+			// Alarms: DLQ, errors and throttles per function, API 5xx, search red.
+			tmpl.ResourceCountIs(jsii.String("AWS::CloudWatch::Alarm"), jsii.Number(float64(3+2*len(functions))))
+
+			// No statement grants every action or every resource, but the listed exceptions.
+			for id, r := range res {
+				r := r.(map[string]any)
+				if r["Type"] != "AWS::IAM::Policy" {
+					continue
+				}
+				doc := r["Properties"].(map[string]any)["PolicyDocument"].(map[string]any)
+				for _, s := range doc["Statement"].([]any) {
+					s := s.(map[string]any)
+					actions := list(s["Action"])
+					for _, a := range actions {
+						if a == "*" || strings.HasSuffix(a, ":*") {
+							t.Errorf("%s grants %q", id, a)
+						}
+					}
+					for _, rs := range list(s["Resource"]) {
+						if rs == "*" {
+							for _, a := range actions {
+								if !allowedWildcards[a] {
+									t.Errorf("%s grants %s on every resource", id, a)
+								}
+							}
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// list flattens a policy field (a string or a list) to strings; tokens
+// (objects) are kept as their JSON.
+func list(v any) []string {
+	switch x := v.(type) {
+	case string:
+		return []string{x}
+	case []any:
+		var out []string
+		for _, e := range x {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			} else {
+				js, _ := json.Marshal(e)
+				out = append(out, string(js))
+			}
+		}
+		return out
+	}
+	return nil
+}
