@@ -17,6 +17,7 @@
 # "opensearch" (created if missing). Security is off, the node listens on
 # 127.0.0.1 only, heap is OPENSEARCH_HEAP (default 768m).
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 
 VERSION=${OPENSEARCH_VERSION:-2.19.1}
 KNN_VERSION=${OPENSEARCH_KNN_VERSION:-${VERSION}.0}
@@ -171,15 +172,7 @@ YML
   url
 }
 
-stop() {
-  if [ -f "$RUN_DIR/pid" ]; then
-    local pid; pid=$(cat "$RUN_DIR/pid")
-    kill "$pid" 2>/dev/null || true
-    for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
-    kill -9 "$pid" 2>/dev/null || true
-  fi
-  rm -rf "$RUN_DIR"
-}
+stop() { stop_server "$RUN_DIR"; }
 
 case "${1:-}" in
   install) install ;;

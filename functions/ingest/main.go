@@ -4,11 +4,8 @@ package main
 
 import (
 	"context"
-	"log/slog"
-	"os"
 
 	"github.com/agentmem/agentmem/pkg/backend"
-	"github.com/agentmem/agentmem/pkg/config"
 	"github.com/agentmem/agentmem/pkg/ingest"
 	"github.com/agentmem/agentmem/pkg/s3"
 	"github.com/aws/aws-lambda-go/events"
@@ -16,23 +13,10 @@ import (
 )
 
 func main() {
-	log := slog.New(slog.NewJSONHandler(os.Stdout, nil))
 	ctx := context.Background()
-	cfg, err := config.Load(os.Getenv)
-	if err != nil {
-		log.Error("config", "err", err)
-		os.Exit(1)
-	}
-	b, err := backend.Open(ctx, cfg, log)
-	if err != nil {
-		log.Error("backend", "err", err)
-		os.Exit(1)
-	}
+	b, cfg, log := backend.Setup(ctx)
 	c, err := s3.NewClient(ctx, s3.ClientOptions{Region: cfg.AWSRegion})
-	if err != nil {
-		log.Error("s3", "err", err)
-		os.Exit(1)
-	}
+	backend.Must(log, "s3", err)
 	fetch := func(ctx context.Context, bucket, key string) ([]byte, string, error) {
 		data, obj, err := s3.New(c, bucket).Get(ctx, key)
 		return data, obj.ETag, err

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -238,4 +239,31 @@ func (b *Backend) Close() error {
 		errs = append(errs, b.closers[i]())
 	}
 	return errors.Join(errs...)
+}
+
+// Setup is the start of every Lambda: the configuration from the
+// environment, a JSON logger on standard output and the backend; it exits
+// the process with a logged error if any of them fails.
+func Setup(ctx context.Context) (*Backend, config.Config, *slog.Logger) {
+	log := slog.New(slog.NewJSONHandler(os.Stdout, nil))
+	cfg, err := config.Load(os.Getenv)
+	if err != nil {
+		log.Error("config", "err", err)
+		os.Exit(1)
+	}
+	log = slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	b, err := Open(ctx, cfg, log)
+	if err != nil {
+		log.Error("backend", "err", err)
+		os.Exit(1)
+	}
+	return b, cfg, log
+}
+
+// Must exits the process with a logged error when err is not nil.
+func Must(log *slog.Logger, what string, err error) {
+	if err != nil {
+		log.Error(what, "err", err)
+		os.Exit(1)
+	}
 }

@@ -11,12 +11,10 @@ package bedrock
 
 import (
 	"context"
+	"github.com/agentmem/agentmem/pkg/awsconf"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 )
 
@@ -32,7 +30,9 @@ type ClientOptions struct {
 }
 
 // NewClient returns a bedrockruntime client whose retryer retries
-// ThrottlingException, ServiceUnavailable and transient errors with jitter.
+// ThrottlingException, ServiceUnavailable and transient errors with jitter,
+// without a client-side rate limit: throttling is the normal state of a busy
+// Bedrock account.
 func NewClient(ctx context.Context, o ClientOptions) (*bedrockruntime.Client, error) {
 	if o.MaxAttempts == 0 {
 		o.MaxAttempts = 6
@@ -40,27 +40,8 @@ func NewClient(ctx context.Context, o ClientOptions) (*bedrockruntime.Client, er
 	if o.MaxBackoff == 0 {
 		o.MaxBackoff = 10 * time.Second
 	}
-	opts := []func(*awsconfig.LoadOptions) error{awsconfig.WithRetryer(func() aws.Retryer {
-		return retry.NewStandard(func(so *retry.StandardOptions) {
-			so.MaxAttempts = o.MaxAttempts
-			so.MaxBackoff = o.MaxBackoff
-			so.Backoff = retry.NewExponentialJitterBackoff(o.MaxBackoff)
-			// Throttling is the normal state of a busy Bedrock account: do
-			// not let the client-side rate limiter give up on it.
-			so.RateLimiter = noRateLimit{}
-		})
-	})}
-	region := o.Region
-	if region == "" && o.Endpoint != "" {
-		region = "us-east-1"
-	}
-	if region != "" {
-		opts = append(opts, awsconfig.WithRegion(region))
-	}
-	if o.AccessKey != "" {
-		opts = append(opts, awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(o.AccessKey, o.SecretKey, "")))
-	}
-	cfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
+	cfg, err := awsconf.Load(ctx, awsconf.Options{Endpoint: o.Endpoint, Region: o.Region, AccessKey: o.AccessKey,
+		SecretKey: o.SecretKey, MaxAttempts: o.MaxAttempts, MaxBackoff: o.MaxBackoff, NoRateLimit: true})
 	if err != nil {
 		return nil, err
 	}
@@ -70,10 +51,3 @@ func NewClient(ctx context.Context, o ClientOptions) (*bedrockruntime.Client, er
 		}
 	}), nil
 }
-
-type noRateLimit struct{}
-
-func (noRateLimit) GetToken(context.Context, uint) (func() error, error) {
-	return func() error { return nil }, nil
-}
-func (noRateLimit) AddTokens(uint) error { return nil }

@@ -19,7 +19,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -221,10 +220,7 @@ func encodeEntry(a memory.Attrs, vec []float32) []byte {
 	js, _ := json.Marshal(a)
 	b := binary.AppendUvarint(nil, uint64(len(js)))
 	b = append(b, js...)
-	for _, x := range vec {
-		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
-	}
-	return b
+	return append(b, memory.EncodeVector(vec)...)
 }
 
 func decodeEntry(b []byte) (memory.Attrs, []float32, error) {
@@ -236,12 +232,7 @@ func decodeEntry(b []byte) (memory.Attrs, []float32, error) {
 	if err := json.Unmarshal(b[k:k+int(n)], &a); err != nil {
 		return a, nil, err
 	}
-	raw := b[k+int(n):]
-	vec := make([]float32, len(raw)/4)
-	for i := range vec {
-		vec[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
-	}
-	return a, vec, nil
+	return a, memory.DecodeVector(b[k+int(n):]), nil
 }
 
 func vecKey(org, id string) []byte { return []byte(org + "\x00" + id) }

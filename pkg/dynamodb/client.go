@@ -2,12 +2,10 @@ package dynamodb
 
 import (
 	"context"
+	"github.com/agentmem/agentmem/pkg/awsconf"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
@@ -22,29 +20,11 @@ type ClientOptions struct {
 	AccessKey, SecretKey string
 }
 
-// NewClient returns a DynamoDB client with the standard retryer tuned for
-// throttling: up to 8 attempts with exponential backoff and jitter, capped
-// at 5 s.
+// NewClient returns a DynamoDB client that retries throttling with
+// exponential backoff and jitter: up to 8 attempts, 5 s apart at most.
 func NewClient(ctx context.Context, o ClientOptions) (*dynamodb.Client, error) {
-	opts := []func(*awsconfig.LoadOptions) error{
-		awsconfig.WithRetryer(func() aws.Retryer {
-			return retry.NewStandard(func(so *retry.StandardOptions) {
-				so.MaxAttempts = 8
-				so.MaxBackoff = 5 * time.Second
-			})
-		}),
-	}
-	region := o.Region
-	if region == "" && o.Endpoint != "" {
-		region = "us-east-1"
-	}
-	if region != "" {
-		opts = append(opts, awsconfig.WithRegion(region))
-	}
-	if o.AccessKey != "" {
-		opts = append(opts, awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(o.AccessKey, o.SecretKey, "")))
-	}
-	cfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
+	cfg, err := awsconf.Load(ctx, awsconf.Options{Endpoint: o.Endpoint, Region: o.Region, AccessKey: o.AccessKey,
+		SecretKey: o.SecretKey, MaxAttempts: 8, MaxBackoff: 5 * time.Second})
 	if err != nil {
 		return nil, err
 	}

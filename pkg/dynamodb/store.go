@@ -2,11 +2,9 @@ package dynamodb
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -69,25 +67,6 @@ func key(pk, sk string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{"PK": str(pk), "SK": str(sk)}
 }
 
-func encodeVector(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
-
-func decodeVector(b []byte) []float32 {
-	if len(b) == 0 {
-		return nil
-	}
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v
-}
-
 // item renders a memory as its table item.
 func (s *Store) item(m *memory.Memory) (map[string]types.AttributeValue, error) {
 	body, err := json.Marshal(m)
@@ -107,7 +86,7 @@ func (s *Store) item(m *memory.Memory) (map[string]types.AttributeValue, error) 
 		"GSI5PK": str(org + "#TYPE#" + string(m.Type)), "GSI5SK": str(sk),
 	}
 	if len(m.Embedding) > 0 {
-		it["embedding"] = &types.AttributeValueMemberB{Value: encodeVector(m.Embedding)}
+		it["embedding"] = &types.AttributeValueMemberB{Value: memory.EncodeVector(m.Embedding)}
 	}
 	for _, g := range []struct{ pk, sk, prefix, v string }{
 		{"GSI2PK", "GSI2SK", "#ROOM#", m.RoomID}, {"GSI3PK", "GSI3SK", "#ENT#", m.EntityID},
@@ -147,7 +126,7 @@ func fromItem(it map[string]types.AttributeValue) (*memory.Memory, error) {
 	m.Version, m.AccessCount, m.LastAccessedAt = attrN(it, "version"), attrN(it, "accessCount"), attrN(it, "lastAccessedAt")
 	m.EmbeddingModel = attrS(it, "embeddingModel")
 	if b, ok := it["embedding"].(*types.AttributeValueMemberB); ok {
-		m.Embedding = decodeVector(b.Value)
+		m.Embedding = memory.DecodeVector(b.Value)
 	}
 	return &m, nil
 }

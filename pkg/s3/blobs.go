@@ -8,14 +8,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentmem/agentmem/pkg/awsconf"
 	"io"
 	"time"
 
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
@@ -56,20 +54,7 @@ type ClientOptions struct {
 // NewClient returns an S3 client; with an endpoint it uses path-style
 // addressing, as local S3 servers expect.
 func NewClient(ctx context.Context, o ClientOptions) (*s3.Client, error) {
-	opts := []func(*awsconfig.LoadOptions) error{awsconfig.WithRetryer(func() aws.Retryer {
-		return retry.NewStandard(func(so *retry.StandardOptions) { so.MaxAttempts = 5 })
-	})}
-	region := o.Region
-	if region == "" && o.Endpoint != "" {
-		region = "us-east-1"
-	}
-	if region != "" {
-		opts = append(opts, awsconfig.WithRegion(region))
-	}
-	if o.AccessKey != "" {
-		opts = append(opts, awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(o.AccessKey, o.SecretKey, "")))
-	}
-	cfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
+	cfg, err := awsconf.Load(ctx, awsconf.Options{Endpoint: o.Endpoint, Region: o.Region, AccessKey: o.AccessKey, SecretKey: o.SecretKey})
 	if err != nil {
 		return nil, err
 	}

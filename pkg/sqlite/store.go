@@ -11,11 +11,9 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,28 +107,6 @@ func (s *Store) Close() error { return s.db.Close() }
 
 const columns = "body, access_count, last_accessed_at, version, embedding_model, embedding"
 
-func encodeVector(v []float32) []byte {
-	if v == nil {
-		return nil
-	}
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
-
-func decodeVector(b []byte) []float32 {
-	if len(b) == 0 {
-		return nil
-	}
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v
-}
-
 type scanner interface{ Scan(dest ...any) error }
 
 // scanMemory reads the columns of `columns`, then any extra destinations.
@@ -146,7 +122,7 @@ func scanMemory(r scanner, extra ...any) (*memory.Memory, error) {
 		return nil, fmt.Errorf("decode memory: %w", err)
 	}
 	m.AccessCount, m.LastAccessedAt, m.Version = access, last, version
-	m.EmbeddingModel, m.Embedding = model, decodeVector(emb)
+	m.EmbeddingModel, m.Embedding = model, memory.DecodeVector(emb)
 	return &m, nil
 }
 
@@ -190,7 +166,7 @@ func insert(ctx context.Context, tx *sql.Tx, m *memory.Memory, key string) error
 		document_id, durability, dedup_key, created_at, archived, version, access_count, last_accessed_at, body,
 		embedding_model, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		m.OrgID, m.ID, m.AgentID, m.Type, m.Kind, m.RoomID, m.EntityID, m.SessionID, m.DocumentID, m.Durability,
-		key, m.CreatedAt, m.Archived, m.Version, m.AccessCount, m.LastAccessedAt, body, m.EmbeddingModel, encodeVector(m.Embedding))
+		key, m.CreatedAt, m.Archived, m.Version, m.AccessCount, m.LastAccessedAt, body, m.EmbeddingModel, memory.EncodeVector(m.Embedding))
 	if isUnique(err) {
 		return memory.Errorf(memory.ECONFLICT, "memory %q already exists", m.ID)
 	}
@@ -271,7 +247,7 @@ func (s *Store) Update(ctx context.Context, m *memory.Memory) error {
 		document_id=?, durability=?, dedup_key=?, created_at=?, archived=?, version=?, body=?, embedding_model=?, embedding=?
 		WHERE org_id = ? AND id = ?`,
 		m.AgentID, m.Type, m.Kind, m.RoomID, m.EntityID, m.SessionID, m.DocumentID, m.Durability, key, m.CreatedAt,
-		m.Archived, next.Version, body, m.EmbeddingModel, encodeVector(m.Embedding), m.OrgID, m.ID)
+		m.Archived, next.Version, body, m.EmbeddingModel, memory.EncodeVector(m.Embedding), m.OrgID, m.ID)
 	if err != nil {
 		return err
 	}

@@ -6,12 +6,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/agentmem/agentmem/pkg/awsconf"
 
 	"github.com/agentmem/agentmem/pkg/extract"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 )
@@ -34,22 +32,9 @@ type ClientOptions struct {
 	AccessKey, SecretKey string
 }
 
-// NewClient returns an SQS client with the standard retryer (5 attempts).
+// NewClient returns an SQS client with the standard retryer.
 func NewClient(ctx context.Context, o ClientOptions) (*sqs.Client, error) {
-	opts := []func(*awsconfig.LoadOptions) error{awsconfig.WithRetryer(func() aws.Retryer {
-		return retry.NewStandard(func(so *retry.StandardOptions) { so.MaxAttempts = 5 })
-	})}
-	region := o.Region
-	if region == "" && o.Endpoint != "" {
-		region = "us-east-1"
-	}
-	if region != "" {
-		opts = append(opts, awsconfig.WithRegion(region))
-	}
-	if o.AccessKey != "" {
-		opts = append(opts, awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(o.AccessKey, o.SecretKey, "")))
-	}
-	cfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
+	cfg, err := awsconf.Load(ctx, awsconf.Options{Endpoint: o.Endpoint, Region: o.Region, AccessKey: o.AccessKey, SecretKey: o.SecretKey})
 	if err != nil {
 		return nil, err
 	}
