@@ -188,6 +188,14 @@ func Effective(base float64, d memory.Durability, lastTouched, now time.Time, ac
 }
 
 func (j *Job) one(ctx context.Context, c memory.Caller, m *memory.Memory, now time.Time, cfg Config, rep *Report) error {
+	// Re-read: an earlier memory of this page may have archived this one
+	// (a merge or a contradiction), and the page is a snapshot.
+	m, err := j.Service.Get(ctx, c, m.ID)
+	if memory.IsNotFound(err) {
+		return nil
+	} else if err != nil {
+		return err
+	}
 	meta := metadata(m)
 	if m.Archived {
 		at, _ := meta[archivedAtKey].(float64)
