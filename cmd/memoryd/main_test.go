@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/agentmem/agentmem/pkg/testenv"
 	"io"
 	"net"
 	"net/http"
@@ -221,13 +222,7 @@ func (s *server) stop(t *testing.T) {
 // memctl create-key writes a key (hashed) to the table, the server
 // authenticates with it, and memories go to DynamoDB.
 func TestServerOnDynamoDB(t *testing.T) {
-	ep := os.Getenv("DYNAMODB_ENDPOINT")
-	if ep == "" {
-		if os.Getenv("REQUIRE_DYNAMODB") == "1" {
-			t.Fatal("REQUIRE_DYNAMODB=1 but DYNAMODB_ENDPOINT is not set")
-		}
-		t.Skip("DYNAMODB_ENDPOINT not set")
-	}
+	ep := testenv.Get(t, "DYNAMODB_ENDPOINT")
 	if testing.Short() {
 		t.Skip("builds and runs the server")
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"github.com/agentmem/agentmem/pkg/testenv"
 	"os"
 	"path/filepath"
 	"testing"
@@ -19,13 +20,7 @@ import (
 // alias, and checks that the alias was filled from the store, searches in
 // every mode, and survives a reindex.
 func TestSwitchToOpenSearchFillsItFromTheStore(t *testing.T) {
-	url := os.Getenv("OPENSEARCH_URL")
-	if url == "" {
-		if os.Getenv("REQUIRE_OPENSEARCH") == "1" {
-			t.Fatal("REQUIRE_OPENSEARCH=1 but OPENSEARCH_URL is not set")
-		}
-		t.Skip("OPENSEARCH_URL not set")
-	}
+	url := testenv.Get(t, "OPENSEARCH_URL")
 	ctx := context.Background()
 	dir := t.TempDir()
 	caller := memory.Caller{OrgID: "acme"}
@@ -87,13 +82,7 @@ func TestSwitchToOpenSearchFillsItFromTheStore(t *testing.T) {
 // TestAWSStoreWithEmbeddedIndex runs the service on DynamoDB Local with the
 // embedded index, and checks that a lost index is refilled from DynamoDB.
 func TestAWSStoreWithEmbeddedIndex(t *testing.T) {
-	ep := os.Getenv("DYNAMODB_ENDPOINT")
-	if ep == "" {
-		if os.Getenv("REQUIRE_DYNAMODB") == "1" {
-			t.Fatal("REQUIRE_DYNAMODB=1 but DYNAMODB_ENDPOINT is not set")
-		}
-		t.Skip("DYNAMODB_ENDPOINT not set")
-	}
+	ep := testenv.Get(t, "DYNAMODB_ENDPOINT")
 	t.Setenv("AWS_ACCESS_KEY_ID", "local")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "local")
 	ctx := context.Background()

@@ -5,7 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"os"
+	"github.com/agentmem/agentmem/pkg/testenv"
 	"strings"
 	"testing"
 
@@ -22,13 +22,7 @@ var ctx = context.Background()
 // tests skip, unless REQUIRE_DYNAMODB=1 (make test sets it).
 func client(t testing.TB) *awsdynamodb.Client {
 	t.Helper()
-	ep := os.Getenv("DYNAMODB_ENDPOINT")
-	if ep == "" {
-		if os.Getenv("REQUIRE_DYNAMODB") == "1" {
-			t.Fatal("REQUIRE_DYNAMODB=1 but DYNAMODB_ENDPOINT is not set")
-		}
-		t.Skip("DYNAMODB_ENDPOINT not set; make test starts DynamoDB Local (scripts/dynamodb.sh)")
-	}
+	ep := testenv.Get(t, "DYNAMODB_ENDPOINT")
 	c, err := dynamodb.NewClient(ctx, dynamodb.ClientOptions{Endpoint: ep, AccessKey: "local", SecretKey: "local"})
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"os"
+	"github.com/agentmem/agentmem/pkg/testenv"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -29,13 +29,7 @@ var ctx = context.Background()
 // failure.
 func nodeURL(t *testing.T) string {
 	t.Helper()
-	u := os.Getenv("OPENSEARCH_URL")
-	if u == "" {
-		if os.Getenv("REQUIRE_OPENSEARCH") == "1" {
-			t.Fatal("REQUIRE_OPENSEARCH=1 but OPENSEARCH_URL is not set")
-		}
-		t.Skip("OPENSEARCH_URL not set; make test starts a node (scripts/opensearch.sh)")
-	}
+	u := testenv.Get(t, "OPENSEARCH_URL")
 	return u
 }
 

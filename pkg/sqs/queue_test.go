@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/agentmem/agentmem/pkg/testenv"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -27,13 +27,7 @@ var ctx = context.Background()
 // client connects to the SQS server of SQS_ENDPOINT (ElasticMQ in make
 // test). Without it the test skips, unless REQUIRE_SQS=1.
 func client(t *testing.T) *sqs.Client {
-	ep := os.Getenv("SQS_ENDPOINT")
-	if ep == "" {
-		if os.Getenv("REQUIRE_SQS") == "1" {
-			t.Fatal("REQUIRE_SQS=1 but SQS_ENDPOINT is not set")
-		}
-		t.Skip("SQS_ENDPOINT not set; make test starts ElasticMQ (scripts/elasticmq.sh)")
-	}
+	ep := testenv.Get(t, "SQS_ENDPOINT")
 	c, err := agentsqs.NewClient(ctx, agentsqs.ClientOptions{Endpoint: ep, AccessKey: "local", SecretKey: "local"})
 	if err != nil {
 		t.Fatal(err)
