@@ -124,7 +124,7 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 	caller := memory.Caller{OrgID: "bench"}
 	gen := newGenerator(seed)
 
-	what := "embedded index (bleve BM25 + exact vectors)"
+	what := "embedded index (boltindex: BM25 + exact vectors)"
 	if b.OpenSearch != nil {
 		what = "OpenSearch index at " + osURL + " (BM25 + Lucene HNSW k-NN, one _msearch per hybrid query)"
 	}

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/pkg/bedrock"
-	"github.com/agentmem/agentmem/pkg/bleveindex"
+	"github.com/agentmem/agentmem/pkg/boltindex"
 	"github.com/agentmem/agentmem/pkg/config"
 	"github.com/agentmem/agentmem/pkg/consolidate"
 	"github.com/agentmem/agentmem/pkg/dynamodb"
@@ -201,7 +201,7 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		}
 		b.OpenSearch, b.Index = ix, ix
 	default:
-		ix, rebuild, err := bleveindex.Open(filepath.Join(cfg.DataDir, "index"), emb.Model(), emb.Dimensions())
+		ix, rebuild, err := boltindex.Open(filepath.Join(cfg.DataDir, "index"), emb.Model(), emb.Dimensions())
 		if err != nil {
 			return fail(err)
 		}

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/pkg/bedrock"
-	"github.com/agentmem/agentmem/pkg/bleveindex"
+	"github.com/agentmem/agentmem/pkg/boltindex"
 	"github.com/agentmem/agentmem/pkg/hashembed"
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/sqlite"
@@ -379,7 +379,7 @@ func TestMalformedResponseStoresNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer store.Close()
-			ix, _, err := bleveindex.Open(filepath.Join(dir, "ix"), e.Model(), e.Dimensions())
+			ix, _, err := boltindex.Open(filepath.Join(dir, "ix"), e.Model(), e.Dimensions())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/agentmem/agentmem/pkg/bleveindex"
+	"github.com/agentmem/agentmem/pkg/boltindex"
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/sqlite"
 )
@@ -19,7 +19,7 @@ import (
 // Backend is an opened embedded backend.
 type Backend struct {
 	Store    *sqlite.Store
-	Index    *bleveindex.Index
+	Index    *boltindex.Index
 	Embedder memory.Embedder
 	Service  *memory.Service
 }
@@ -36,7 +36,7 @@ func Open(ctx context.Context, dataDir string, embedder memory.Embedder, log *sl
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	ix, rebuild, err := bleveindex.Open(filepath.Join(dataDir, "index"), embedder.Model(), embedder.Dimensions())
+	ix, rebuild, err := boltindex.Open(filepath.Join(dataDir, "index"), embedder.Model(), embedder.Dimensions())
 	if err != nil {
 		store.Close()
 		return nil, fmt.Errorf("open index: %w", err)

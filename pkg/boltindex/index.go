@@ -1,0 +1,587 @@
+// Package boltindex is the embedded Index: BM25 keyword search and exact
+// vector search over per-org in-memory structures, persisted in one bbolt
+// file so a restart loses nothing.
+//
+// Every memory is one bbolt entry holding its filterable attributes, its
+// analysed terms with their frequencies, and its vector. At start the
+// entries are loaded into one structure per org: an inverted index (term →
+// postings of document ordinals and frequencies) with document lengths, and
+// a dense vector matrix. Keeping orgs apart means a query never touches
+// another tenant's postings or vectors, needs no org filter clause, and
+// scores with the org's own statistics (IDF and average length).
+//
+// Text analysis is bleve's English analyzer (possessives, lower case, stop
+// words, Porter stemming), the same chain as OpenSearch's `english`.
+// Scoring is BM25 as OpenSearch computes it (k1 = 1.2, b = 0.75, with the
+// (k1+1) factor that Lucene dropped and OpenSearch keeps), so the two
+// engines give the same scores. Keyword search scores term at a time into a
+// pooled accumulator, then keeps the top k of the matches that pass the
+// filter; vector search scans the org's matrix (cosine on unit vectors is a
+// dot product, in SIMD where the CPU has it) in parallel past 16k vectors.
+// Both are exact.
+//
+// The index is written by hand: bleve's query machinery spent most of its
+// time outside scoring (about 30 ms p95 at 100,000 memories against a 10 ms
+// target), and no maintained pure-Go library offers filtered vector search
+// with persistence (bleve's own vectors need FAISS through cgo).
+package boltindex
+
+import (
+	"container/heap"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/registry"
+	"github.com/viterin/vek/vek32"
+	bolt "go.etcd.io/bbolt"
+)
+
+// BM25 parameters, Lucene's defaults (and so OpenSearch's).
+const (
+	k1 = 1.2
+	b  = 0.75
+)
+
+// format names the on-disk layout; a directory in another layout is
+// dropped and rebuilt from the store.
+const format = "boltindex/1"
+
+var (
+	bucketDocs   = []byte("docs")
+	bucketMeta   = []byte("meta")
+	keyModel     = []byte("model")
+	keyFormat    = []byte("format")
+	oldBuckets   = [][]byte{[]byte("vectors")} // layouts of earlier versions
+	oldTextIndex = "text.bleve"
+)
+
+// Index is the embedded hybrid index. It is safe for concurrent use.
+type Index struct {
+	db       *bolt.DB
+	analyzer analysis.Analyzer
+
+	mu   sync.RWMutex
+	dims int
+	orgs map[string]*orgIndex
+	acc  sync.Pool // *accumulator
+}
+
+var _ memory.Index = (*Index)(nil)
+
+// Open opens (creating if needed) the index in dir for vectors of model
+// with dims dimensions. When the directory holds another model's vectors or
+// another layout, it is emptied and Open reports rebuild = true: the caller
+// must re-add every memory.
+func Open(dir, model string, dims int) (ix *Index, rebuild bool, err error) {
+	an, err := registry.NewCache().AnalyzerNamed(en.AnalyzerName)
+	if err != nil {
+		return nil, false, fmt.Errorf("english analyzer: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, false, err
+	}
+	db, err := bolt.Open(filepath.Join(dir, "index.db"), 0o600, &bolt.Options{Timeout: 5e9})
+	if err != nil {
+		return nil, false, fmt.Errorf("open index: %w", err)
+	}
+	ix = &Index{db: db, analyzer: an, dims: dims, orgs: map[string]*orgIndex{}}
+	err = db.Update(func(tx *bolt.Tx) error {
+		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
+		if err != nil {
+			return err
+		}
+		storedModel, storedFormat := string(meta.Get(keyModel)), string(meta.Get(keyFormat))
+		if storedModel != model || storedFormat != format {
+			rebuild = storedModel != "" // a fresh directory needs no rebuild of its own
+			for _, name := range append([][]byte{bucketDocs}, oldBuckets...) {
+				if tx.Bucket(name) != nil {
+					if err := tx.DeleteBucket(name); err != nil {
+						return err
+					}
+				}
+			}
+			if err := meta.Put(keyModel, []byte(model)); err != nil {
+				return err
+			}
+			if err := meta.Put(keyFormat, []byte(format)); err != nil {
+				return err
+			}
+		}
+		_, err = tx.CreateBucketIfNotExists(bucketDocs)
+		return err
+	})
+	if err == nil {
+		err = os.RemoveAll(filepath.Join(dir, oldTextIndex))
+	}
+	if err == nil {
+		err = ix.load()
+	}
+	if err != nil {
+		db.Close()
+		return nil, false, err
+	}
+	return ix, rebuild, nil
+}
+
+// doc is one memory as the index keeps it.
+type doc struct {
+	attrs  memory.Attrs
+	terms  []string
+	tfs    []uint16
+	length uint32 // tokens after analysis
+	vec    []float32
+}
+
+// analyze turns text into distinct terms with their frequencies and the
+// token count.
+func (ix *Index) analyze(text string) (terms []string, tfs []uint16, length uint32) {
+	toks := ix.analyzer.Analyze([]byte(text))
+	at := make(map[string]int, len(toks))
+	for _, t := range toks {
+		s := string(t.Term)
+		if i, ok := at[s]; ok {
+			if tfs[i] < math.MaxUint16 {
+				tfs[i]++
+			}
+			continue
+		}
+		at[s] = len(terms)
+		terms = append(terms, s)
+		tfs = append(tfs, 1)
+	}
+	return terms, tfs, uint32(len(toks))
+}
+
+// entry layout: uvarint length of the attrs JSON, the JSON, uvarint token
+// count, uvarint number of terms, each term as uvarint length, bytes and
+// uvarint frequency, then the vector's float32s to the end.
+func encodeDoc(d *doc) []byte {
+	js, _ := json.Marshal(d.attrs)
+	buf := binary.AppendUvarint(nil, uint64(len(js)))
+	buf = append(buf, js...)
+	buf = binary.AppendUvarint(buf, uint64(d.length))
+	buf = binary.AppendUvarint(buf, uint64(len(d.terms)))
+	for i, t := range d.terms {
+		buf = binary.AppendUvarint(buf, uint64(len(t)))
+		buf = append(buf, t...)
+		buf = binary.AppendUvarint(buf, uint64(d.tfs[i]))
+	}
+	return append(buf, memory.EncodeVector(d.vec)...)
+}
+
+var errCorrupt = errors.New("corrupt entry")
+
+func decodeDoc(buf []byte) (*doc, error) {
+	next := func() (uint64, error) {
+		v, n := binary.Uvarint(buf)
+		if n <= 0 {
+			return 0, errCorrupt
+		}
+		buf = buf[n:]
+		return v, nil
+	}
+	bytes := func(n uint64) ([]byte, error) {
+		if uint64(len(buf)) < n {
+			return nil, errCorrupt
+		}
+		b := buf[:n]
+		buf = buf[n:]
+		return b, nil
+	}
+	d := &doc{}
+	n, err := next()
+	if err != nil {
+		return nil, err
+	}
+	js, err := bytes(n)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(js, &d.attrs); err != nil {
+		return nil, err
+	}
+	length, err := next()
+	if err != nil {
+		return nil, err
+	}
+	d.length = uint32(length)
+	count, err := next()
+	if err != nil || count > uint64(len(buf)) {
+		return nil, errCorrupt
+	}
+	d.terms, d.tfs = make([]string, count), make([]uint16, count)
+	for i := range d.terms {
+		if n, err = next(); err != nil {
+			return nil, err
+		}
+		t, err := bytes(n)
+		if err != nil {
+			return nil, err
+		}
+		tf, err := next()
+		if err != nil {
+			return nil, err
+		}
+		d.terms[i], d.tfs[i] = string(t), uint16(tf)
+	}
+	if len(buf)%4 != 0 {
+		return nil, errCorrupt
+	}
+	d.vec = memory.DecodeVector(buf)
+	return d, nil
+}
+
+func docKey(org, id string) []byte { return []byte(org + "\x00" + id) }
+
+// load reads every entry from bbolt into memory.
+func (ix *Index) load() error {
+	return ix.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketDocs).ForEach(func(k, v []byte) error {
+			d, err := decodeDoc(v)
+			if err != nil {
+				return fmt.Errorf("index entry %q: %w", k, err)
+			}
+			if len(k) <= len(d.attrs.OrgID) {
+				return fmt.Errorf("index entry %q: %w", k, errCorrupt)
+			}
+			if len(d.vec) != 0 && ix.dims == 0 {
+				ix.dims = len(d.vec)
+			}
+			ix.org(d.attrs.OrgID).add(string(k[len(d.attrs.OrgID)+1:]), d, ix.dims)
+			return nil
+		})
+	})
+}
+
+// org returns the org's structure, creating it; ix.mu must be held.
+func (ix *Index) org(id string) *orgIndex {
+	o := ix.orgs[id]
+	if o == nil {
+		o = newOrgIndex()
+		ix.orgs[id] = o
+	}
+	return o
+}
+
+// Upsert implements memory.Index. Memories without an embedding are indexed
+// for keywords only.
+func (ix *Index) Upsert(ctx context.Context, ms []*memory.Memory) error {
+	if len(ms) == 0 {
+		return nil
+	}
+	ix.mu.RLock()
+	dims := ix.dims
+	ix.mu.RUnlock()
+	docs := make([]*doc, len(ms))
+	for i, m := range ms {
+		if m.OrgID == "" || m.ID == "" {
+			return errors.New("boltindex: memory without org or id")
+		}
+		if len(m.Embedding) != 0 {
+			if dims == 0 {
+				dims = len(m.Embedding)
+			}
+			if len(m.Embedding) != dims {
+				return fmt.Errorf("boltindex: embedding of %d dimensions, index has %d", len(m.Embedding), dims)
+			}
+		}
+		d := &doc{attrs: m.Attrs(), vec: m.Embedding}
+		d.terms, d.tfs, d.length = ix.analyze(m.SearchText())
+		docs[i] = d
+	}
+	err := ix.db.Update(func(tx *bolt.Tx) error {
+		bk := tx.Bucket(bucketDocs)
+		for i, m := range ms {
+			if err := bk.Put(docKey(m.OrgID, m.ID), encodeDoc(docs[i])); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.dims == 0 {
+		ix.dims = dims
+	}
+	for i, m := range ms {
+		o := ix.org(m.OrgID)
+		o.remove(m.ID, ix.dims)
+		o.add(m.ID, docs[i], ix.dims)
+	}
+	return nil
+}
+
+// Delete implements memory.Index.
+func (ix *Index) Delete(ctx context.Context, orgID string, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	err := ix.db.Update(func(tx *bolt.Tx) error {
+		bk := tx.Bucket(bucketDocs)
+		for _, id := range ids {
+			if err := bk.Delete(docKey(orgID, id)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	o := ix.orgs[orgID]
+	if o == nil {
+		return nil
+	}
+	for _, id := range ids {
+		o.remove(id, ix.dims)
+	}
+	if o.live == 0 {
+		delete(ix.orgs, orgID)
+	}
+	return nil
+}
+
+// Search implements memory.Index, running the keyword and vector searches
+// concurrently.
+func (ix *Index) Search(ctx context.Context, q memory.IndexQuery) (memory.IndexResult, error) {
+	var res memory.IndexResult
+	if q.Filter.OrgID == "" {
+		return res, errors.New("boltindex: search without org")
+	}
+	if q.K <= 0 {
+		return res, nil
+	}
+	var terms []string
+	var qtfs []uint16
+	if q.Text != "" {
+		terms, qtfs, _ = ix.analyze(q.Text)
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	o := ix.orgs[q.Filter.OrgID]
+	if o == nil {
+		return res, nil
+	}
+	var wg sync.WaitGroup
+	if len(terms) > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res.Keyword = ix.keyword(o, q, terms, qtfs)
+		}()
+	}
+	if q.Vector != nil && len(q.Vector) == ix.dims {
+		res.Semantic = ix.semantic(o, q)
+	}
+	wg.Wait()
+	return res, ctx.Err()
+}
+
+// accumulator holds one keyword query's partial scores by ordinal, all zero
+// between uses, and the ordinals it touched.
+type accumulator struct {
+	score   []float32
+	touched []uint32
+}
+
+// keyword scores the query's terms over the org's postings (ix.mu held for
+// reading).
+func (ix *Index) keyword(o *orgIndex, q memory.IndexQuery, terms []string, qtfs []uint16) []memory.Hit {
+	acc, _ := ix.acc.Get().(*accumulator)
+	if acc == nil {
+		acc = &accumulator{}
+	}
+	defer ix.acc.Put(acc)
+	if len(acc.score) < len(o.ids) {
+		acc.score = make([]float32, len(o.ids)+len(o.ids)/4)
+	}
+	n := float64(o.live)
+	avgdl := float64(o.totalLen) / n
+	// norm[l] caches k1*(1-b+b*l/avgdl) for short documents.
+	var norm [256]float32
+	for l := range norm {
+		norm[l] = float32(k1 * (1 - b + b*float64(l)/avgdl))
+	}
+	for i, t := range terms {
+		id, ok := o.dict[t]
+		if !ok || o.df[id] == 0 {
+			continue
+		}
+		df := float64(o.df[id])
+		w := float32(math.Log(1+(n-df+0.5)/(df+0.5)) * (k1 + 1) * float64(qtfs[i]))
+		p := &o.postings[id]
+		for j, d := range p.docs {
+			if o.ids[d] == "" {
+				continue // deleted, awaiting compaction
+			}
+			tf := float32(p.tfs[j])
+			l := o.length[d]
+			var nm float32
+			if l < uint32(len(norm)) {
+				nm = norm[l]
+			} else {
+				nm = float32(k1 * (1 - b + b*float64(l)/avgdl))
+			}
+			if acc.score[d] == 0 {
+				acc.touched = append(acc.touched, d)
+			}
+			acc.score[d] += w * tf / (tf + nm)
+		}
+	}
+	top := make(scored, 0, q.K+1)
+	for _, d := range acc.touched {
+		s := float64(acc.score[d])
+		acc.score[d] = 0
+		if len(top) == q.K && s < top[0].Score {
+			continue // cannot enter: skip the filter check
+		}
+		if !q.Filter.Match(o.attrs[d]) {
+			continue
+		}
+		pushTop(&top, memory.Hit{ID: o.ids[d], Score: s}, q.K)
+	}
+	acc.touched = acc.touched[:0]
+	return drain(top)
+}
+
+// parallelMin is the org size from which the vector scan is split across
+// cores.
+const parallelMin = 16_384
+
+// semantic scans the org's vectors (ix.mu held for reading).
+func (ix *Index) semantic(o *orgIndex, q memory.IndexQuery) []memory.Hit {
+	n := len(o.ids)
+	parts := 1
+	if n >= parallelMin {
+		parts = runtime.GOMAXPROCS(0)
+	}
+	tops := make([]scored, parts)
+	var wg sync.WaitGroup
+	for p := 0; p < parts; p++ {
+		wg.Add(1)
+		go func(p int) {
+			defer wg.Done()
+			tops[p] = ix.scan(o, q, p*n/parts, (p+1)*n/parts)
+		}(p)
+	}
+	wg.Wait()
+	all := tops[0]
+	for _, t := range tops[1:] {
+		for _, h := range t {
+			pushTop(&all, h, q.K)
+		}
+	}
+	return drain(all)
+}
+
+func (ix *Index) scan(o *orgIndex, q memory.IndexQuery, from, to int) scored {
+	top := make(scored, 0, q.K+1)
+	d := ix.dims
+	for i := from; i < to; i++ {
+		if !o.hasVec[i] || !q.Filter.Match(o.attrs[i]) {
+			continue
+		}
+		s := float64(dot(q.Vector, o.vecs[i*d:(i+1)*d]))
+		pushTop(&top, memory.Hit{ID: o.ids[i], Score: s}, q.K)
+	}
+	return top
+}
+
+// scored is a min-heap of hits by score (ties: the greater id is lower),
+// for top-k selection.
+type scored []memory.Hit
+
+func (h scored) Len() int { return len(h) }
+func (h scored) Less(i, j int) bool {
+	if h[i].Score != h[j].Score {
+		return h[i].Score < h[j].Score
+	}
+	return h[i].ID > h[j].ID
+}
+func (h scored) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *scored) Push(x any)   { *h = append(*h, x.(memory.Hit)) }
+func (h *scored) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func pushTop(h *scored, x memory.Hit, k int) {
+	if h.Len() < k {
+		heap.Push(h, x)
+	} else if x.Score > (*h)[0].Score || (x.Score == (*h)[0].Score && x.ID < (*h)[0].ID) {
+		(*h)[0] = x
+		heap.Fix(h, 0)
+	}
+}
+
+// drain empties the heap into hits, best first.
+func drain(h scored) []memory.Hit {
+	out := make([]memory.Hit, len(h))
+	for i := len(h) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(&h).(memory.Hit)
+	}
+	return out
+}
+
+// dot is the inner product: vek's AVX2/FMA assembly where the CPU has it
+// (about twice the speed of scalar Go on a 384-dimension scan, which is
+// bound by memory bandwidth), plain Go elsewhere.
+func dot(a, b []float32) float32 { return vek32.Dot(a, b[:len(a)]) }
+
+// Clear empties the index of every org. The embedded backend uses it
+// before a rebuild.
+func (ix *Index) Clear() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.orgs = map[string]*orgIndex{}
+	return ix.db.Update(func(tx *bolt.Tx) error {
+		if err := tx.DeleteBucket(bucketDocs); err != nil {
+			return err
+		}
+		_, err := tx.CreateBucket(bucketDocs)
+		return err
+	})
+}
+
+// Len returns how many vectors the index holds, over all orgs.
+func (ix *Index) Len() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	n := 0
+	for _, o := range ix.orgs {
+		n += o.vectors
+	}
+	return n
+}
+
+// DocCount returns how many memories the index holds, over all orgs.
+func (ix *Index) DocCount() (uint64, error) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	n := 0
+	for _, o := range ix.orgs {
+		n += o.live
+	}
+	return uint64(n), nil
+}
+
+// Close closes the bbolt file.
+func (ix *Index) Close() error { return ix.db.Close() }
