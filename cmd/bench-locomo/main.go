@@ -55,6 +55,18 @@ type conversation struct {
 	questions []question
 }
 
+// turnText returns the text of the turn with dia_id id, speaker first.
+func (c *conversation) turnText(id string) string {
+	for _, ts := range c.sessions {
+		for _, t := range ts {
+			if t.DiaID == id {
+				return t.Speaker + ": " + t.Text
+			}
+		}
+	}
+	return "(no such turn)"
+}
+
 var sessionKey = regexp.MustCompile(`^session_(\d+)$`)
 
 func load(path string) (*conversation, error) {
@@ -249,7 +261,9 @@ type searchResponse struct {
 }
 
 // evaluate asks every question of categories 1-4 in one mode.
-func evaluate(c client, conv *conversation, mode string, byCat map[int]*Metrics, all *Metrics) error {
+// misses, when set, receives every question whose evidence is not all in
+// the top 10, with the evidence and what was returned instead.
+func evaluate(c client, conv *conversation, mode string, byCat map[int]*Metrics, all *Metrics, misses io.Writer) error {
 	for _, q := range conv.questions {
 		if q.Category < 1 || q.Category > 4 || len(q.Evidence) == 0 {
 			continue
@@ -271,6 +285,15 @@ func evaluate(c client, conv *conversation, mode string, byCat map[int]*Metrics,
 			}
 		}
 		top := func(k int) []string { return ids[:min(k, len(ids))] }
+		if misses != nil && recall(q.Evidence, top(10)) < 1 {
+			fmt.Fprintf(misses, "## %s [%s, category %d] %s\n", conv.name, mode, q.Category, q.Question)
+			for _, e := range q.Evidence {
+				fmt.Fprintf(misses, "   want %s %s\n", e, conv.turnText(e))
+			}
+			for i, id := range top(10) {
+				fmt.Fprintf(misses, "   %2d   %s %s\n", i+1, id, conv.turnText(id))
+			}
+		}
 		m := byCat[q.Category]
 		for _, x := range []*Metrics{m, all} {
 			x.R1 += recall(q.Evidence, top(1))
@@ -289,14 +312,15 @@ func main() {
 	jsonOut := flag.String("json", "", "write the results as JSON to this file")
 	svgOut := flag.String("svg", "", "write a bar chart of recall@10 by mode to this SVG file")
 	facts := flag.Bool("facts", true, "also run the modes with the observation facts")
+	misses := flag.String("misses", "", "write the questions whose evidence is not all in the top 10 to this file, with what came instead")
 	flag.Parse()
-	if err := run(*data, *jsonOut, *svgOut, *facts); err != nil {
+	if err := run(*data, *jsonOut, *svgOut, *misses, *facts); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-locomo:", err)
 		os.Exit(1)
 	}
 }
 
-func run(data, jsonOut, svgOut string, withFacts bool) error {
+func run(data, jsonOut, svgOut, missesOut string, withFacts bool) error {
 	var files []string
 	for _, pat := range strings.Fields(data) {
 		m, err := filepath.Glob(pat)
@@ -367,6 +391,15 @@ func run(data, jsonOut, svgOut string, withFacts bool) error {
 	}
 	fmt.Printf("# bench-locomo: %d conversations (%s), embedder %s; ingested in %v\n\n", len(convs),
 		strings.Join(names(convs), ", "), b.Embedder.Model(), time.Since(start).Round(time.Millisecond))
+	var misses io.Writer
+	if missesOut != "" {
+		f, err := os.Create(missesOut)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		misses = f
+	}
 	results := map[string]any{}
 	type row struct {
 		mode string
@@ -382,7 +415,7 @@ func run(data, jsonOut, svgOut string, withFacts bool) error {
 			}
 			r := row{mode: name, cats: map[int]*Metrics{1: {}, 2: {}, 3: {}, 4: {}}}
 			for _, c := range convs {
-				if err := evaluate(clients[c.name+"/"+v], c, mode, r.cats, &r.all); err != nil {
+				if err := evaluate(clients[c.name+"/"+v], c, mode, r.cats, &r.all, misses); err != nil {
 					return err
 				}
 			}

@@ -134,6 +134,9 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...memo
 	return b, err
 }
 
+// accessQueue is how many searches' accesses may wait to be recorded.
+const accessQueue = 4096
+
 // OpenWith opens the backend of cfg with the given embedder (benchmarks
 // wrap it to time it).
 func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *slog.Logger, opts ...memory.Option) (*Backend, error) {
@@ -141,6 +144,9 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		log = slog.Default()
 	}
 	opts = append([]memory.Option{memory.WithLogger(log)}, opts...)
+	if cfg.AccessRecording == "async" {
+		opts = append(opts, memory.WithAsyncAccess(accessQueue))
+	}
 	if cfg.Backend != "aws" && (cfg.Index == "" || cfg.Index == "embedded") {
 		b, err := embedded.Open(ctx, cfg.DataDir, emb, log, opts...)
 		if err != nil {
@@ -229,6 +235,7 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		}
 	}
 	b.Service = memory.NewService(b.Store, b.Index, emb, opts...)
+	b.closers = append(b.closers, b.Service.Close) // closed first: its queued accesses need the store
 	return b.finish(cfg, log), nil
 }
 

@@ -54,6 +54,12 @@ type Config struct {
 
 	ExtractQueueURL string // EXTRACT_QUEUE_URL: the SQS queue of extraction jobs (the API Lambda sends to it)
 	SQSEndpoint     string // SQS_ENDPOINT: override (ElasticMQ, LocalStack)
+
+	// AccessRecording (ACCESS_RECORDING) is how searches record accesses:
+	// async (in the background, the default of a long-running server) or
+	// sync (before answering, the default in Lambda, whose environment may
+	// be frozen right after the response).
+	AccessRecording string
 }
 
 // Load reads the configuration through getenv (os.Getenv in production).
@@ -119,6 +125,17 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	c.BedrockEndpoint = getenv("BEDROCK_ENDPOINT")
 	c.ExtractQueueURL, c.SQSEndpoint = getenv("EXTRACT_QUEUE_URL"), getenv("SQS_ENDPOINT")
+	c.AccessRecording = strings.ToLower(getenv("ACCESS_RECORDING"))
+	switch c.AccessRecording {
+	case "":
+		c.AccessRecording = "async"
+		if getenv("AWS_LAMBDA_FUNCTION_NAME") != "" {
+			c.AccessRecording = "sync"
+		}
+	case "async", "sync":
+	default:
+		return c, fmt.Errorf("ACCESS_RECORDING: %q is not async or sync", c.AccessRecording)
+	}
 	ints := []struct {
 		name     string
 		dst      *int

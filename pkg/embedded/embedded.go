@@ -72,5 +72,9 @@ func Open(ctx context.Context, dataDir string, embedder memory.Embedder, log *sl
 
 // Close closes the index and the store.
 func (b *Backend) Close() error {
-	return errors.Join(b.Index.Close(), b.Store.Close())
+	var errs []error
+	if b.Service != nil {
+		errs = append(errs, b.Service.Close()) // first: its queued accesses need the store
+	}
+	return errors.Join(append(errs, b.Index.Close(), b.Store.Close())...)
 }

@@ -235,9 +235,7 @@ func (s *Service) touch(ctx context.Context, c Caller, rs []SearchResult) {
 		r.Memory.AccessCount++
 		r.Memory.LastAccessedAt = now
 	}
-	if err := s.store.Touch(ctx, c.OrgID, ids, now); err != nil {
-		s.log.WarnContext(ctx, "recording access failed", "org", c.OrgID, "err", err)
-	}
+	s.record(ctx, accessBatch{org: c.OrgID, ids: ids, at: now})
 }
 
 // Normalize scales v to unit length in place (no-op for the zero vector).

@@ -18,6 +18,7 @@ type Service struct {
 	embedder Embedder
 	now      func() time.Time
 	log      *slog.Logger
+	access   *accessQueue // nil: accesses are recorded before a search returns
 }
 
 // Option configures a Service.

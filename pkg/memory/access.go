@@ -1,0 +1,141 @@
+package memory
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// accessQueue records search accesses off the request path: searches hand
+// their hits to a bounded queue and one goroutine writes them, merging what
+// piled up meanwhile into one store call per org and repeat count. A full
+// queue makes the search record its access itself (back-pressure, nothing
+// is dropped); Close writes what is queued before it returns.
+type accessQueue struct {
+	ch   chan accessBatch
+	stop chan struct{}
+	done chan struct{}
+
+	mu     sync.RWMutex // held for reading while queueing, for writing to close
+	closed bool
+}
+
+type accessBatch struct {
+	org string
+	ids []string
+	at  int64
+}
+
+// WithAsyncAccess makes searches record accesses in the background through
+// a queue of size batches (a long-running server's choice; a Lambda, which
+// may be frozen after its response, records them before answering). Call
+// Close to flush it.
+func WithAsyncAccess(size int) Option {
+	return func(s *Service) {
+		s.access = &accessQueue{ch: make(chan accessBatch, max(size, 1)), stop: make(chan struct{}), done: make(chan struct{})}
+		go s.access.run(s)
+	}
+}
+
+// record queues b, or writes it now when the queue is full or closed.
+func (s *Service) record(ctx context.Context, b accessBatch) {
+	if q := s.access; q != nil {
+		q.mu.RLock()
+		queued := false
+		if !q.closed {
+			select {
+			case q.ch <- b:
+				queued = true
+			default:
+			}
+		}
+		q.mu.RUnlock()
+		if queued {
+			return
+		}
+	}
+	if err := s.store.Touch(ctx, b.org, b.ids, b.at); err != nil {
+		s.log.WarnContext(ctx, "recording access failed", "org", b.org, "err", err)
+	}
+}
+
+func (q *accessQueue) run(s *Service) {
+	defer close(q.done)
+	for {
+		select {
+		case b := <-q.ch:
+			q.write(s, b)
+		case <-q.stop:
+			for {
+				select {
+				case b := <-q.ch:
+					q.write(s, b)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+// write stores first and whatever else is queued, merged: per org, one
+// Touch per repeat count (an id searched three times is in the first three
+// calls), at the latest access time of the org's batches.
+func (q *accessQueue) write(s *Service, first accessBatch) {
+	counts := map[string]map[string]int{}
+	at := map[string]int64{}
+	add := func(b accessBatch) {
+		c := counts[b.org]
+		if c == nil {
+			c = map[string]int{}
+			counts[b.org] = c
+		}
+		for _, id := range b.ids {
+			c[id]++
+		}
+		at[b.org] = max(at[b.org], b.at)
+	}
+	add(first)
+	for more := true; more; {
+		select {
+		case b := <-q.ch:
+			add(b)
+		default:
+			more = false
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for org, c := range counts {
+		for round := 1; ; round++ {
+			var ids []string
+			for id, n := range c {
+				if n >= round {
+					ids = append(ids, id)
+				}
+			}
+			if len(ids) == 0 {
+				break
+			}
+			if err := s.store.Touch(ctx, org, ids, at[org]); err != nil {
+				s.log.Warn("recording access failed", "org", org, "err", err)
+			}
+		}
+	}
+}
+
+// Close writes the queued accesses of a WithAsyncAccess service and stops
+// its goroutine; later searches record their accesses themselves. It is a
+// no-op otherwise, and safe to call more than once.
+func (s *Service) Close() error {
+	if q := s.access; q != nil {
+		q.mu.Lock()
+		if !q.closed {
+			q.closed = true
+			close(q.stop)
+		}
+		q.mu.Unlock()
+		<-q.done
+	}
+	return nil
+}
