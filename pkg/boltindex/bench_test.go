@@ -3,6 +3,7 @@ package boltindex_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -29,13 +30,13 @@ func BenchmarkSearch(b *testing.B) {
 	word := func() string { return words[int(float64(len(words))*rng.Float64()*rng.Float64())] }
 	vec := func() []float32 {
 		v := make([]float32, 384)
-		var n float32
+		var n float64
 		for i := range v {
 			v[i] = rng.Float32() - 0.5
-			n += v[i] * v[i]
+			n += float64(v[i] * v[i])
 		}
 		for i := range v {
-			v[i] /= n
+			v[i] /= float32(math.Sqrt(n))
 		}
 		return v
 	}

@@ -3,8 +3,10 @@ package boltindex_test
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 	"testing"
 
@@ -337,5 +339,88 @@ func TestConcurrentWritesAndSearches(t *testing.T) {
 	}
 	if n, _ := ix.DocCount(); n != 2400-48 {
 		t.Fatalf("%d documents, want %d", n, 2400-48)
+	}
+}
+
+// TestSemanticIsExact compares vector search with a brute-force float64
+// ranking on random vectors, near-duplicates and filters: the int8 first
+// pass must never lose a true top-k vector.
+func TestSemanticIsExact(t *testing.T) {
+	ctx := context.Background()
+	ix, _, err := boltindex.Open(t.TempDir(), model, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	rng := rand.New(rand.NewPCG(7, 8))
+	unit := func(base []float32, noise float64) []float32 {
+		v := make([]float32, 64)
+		var n float64
+		for i := range v {
+			v[i] = float32(rng.NormFloat64() * noise)
+			if base != nil {
+				v[i] += base[i]
+			}
+			n += float64(v[i]) * float64(v[i])
+		}
+		for i := range v {
+			v[i] /= float32(math.Sqrt(n))
+		}
+		return v
+	}
+	corpus := memorytest.Corpus(memorytest.OrgA, 20_000) // above the parallel threshold
+	centre := unit(nil, 1)
+	for i, m := range corpus {
+		if i%4 == 0 {
+			m.Embedding = unit(centre, 0.003) // a tight cluster of near-duplicates, closer than int8 can tell apart
+		} else {
+			m.Embedding = unit(nil, 1)
+		}
+	}
+	for i := 0; i < len(corpus); i += 1000 {
+		if err := ix.Upsert(ctx, corpus[i:i+1000]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	filters := []memory.Filter{
+		{OrgID: memorytest.OrgA, IncludeArchived: true},
+		{OrgID: memorytest.OrgA},
+		{OrgID: memorytest.OrgA, RoomID: "room-2", Types: []memory.Type{memory.TypeFact}},
+	}
+	for qi := 0; qi < 30; qi++ {
+		vec := unit(nil, 1)
+		if qi%2 == 0 {
+			vec = unit(centre, 0.003)
+		}
+		f := filters[qi%len(filters)]
+		k := []int{1, 10, 100}[qi%3]
+		got, err := ix.Search(ctx, memory.IndexQuery{Filter: f, Vector: vec, K: k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		type scoredID struct {
+			id string
+			s  float64
+		}
+		var all []scoredID
+		for _, m := range corpus {
+			if f.Match(m.Attrs()) {
+				var s float64
+				for i := range vec {
+					s += float64(vec[i]) * float64(m.Embedding[i])
+				}
+				all = append(all, scoredID{m.ID, s})
+			}
+		}
+		sort.Slice(all, func(i, j int) bool { return all[i].s > all[j].s })
+		if len(got.Semantic) != min(k, len(all)) {
+			t.Fatalf("query %d: %d hits, want %d", qi, len(got.Semantic), min(k, len(all)))
+		}
+		for i, h := range got.Semantic {
+			// Same scores rank by rank; ids may swap only within float32 noise.
+			if math.Abs(h.Score-all[i].s) > 1e-5 {
+				t.Fatalf("query %d rank %d: score %.7f, brute force %.7f", qi, i, h.Score, all[i].s)
+			}
+		}
 	}
 }

@@ -12,6 +12,8 @@ type orgIndex struct {
 	length []uint32   // tokens
 	terms  [][]uint32 // term ids of each memory, to maintain document frequencies
 	vecs   []float32  // ordinal * dims
+	q8     []int8     // the vectors in int8, ordinal * dims, scanned first
+	quants []quant
 	hasVec []bool
 	pos    map[string]uint32
 
@@ -39,6 +41,7 @@ func (o *orgIndex) add(id string, d *doc, dims int) {
 	ord := uint32(len(o.ids))
 	if want := int(ord) * dims; len(o.vecs) < want { // dims learned after keyword-only memories
 		o.vecs = append(o.vecs, make([]float32, want-len(o.vecs))...)
+		o.q8 = append(o.q8, make([]int8, want-len(o.q8))...)
 	}
 	o.pos[id] = ord
 	o.ids = append(o.ids, id)
@@ -62,12 +65,16 @@ func (o *orgIndex) add(id string, d *doc, dims int) {
 	o.terms = append(o.terms, tids)
 	has := len(d.vec) == dims && dims > 0
 	o.hasVec = append(o.hasVec, has)
+	o.vecs = append(o.vecs, make([]float32, dims)...)
+	o.q8 = append(o.q8, make([]int8, dims)...)
+	var qt quant
 	if has {
-		o.vecs = append(o.vecs, d.vec...)
+		at := int(ord) * dims
+		copy(o.vecs[at:], d.vec)
+		qt = quantize(d.vec, o.q8[at:at+dims])
 		o.vectors++
-	} else {
-		o.vecs = append(o.vecs, make([]float32, dims)...)
 	}
+	o.quants = append(o.quants, qt)
 	o.live++
 	o.totalLen += uint64(d.length)
 }
