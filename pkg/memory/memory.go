@@ -102,38 +102,56 @@ func (c Content) SearchText() string {
 // the speaker (EntityID) then the content, "speaker: text", because who said
 // a turn is part of what it means ("When did Ana move?" is answered by Ana's
 // own "I moved in May", which never names her); for the rest, the content.
+// A message with Context reads as the exchange, led by its own speaker.
 func (m *Memory) SearchText() string {
+	s := m.Content.SearchText()
 	if m.Type == TypeMessage && m.EntityID != "" {
-		return m.EntityID + ": " + m.Content.SearchText()
+		s = m.EntityID + ": " + s
 	}
-	return m.Content.SearchText()
+	if m.Context != "" {
+		// The exchange as a transcript, led by the memory's own speaker:
+		// "Bo: Ana: How long have you been married?\nBo: 5 years already!".
+		lead := ""
+		if m.EntityID != "" {
+			lead = m.EntityID + ": "
+		}
+		s = lead + m.Context + "\n" + s
+	}
+	return s
 }
 
 // Memory is one stored memory. OrgID is the tenant; AgentID empty means the
 // memory belongs to the whole org, otherwise to that agent only.
 type Memory struct {
-	ID             string          `json:"id"`
-	OrgID          string          `json:"orgId"`
-	AgentID        string          `json:"agentId,omitempty"`
-	Type           Type            `json:"type"`
-	Kind           Kind            `json:"kind,omitempty"`
-	Content        Content         `json:"content"`
-	EntityID       string          `json:"entityId,omitempty"`
-	RoomID         string          `json:"roomId,omitempty"`
-	WorldID        string          `json:"worldId,omitempty"`
-	SessionID      string          `json:"sessionId,omitempty"`
-	Metadata       json.RawMessage `json:"metadata,omitempty"`
-	Importance     float64         `json:"importance"`
-	Durability     Durability      `json:"durability"`
-	Confidence     float64         `json:"confidence"`
-	DocumentID     string          `json:"documentId,omitempty"`
-	Position       *int            `json:"position,omitempty"`
-	ContentHash    string          `json:"contentHash"`
-	CreatedAt      int64           `json:"createdAt"`
-	UpdatedAt      int64           `json:"updatedAt"`
-	LastAccessedAt int64           `json:"lastAccessedAt,omitempty"`
-	AccessCount    int64           `json:"accessCount"`
-	Archived       bool            `json:"archived"`
+	ID        string          `json:"id"`
+	OrgID     string          `json:"orgId"`
+	AgentID   string          `json:"agentId,omitempty"`
+	Type      Type            `json:"type"`
+	Kind      Kind            `json:"kind,omitempty"`
+	Content   Content         `json:"content"`
+	EntityID  string          `json:"entityId,omitempty"`
+	RoomID    string          `json:"roomId,omitempty"`
+	WorldID   string          `json:"worldId,omitempty"`
+	SessionID string          `json:"sessionId,omitempty"`
+	Metadata  json.RawMessage `json:"metadata,omitempty"`
+	// Context is what the memory is read with but did not say itself: for
+	// a message, the turn before it in its conversation ("speaker: text",
+	// at most MaxContextRunes), so that "5 years already!" is found by a
+	// question about how long someone has been married. The service sets
+	// it at creation; it is searched and embedded with the memory, never
+	// counted as its content.
+	Context        string     `json:"context,omitempty"`
+	Importance     float64    `json:"importance"`
+	Durability     Durability `json:"durability"`
+	Confidence     float64    `json:"confidence"`
+	DocumentID     string     `json:"documentId,omitempty"`
+	Position       *int       `json:"position,omitempty"`
+	ContentHash    string     `json:"contentHash"`
+	CreatedAt      int64      `json:"createdAt"`
+	UpdatedAt      int64      `json:"updatedAt"`
+	LastAccessedAt int64      `json:"lastAccessedAt,omitempty"`
+	AccessCount    int64      `json:"accessCount"`
+	Archived       bool       `json:"archived"`
 	// Version increases by one on every update; it is the optimistic
 	// concurrency token (the ETag of the HTTP API).
 	Version int64 `json:"version"`

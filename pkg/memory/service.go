@@ -156,6 +156,9 @@ func (s *Service) Create(ctx context.Context, c Caller, in []NewMemory) ([]Creat
 		alias[i] = len(unique)
 		unique = append(unique, m)
 	}
+	if err := s.threadContext(ctx, unique); err != nil {
+		return nil, err
+	}
 	if err := s.embed(ctx, unique); err != nil {
 		return nil, err
 	}

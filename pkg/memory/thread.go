@@ -1,0 +1,90 @@
+package memory
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxContextRunes bounds a message's Context: the preceding turn is cut at
+// a word boundary past this many characters.
+const MaxContextRunes = 500
+
+// conversation is the thread a message belongs to: its room, or its
+// session when it has no room; "" when it has neither.
+func conversation(m *Memory) string {
+	if m.Type != TypeMessage {
+		return ""
+	}
+	if m.RoomID != "" {
+		return "room:" + m.RoomID
+	}
+	if m.SessionID != "" {
+		return "session:" + m.SessionID
+	}
+	return ""
+}
+
+// threadContext sets the Context of each new message: the turn before it
+// in the same conversation and the same scope (org-wide or the same agent,
+// so an agent's private turn never becomes searchable through another
+// scope's memory). The turn is taken from the batch when an earlier one
+// precedes it there, otherwise from the store: the latest message of the
+// conversation created before it. A message inserted later between two
+// stored turns does not change the context of the one after it.
+func (s *Service) threadContext(ctx context.Context, ms []*Memory) error {
+	type key struct{ agent, conv string }
+	last := map[key]*Memory{}
+	for _, m := range ms {
+		conv := conversation(m)
+		if conv == "" {
+			continue
+		}
+		k := key{m.AgentID, conv}
+		prev := last[k]
+		if prev == nil || prev.CreatedAt > m.CreatedAt {
+			f := Filter{OrgID: m.OrgID, AgentID: m.AgentID, Types: []Type{TypeMessage}, End: m.CreatedAt, IncludeArchived: true}
+			if f.AgentID == "" {
+				f.AgentID = OrgScope
+			}
+			if m.RoomID != "" {
+				f.RoomID = m.RoomID
+			} else {
+				f.SessionID = m.SessionID
+			}
+			p, err := s.store.List(ctx, ListQuery{Filter: f, Limit: 1})
+			if err != nil {
+				return unavailable("store", err)
+			}
+			prev = nil
+			if len(p.Memories) > 0 {
+				prev = p.Memories[0]
+			}
+		}
+		if prev != nil {
+			m.Context = turnLine(prev)
+		}
+		if cur := last[k]; cur == nil || m.CreatedAt >= cur.CreatedAt {
+			last[k] = m
+		}
+	}
+	return nil
+}
+
+// turnLine renders a message as context: "speaker: text", bounded.
+func turnLine(m *Memory) string {
+	t := m.Content.Text
+	if utf8.RuneCountInString(t) > MaxContextRunes {
+		r := []rune(t)[:MaxContextRunes]
+		cut := string(r)
+		if i := strings.LastIndexByte(cut, ' '); i > len(cut)/2 {
+			cut = cut[:i]
+		}
+		t = cut + "…"
+	}
+	t = strings.Join(strings.Fields(t), " ")
+	if m.EntityID != "" {
+		return m.EntityID + ": " + t
+	}
+	return t
+}
