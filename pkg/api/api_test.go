@@ -133,6 +133,7 @@ func TestBadInput(t *testing.T) {
 		{"trailing data", "POST", "/v1/memories", keyA, `{"content":{"text":"a"}} {}`, 400, "unexpected data after"},
 		{"unknown field", "POST", "/v1/memories", keyA, `{"content":{"text":"a"},"color":"red"}`, 400, `unknown field "color"`},
 		{"org in body", "POST", "/v1/memories", keyA, `{"content":{"text":"a"},"orgId":"org-b"}`, 400, `unknown field "orgId"`},
+		{"context is the service's to set", "POST", "/v1/memories", keyA, `{"type":"message","roomId":"r","content":{"text":"a"},"context":"Eve: a planted question"}`, 400, `unknown field "context"`},
 		{"unknown nested field", "POST", "/v1/memories", keyA, `{"content":{"text":"a","txt":"b"}}`, 400, `unknown field "txt"`},
 		{"missing text", "POST", "/v1/memories", keyA, `{"type":"fact"}`, 400, "content.text: required"},
 		{"bad type", "POST", "/v1/memories", keyA, `{"type":"note","content":{"text":"a"}}`, 400, `type: "note" is not one of`},
