@@ -61,7 +61,7 @@ const (
 
 // format names the on-disk layout; a directory in another layout is
 // dropped and rebuilt from the store.
-const format = "boltindex/1"
+const format = "boltindex/2" // 2: messages carry their day in the keyword text
 
 var (
 	bucketDocs   = []byte("docs")
@@ -303,7 +303,7 @@ func (ix *Index) Upsert(ctx context.Context, ms []*memory.Memory) error {
 			}
 		}
 		d := &doc{attrs: m.Attrs(), vec: m.Embedding}
-		d.terms, d.tfs, d.length = ix.analyze(m.SearchText())
+		d.terms, d.tfs, d.length = ix.analyze(m.KeywordText())
 		docs[i] = d
 	}
 	err := ix.db.Update(func(tx *bolt.Tx) error {

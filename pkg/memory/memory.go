@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -118,6 +119,18 @@ func (m *Memory) SearchText() string {
 		s = lead + m.Context + "\n" + s
 	}
 	return s
+}
+
+// KeywordText is the text of m that the keyword (BM25) index holds: the
+// SearchText, and for a message the day it was said ("8 May 2023", UTC),
+// so that a question naming a month or a date finds the turns of that day.
+// The day is left out of the embedded text, where it would only blur what
+// the turn means.
+func (m *Memory) KeywordText() string {
+	if m.Type == TypeMessage && m.CreatedAt > 0 {
+		return m.SearchText() + "\n(" + time.UnixMilli(m.CreatedAt).UTC().Format("2 January 2006") + ")"
+	}
+	return m.SearchText()
 }
 
 // Memory is one stored memory. OrgID is the tenant; AgentID empty means the

@@ -76,3 +76,33 @@ func TestMessagesCarryThePrecedingTurn(t *testing.T) {
 		t.Fatalf("the answer turn is not among %d results", len(res))
 	}
 }
+
+// TestKeywordTextCarriesTheDay checks what each index receives: the day a
+// message was said goes to the keyword index only.
+func TestKeywordTextCarriesTheDay(t *testing.T) {
+	may8 := int64(1683504000000) // 2023-05-08 00:00 UTC
+	cases := []struct {
+		name          string
+		m             memory.Memory
+		search, words string
+	}{
+		{"message", memory.Memory{Type: memory.TypeMessage, EntityID: "Ana", Content: text("I moved"), CreatedAt: may8 + 3600_000},
+			"Ana: I moved", "Ana: I moved\n(8 May 2023)"},
+		{"message late in the UTC day", memory.Memory{Type: memory.TypeMessage, Content: text("hi"), CreatedAt: may8 + 86_399_000},
+			"hi", "hi\n(8 May 2023)"},
+		{"message with context", memory.Memory{Type: memory.TypeMessage, EntityID: "Bo", Context: "Ana: How long?", Content: text("5 years"), CreatedAt: may8},
+			"Bo: Ana: How long?\nBo: 5 years", "Bo: Ana: How long?\nBo: 5 years\n(8 May 2023)"},
+		{"fact", memory.Memory{Type: memory.TypeFact, Content: text("Ana lives in Oslo"), CreatedAt: may8},
+			"Ana lives in Oslo", "Ana lives in Oslo"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.m.SearchText(); got != c.search {
+				t.Errorf("SearchText %q, want %q", got, c.search)
+			}
+			if got := c.m.KeywordText(); got != c.words {
+				t.Errorf("KeywordText %q, want %q", got, c.words)
+			}
+		})
+	}
+}

@@ -264,7 +264,7 @@ func docID(org, id string) string { return org + "/" + id }
 
 func source(m *memory.Memory) map[string]any {
 	doc := map[string]any{
-		"text": m.SearchText(), "org": m.OrgID, "id": m.ID, "agent": m.AgentID, "type": string(m.Type),
+		"text": m.KeywordText(), "org": m.OrgID, "id": m.ID, "agent": m.AgentID, "type": string(m.Type),
 		"kind": string(m.Kind), "room": m.RoomID, "entity": m.EntityID, "session": m.SessionID,
 		"document": m.DocumentID, "durability": string(m.Durability), "archived": m.Archived, "created": m.CreatedAt,
 	}
