@@ -43,6 +43,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/agentmem/agentmem/pkg/memory"
@@ -147,6 +148,8 @@ type doc struct {
 	tfs    []uint16
 	length uint32 // tokens after analysis
 	vec    []float32
+	q8     []int8 // or the vector already quantized (compaction)
+	quant  quant
 }
 
 // analyze turns text into distinct terms with their frequencies and the
@@ -246,6 +249,39 @@ func decodeDoc(buf []byte) (*doc, error) {
 	}
 	d.vec = memory.DecodeVector(buf)
 	return d, nil
+}
+
+// vectorOf returns the vector bytes of an encoded entry (nil if it is
+// malformed), walking the layout without decoding it.
+func vectorOf(buf []byte) []byte {
+	skip := func(withBytes bool) bool {
+		v, n := binary.Uvarint(buf)
+		if n <= 0 {
+			return false
+		}
+		buf = buf[n:]
+		if withBytes {
+			if uint64(len(buf)) < v {
+				return false
+			}
+			buf = buf[v:]
+		}
+		return true
+	}
+	if !skip(true) || !skip(false) { // attrs JSON, token count
+		return nil
+	}
+	count, n := binary.Uvarint(buf)
+	if n <= 0 {
+		return nil
+	}
+	buf = buf[n:]
+	for i := uint64(0); i < count; i++ {
+		if !skip(true) || !skip(false) { // term, frequency
+			return nil
+		}
+	}
+	return buf
 }
 
 func docKey(org, id string) []byte { return []byte(org + "\x00" + id) }
@@ -392,10 +428,14 @@ func (ix *Index) Search(ctx context.Context, q memory.IndexQuery) (memory.IndexR
 			res.Keyword = ix.keyword(o, q, terms, qtfs)
 		}()
 	}
+	var err error
 	if q.Vector != nil && len(q.Vector) == ix.dims {
-		res.Semantic = ix.semantic(o, q)
+		res.Semantic, err = ix.semantic(o, q)
 	}
 	wg.Wait()
+	if err != nil {
+		return res, err
+	}
 	return res, ctx.Err()
 }
 
@@ -470,8 +510,13 @@ func (ix *Index) keyword(o *orgIndex, q memory.IndexQuery, terms []string, qtfs 
 // cores.
 const parallelMin = 16_384
 
-// semantic scans the org's vectors (ix.mu held for reading).
-func (ix *Index) semantic(o *orgIndex, q memory.IndexQuery) []memory.Hit {
+// semantic scans the org's vectors (ix.mu held for reading) in two
+// passes. The first reads the int8 vectors (in parallel parts past 16k),
+// bounding each exact score within [approx − bound, approx + bound]; the
+// k-th best lower bound over all parts is a floor that every true top-k
+// vector's upper bound reaches. The second scores only the candidates above
+// the floor, on their float32 vectors read from bbolt's memory map.
+func (ix *Index) semantic(o *orgIndex, q memory.IndexQuery) ([]memory.Hit, error) {
 	n := len(o.ids)
 	parts := 1
 	if n >= parallelMin {
@@ -479,23 +524,52 @@ func (ix *Index) semantic(o *orgIndex, q memory.IndexQuery) []memory.Hit {
 	}
 	qx := make([]int8, ix.dims)
 	xq := quantize(q.Vector, qx)
-	tops := make([]scored, parts)
+	type part struct {
+		lower floorHeap
+		cands []candidate
+	}
+	ps := make([]part, parts)
 	var wg sync.WaitGroup
 	for p := 0; p < parts; p++ {
 		wg.Add(1)
 		go func(p int) {
 			defer wg.Done()
-			tops[p] = ix.scan(o, q, qx, xq, p*n/parts, (p+1)*n/parts)
+			ps[p].lower, ps[p].cands = ix.scan(o, q, qx, xq, p*n/parts, (p+1)*n/parts)
 		}(p)
 	}
 	wg.Wait()
-	all := tops[0]
-	for _, t := range tops[1:] {
-		for _, h := range t {
-			pushTop(&all, h, q.K)
-		}
+	var lows []float32
+	for _, p := range ps {
+		lows = append(lows, p.lower...)
 	}
-	return drain(all)
+	floor := float32(math.Inf(-1))
+	if len(lows) >= q.K {
+		slices.Sort(lows)
+		floor = lows[len(lows)-q.K]
+	}
+	top := make(scored, 0, q.K+1)
+	vec := make([]float32, ix.dims)
+	err := ix.db.View(func(tx *bolt.Tx) error {
+		bk := tx.Bucket(bucketDocs)
+		for _, p := range ps {
+			for _, c := range p.cands {
+				if c.upper < floor {
+					continue
+				}
+				id := o.ids[c.ord]
+				raw := vectorOf(bk.Get(docKey(q.Filter.OrgID, id)))
+				if len(raw) != 4*ix.dims {
+					continue // deleted or rewritten without a vector since; memory catches up after our lock
+				}
+				for i := range vec {
+					vec[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+				}
+				pushTop(&top, memory.Hit{ID: id, Score: float64(dot(q.Vector, vec))}, q.K)
+			}
+		}
+		return nil
+	})
+	return drain(top), err
 }
 
 // candidate is a vector whose exact score may reach the top k.
@@ -504,12 +578,9 @@ type candidate struct {
 	upper float32
 }
 
-// scan finds the exact top k of ordinals from..to in two passes. The first
-// reads the int8 vectors (a quarter of the bytes) and bounds each exact
-// score within [approx − bound, approx + bound]; the k-th best lower bound
-// is a floor that every true top-k vector's upper bound reaches. The
-// second scores only those candidates on the float32 vectors.
-func (ix *Index) scan(o *orgIndex, q memory.IndexQuery, qx []int8, xq quant, from, to int) scored {
+// scan is the first pass over ordinals from..to: the k best lower bounds
+// and the vectors whose upper bound reached the running floor.
+func (ix *Index) scan(o *orgIndex, q memory.IndexQuery, qx []int8, xq quant, from, to int) (floorHeap, []candidate) {
 	d := ix.dims
 	lower := make(floorHeap, 0, q.K)
 	var cands []candidate
@@ -531,19 +602,7 @@ func (ix *Index) scan(o *orgIndex, q memory.IndexQuery, qx []int8, xq quant, fro
 			}
 		}
 	}
-	floor := float32(math.Inf(-1))
-	if len(lower) == q.K {
-		floor = lower[0]
-	}
-	top := make(scored, 0, q.K+1)
-	for _, c := range cands {
-		if c.upper < floor {
-			continue
-		}
-		s := float64(dot(q.Vector, o.vecs[c.ord*d:(c.ord+1)*d]))
-		pushTop(&top, memory.Hit{ID: o.ids[c.ord], Score: s}, q.K)
-	}
-	return top
+	return lower, cands
 }
 
 // floorHeap is a min-heap of lower bounds.

@@ -11,8 +11,7 @@ type orgIndex struct {
 	attrs  []memory.Attrs
 	length []uint32   // tokens
 	terms  [][]uint32 // term ids of each memory, to maintain document frequencies
-	vecs   []float32  // ordinal * dims
-	q8     []int8     // the vectors in int8, ordinal * dims, scanned first
+	q8     []int8     // the vectors in int8, ordinal * dims (the float32 ones stay in bbolt)
 	quants []quant
 	hasVec []bool
 	pos    map[string]uint32
@@ -39,8 +38,7 @@ func newOrgIndex() *orgIndex {
 // add appends d under id, which must not be present.
 func (o *orgIndex) add(id string, d *doc, dims int) {
 	ord := uint32(len(o.ids))
-	if want := int(ord) * dims; len(o.vecs) < want { // dims learned after keyword-only memories
-		o.vecs = append(o.vecs, make([]float32, want-len(o.vecs))...)
+	if want := int(ord) * dims; len(o.q8) < want { // dims learned after keyword-only memories
 		o.q8 = append(o.q8, make([]int8, want-len(o.q8))...)
 	}
 	o.pos[id] = ord
@@ -63,15 +61,18 @@ func (o *orgIndex) add(id string, d *doc, dims int) {
 		tids[i] = tid
 	}
 	o.terms = append(o.terms, tids)
-	has := len(d.vec) == dims && dims > 0
+	has := dims > 0 && (len(d.vec) == dims || len(d.q8) == dims)
 	o.hasVec = append(o.hasVec, has)
-	o.vecs = append(o.vecs, make([]float32, dims)...)
 	o.q8 = append(o.q8, make([]int8, dims)...)
 	var qt quant
 	if has {
 		at := int(ord) * dims
-		copy(o.vecs[at:], d.vec)
-		qt = quantize(d.vec, o.q8[at:at+dims])
+		if d.q8 != nil {
+			copy(o.q8[at:], d.q8)
+			qt = d.quant
+		} else {
+			qt = quantize(d.vec, o.q8[at:at+dims])
+		}
 		o.vectors++
 	}
 	o.quants = append(o.quants, qt)
@@ -120,7 +121,7 @@ func (o *orgIndex) compact(dims int) {
 			d.tfs = append(d.tfs, o.tfOf(tid, uint32(ord)))
 		}
 		if o.hasVec[ord] {
-			d.vec = o.vecs[ord*dims : (ord+1)*dims]
+			d.q8, d.quant = o.q8[ord*dims:(ord+1)*dims], o.quants[ord]
 		}
 		n.add(id, d, dims)
 	}

@@ -63,3 +63,32 @@ func TestApproxBound(t *testing.T) {
 		}
 	}
 }
+
+// TestVectorOf walks encoded entries to their vector bytes.
+func TestVectorOf(t *testing.T) {
+	cases := []struct {
+		name string
+		d    doc
+	}{
+		{"with a vector", doc{terms: []string{"apple", "pie"}, tfs: []uint16{2, 1}, length: 3, vec: []float32{0.5, -0.25, 1}}},
+		{"without a vector", doc{terms: []string{"apple"}, tfs: []uint16{1}, length: 1}},
+		{"no terms", doc{vec: []float32{1, 0}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.d.attrs.OrgID = "o"
+			got := vectorOf(encodeDoc(&c.d))
+			if len(got) != 4*len(c.d.vec) {
+				t.Fatalf("%d vector bytes, want %d", len(got), 4*len(c.d.vec))
+			}
+			for i, x := range c.d.vec {
+				if y := math.Float32frombits(uint32(got[4*i]) | uint32(got[4*i+1])<<8 | uint32(got[4*i+2])<<16 | uint32(got[4*i+3])<<24); y != x {
+					t.Fatalf("component %d: %v, want %v", i, y, x)
+				}
+			}
+		})
+	}
+	if vectorOf([]byte{0xff}) != nil || vectorOf(nil) != nil {
+		t.Fatal("a malformed entry yields bytes")
+	}
+}

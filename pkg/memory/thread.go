@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"unicode/utf8"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // MaxContextRunes bounds a message's Context: the preceding turn is cut at
@@ -35,14 +37,29 @@ func conversation(m *Memory) string {
 func (s *Service) threadContext(ctx context.Context, ms []*Memory) error {
 	type key struct{ agent, conv string }
 	last := map[key]*Memory{}
-	for _, m := range ms {
+	prevs := make([]*Memory, len(ms))
+	var lookups []int // messages whose turn before is in the store
+	for i, m := range ms {
 		conv := conversation(m)
 		if conv == "" {
 			continue
 		}
 		k := key{m.AgentID, conv}
-		prev := last[k]
-		if prev == nil || prev.CreatedAt > m.CreatedAt {
+		if prev := last[k]; prev == nil || prev.CreatedAt > m.CreatedAt {
+			lookups = append(lookups, i)
+		} else {
+			prevs[i] = prev
+		}
+		if cur := last[k]; cur == nil || m.CreatedAt >= cur.CreatedAt {
+			last[k] = m
+		}
+	}
+	// The store lookups run concurrently: a batch may open many rooms.
+	var g errgroup.Group
+	g.SetLimit(8)
+	for _, i := range lookups {
+		m := ms[i]
+		g.Go(func() error {
 			f := Filter{OrgID: m.OrgID, AgentID: m.AgentID, Types: []Type{TypeMessage}, End: m.CreatedAt, IncludeArchived: true}
 			if f.AgentID == "" {
 				f.AgentID = OrgScope
@@ -56,16 +73,18 @@ func (s *Service) threadContext(ctx context.Context, ms []*Memory) error {
 			if err != nil {
 				return unavailable("store", err)
 			}
-			prev = nil
 			if len(p.Memories) > 0 {
-				prev = p.Memories[0]
+				prevs[i] = p.Memories[0]
 			}
-		}
-		if prev != nil {
-			m.Context = turnLine(prev)
-		}
-		if cur := last[k]; cur == nil || m.CreatedAt >= cur.CreatedAt {
-			last[k] = m
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for i, m := range ms {
+		if prevs[i] != nil {
+			m.Context = turnLine(prevs[i])
 		}
 	}
 	return nil

@@ -51,6 +51,8 @@ CREATE INDEX IF NOT EXISTS memories_created ON memories (org_id, created_at DESC
 CREATE INDEX IF NOT EXISTS memories_room    ON memories (org_id, room_id, created_at DESC, id DESC);
 CREATE INDEX IF NOT EXISTS memories_entity  ON memories (org_id, entity_id, created_at DESC, id DESC);
 CREATE INDEX IF NOT EXISTS memories_session ON memories (org_id, session_id, created_at DESC, id DESC);
+CREATE INDEX IF NOT EXISTS memories_room_type    ON memories (org_id, room_id, type, created_at DESC, id DESC);
+CREATE INDEX IF NOT EXISTS memories_session_type ON memories (org_id, session_id, type, created_at DESC, id DESC);
 CREATE INDEX IF NOT EXISTS memories_type    ON memories (org_id, type, created_at DESC, id DESC);
 CREATE INDEX IF NOT EXISTS memories_doc     ON memories (org_id, document_id);
 CREATE TABLE IF NOT EXISTS relations (
