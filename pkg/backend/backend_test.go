@@ -81,20 +81,71 @@ func TestSwitchToOpenSearchFillsItFromTheStore(t *testing.T) {
 
 // TestAWSStoreWithEmbeddedIndex runs the service on DynamoDB Local with the
 // embedded index, and checks that a lost index is refilled from DynamoDB.
-func TestAWSStoreWithEmbeddedIndex(t *testing.T) {
+// awsConfig is the configuration of a DynamoDB Local backend on a fresh
+// table, with the embedded index in dir.
+func awsConfig(t *testing.T, dir string) config.Config {
+	t.Helper()
 	ep := testenv.Get(t, "DYNAMODB_ENDPOINT")
 	t.Setenv("AWS_ACCESS_KEY_ID", "local")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "local")
-	ctx := context.Background()
 	var suffix [4]byte
 	rand.Read(suffix[:])
-	dir := t.TempDir()
 	env := map[string]string{"BACKEND": "aws", "DYNAMODB_ENDPOINT": ep, "DYNAMODB_CREATE_TABLE": "true",
 		"DYNAMODB_TABLE": "backend-" + hex.EncodeToString(suffix[:]), "DATA_DIR": dir}
 	cfg, err := config.Load(func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cfg
+}
+
+// TestConversationContextOnDynamoDB checks that messages find the turn
+// before them through the DynamoDB store (its room index, newest first,
+// filtered by type, scope and time), across batches and scopes.
+func TestConversationContextOnDynamoDB(t *testing.T) {
+	ctx := context.Background()
+	b, err := backend.Open(ctx, awsConfig(t, t.TempDir()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	org, agent := memory.Caller{OrgID: "acme"}, memory.Caller{OrgID: "acme", AgentID: "x"}
+	const t0 = int64(1_700_000_000_000)
+	msg := func(room, who, text string, at int64) memory.NewMemory {
+		return memory.NewMemory{Type: memory.TypeMessage, RoomID: room, EntityID: who, Content: memory.Content{Text: text}, CreatedAt: at}
+	}
+	create := func(c memory.Caller, in ...memory.NewMemory) []memory.CreateResult {
+		t.Helper()
+		res, err := b.Service.Create(ctx, c, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	create(org, msg("ops", "kim", "Who is on call this week?", t0), msg("dev", "lee", "Merge freeze starts Friday", t0+1),
+		memory.NewMemory{Type: memory.TypeFact, RoomID: "ops", Content: memory.Content{Text: "Kim runs the rotation"}, CreatedAt: t0 + 2})
+	create(agent, msg("ops", "bot", "private note for agent x", t0+3))
+	answer := create(org, msg("ops", "sam", "Jo is, until Sunday", t0+10))
+	mine := create(agent, msg("ops", "bot", "second private note", t0+20))
+	for _, c := range []struct {
+		caller memory.Caller
+		id     string
+		want   string
+	}{
+		{org, answer[0].ID, "kim: Who is on call this week?"},
+		{agent, mine[0].ID, "bot: private note for agent x"},
+	} {
+		m, err := b.Service.Get(ctx, c.caller, c.id)
+		if err != nil || m.Context != c.want {
+			t.Fatalf("context %q (%v), want %q", m.Context, err, c.want)
+		}
+	}
+}
+
+func TestAWSStoreWithEmbeddedIndex(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	cfg := awsConfig(t, dir)
 	b, err := backend.Open(ctx, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
