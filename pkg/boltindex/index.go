@@ -191,106 +191,103 @@ func encodeDoc(d *doc) []byte {
 
 var errCorrupt = errors.New("corrupt entry")
 
-func decodeDoc(buf []byte) (*doc, error) {
-	next := func() (uint64, error) {
+// walkDoc reads an encoded entry: it returns the attrs JSON, the token
+// count and the vector bytes, and hands each term to term (when not nil).
+// ok is false when the entry is malformed.
+func walkDoc(buf []byte, term func(t []byte, tf uint64)) (attrs []byte, length uint64, vec []byte, ok bool) {
+	next := func() (uint64, bool) {
 		v, n := binary.Uvarint(buf)
 		if n <= 0 {
-			return 0, errCorrupt
+			return 0, false
 		}
 		buf = buf[n:]
-		return v, nil
+		return v, true
 	}
-	bytes := func(n uint64) ([]byte, error) {
-		if uint64(len(buf)) < n {
-			return nil, errCorrupt
+	bytes := func() ([]byte, bool) {
+		n, ok := next()
+		if !ok || uint64(len(buf)) < n {
+			return nil, false
 		}
 		b := buf[:n]
 		buf = buf[n:]
-		return b, nil
+		return b, true
 	}
+	if attrs, ok = bytes(); !ok {
+		return
+	}
+	if length, ok = next(); !ok {
+		return
+	}
+	count, ok := next()
+	if !ok || count > uint64(len(buf)) {
+		return nil, 0, nil, false
+	}
+	for i := uint64(0); i < count; i++ {
+		t, ok := bytes()
+		if !ok {
+			return nil, 0, nil, false
+		}
+		tf, ok := next()
+		if !ok {
+			return nil, 0, nil, false
+		}
+		if term != nil {
+			term(t, tf)
+		}
+	}
+	return attrs, length, buf, len(buf)%4 == 0
+}
+
+// decodeDoc decodes an entry; its vector goes into scratch (grown as
+// needed), which the caller may reuse once the doc has been added.
+func decodeDoc(buf []byte, scratch *[]float32) (*doc, error) {
 	d := &doc{}
-	n, err := next()
-	if err != nil {
-		return nil, err
+	attrs, length, raw, ok := walkDoc(buf, func(t []byte, tf uint64) {
+		d.terms = append(d.terms, string(t))
+		d.tfs = append(d.tfs, uint16(tf))
+	})
+	if !ok {
+		return nil, errCorrupt
 	}
-	js, err := bytes(n)
-	if err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(js, &d.attrs); err != nil {
-		return nil, err
-	}
-	length, err := next()
-	if err != nil {
+	if err := json.Unmarshal(attrs, &d.attrs); err != nil {
 		return nil, err
 	}
 	d.length = uint32(length)
-	count, err := next()
-	if err != nil || count > uint64(len(buf)) {
-		return nil, errCorrupt
-	}
-	d.terms, d.tfs = make([]string, count), make([]uint16, count)
-	for i := range d.terms {
-		if n, err = next(); err != nil {
-			return nil, err
+	if n := len(raw) / 4; n > 0 {
+		if cap(*scratch) < n {
+			*scratch = make([]float32, n)
 		}
-		t, err := bytes(n)
-		if err != nil {
-			return nil, err
-		}
-		tf, err := next()
-		if err != nil {
-			return nil, err
-		}
-		d.terms[i], d.tfs[i] = string(t), uint16(tf)
+		d.vec = (*scratch)[:n]
+		decodeVector(raw, d.vec)
 	}
-	if len(buf)%4 != 0 {
-		return nil, errCorrupt
-	}
-	d.vec = memory.DecodeVector(buf)
 	return d, nil
 }
 
-// vectorOf returns the vector bytes of an encoded entry (nil if it is
-// malformed), walking the layout without decoding it.
+// decodeVector reads memory.EncodeVector's bytes into v without allocating.
+func decodeVector(raw []byte, v []float32) {
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+	}
+}
+
+// vectorOf returns the vector bytes of an encoded entry, nil if it is
+// malformed.
 func vectorOf(buf []byte) []byte {
-	skip := func(withBytes bool) bool {
-		v, n := binary.Uvarint(buf)
-		if n <= 0 {
-			return false
-		}
-		buf = buf[n:]
-		if withBytes {
-			if uint64(len(buf)) < v {
-				return false
-			}
-			buf = buf[v:]
-		}
-		return true
-	}
-	if !skip(true) || !skip(false) { // attrs JSON, token count
+	_, _, vec, ok := walkDoc(buf, nil)
+	if !ok {
 		return nil
 	}
-	count, n := binary.Uvarint(buf)
-	if n <= 0 {
-		return nil
-	}
-	buf = buf[n:]
-	for i := uint64(0); i < count; i++ {
-		if !skip(true) || !skip(false) { // term, frequency
-			return nil
-		}
-	}
-	return buf
+	return vec
 }
 
 func docKey(org, id string) []byte { return []byte(org + "\x00" + id) }
 
 // load reads every entry from bbolt into memory.
 func (ix *Index) load() error {
+	var scratch []float32 // add quantizes the vector; the float32 copy is not kept
 	return ix.db.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketDocs).ForEach(func(k, v []byte) error {
-			d, err := decodeDoc(v)
+			d, err := decodeDoc(v, &scratch)
 			if err != nil {
 				return fmt.Errorf("index entry %q: %w", k, err)
 			}
@@ -558,12 +555,10 @@ func (ix *Index) semantic(o *orgIndex, q memory.IndexQuery) ([]memory.Hit, error
 				}
 				id := o.ids[c.ord]
 				raw := vectorOf(bk.Get(docKey(q.Filter.OrgID, id)))
-				if len(raw) != 4*ix.dims {
+				if len(raw) != 4*ix.dims { // also nil: the entry is gone
 					continue // deleted or rewritten without a vector since; memory catches up after our lock
 				}
-				for i := range vec {
-					vec[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
-				}
+				decodeVector(raw, vec)
 				pushTop(&top, memory.Hit{ID: id, Score: float64(dot(q.Vector, vec))}, q.K)
 			}
 		}
