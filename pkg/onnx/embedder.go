@@ -22,7 +22,15 @@ type Embedder struct {
 	tok  *wordpiece.Tokenizer
 	sess *ort.DynamicAdvancedSession
 	mu   sync.Mutex
-	// MaxBatchTokens bounds a batch's padded size (sequences × length).
+	// MaxBatchTokens bounds a padded batch's size (sequences × length). At
+	// 0, the default, every text runs alone. The int8 export quantizes
+	// activations per tensor, over the whole batch, so a text run in a
+	// padded batch gets a vector that depends on its batch-mates (cosine
+	// about 0.995 with itself run alone). Alone, vectors are reproducible:
+	// a rebuild, a retry or a re-ingestion gives the same vector, and the
+	// model still embeds 340 short texts or 65 fragments of 1,000
+	// characters per second on two cores (770 and 79 in batches of 8,192
+	// tokens; cmd/bench-embed).
 	MaxBatchTokens int
 }
 
@@ -73,7 +81,7 @@ func Open(dir string) (*Embedder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
-	return &Embedder{tok: tok, sess: sess, MaxBatchTokens: 8192}, nil
+	return &Embedder{tok: tok, sess: sess}, nil
 }
 
 // Close releases the session.
@@ -85,18 +93,24 @@ func (e *Embedder) Dimensions() int { return Dimensions }
 // Model implements memory.Embedder.
 func (e *Embedder) Model() string { return Model }
 
-// Tokenize returns the model's input ids for text.
-func (e *Embedder) Tokenize(text string) []int32 { return e.tok.Encode(text, MaxTokens) }
+// Tokenize returns the model's input ids for text as p embeds it (a query
+// carries QueryInstruction).
+func (e *Embedder) Tokenize(text string, p memory.Purpose) []int32 {
+	if p == memory.PurposeQuery {
+		text = QueryInstruction + text
+	}
+	return e.tok.Encode(text, MaxTokens)
+}
 
-// Embed implements memory.Embedder. Texts are tokenized, sorted by length
-// and run in batches padded to their longest sequence; each vector is the
-// mean of the token states under the attention mask, scaled to unit length.
-// The purpose does not change the vector (the model is symmetric).
-func (e *Embedder) Embed(ctx context.Context, texts []string, _ memory.Purpose) ([][]float32, error) {
+// Embed implements memory.Embedder. Texts are tokenized (queries after
+// QueryInstruction), sorted by length and run alone or, with
+// MaxBatchTokens, in batches padded to their longest sequence; each vector is the final state of the [CLS] token,
+// scaled to unit length.
+func (e *Embedder) Embed(ctx context.Context, texts []string, p memory.Purpose) ([][]float32, error) {
 	seqs := make([][]int32, len(texts))
 	order := make([]int, len(texts))
 	for i, t := range texts {
-		seqs[i] = e.tok.Encode(t, MaxTokens)
+		seqs[i] = e.Tokenize(t, p)
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return len(seqs[order[a]]) < len(seqs[order[b]]) })
@@ -171,18 +185,10 @@ func (e *Embedder) run(seqs [][]int32, batch []int) ([][]float32, error) {
 	}
 	h := outT.GetData()
 	vecs := make([][]float32, b)
-	for j, i := range batch {
+	for j := range batch {
+		// [CLS] is each sequence's first token.
 		v := make([]float32, Dimensions)
-		l := len(seqs[i])
-		for k := 0; k < l; k++ {
-			row := h[(j*n+k)*Dimensions : (j*n+k+1)*Dimensions]
-			for d := range v {
-				v[d] += row[d]
-			}
-		}
-		for d := range v {
-			v[d] /= float32(l)
-		}
+		copy(v, h[j*n*Dimensions:])
 		memory.Normalize(v)
 		vecs[j] = v
 	}

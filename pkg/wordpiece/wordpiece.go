@@ -1,5 +1,5 @@
 // Package wordpiece is BERT's uncased WordPiece tokenizer, as the
-// sentence-transformers MiniLM models expect it: text cleaning, CJK
+// BERT-based sentence encoders (bge, MiniLM) expect it: text cleaning, CJK
 // characters split apart, lower case, accents stripped (NFD, marks
 // dropped), punctuation split, then greedy longest-match-first WordPiece
 // with "##" continuations, [UNK] for words that cannot be covered, and
