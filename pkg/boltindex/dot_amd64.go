@@ -3,20 +3,20 @@ package boltindex
 import "golang.org/x/sys/cpu"
 
 //go:noescape
-func dotInt8AVX2(a, b *int8, n int) int32
+func dotQueryAVX2(q *int16, v *int8, n int) int32
 
 var hasAVX2 = cpu.X86.HasAVX2
 
-// dotInt8 is the inner product of two int8 vectors of equal length, in
-// AVX2 where the CPU has it.
-func dotInt8(a, b []int8) int32 {
-	b = b[:len(a)]
-	n := len(a) &^ 31
+// dotQuery is the inner product of a query's int16 form and a vector's
+// int8 form of equal length, in AVX2 where the CPU has it.
+func dotQuery(q []int16, v []int8) int32 {
+	v = v[:len(q)]
+	n := len(q) &^ 31
 	var s int32
 	if hasAVX2 && n > 0 {
-		s = dotInt8AVX2(&a[0], &b[0], n)
+		s = dotQueryAVX2(&q[0], &v[0], n)
 	} else {
 		n = 0
 	}
-	return s + dotInt8Go(a[n:], b[n:])
+	return s + dotQueryGo(q[n:], v[n:])
 }

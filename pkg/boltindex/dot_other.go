@@ -2,5 +2,6 @@
 
 package boltindex
 
-// dotInt8 is the inner product of two int8 vectors of equal length.
-func dotInt8(a, b []int8) int32 { return dotInt8Go(a, b[:len(a)]) }
+// dotQuery is the inner product of a query's int16 form and a vector's
+// int8 form of equal length.
+func dotQuery(q []int16, v []int8) int32 { return dotQueryGo(q, v[:len(q)]) }

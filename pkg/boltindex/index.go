@@ -519,8 +519,8 @@ func (ix *Index) semantic(o *orgIndex, q memory.IndexQuery) ([]memory.Hit, error
 	if n >= parallelMin {
 		parts = runtime.GOMAXPROCS(0)
 	}
-	qx := make([]int8, ix.dims)
-	xq := quantize(q.Vector, qx)
+	qx := make([]int16, ix.dims)
+	xq := quantizeQuery(q.Vector, qx)
 	type part struct {
 		lower floorHeap
 		cands []candidate
@@ -575,7 +575,7 @@ type candidate struct {
 
 // scan is the first pass over ordinals from..to: the k best lower bounds
 // and the vectors whose upper bound reached the running floor.
-func (ix *Index) scan(o *orgIndex, q memory.IndexQuery, qx []int8, xq quant, from, to int) (floorHeap, []candidate) {
+func (ix *Index) scan(o *orgIndex, q memory.IndexQuery, qx []int16, xq quant, from, to int) (floorHeap, []candidate) {
 	d := ix.dims
 	lower := make(floorHeap, 0, q.K)
 	var cands []candidate

@@ -6,22 +6,34 @@ import (
 	"testing"
 )
 
-// TestDotInt8 checks the assembly (where it runs) against the portable
-// loop on every length around the 32-byte steps and at the extremes.
-func TestDotInt8(t *testing.T) {
+// TestDotQuery checks the assembly (where it runs) against the portable
+// loop and a 64-bit sum on every length around the 32-element steps, and at
+// the extremes the query's levels allow, up to 8,192 dimensions (where an
+// int32 sum would overflow without the level cap).
+func TestDotQuery(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
+	lengths := []int{1024, 1536, 3072, 8192}
 	for n := 0; n <= 400; n++ {
-		a, b := make([]int8, n), make([]int8, n)
+		lengths = append(lengths, n)
+	}
+	for _, n := range lengths {
+		lv := int(queryLevels(n))
+		a, b := make([]int16, n), make([]int8, n)
 		for i := range a {
-			a[i], b[i] = int8(rng.IntN(255)-127), int8(rng.IntN(255)-127)
+			a[i], b[i] = int16(rng.IntN(2*lv+1)-lv), int8(rng.IntN(255)-127)
 		}
-		if n%7 == 0 { // the extremes: -127·-127 and 127·-127 everywhere
+		extreme := n%7 == 0 || n > 400
+		if extreme { // every product at its largest, all of one sign
 			for i := range a {
-				a[i], b[i] = -127, int8(127*(1-2*(i%2)))
+				a[i], b[i] = int16(-lv), -127
 			}
 		}
-		if got, want := dotInt8(a, b), dotInt8Go(a, b); got != want {
-			t.Fatalf("length %d: %d, want %d", n, got, want)
+		var want int64
+		for i := range a {
+			want += int64(a[i]) * int64(b[i])
+		}
+		if got := dotQuery(a, b); int64(got) != want || dotQueryGo(a, b) != got {
+			t.Fatalf("length %d: asm %d, go %d, want %d", n, got, dotQueryGo(a, b), want)
 		}
 	}
 }
@@ -48,8 +60,8 @@ func TestApproxBound(t *testing.T) {
 	for trial := 0; trial < 2000; trial++ {
 		d := []int{8, 64, 384, 1024}[trial%4]
 		x, v := unit(d, trial%3 == 0), unit(d, trial%5 == 0)
-		qx, qv := make([]int8, d), make([]int8, d)
-		xq, vq := quantize(x, qx), quantize(v, qv)
+		qx, qv := make([]int16, d), make([]int8, d)
+		xq, vq := quantizeQuery(x, qx), quantize(v, qv)
 		var exact float64
 		for i := range x {
 			exact += float64(x[i]) * float64(v[i])
@@ -90,5 +102,69 @@ func TestVectorOf(t *testing.T) {
 	}
 	if vectorOf([]byte{0xff}) != nil || vectorOf(nil) != nil {
 		t.Fatal("a malformed entry yields bytes")
+	}
+}
+
+// TestRotationIsOrthogonal checks that the rotation keeps norms and inner
+// products (so the first pass bounds the true scores) at every size the
+// index may see, powers of two and not.
+func TestRotationIsOrthogonal(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, d := range []int{1, 2, 3, 5, 8, 100, 256, 384, 768, 1024, 1536} {
+		x, v := make([]float32, d), make([]float32, d)
+		for i := range x {
+			x[i], v[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64())
+		}
+		rx, rv := make([]float32, d), make([]float32, d)
+		rotate(x, rx)
+		rotate(v, rv)
+		var dot, rdot, nx, rnx, nv float64
+		for i := range x {
+			dot += float64(x[i]) * float64(v[i])
+			rdot += float64(rx[i]) * float64(rv[i])
+			nx += float64(x[i]) * float64(x[i])
+			rnx += float64(rx[i]) * float64(rx[i])
+			nv += float64(v[i]) * float64(v[i])
+		}
+		if math.Abs(dot-rdot) > 1e-6*math.Sqrt(nx*nv) || math.Abs(nx-rnx) > 1e-6*nx {
+			t.Errorf("d=%d: inner product %.6f → %.6f, squared norm %.6f → %.6f", d, dot, rdot, nx, rnx)
+		}
+	}
+}
+
+// TestRotationShrinksResidual: on a vector whose energy sits in a few
+// outlier dimensions, as sentence encoders' do, the rotated int8 form has a
+// much smaller rounding residual than the plain one.
+func TestRotationShrinksResidual(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	const d = 384
+	v := make([]float32, d)
+	var n float64
+	for i := range v {
+		v[i] = float32(0.03 * rng.NormFloat64())
+	}
+	v[99], v[223], v[319] = 0.42, -0.31, 0.30
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	for i := range v {
+		v[i] /= float32(math.Sqrt(n))
+	}
+	plain := func(v []float32) float64 { // int8 without the rotation
+		var m float64
+		for _, x := range v {
+			m = math.Max(m, math.Abs(float64(x)))
+		}
+		var r2 float64
+		for _, x := range v {
+			d := float64(x) - math.Round(float64(x)/(m/127))*(m/127)
+			r2 += d * d
+		}
+		return math.Sqrt(r2)
+	}
+	q := quantize(v, make([]int8, d))
+	t.Logf("residual %.5f with the rotation, %.5f without", q.resid, plain(v))
+	if before := plain(v); float64(q.resid) > before/2 {
+		t.Fatalf("residual %.5f with the rotation, %.5f without", q.resid, before)
 	}
 }
