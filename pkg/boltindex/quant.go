@@ -121,29 +121,7 @@ func rotated(v []float32) *[]float32 {
 // quantize writes the int8 form of v's rotation into q (len(v) bytes) and
 // describes it. Each vector has its own scale, max|v_i|/127, so all 255
 // levels are used.
-func quantize(v []float32, q []int8) quant {
-	buf := rotated(v)
-	defer scratch.Put(buf)
-	v = *buf
-	var m float32
-	for _, x := range v {
-		m = max(m, float32(math.Abs(float64(x))))
-	}
-	if m == 0 {
-		clear(q)
-		return quant{scale: 1}
-	}
-	scale := m / 127
-	var n2, r2 float64
-	for i, x := range v {
-		k := int8(max(-127, min(127, math.Round(float64(x/scale)))))
-		q[i] = k
-		d := float64(k) * float64(scale)
-		n2 += d * d
-		r2 += (float64(x) - d) * (float64(x) - d)
-	}
-	return quant{scale: scale, norm: float32(math.Sqrt(n2)), resid: float32(math.Sqrt(r2))}
-}
+func quantize(v []float32, q []int8) quant { return quantizeTo(v, q, 127) }
 
 // queryLevels is the largest magnitude of a query's int16 form for dims
 // dimensions: 32767, or less where the products could overflow int32
@@ -152,11 +130,15 @@ func queryLevels(dims int) float64 {
 	return math.Min(32767, math.Floor(float64(math.MaxInt32)/(127*float64(max(dims, 1)))))
 }
 
-// quantizeQuery writes the query's int16 form into q (len(v) values) and
-// describes it. At 2¹⁵ levels instead of 2⁸ its rounding residual is about
-// 250 times smaller than a stored vector's, so the bound of approx is
-// almost entirely the stored vector's own residual.
-func quantizeQuery(v []float32, q []int16) quant {
+// quantizeQuery writes the int16 form of the query's rotation into q
+// (len(v) values) and describes it. At 2¹⁵ levels instead of 2⁸ its
+// rounding residual is about 250 times smaller than a stored vector's, so
+// the bound of approx is almost entirely the stored vector's own residual.
+func quantizeQuery(v []float32, q []int16) quant { return quantizeTo(v, q, queryLevels(len(v))) }
+
+// quantizeTo rounds v's rotation to integers of magnitude ≤ levels, scaled
+// by max|v_i|/levels, and measures the norm and the rounding residual.
+func quantizeTo[T int8 | int16](v []float32, q []T, levels float64) quant {
 	buf := rotated(v)
 	defer scratch.Put(buf)
 	v = *buf
@@ -168,13 +150,12 @@ func quantizeQuery(v []float32, q []int16) quant {
 		clear(q)
 		return quant{scale: 1}
 	}
-	levels := queryLevels(len(v))
 	scale := m / float32(levels)
 	var n2, r2 float64
 	for i, x := range v {
-		k := int16(max(-levels, min(levels, math.Round(float64(x/scale)))))
-		q[i] = k
-		d := float64(k) * float64(scale)
+		k := max(-levels, min(levels, math.Round(float64(x/scale))))
+		q[i] = T(k)
+		d := k * float64(scale)
 		n2 += d * d
 		r2 += (float64(x) - d) * (float64(x) - d)
 	}
