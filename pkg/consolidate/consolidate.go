@@ -241,8 +241,14 @@ func (j *Job) one(ctx context.Context, c memory.Caller, m *memory.Memory, now ti
 		return nil
 	}
 	// Near duplicates: keep the more confident, then newer one.
-	cands, err := j.Service.Search(ctx, c, memory.SearchRequest{Query: m.SearchText(), Mode: memory.ModeSemantic, K: 3, Internal: true,
-		Filter: memory.Filter{Types: []memory.Type{m.Type}, EntityID: m.EntityID, AgentID: scopeOf(m)}})
+	// Compared as stored texts; the memory's own embedding when it is the
+	// current model's, so nothing is embedded again.
+	req := memory.SearchRequest{Query: m.SearchText(), Mode: memory.ModeSemantic, K: 3, Internal: true, AsDocument: true,
+		Filter: memory.Filter{Types: []memory.Type{m.Type}, EntityID: m.EntityID, AgentID: scopeOf(m)}}
+	if e := j.Service.Embedder(); m.EmbeddingModel == e.Model() && len(m.Embedding) == e.Dimensions() {
+		req.Vector = m.Embedding
+	}
+	cands, err := j.Service.Search(ctx, c, req)
 	if err != nil {
 		return err
 	}

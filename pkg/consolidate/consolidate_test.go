@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,6 +45,17 @@ func TestEffective(t *testing.T) {
 	}
 }
 
+// countingEmbedder counts the calls to its embedder.
+type countingEmbedder struct {
+	memory.Embedder
+	calls atomic.Int64
+}
+
+func (e *countingEmbedder) Embed(ctx context.Context, texts []string, p memory.Purpose) ([][]float32, error) {
+	e.calls.Add(1)
+	return e.Embedder.Embed(ctx, texts, p)
+}
+
 func TestRun(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	now := t0
@@ -54,7 +66,8 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	svc := b.Service
+	emb := &countingEmbedder{Embedder: b.Embedder}
+	svc := memory.NewService(b.Store, b.Index, emb, memory.WithClock(clock))
 	job := &consolidate.Job{Service: svc, Records: b.Store, Log: quiet, Config: consolidate.Config{PageSize: 3}}
 	c := memory.Caller{OrgID: "acme"}
 	f := func(v float64) *float64 { return &v }
@@ -80,12 +93,17 @@ func TestRun(t *testing.T) {
 	other, _ := svc.Create(ctx, memory.Caller{OrgID: "globex"}, []memory.NewMemory{{Durability: memory.DurabilityEphemeral, CreatedAt: t0.UnixMilli(), Content: memory.Content{Text: "globex note"}}})
 
 	now = t0.Add(60 * day)
+	emb.calls.Store(0)
 	rep, err := job.Run(ctx, "acme")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep.Scanned != 7 || rep.Archived != 1 || rep.Merged != 1 || rep.Contradicted != 1 || rep.Deleted != 0 || rep.Decayed < 5 {
 		t.Fatalf("first run: %+v", rep)
+	}
+	// Duplicates are found from the stored vectors: nothing is embedded.
+	if n := emb.calls.Load(); n != 0 {
+		t.Fatalf("the run embedded %d times", n)
 	}
 	get := func(id string) *memory.Memory {
 		m, err := svc.Get(ctx, c, id)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agentmem/agentmem/pkg/embedded"
@@ -202,5 +203,52 @@ func TestSQSBatch(t *testing.T) {
 	}
 	if n, _ := svc.Count(ctx, c, memory.Filter{Types: []memory.Type{memory.TypeFact}}); n != 2 {
 		t.Fatal("a job in org acme extracted globex's message")
+	}
+}
+
+// purposeLog records the purpose of every embedding call.
+type purposeLog struct {
+	memory.Embedder
+	mu       sync.Mutex
+	purposes []memory.Purpose
+}
+
+func (e *purposeLog) Embed(ctx context.Context, texts []string, p memory.Purpose) ([][]float32, error) {
+	e.mu.Lock()
+	e.purposes = append(e.purposes, p)
+	e.mu.Unlock()
+	return e.Embedder.Embed(ctx, texts, p)
+}
+
+// TestFactsAreComparedAsStoredTexts: a new fact is compared with the known
+// ones as a stored text, never embedded as a question, so the duplicate and
+// related thresholds hold for embedders that embed questions differently
+// (bge-small's instruction).
+func TestFactsAreComparedAsStoredTexts(t *testing.T) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	b, err := embedded.Open(ctx, t.TempDir(), hashembed.New(256), quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	emb := &purposeLog{Embedder: b.Embedder}
+	svc := memory.NewService(b.Store, b.Index, emb)
+	p := &extract.Pipeline{Service: svc, Extractor: extract.Local{}, Log: quiet}
+	c := memory.Caller{OrgID: "acme"}
+	for _, turns := range [][]string{{"Ana: I love green tea in the morning."}, {"Ana: Actually I prefer coffee now, tea keeps me awake."}} {
+		in := converse(t, svc, c, turns...)
+		emb.purposes = nil
+		out, err := p.Process(ctx, c, in)
+		if err != nil || len(out) != 1 {
+			t.Fatalf("%v: %+v %v", turns, out, err)
+		}
+		if len(emb.purposes) == 0 {
+			t.Fatal("nothing was embedded")
+		}
+		for _, got := range emb.purposes {
+			if got != memory.PurposeDocument {
+				t.Fatalf("%v: a fact was embedded as a question (%v)", turns, emb.purposes)
+			}
+		}
 	}
 }

@@ -110,7 +110,7 @@ func (p *Pipeline) merge(ctx context.Context, c memory.Caller, f Fact) (Outcome,
 	if f.Durability == "" {
 		f.Durability = memory.DurabilityStandard
 	}
-	cands, err := p.Service.Search(ctx, c, memory.SearchRequest{Query: f.Text, Mode: memory.ModeSemantic, K: 5, Internal: true,
+	cands, err := p.Service.Search(ctx, c, memory.SearchRequest{Query: f.Text, Mode: memory.ModeSemantic, K: 5, Internal: true, AsDocument: true,
 		Filter: memory.Filter{Types: []memory.Type{memory.TypeFact}, EntityID: f.Entity}})
 	if err != nil {
 		return o, err

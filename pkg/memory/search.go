@@ -35,6 +35,16 @@ type SearchRequest struct {
 	// Internal marks a search made by the service's own jobs (extraction,
 	// consolidation): it does not count as an access.
 	Internal bool
+	// AsDocument embeds Query as a stored text, not as a question
+	// (PurposeDocument). The service's jobs compare a memory with memories,
+	// where similarity must be symmetric for their duplicate thresholds to
+	// mean the same under every embedder: bge-small puts an instruction
+	// before questions, which moves a text's query vector away from its
+	// stored one (cosine about 0.92 for the same sentence).
+	AsDocument bool
+	// Vector, when set, is the query's embedding by the service's embedder
+	// (a stored memory's own), used instead of embedding Query again.
+	Vector []float32
 }
 
 // SearchResult is one ranked memory. Score is the fused RRF score in hybrid
@@ -85,6 +95,26 @@ func (r *SearchRequest) normalize() error {
 	return validUnit("threshold", r.Threshold)
 }
 
+// queryVector is r.Vector, or r.Query embedded as a question (as a stored
+// text with AsDocument).
+func (s *Service) queryVector(ctx context.Context, r SearchRequest) ([]float32, error) {
+	if r.Vector != nil {
+		if len(r.Vector) != s.embedder.Dimensions() {
+			return nil, Errorf(EINVALID, "vector: %d dimensions, the embedder's have %d", len(r.Vector), s.embedder.Dimensions())
+		}
+		return r.Vector, nil
+	}
+	p := PurposeQuery
+	if r.AsDocument {
+		p = PurposeDocument
+	}
+	vs, err := s.embedder.Embed(ctx, []string{r.Query}, p)
+	if err != nil {
+		return nil, unavailable("embedder", err)
+	}
+	return vs[0], nil
+}
+
 // Search ranks the memories c can see against r.Query. Returned memories
 // count as accessed. Errors: EINVALID, EFORBIDDEN, EUNAVAILABLE.
 func (s *Service) Search(ctx context.Context, c Caller, r SearchRequest) ([]SearchResult, error) {
@@ -103,11 +133,9 @@ func (s *Service) Search(ctx context.Context, c Caller, r SearchRequest) ([]Sear
 		q.Text = r.Query
 	}
 	if r.Mode != ModeKeyword {
-		vs, err := s.embedder.Embed(ctx, []string{r.Query}, PurposeQuery)
-		if err != nil {
-			return nil, unavailable("embedder", err)
+		if q.Vector, err = s.queryVector(ctx, r); err != nil {
+			return nil, err
 		}
-		q.Vector = vs[0]
 	}
 	res, err := s.index.Search(ctx, q)
 	if err != nil {

@@ -345,3 +345,73 @@ func TestRebuildReembedsWithANewModel(t *testing.T) {
 		t.Fatalf("stored embedding %d dims of %s", len(m.Embedding), m.EmbeddingModel)
 	}
 }
+
+// askingEmbedder embeds a question differently from a stored text (as
+// bge-small does with its instruction) and records each call's purpose.
+type askingEmbedder struct {
+	memory.Embedder
+	mu    sync.Mutex
+	calls []memory.Purpose
+}
+
+func (e *askingEmbedder) Embed(ctx context.Context, texts []string, p memory.Purpose) ([][]float32, error) {
+	e.mu.Lock()
+	e.calls = append(e.calls, p)
+	e.mu.Unlock()
+	if p == memory.PurposeQuery {
+		asked := make([]string, len(texts))
+		for i, t := range texts {
+			asked[i] = "question: " + t
+		}
+		texts = asked
+	}
+	return e.Embedder.Embed(ctx, texts, memory.PurposeDocument)
+}
+
+// TestSearchQueryVector: a question is embedded as one; the service's jobs
+// compare a text as a stored text (AsDocument) or pass a stored memory's
+// own vector, which is not embedded again; a vector of the wrong size is a
+// 400.
+func TestSearchQueryVector(t *testing.T) {
+	b := open(t)
+	emb := &askingEmbedder{Embedder: b.Embedder}
+	svc := memory.NewService(b.Store, b.Index, emb)
+	id := create(t, svc, orgA, memory.NewMemory{Type: memory.TypeFact, Content: text("Dana prefers jasmine tea in the afternoon")})[0].ID
+	create(t, svc, orgA, memory.NewMemory{Type: memory.TypeFact, Content: text("The quarterly revenue fell by ten percent")})
+	stored, err := svc.Get(ctx, orgA, id)
+	check(t, err)
+	for _, tc := range []struct {
+		name      string
+		req       memory.SearchRequest
+		embedded  []memory.Purpose // the embedder calls the search makes
+		identical bool             // the query vector is the stored one: cosine 1
+		code      string
+	}{
+		{"question", memory.SearchRequest{Query: stored.Content.Text}, []memory.Purpose{memory.PurposeQuery}, false, ""},
+		{"as a stored text", memory.SearchRequest{Query: stored.Content.Text, AsDocument: true}, []memory.Purpose{memory.PurposeDocument}, true, ""},
+		{"stored vector", memory.SearchRequest{Query: stored.Content.Text, Vector: stored.Embedding}, nil, true, ""},
+		{"vector of another size", memory.SearchRequest{Query: "x", Vector: make([]float32, 3)}, nil, false, memory.EINVALID},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			emb.calls = nil
+			tc.req.Mode, tc.req.Internal = memory.ModeSemantic, true
+			res, err := svc.Search(ctx, orgA, tc.req)
+			if tc.code != "" {
+				if memory.ErrorCode(err) != tc.code {
+					t.Fatalf("want %s, got %v", tc.code, err)
+				}
+				return
+			}
+			check(t, err)
+			if fmt.Sprint(emb.calls) != fmt.Sprint(tc.embedded) {
+				t.Fatalf("embedder calls %v, want %v", emb.calls, tc.embedded)
+			}
+			if len(res) == 0 || res[0].Memory.ID != id {
+				t.Fatalf("results %+v", res)
+			}
+			if got := res[0].Score > 0.9999; got != tc.identical {
+				t.Fatalf("cosine with the stored text %.4f", res[0].Score)
+			}
+		})
+	}
+}
