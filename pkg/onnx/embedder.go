@@ -28,9 +28,9 @@ type Embedder struct {
 	// padded batch gets a vector that depends on its batch-mates (cosine
 	// about 0.995 with itself run alone). Alone, vectors are reproducible:
 	// a rebuild, a retry or a re-ingestion gives the same vector, and the
-	// model still embeds 340 short texts or 65 fragments of 1,000
-	// characters per second on two cores (770 and 79 in batches of 8,192
-	// tokens; cmd/bench-embed).
+	// model still embeds about 400 short texts or 65 fragments of 1,000
+	// characters per second on two cores (840 and 80 in padded batches of
+	// 8,192 tokens; cmd/bench-embed).
 	MaxBatchTokens int
 }
 
@@ -103,9 +103,9 @@ func (e *Embedder) Tokenize(text string, p memory.Purpose) []int32 {
 }
 
 // Embed implements memory.Embedder. Texts are tokenized (queries after
-// QueryInstruction), sorted by length and run alone or, with
-// MaxBatchTokens, in batches padded to their longest sequence; each vector is the final state of the [CLS] token,
-// scaled to unit length.
+// QueryInstruction) and run alone or, with MaxBatchTokens, sorted by
+// length in batches padded to their longest sequence; each vector is the
+// final state of the [CLS] token, scaled to unit length.
 func (e *Embedder) Embed(ctx context.Context, texts []string, p memory.Purpose) ([][]float32, error) {
 	seqs := make([][]int32, len(texts))
 	order := make([]int, len(texts))
