@@ -18,7 +18,6 @@ import (
 	"github.com/agentmem/agentmem/pkg/backend"
 	"github.com/agentmem/agentmem/pkg/config"
 	"github.com/agentmem/agentmem/pkg/memory"
-	"github.com/agentmem/agentmem/pkg/onnx"
 )
 
 var words = strings.Fields(`the a she he we they my our your friend family dog cat trip weekend dinner coffee tea
@@ -41,7 +40,6 @@ func main() {
 	short := flag.Int("short", 2000, "short texts (5 to 15 words)")
 	frags := flag.Int("fragments", 200, "fragments of 1,000 characters")
 	batch := flag.Int("batch", 64, "texts per Embed call")
-	padded := flag.Int("padded", 8192, "also measure the offline model in padded batches of this many tokens (0: not)")
 	flag.Parse()
 	cfg, err := config.Load(os.Getenv)
 	if err != nil {
@@ -83,14 +81,6 @@ func main() {
 	fmt.Println("|---|---:|---:|")
 	fmt.Printf("| short texts (5-15 words) | %d | %.0f |\n", len(shorts), run(shorts))
 	fmt.Printf("| fragments of 1,000 characters | %d | %.1f |\n", len(longs), run(longs))
-	if o, ok := emb.(*onnx.Embedder); ok && *padded > 0 && o.MaxBatchTokens == 0 {
-		// The default runs each text alone (reproducible vectors); this is
-		// what padded batches would give.
-		o.MaxBatchTokens = *padded
-		fmt.Printf("| short texts, padded batches of %d tokens | %d | %.0f |\n", *padded, len(shorts), run(shorts))
-		fmt.Printf("| fragments, padded batches of %d tokens | %d | %.1f |\n", *padded, len(longs), run(longs))
-		o.MaxBatchTokens = 0
-	}
 	fmt.Printf("| a single query (batch of 1) | 200 | %.0f |\n", func() float64 {
 		start := time.Now()
 		for _, t := range shorts[:200] {

@@ -8,30 +8,33 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"sync"
 
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/wordpiece"
 	ort "github.com/yalue/onnxruntime_go"
+	"golang.org/x/sync/errgroup"
 )
 
-// Embedder runs the model. It is safe for concurrent use; calls run one at
-// a time, each using every core.
+// Embedder runs the model. It is safe for concurrent use.
+//
+// Each text runs through the model alone, on one thread, and as many runs
+// go at once as there are cores (GOMAXPROCS), shared by every caller. Alone,
+// because the int8 export quantizes activations per tensor, over the whole
+// batch: a text in a padded batch got a vector that depended on its
+// batch-mates (cosine about 0.995 with itself alone), whereas alone a
+// retry, a rebuild or a re-ingestion reproduces it exactly. One thread per
+// run, because on inputs this small one-thread runs side by side keep the
+// cores busier than one run split across them. On two cores: 788 short
+// texts and 107 fragments of 1,000 characters per second, against 395 and
+// 65 for one two-thread run at a time and 844 and 82 for padded batches of
+// 8,192 tokens; a single query is as fast (cmd/bench-embed). The session
+// allows concurrent runs: ONNX Runtime's Run is thread-safe, and
+// onnxruntime_go's DynamicAdvancedSession is meant for it.
 type Embedder struct {
-	tok  *wordpiece.Tokenizer
-	sess *ort.DynamicAdvancedSession
-	mu   sync.Mutex
-	// MaxBatchTokens bounds a padded batch's size (sequences × length). At
-	// 0, the default, every text runs alone. The int8 export quantizes
-	// activations per tensor, over the whole batch, so a text run in a
-	// padded batch gets a vector that depends on its batch-mates (cosine
-	// about 0.995 with itself run alone). Alone, vectors are reproducible:
-	// a rebuild, a retry or a re-ingestion gives the same vector, and the
-	// model still embeds about 400 short texts or 65 fragments of 1,000
-	// characters per second on two cores (840 and 80 in padded batches of
-	// 8,192 tokens; cmd/bench-embed).
-	MaxBatchTokens int
+	tok   *wordpiece.Tokenizer
+	sess  *ort.DynamicAdvancedSession
+	slots chan struct{} // one per concurrent run
 }
 
 var _ memory.Embedder = (*Embedder)(nil)
@@ -70,7 +73,7 @@ func Open(dir string) (*Embedder, error) {
 		return nil, err
 	}
 	defer opts.Destroy()
-	if err := opts.SetIntraOpNumThreads(runtime.GOMAXPROCS(0)); err != nil {
+	if err := opts.SetIntraOpNumThreads(1); err != nil {
 		return nil, err
 	}
 	if err := opts.SetInterOpNumThreads(1); err != nil {
@@ -81,7 +84,7 @@ func Open(dir string) (*Embedder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
-	return &Embedder{tok: tok, sess: sess}, nil
+	return &Embedder{tok: tok, sess: sess, slots: make(chan struct{}, runtime.GOMAXPROCS(0))}, nil
 }
 
 // Close releases the session.
@@ -102,61 +105,45 @@ func (e *Embedder) Tokenize(text string, p memory.Purpose) []int32 {
 	return e.tok.Encode(text, MaxTokens)
 }
 
-// Embed implements memory.Embedder. Texts are tokenized (queries after
-// QueryInstruction) and run alone or, with MaxBatchTokens, sorted by
-// length in batches padded to their longest sequence; each vector is the
-// final state of the [CLS] token, scaled to unit length.
+// Embed implements memory.Embedder. Each text is tokenized (a query after
+// QueryInstruction) and run alone, several at once; its vector is the final
+// state of the [CLS] token, scaled to unit length.
 func (e *Embedder) Embed(ctx context.Context, texts []string, p memory.Purpose) ([][]float32, error) {
-	seqs := make([][]int32, len(texts))
-	order := make([]int, len(texts))
-	for i, t := range texts {
-		seqs[i] = e.Tokenize(t, p)
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return len(seqs[order[a]]) < len(seqs[order[b]]) })
 	out := make([][]float32, len(texts))
-	for start := 0; start < len(order); {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		// Grow the batch while its padded size stays within the budget.
-		end := start + 1
-		for end < len(order) && (end-start+1)*len(seqs[order[end]]) <= e.MaxBatchTokens {
-			end++
-		}
-		batch := order[start:end]
-		vecs, err := e.run(seqs, batch)
-		if err != nil {
-			return nil, err
-		}
-		for j, i := range batch {
-			out[i] = vecs[j]
-		}
-		start = end
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(cap(e.slots))
+	for i, t := range texts {
+		g.Go(func() error {
+			select { // a slot of the process-wide limit
+			case e.slots <- struct{}{}:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+			defer func() { <-e.slots }()
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			v, err := e.run(e.Tokenize(t, p))
+			out[i] = v
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
-func (e *Embedder) run(seqs [][]int32, batch []int) ([][]float32, error) {
-	n := 0
-	for _, i := range batch {
-		n = max(n, len(seqs[i]))
+// run embeds one token sequence.
+func (e *Embedder) run(seq []int32) ([]float32, error) {
+	n := len(seq)
+	ids := make([]int64, n)
+	mask := make([]int64, n)
+	types := make([]int64, n)
+	for k, id := range seq {
+		ids[k], mask[k] = int64(id), 1
 	}
-	b := len(batch)
-	ids := make([]int64, b*n)
-	mask := make([]int64, b*n)
-	types := make([]int64, b*n)
-	pad := int64(e.tok.Pad())
-	for j, i := range batch {
-		for k := 0; k < n; k++ {
-			if k < len(seqs[i]) {
-				ids[j*n+k], mask[j*n+k] = int64(seqs[i][k]), 1
-			} else {
-				ids[j*n+k] = pad
-			}
-		}
-	}
-	shape := ort.NewShape(int64(b), int64(n))
+	shape := ort.NewShape(1, int64(n))
 	tIDs, err := ort.NewTensor(shape, ids)
 	if err != nil {
 		return nil, err
@@ -172,25 +159,17 @@ func (e *Embedder) run(seqs [][]int32, batch []int) ([][]float32, error) {
 		return nil, err
 	}
 	defer tTypes.Destroy()
-	outT, err := ort.NewEmptyTensor[float32](ort.NewShape(int64(b), int64(n), Dimensions))
+	outT, err := ort.NewEmptyTensor[float32](ort.NewShape(1, int64(n), Dimensions))
 	if err != nil {
 		return nil, err
 	}
 	defer outT.Destroy()
-	e.mu.Lock()
-	err = e.sess.Run([]ort.Value{tIDs, tMask, tTypes}, []ort.Value{outT})
-	e.mu.Unlock()
-	if err != nil {
+	if err := e.sess.Run([]ort.Value{tIDs, tMask, tTypes}, []ort.Value{outT}); err != nil {
 		return nil, fmt.Errorf("onnx: run: %w", err)
 	}
-	h := outT.GetData()
-	vecs := make([][]float32, b)
-	for j := range batch {
-		// [CLS] is each sequence's first token.
-		v := make([]float32, Dimensions)
-		copy(v, h[j*n*Dimensions:])
-		memory.Normalize(v)
-		vecs[j] = v
-	}
-	return vecs, nil
+	// [CLS] is the sequence's first token.
+	v := make([]float32, Dimensions)
+	copy(v, outT.GetData())
+	memory.Normalize(v)
+	return v, nil
 }
