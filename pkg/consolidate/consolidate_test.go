@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/embedded"
 	"github.com/agentmem/agentmem/pkg/hashembed"
 	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/memory/memorytest"
 )
 
 var ctx = context.Background()
@@ -45,17 +45,6 @@ func TestEffective(t *testing.T) {
 	}
 }
 
-// countingEmbedder counts the calls to its embedder.
-type countingEmbedder struct {
-	memory.Embedder
-	calls atomic.Int64
-}
-
-func (e *countingEmbedder) Embed(ctx context.Context, texts []string, p memory.Purpose) ([][]float32, error) {
-	e.calls.Add(1)
-	return e.Embedder.Embed(ctx, texts, p)
-}
-
 func TestRun(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	now := t0
@@ -66,7 +55,7 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	emb := &countingEmbedder{Embedder: b.Embedder}
+	emb := &memorytest.RecordingEmbedder{Embedder: b.Embedder}
 	svc := memory.NewService(b.Store, b.Index, emb, memory.WithClock(clock))
 	job := &consolidate.Job{Service: svc, Records: b.Store, Log: quiet, Config: consolidate.Config{PageSize: 3}}
 	c := memory.Caller{OrgID: "acme"}
@@ -93,7 +82,7 @@ func TestRun(t *testing.T) {
 	other, _ := svc.Create(ctx, memory.Caller{OrgID: "globex"}, []memory.NewMemory{{Durability: memory.DurabilityEphemeral, CreatedAt: t0.UnixMilli(), Content: memory.Content{Text: "globex note"}}})
 
 	now = t0.Add(60 * day)
-	emb.calls.Store(0)
+	emb.Purposes()
 	rep, err := job.Run(ctx, "acme")
 	if err != nil {
 		t.Fatal(err)
@@ -102,8 +91,8 @@ func TestRun(t *testing.T) {
 		t.Fatalf("first run: %+v", rep)
 	}
 	// Duplicates are found from the stored vectors: nothing is embedded.
-	if n := emb.calls.Load(); n != 0 {
-		t.Fatalf("the run embedded %d times", n)
+	if calls := emb.Purposes(); len(calls) != 0 {
+		t.Fatalf("the run embedded %d times", len(calls))
 	}
 	get := func(id string) *memory.Memory {
 		m, err := svc.Get(ctx, c, id)

@@ -7,13 +7,13 @@ import (
 	"log/slog"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/agentmem/agentmem/pkg/embedded"
 	"github.com/agentmem/agentmem/pkg/extract"
 	"github.com/agentmem/agentmem/pkg/hashembed"
 	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/memory/memorytest"
 	"github.com/aws/aws-lambda-go/events"
 )
 
@@ -206,20 +206,6 @@ func TestSQSBatch(t *testing.T) {
 	}
 }
 
-// purposeLog records the purpose of every embedding call.
-type purposeLog struct {
-	memory.Embedder
-	mu       sync.Mutex
-	purposes []memory.Purpose
-}
-
-func (e *purposeLog) Embed(ctx context.Context, texts []string, p memory.Purpose) ([][]float32, error) {
-	e.mu.Lock()
-	e.purposes = append(e.purposes, p)
-	e.mu.Unlock()
-	return e.Embedder.Embed(ctx, texts, p)
-}
-
 // TestFactsAreComparedAsStoredTexts: a new fact is compared with the known
 // ones as a stored text, never embedded as a question, so the duplicate and
 // related thresholds hold for embedders that embed questions differently
@@ -231,23 +217,24 @@ func TestFactsAreComparedAsStoredTexts(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
-	emb := &purposeLog{Embedder: b.Embedder}
+	emb := &memorytest.RecordingEmbedder{Embedder: b.Embedder}
 	svc := memory.NewService(b.Store, b.Index, emb)
 	p := &extract.Pipeline{Service: svc, Extractor: extract.Local{}, Log: quiet}
 	c := memory.Caller{OrgID: "acme"}
 	for _, turns := range [][]string{{"Ana: I love green tea in the morning."}, {"Ana: Actually I prefer coffee now, tea keeps me awake."}} {
 		in := converse(t, svc, c, turns...)
-		emb.purposes = nil
+		emb.Purposes()
 		out, err := p.Process(ctx, c, in)
 		if err != nil || len(out) != 1 {
 			t.Fatalf("%v: %+v %v", turns, out, err)
 		}
-		if len(emb.purposes) == 0 {
+		purposes := emb.Purposes()
+		if len(purposes) == 0 {
 			t.Fatal("nothing was embedded")
 		}
-		for _, got := range emb.purposes {
+		for _, got := range purposes {
 			if got != memory.PurposeDocument {
-				t.Fatalf("%v: a fact was embedded as a question (%v)", turns, emb.purposes)
+				t.Fatalf("%v: a fact was embedded as a question (%v)", turns, purposes)
 			}
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/embedded"
 	"github.com/agentmem/agentmem/pkg/hashembed"
 	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/memory/memorytest"
 )
 
 var (
@@ -346,35 +347,13 @@ func TestRebuildReembedsWithANewModel(t *testing.T) {
 	}
 }
 
-// askingEmbedder embeds a question differently from a stored text (as
-// bge-small does with its instruction) and records each call's purpose.
-type askingEmbedder struct {
-	memory.Embedder
-	mu    sync.Mutex
-	calls []memory.Purpose
-}
-
-func (e *askingEmbedder) Embed(ctx context.Context, texts []string, p memory.Purpose) ([][]float32, error) {
-	e.mu.Lock()
-	e.calls = append(e.calls, p)
-	e.mu.Unlock()
-	if p == memory.PurposeQuery {
-		asked := make([]string, len(texts))
-		for i, t := range texts {
-			asked[i] = "question: " + t
-		}
-		texts = asked
-	}
-	return e.Embedder.Embed(ctx, texts, memory.PurposeDocument)
-}
-
 // TestSearchQueryVector: a question is embedded as one; the service's jobs
 // compare a text as a stored text (AsDocument) or pass a stored memory's
 // own vector, which is not embedded again; a vector of the wrong size is a
 // 400.
 func TestSearchQueryVector(t *testing.T) {
 	b := open(t)
-	emb := &askingEmbedder{Embedder: b.Embedder}
+	emb := &memorytest.RecordingEmbedder{Embedder: b.Embedder, AsksDifferently: true}
 	svc := memory.NewService(b.Store, b.Index, emb)
 	id := create(t, svc, orgA, memory.NewMemory{Type: memory.TypeFact, Content: text("Dana prefers jasmine tea in the afternoon")})[0].ID
 	create(t, svc, orgA, memory.NewMemory{Type: memory.TypeFact, Content: text("The quarterly revenue fell by ten percent")})
@@ -393,7 +372,7 @@ func TestSearchQueryVector(t *testing.T) {
 		{"vector of another size", memory.SearchRequest{Query: "x", Vector: make([]float32, 3)}, nil, false, memory.EINVALID},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			emb.calls = nil
+			emb.Purposes()
 			tc.req.Mode, tc.req.Internal = memory.ModeSemantic, true
 			res, err := svc.Search(ctx, orgA, tc.req)
 			if tc.code != "" {
@@ -403,8 +382,8 @@ func TestSearchQueryVector(t *testing.T) {
 				return
 			}
 			check(t, err)
-			if fmt.Sprint(emb.calls) != fmt.Sprint(tc.embedded) {
-				t.Fatalf("embedder calls %v, want %v", emb.calls, tc.embedded)
+			if got := emb.Purposes(); fmt.Sprint(got) != fmt.Sprint(tc.embedded) {
+				t.Fatalf("embedder calls %v, want %v", got, tc.embedded)
 			}
 			if len(res) == 0 || res[0].Memory.ID != id {
 				t.Fatalf("results %+v", res)
