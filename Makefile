@@ -74,7 +74,7 @@ localstack-down: ## stop LocalStack and drop its state
 	$(LOCALSTACK) down -v
 
 localstack-test: localstack-up ## the AWS adapter tests against LocalStack (needs Docker)
-	$(LOCALSTACK_ENV) $(GO) test -count=1 ./pkg/dynamodb/... ./pkg/s3/... ./pkg/backend/... ./cmd/memoryd/...
+	$(LOCALSTACK_ENV) $(GO) test -count=1 ./store/dynamodb/... ./blob/s3/... ./wiring/... ./cmd/memoryd/...
 
 opensearch-start: ## start the local OpenSearch node (prints its URL)
 	@scripts/opensearch.sh start

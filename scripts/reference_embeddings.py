@@ -1,4 +1,4 @@
-"""Writes the parity fixture of pkg/onnx: reference bge-small-en-v1.5
+"""Writes the parity fixture of embed/onnx: reference bge-small-en-v1.5
 sentence embeddings for a handful of texts, documents and queries.
 
 The reference is the model's original fp32 weights (the fp32 ONNX export in
@@ -12,7 +12,7 @@ hand, on a developer machine; the service never runs Python:
 
     pip install onnxruntime tokenizers numpy
     python3 scripts/reference_embeddings.py bge-small-en-v1.5.onnx bge-small-en-v1.5-tokenizer.json \
-        > pkg/onnx/testdata/parity.json
+        > embed/onnx/testdata/parity.json
 """
 import json
 import sys

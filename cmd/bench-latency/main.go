@@ -24,9 +24,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentmem/agentmem/pkg/backend"
-	"github.com/agentmem/agentmem/pkg/config"
-	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/wiring/backend"
+	"github.com/agentmem/agentmem/internal/config"
+	"github.com/agentmem/agentmem/memory"
 )
 
 func main() {

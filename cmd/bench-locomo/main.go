@@ -28,10 +28,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentmem/agentmem/pkg/api"
-	"github.com/agentmem/agentmem/pkg/backend"
-	"github.com/agentmem/agentmem/pkg/config"
-	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/transport/httpapi"
+	"github.com/agentmem/agentmem/wiring/backend"
+	"github.com/agentmem/agentmem/internal/config"
+	"github.com/agentmem/agentmem/memory"
 )
 
 type turn struct {
@@ -370,11 +370,11 @@ func run(data, jsonOut, svgOut, missesOut string, withFacts bool) error {
 			clients[c.name+"/"+v] = client{key: key}
 		}
 	}
-	keys, err := api.ParseKeys(strings.Join(spec, ","))
+	keys, err := httpapi.ParseKeys(strings.Join(spec, ","))
 	if err != nil {
 		return err
 	}
-	srv := httptest.NewServer(api.New(b.Service, keys, quiet))
+	srv := httptest.NewServer(httpapi.New(b.Service, keys, quiet))
 	defer srv.Close()
 	start := time.Now()
 	nq := 0

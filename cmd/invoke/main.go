@@ -16,10 +16,10 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/agentmem/agentmem/pkg/api"
-	"github.com/agentmem/agentmem/pkg/backend"
-	"github.com/agentmem/agentmem/pkg/config"
-	"github.com/agentmem/agentmem/pkg/ingest"
+	"github.com/agentmem/agentmem/transport/httpapi"
+	"github.com/agentmem/agentmem/wiring/backend"
+	"github.com/agentmem/agentmem/internal/config"
+	"github.com/agentmem/agentmem/pipeline/ingest"
 	"github.com/aws/aws-lambda-go/events"
 )
 
@@ -57,7 +57,7 @@ func run(fn, eventFile, blobs string) error {
 		if err := json.Unmarshal(raw, &ev); err != nil {
 			return fmt.Errorf("%s is not an API Gateway proxy event: %w", eventFile, err)
 		}
-		out, err = api.New(b.Service, nil, log, api.WithDocuments(b.Documents)).HandleAPIGateway(ctx, ev)
+		out, err = httpapi.New(b.Service, nil, log, httpapi.WithDocuments(b.Documents)).HandleAPIGateway(ctx, ev)
 	case "extract":
 		var ev events.SQSEvent
 		if err := json.Unmarshal(raw, &ev); err != nil {

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentmem/agentmem/pkg/backend"
-	"github.com/agentmem/agentmem/pkg/config"
-	"github.com/agentmem/agentmem/pkg/ingest"
-	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/wiring/backend"
+	"github.com/agentmem/agentmem/internal/config"
+	"github.com/agentmem/agentmem/pipeline/ingest"
+	"github.com/agentmem/agentmem/memory"
 )
 
 // ingestDir ingests a directory of files through the ingestion pipeline.

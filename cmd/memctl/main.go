@@ -15,9 +15,9 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/agentmem/agentmem/pkg/backend"
-	"github.com/agentmem/agentmem/pkg/config"
-	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/wiring/backend"
+	"github.com/agentmem/agentmem/internal/config"
+	"github.com/agentmem/agentmem/memory"
 )
 
 const usage = `usage: memctl <command> [flags]

@@ -15,11 +15,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agentmem/agentmem/pkg/api"
-	"github.com/agentmem/agentmem/pkg/backend"
-	"github.com/agentmem/agentmem/pkg/config"
-	"github.com/agentmem/agentmem/pkg/consolidate"
-	"github.com/agentmem/agentmem/pkg/extract"
+	"github.com/agentmem/agentmem/transport/httpapi"
+	"github.com/agentmem/agentmem/wiring/backend"
+	"github.com/agentmem/agentmem/internal/config"
+	"github.com/agentmem/agentmem/pipeline/consolidate"
+	"github.com/agentmem/agentmem/pipeline/extract"
 )
 
 func main() {
@@ -55,8 +55,8 @@ func run() error {
 
 	srv := &http.Server{
 		Addr: net.JoinHostPort(cfg.Addr, strconv.Itoa(cfg.Port)),
-		Handler: api.New(b.Service, keys, log, api.WithDocuments(b.Documents), api.WithExtraction(queue),
-			api.WithConsolidation(b.Consolidation)),
+		Handler: httpapi.New(b.Service, keys, log, httpapi.WithDocuments(b.Documents), httpapi.WithExtraction(queue),
+			httpapi.WithConsolidation(b.Consolidation)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -88,21 +88,21 @@ func run() error {
 // loadKeys picks the authenticator: API_KEYS when set; else the keys kept
 // in DynamoDB (BACKEND=aws, created with memctl create-key); else the
 // development key of the data directory, printed at start.
-func loadKeys(cfg config.Config, b *backend.Backend, log *slog.Logger) (api.Authenticator, error) {
+func loadKeys(cfg config.Config, b *backend.Backend, log *slog.Logger) (httpapi.Authenticator, error) {
 	if cfg.APIKeys != "" {
-		return api.ParseKeys(cfg.APIKeys)
+		return httpapi.ParseKeys(cfg.APIKeys)
 	}
 	if b.DynamoDB != nil {
 		log.Info("API keys are read from DynamoDB (memctl create-key)", "table", cfg.DynamoDBTable)
 		return b.DynamoDB, nil
 	}
-	key, err := api.DevKey(cfg.DataDir)
+	key, err := httpapi.DevKey(cfg.DataDir)
 	if err != nil {
 		return nil, fmt.Errorf("dev key: %w", err)
 	}
-	log.Warn("API_KEYS is not set: using the development key of the data directory", "org", api.DevOrg)
-	fmt.Fprintf(os.Stderr, "development API key (org %q): %s\n", api.DevOrg, key)
-	return api.ParseKeys(key + "=" + api.DevOrg)
+	log.Warn("API_KEYS is not set: using the development key of the data directory", "org", httpapi.DevOrg)
+	fmt.Fprintf(os.Stderr, "development API key (org %q): %s\n", httpapi.DevOrg, key)
+	return httpapi.ParseKeys(key + "=" + httpapi.DevOrg)
 }
 
 // consolidateEvery runs consolidation for every org at each interval until

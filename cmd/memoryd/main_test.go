@@ -5,7 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/agentmem/agentmem/pkg/testenv"
+	"github.com/agentmem/agentmem/internal/testenv"
 	"io"
 	"net"
 	"net/http"

@@ -8,20 +8,20 @@ package main
 import (
 	"context"
 
-	"github.com/agentmem/agentmem/pkg/api"
-	"github.com/agentmem/agentmem/pkg/backend"
-	"github.com/agentmem/agentmem/pkg/sqs"
+	"github.com/agentmem/agentmem/transport/httpapi"
+	"github.com/agentmem/agentmem/wiring/backend"
+	"github.com/agentmem/agentmem/queue/sqs"
 	"github.com/aws/aws-lambda-go/lambda"
 )
 
 func main() {
 	ctx := context.Background()
 	b, cfg, log := backend.Setup(ctx)
-	opts := []api.Option{api.WithDocuments(b.Documents), api.WithConsolidation(b.Consolidation)}
+	opts := []httpapi.Option{httpapi.WithDocuments(b.Documents), httpapi.WithConsolidation(b.Consolidation)}
 	if cfg.ExtractQueueURL != "" {
 		c, err := sqs.NewClient(ctx, sqs.ClientOptions{Endpoint: cfg.SQSEndpoint, Region: cfg.AWSRegion})
 		backend.Must(log, "sqs", err)
-		opts = append(opts, api.WithExtraction(sqs.New(c, cfg.ExtractQueueURL)))
+		opts = append(opts, httpapi.WithExtraction(sqs.New(c, cfg.ExtractQueueURL)))
 	}
-	lambda.Start(api.New(b.Service, nil, log, opts...).HandleAPIGateway)
+	lambda.Start(httpapi.New(b.Service, nil, log, opts...).HandleAPIGateway)
 }

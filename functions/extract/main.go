@@ -7,7 +7,7 @@ import (
 	"context"
 	"os"
 
-	"github.com/agentmem/agentmem/pkg/backend"
+	"github.com/agentmem/agentmem/wiring/backend"
 	"github.com/aws/aws-lambda-go/lambda"
 )
 

@@ -5,9 +5,9 @@ package main
 import (
 	"context"
 
-	"github.com/agentmem/agentmem/pkg/backend"
-	"github.com/agentmem/agentmem/pkg/ingest"
-	"github.com/agentmem/agentmem/pkg/s3"
+	"github.com/agentmem/agentmem/wiring/backend"
+	"github.com/agentmem/agentmem/pipeline/ingest"
+	"github.com/agentmem/agentmem/blob/s3"
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 )

@@ -1,0 +1,144 @@
+package bolt
+
+import "github.com/agentmem/agentmem/memory"
+
+// orgIndex is one org's memories: parallel slices by ordinal, an inverted
+// index over the analysed text, and the vector matrix. Ordinals grow as
+// memories are added; a removed memory leaves a hole (empty id) that the
+// searches skip until compaction renumbers the live ones.
+type orgIndex struct {
+	ids    []string // "" for a removed memory
+	attrs  []memory.Attrs
+	length []uint32   // tokens
+	terms  [][]uint32 // term ids of each memory, to maintain document frequencies
+	q8     []int8     // the vectors in int8, ordinal * dims (the float32 ones stay in bbolt)
+	quants []quant
+	hasVec []bool
+	pos    map[string]uint32
+
+	live, dead, vectors int
+	totalLen            uint64 // tokens over live memories
+
+	dict     map[string]uint32
+	postings []postings // by term id
+	df       []uint32   // live memories holding the term
+}
+
+// postings lists the ordinals holding a term, ascending, with the term's
+// frequency in each.
+type postings struct {
+	docs []uint32
+	tfs  []uint16
+}
+
+func newOrgIndex() *orgIndex {
+	return &orgIndex{pos: map[string]uint32{}, dict: map[string]uint32{}}
+}
+
+// add appends d under id, which must not be present.
+func (o *orgIndex) add(id string, d *doc, dims int) {
+	ord := uint32(len(o.ids))
+	if want := int(ord) * dims; len(o.q8) < want { // dims learned after keyword-only memories
+		o.q8 = append(o.q8, make([]int8, want-len(o.q8))...)
+	}
+	o.pos[id] = ord
+	o.ids = append(o.ids, id)
+	o.attrs = append(o.attrs, d.attrs)
+	o.length = append(o.length, d.length)
+	tids := make([]uint32, len(d.terms))
+	for i, t := range d.terms {
+		tid, ok := o.dict[t]
+		if !ok {
+			tid = uint32(len(o.postings))
+			o.dict[t] = tid
+			o.postings = append(o.postings, postings{})
+			o.df = append(o.df, 0)
+		}
+		p := &o.postings[tid]
+		p.docs = append(p.docs, ord)
+		p.tfs = append(p.tfs, d.tfs[i])
+		o.df[tid]++
+		tids[i] = tid
+	}
+	o.terms = append(o.terms, tids)
+	has := dims > 0 && (len(d.vec) == dims || len(d.q8) == dims)
+	o.hasVec = append(o.hasVec, has)
+	o.q8 = append(o.q8, make([]int8, dims)...)
+	var qt quant
+	if has {
+		at := int(ord) * dims
+		if d.q8 != nil {
+			copy(o.q8[at:], d.q8)
+			qt = d.quant
+		} else {
+			qt = quantize(d.vec, o.q8[at:at+dims])
+		}
+		o.vectors++
+	}
+	o.quants = append(o.quants, qt)
+	o.live++
+	o.totalLen += uint64(d.length)
+}
+
+// remove drops id if present, compacting when holes outnumber live
+// memories.
+func (o *orgIndex) remove(id string, dims int) {
+	ord, ok := o.pos[id]
+	if !ok {
+		return
+	}
+	delete(o.pos, id)
+	for _, tid := range o.terms[ord] {
+		o.df[tid]--
+	}
+	if o.hasVec[ord] {
+		o.vectors--
+	}
+	o.ids[ord], o.attrs[ord], o.terms[ord], o.hasVec[ord] = "", memory.Attrs{}, nil, false
+	o.live--
+	o.dead++
+	o.totalLen -= uint64(o.length[ord])
+	if o.dead > 1024 && o.dead > o.live {
+		o.compact(dims)
+	}
+}
+
+// compact renumbers the live memories densely and rebuilds the postings
+// without holes or unused terms.
+func (o *orgIndex) compact(dims int) {
+	names := make([]string, len(o.postings))
+	for t, tid := range o.dict {
+		names[tid] = t
+	}
+	n := newOrgIndex()
+	for ord, id := range o.ids {
+		if id == "" {
+			continue
+		}
+		d := &doc{attrs: o.attrs[ord], length: o.length[ord]}
+		for _, tid := range o.terms[ord] {
+			d.terms = append(d.terms, names[tid])
+			d.tfs = append(d.tfs, o.tfOf(tid, uint32(ord)))
+		}
+		if o.hasVec[ord] {
+			d.q8, d.quant = o.q8[ord*dims:(ord+1)*dims], o.quants[ord]
+		}
+		n.add(id, d, dims)
+	}
+	*o = *n
+}
+
+// tfOf finds ord's frequency in the term's postings (ascending ordinals).
+func (o *orgIndex) tfOf(tid, ord uint32) uint16 {
+	p := &o.postings[tid]
+	lo, hi := 0, len(p.docs)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if p.docs[m] < ord {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return p.tfs[lo]
+}

@@ -1,0 +1,241 @@
+package extract_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/agentmem/agentmem/wiring/local"
+	"github.com/agentmem/agentmem/pipeline/extract"
+	"github.com/agentmem/agentmem/embed/hashing"
+	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/memory/memorytest"
+	"github.com/aws/aws-lambda-go/events"
+)
+
+var ctx = context.Background()
+
+func TestLocalExtractor(t *testing.T) {
+	tests := []struct {
+		text string
+		want string
+		kind memory.Kind
+		chg  bool
+		neg  bool
+	}{
+		{"I love hiking in the Alps.", "Ana loves hiking in the Alps", memory.KindPreference, false, false},
+		{"Honestly my favourite food is ramen.", "Ana's favourite food is ramen", memory.KindPreference, false, false},
+		{"My name is Ana Souza and I live in Lisbon.", "Ana's name is Ana Souza", memory.KindEntity, false, false},
+		{"I work as a nurse at the city hospital.", "Ana works as nurse at the city hospital", memory.KindFact, false, false},
+		{"We decided to move the launch to June.", "Ana decided to move the launch to June", memory.KindFact, false, false},
+		{"I'm planning to visit Kyoto in spring.", "Ana plans to visit Kyoto in spring", memory.KindFact, false, false},
+		{"I don't drink coffee anymore.", "Ana does not drink coffee anymore", memory.KindPreference, true, true},
+		{"Actually I prefer tea now.", "Ana prefers tea now", memory.KindPreference, true, false},
+	}
+	for _, tc := range tests {
+		facts, err := extract.Local{}.Extract(ctx, []extract.Turn{{ID: "m1", Speaker: "Ana", Text: tc.text}})
+		if err != nil || len(facts) == 0 {
+			t.Errorf("%q: no fact (%v)", tc.text, err)
+			continue
+		}
+		f := facts[0]
+		if f.Text != tc.want || f.Kind != tc.kind || f.Change != tc.chg || f.Negated != tc.neg || f.Entity != "Ana" || f.Sources[0] != "m1" {
+			t.Errorf("%q: %+v, want %q %s change=%v negated=%v", tc.text, f, tc.want, tc.kind, tc.chg, tc.neg)
+		}
+	}
+	for _, small := range []string{"Hi!", "Thanks so much", "ok", "lol yes"} {
+		if facts, _ := (extract.Local{}).Extract(ctx, []extract.Turn{{ID: "x", Speaker: "Ana", Text: small}}); len(facts) != 0 {
+			t.Errorf("small talk %q gave %v", small, facts)
+		}
+	}
+}
+
+func setup(t *testing.T, ex extract.Extractor) (*extract.Pipeline, *memory.Service) {
+	t.Helper()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	b, err := local.Open(ctx, t.TempDir(), hashing.New(256), quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return &extract.Pipeline{Service: b.Service, Extractor: ex, Log: quiet}, b.Service
+}
+
+// converse writes turns as message memories and returns them as Turns.
+func converse(t *testing.T, svc *memory.Service, c memory.Caller, lines ...string) []extract.Turn {
+	t.Helper()
+	var in []memory.NewMemory
+	for _, l := range lines {
+		who, text, _ := strings.Cut(l, ": ")
+		in = append(in, memory.NewMemory{Type: memory.TypeMessage, RoomID: "chat", EntityID: who, Content: memory.Content{Text: text}})
+	}
+	res, err := svc.Create(ctx, c, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var turns []extract.Turn
+	for i, l := range lines {
+		who, text, _ := strings.Cut(l, ": ")
+		turns = append(turns, extract.Turn{ID: res[i].ID, Speaker: who, Text: text})
+	}
+	return turns
+}
+
+// checkSupersede runs the scripted conversation of a changed preference
+// through pipeline p and checks store, search and relations.
+func checkSupersede(t *testing.T, p *extract.Pipeline, svc *memory.Service) {
+	c := memory.Caller{OrgID: "acme"}
+	first := converse(t, svc, c, "Ana: I love green tea in the morning.", "Bo: Nice, I'll remember that.")
+	out, err := p.Process(ctx, c, first)
+	if err != nil || len(out) != 1 || out[0].Decision != extract.New {
+		t.Fatalf("first turn: %+v %v", out, err)
+	}
+	oldID := out[0].ID
+	second := converse(t, svc, c, "Ana: Actually I prefer coffee now, tea keeps me awake.")
+	out, err = p.Process(ctx, c, second)
+	if err != nil || len(out) != 1 || out[0].Decision != extract.Supersedes || out[0].Target != oldID {
+		t.Fatalf("the change: %+v %v", out, err)
+	}
+	newID := out[0].ID
+	old, _ := svc.Get(ctx, c, oldID)
+	if !old.Archived {
+		t.Fatal("the superseded fact is not archived")
+	}
+	res, err := svc.Search(ctx, c, memory.SearchRequest{Query: "what does Ana drink, tea or coffee", Filter: memory.Filter{Types: []memory.Type{memory.TypeFact}}, ExpandRelations: true})
+	if err != nil || len(res) == 0 || res[0].Memory.ID != newID {
+		t.Fatalf("search after the change: %+v %v", res, err)
+	}
+	var linked bool
+	for _, r := range res[1:] {
+		if r.Memory.ID == oldID && r.RelatedTo != nil && r.RelatedTo.Type == memory.RelSupersedes {
+			linked = true
+		}
+		if r.Memory.ID == oldID && r.RelatedTo == nil {
+			t.Fatal("the superseded fact is a search result of its own")
+		}
+	}
+	if !linked {
+		t.Fatalf("expandRelations does not bring the superseded fact: %+v", res)
+	}
+	rels, err := svc.Relations(ctx, c, newID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sup, cause bool
+	for _, r := range rels {
+		sup = sup || (r.Type == memory.RelSupersedes && r.ToID == oldID && len(r.Provenance) == 1 && r.Provenance[0] == second[0].ID)
+		cause = cause || (r.Type == memory.RelCausedBy && r.ToID == second[0].ID)
+	}
+	if !sup || !cause {
+		t.Fatalf("relations of the new fact: %+v", rels)
+	}
+	// Re-processing the same turns writes nothing new.
+	before, _ := svc.Count(ctx, c, memory.Filter{Types: []memory.Type{memory.TypeFact}, IncludeArchived: true})
+	for _, turns := range [][]extract.Turn{first, second} {
+		out, err := p.Process(ctx, c, turns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range out {
+			if o.Decision != extract.Duplicate {
+				t.Fatalf("re-processing: %+v", o)
+			}
+		}
+	}
+	if after, _ := svc.Count(ctx, c, memory.Filter{Types: []memory.Type{memory.TypeFact}, IncludeArchived: true}); after != before {
+		t.Fatalf("re-processing changed the fact count from %d to %d", before, after)
+	}
+	// Another org knows nothing of it.
+	if res, _ := svc.Search(ctx, memory.Caller{OrgID: "globex"}, memory.SearchRequest{Query: "Ana coffee tea"}); len(res) != 0 {
+		t.Fatal("globex sees acme's facts")
+	}
+}
+
+func TestLocalExtractionSupersedes(t *testing.T) {
+	p, svc := setup(t, extract.Local{})
+	checkSupersede(t, p, svc)
+}
+
+func TestSQSBatch(t *testing.T) {
+	p, svc := setup(t, extract.Local{})
+	c := memory.Caller{OrgID: "acme"}
+	turns := converse(t, svc, c, "Ana: My favourite city is Porto.", "Bo: I work as a pilot for a small airline.")
+	good, _ := json.Marshal(extract.Job{OrgID: "acme", MessageIDs: []string{turns[0].ID, turns[1].ID}})
+	raw, err := os.ReadFile("../../events/sqs-extract.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev events.SQSEvent
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		t.Fatal(err)
+	}
+	tmpl := ev.Records[0]
+	mk := func(id, body string) events.SQSMessage {
+		m := tmpl
+		m.MessageId, m.Body = id, body
+		return m
+	}
+	ev.Records = []events.SQSMessage{mk("ok-1", string(good)), mk("poison", "{not json"), mk("no-messages", `{"orgId":"acme","messageIds":[]}`), mk("ok-again", string(good))}
+	res, err := p.HandleSQS(ctx, ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failed []string
+	for _, f := range res.BatchItemFailures {
+		failed = append(failed, f.ItemIdentifier)
+	}
+	if strings.Join(failed, ",") != "poison,no-messages" {
+		t.Fatalf("batch item failures %v, want poison and no-messages", failed)
+	}
+	// Two facts, once, though the job was delivered twice.
+	if n, _ := svc.Count(ctx, c, memory.Filter{Types: []memory.Type{memory.TypeFact}}); n != 2 {
+		t.Fatalf("%d facts after a job delivered twice, want 2", n)
+	}
+	// A job naming another org's message ids extracts nothing from them.
+	other := converse(t, svc, memory.Caller{OrgID: "globex"}, "Cy: I love sailing on weekends.")
+	evil, _ := json.Marshal(extract.Job{OrgID: "acme", MessageIDs: []string{other[0].ID}})
+	if res, _ := p.HandleSQS(ctx, events.SQSEvent{Records: []events.SQSMessage{mk("cross", string(evil))}}); len(res.BatchItemFailures) != 0 {
+		t.Fatalf("cross-org job: %+v", res)
+	}
+	if n, _ := svc.Count(ctx, c, memory.Filter{Types: []memory.Type{memory.TypeFact}}); n != 2 {
+		t.Fatal("a job in org acme extracted globex's message")
+	}
+}
+
+// TestFactsAreComparedAsStoredTexts: a new fact is compared with the known
+// ones as a stored text, never embedded as a question, so the duplicate and
+// related thresholds hold for embedders that embed questions differently
+// (bge-small's instruction).
+func TestFactsAreComparedAsStoredTexts(t *testing.T) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	b, err := local.Open(ctx, t.TempDir(), hashing.New(256), quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	emb := &memorytest.RecordingEmbedder{Embedder: b.Embedder}
+	svc := memory.NewService(b.Store, b.Index, emb)
+	p := &extract.Pipeline{Service: svc, Extractor: extract.Local{}, Log: quiet}
+	c := memory.Caller{OrgID: "acme"}
+	for _, turns := range [][]string{{"Ana: I love green tea in the morning."}, {"Ana: Actually I prefer coffee now, tea keeps me awake."}} {
+		in := converse(t, svc, c, turns...)
+		emb.Purposes()
+		out, err := p.Process(ctx, c, in)
+		if err != nil || len(out) != 1 {
+			t.Fatalf("%v: %+v %v", turns, out, err)
+		}
+		purposes := emb.Purposes()
+		if len(purposes) == 0 {
+			t.Fatal("nothing was embedded")
+		}
+		for _, got := range purposes {
+			if got != memory.PurposeDocument {
+				t.Fatalf("%v: a fact was embedded as a question (%v)", turns, purposes)
+			}
+		}
+	}
+}

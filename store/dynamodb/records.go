@@ -1,0 +1,152 @@
+package dynamodb
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/agentmem/agentmem/memory"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"strings"
+)
+
+func keyPK(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return "KEY#" + hex.EncodeToString(sum[:])
+}
+
+// PutAPIKey stores an API key for caller under a descriptive name. Only the
+// SHA-256 of the key is stored. ECONFLICT if the key exists already.
+func (s *Store) PutAPIKey(ctx context.Context, apiKey string, c memory.Caller, name string) error {
+	if len(apiKey) < 16 {
+		return memory.Errorf(memory.EINVALID, "key: shorter than 16 characters")
+	}
+	if err := c.Valid(); err != nil {
+		return err
+	}
+	_, err := s.c.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(s.table),
+		Item: map[string]types.AttributeValue{"PK": str(keyPK(apiKey)), "SK": str(skKey),
+			"orgId": str(c.OrgID), "agentId": str(c.AgentID), "name": str(name)},
+		ConditionExpression: aws.String("attribute_not_exists(PK)"),
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return memory.Errorf(memory.ECONFLICT, "the key exists already")
+	}
+	return err
+}
+
+// Authenticate implements the API's Authenticator: the caller a key
+// belongs to, or EUNAUTHORIZED.
+func (s *Store) Authenticate(ctx context.Context, apiKey string) (memory.Caller, error) {
+	if apiKey == "" {
+		return memory.Caller{}, memory.Errorf(memory.EUNAUTHORIZED, "unknown API key")
+	}
+	res, err := s.c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: key(keyPK(apiKey), skKey)})
+	if err != nil {
+		return memory.Caller{}, fmt.Errorf("dynamodb: authenticate: %w", err)
+	}
+	if res.Item == nil {
+		return memory.Caller{}, memory.Errorf(memory.EUNAUTHORIZED, "unknown API key")
+	}
+	return memory.Caller{OrgID: attrS(res.Item, "orgId"), AgentID: attrS(res.Item, "agentId")}, nil
+}
+
+// RevokeAPIKey deletes a key; ENOTFOUND if it does not exist.
+func (s *Store) RevokeAPIKey(ctx context.Context, apiKey string) error {
+	_, err := s.c.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.table), Key: key(keyPK(apiKey), skKey),
+		ConditionExpression: aws.String("attribute_exists(PK)")})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return memory.Errorf(memory.ENOTFOUND, "no such key")
+	}
+	return err
+}
+
+// Records live in one partition per org and kind, sorted by id, so a kind
+// lists with one query.
+func recordPK(org, kind string) string { return "ORG#" + org + "#REC#" + kind }
+
+var _ memory.RecordStore = (*Store)(nil)
+
+// PutRecord implements memory.RecordStore.
+func (s *Store) PutRecord(ctx context.Context, org, kind, id string, value any, ifVersion int64) (int64, error) {
+	js, err := json.Marshal(value)
+	if err != nil {
+		return 0, err
+	}
+	in := &dynamodb.UpdateItemInput{
+		TableName:                aws.String(s.table),
+		Key:                      key(recordPK(org, kind), id),
+		UpdateExpression:         aws.String("SET orgId = :org, #v = :value, version = if_not_exists(version, :zero) + :one"),
+		ExpressionAttributeNames: map[string]string{"#v": "value"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":org": str(org), ":value": str(string(js)),
+			":zero": num(0), ":one": num(1)},
+		ReturnValues: types.ReturnValueUpdatedNew,
+	}
+	if ifVersion != 0 {
+		in.ConditionExpression = aws.String("version = :expected")
+		in.ExpressionAttributeValues[":expected"] = num(ifVersion)
+	}
+	res, err := s.c.UpdateItem(ctx, in)
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return 0, memory.Errorf(memory.ECONFLICT, "%s %q changed concurrently", kind, id)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("dynamodb: put record: %w", err)
+	}
+	return attrN(res.Attributes, "version"), nil
+}
+
+// GetRecord implements memory.RecordStore.
+func (s *Store) GetRecord(ctx context.Context, org, kind, id string, out any) (int64, error) {
+	res, err := s.c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table),
+		Key: key(recordPK(org, kind), id), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return 0, fmt.Errorf("dynamodb: get record: %w", err)
+	}
+	if res.Item == nil || attrS(res.Item, "orgId") != org {
+		return 0, memory.Errorf(memory.ENOTFOUND, "%s %q not found", strings.ToLower(kind), id)
+	}
+	return attrN(res.Item, "version"), json.Unmarshal([]byte(attrS(res.Item, "value")), out)
+}
+
+// ListRecords implements memory.RecordStore.
+func (s *Store) ListRecords(ctx context.Context, org, kind, after string, limit int) ([]memory.Record, string, error) {
+	in := &dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		KeyConditionExpression:    aws.String("PK = :pk"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(recordPK(org, kind))},
+		Limit:                     aws.Int32(int32(limit + 1)),
+	}
+	if after != "" {
+		in.ExclusiveStartKey = key(recordPK(org, kind), after)
+	}
+	res, err := s.c.Query(ctx, in)
+	if err != nil {
+		return nil, "", fmt.Errorf("dynamodb: list records: %w", err)
+	}
+	var out []memory.Record
+	for _, it := range res.Items {
+		out = append(out, memory.Record{Kind: kind, ID: attrS(it, "SK"), Version: attrN(it, "version"), Value: json.RawMessage(attrS(it, "value"))})
+	}
+	next := ""
+	if len(out) > limit {
+		out = out[:limit]
+		next = out[limit-1].ID
+	}
+	return out, next, nil
+}
+
+// DeleteRecord implements memory.RecordStore.
+func (s *Store) DeleteRecord(ctx context.Context, org, kind, id string) error {
+	_, err := s.c.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.table), Key: key(recordPK(org, kind), id)})
+	return err
+}

@@ -1,0 +1,614 @@
+// Package sqlite is the embedded Store: memories in one SQLite database file
+// (modernc.org/sqlite, pure Go, no cgo) in WAL mode.
+//
+// One table holds every org's memories, keyed (org_id, id). The filterable
+// attributes are columns with indexes for the list orders; the whole memory
+// is kept as JSON beside them, and the embedding as little-endian float32s.
+// A unique index on (org_id, dedup_key) makes deduplication atomic: two
+// concurrent writers of the same content produce one row.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentmem/agentmem/memory"
+	sqlite3 "modernc.org/sqlite"
+	sqlite3lib "modernc.org/sqlite/lib"
+)
+
+const schema = `
+CREATE TABLE IF NOT EXISTS memories (
+	org_id           TEXT    NOT NULL,
+	id               TEXT    NOT NULL,
+	agent_id         TEXT    NOT NULL,
+	type             TEXT    NOT NULL,
+	kind             TEXT    NOT NULL,
+	room_id          TEXT    NOT NULL,
+	entity_id        TEXT    NOT NULL,
+	session_id       TEXT    NOT NULL,
+	document_id      TEXT    NOT NULL,
+	durability       TEXT    NOT NULL,
+	dedup_key        TEXT    NOT NULL,
+	created_at       INTEGER NOT NULL,
+	archived         INTEGER NOT NULL,
+	version          INTEGER NOT NULL,
+	access_count     INTEGER NOT NULL DEFAULT 0,
+	last_accessed_at INTEGER NOT NULL DEFAULT 0,
+	body             BLOB    NOT NULL,
+	embedding_model  TEXT    NOT NULL,
+	embedding        BLOB,
+	PRIMARY KEY (org_id, id)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX IF NOT EXISTS memories_dedup   ON memories (org_id, dedup_key);
+CREATE INDEX IF NOT EXISTS memories_created ON memories (org_id, created_at DESC, id DESC);
+CREATE INDEX IF NOT EXISTS memories_room    ON memories (org_id, room_id, created_at DESC, id DESC);
+CREATE INDEX IF NOT EXISTS memories_entity  ON memories (org_id, entity_id, created_at DESC, id DESC);
+CREATE INDEX IF NOT EXISTS memories_session ON memories (org_id, session_id, created_at DESC, id DESC);
+CREATE INDEX IF NOT EXISTS memories_room_type    ON memories (org_id, room_id, type, created_at DESC, id DESC);
+CREATE INDEX IF NOT EXISTS memories_session_type ON memories (org_id, session_id, type, created_at DESC, id DESC);
+CREATE INDEX IF NOT EXISTS memories_type    ON memories (org_id, type, created_at DESC, id DESC);
+CREATE INDEX IF NOT EXISTS memories_doc     ON memories (org_id, document_id);
+CREATE TABLE IF NOT EXISTS relations (
+	org_id  TEXT NOT NULL,
+	from_id TEXT NOT NULL,
+	type    TEXT NOT NULL,
+	to_id   TEXT NOT NULL,
+	body    BLOB NOT NULL,
+	PRIMARY KEY (org_id, from_id, type, to_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS relations_to ON relations (org_id, to_id);
+CREATE TABLE IF NOT EXISTS records (
+	org_id  TEXT    NOT NULL,
+	kind    TEXT    NOT NULL,
+	id      TEXT    NOT NULL,
+	version INTEGER NOT NULL,
+	value   BLOB    NOT NULL,
+	PRIMARY KEY (org_id, kind, id)
+) WITHOUT ROWID;
+`
+
+// Store is the SQLite Store. It is safe for concurrent use.
+type Store struct {
+	db *sql.DB
+}
+
+var (
+	_ memory.Store         = (*Store)(nil)
+	_ memory.RelationStore = (*Store)(nil)
+	_ memory.RecordStore   = (*Store)(nil)
+)
+
+// Open opens (creating if needed) the database at path.
+func Open(path string) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	dsn := "file:" + path + "?_txlock=immediate&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)" +
+		"&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(8)
+	if _, err := db.Exec(schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlite schema: %w", err)
+	}
+	return &Store{db: db}, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+const columns = "body, access_count, last_accessed_at, version, embedding_model, embedding"
+
+type scanner interface{ Scan(dest ...any) error }
+
+// scanMemory reads the columns of `columns`, then any extra destinations.
+func scanMemory(r scanner, extra ...any) (*memory.Memory, error) {
+	var body, emb []byte
+	var m memory.Memory
+	var model string
+	var access, last, version int64
+	if err := r.Scan(append([]any{&body, &access, &last, &version, &model, &emb}, extra...)...); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, fmt.Errorf("decode memory: %w", err)
+	}
+	m.AccessCount, m.LastAccessedAt, m.Version = access, last, version
+	m.EmbeddingModel, m.Embedding = model, memory.DecodeVector(emb)
+	return &m, nil
+}
+
+func isUnique(err error) bool {
+	var e *sqlite3.Error
+	return errors.As(err, &e) && (e.Code() == sqlite3lib.SQLITE_CONSTRAINT_UNIQUE || e.Code() == sqlite3lib.SQLITE_CONSTRAINT_PRIMARYKEY)
+}
+
+// Create implements memory.Store.
+func (s *Store) Create(ctx context.Context, ms []*memory.Memory) ([]memory.CreateResult, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	out := make([]memory.CreateResult, len(ms))
+	for i, m := range ms {
+		key := memory.DedupKey(m)
+		var existing string
+		err := tx.QueryRowContext(ctx, `SELECT id FROM memories WHERE org_id = ? AND dedup_key = ?`, m.OrgID, key).Scan(&existing)
+		if err == nil {
+			out[i] = memory.CreateResult{ID: existing, Duplicate: true}
+			continue
+		} else if !errors.Is(err, sql.ErrNoRows) {
+			return nil, err
+		}
+		if err := insert(ctx, tx, m, key); err != nil {
+			return nil, err
+		}
+		out[i] = memory.CreateResult{ID: m.ID}
+	}
+	return out, tx.Commit()
+}
+
+func insert(ctx context.Context, tx *sql.Tx, m *memory.Memory, key string) error {
+	body, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO memories (org_id, id, agent_id, type, kind, room_id, entity_id, session_id,
+		document_id, durability, dedup_key, created_at, archived, version, access_count, last_accessed_at, body,
+		embedding_model, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		m.OrgID, m.ID, m.AgentID, m.Type, m.Kind, m.RoomID, m.EntityID, m.SessionID, m.DocumentID, m.Durability,
+		key, m.CreatedAt, m.Archived, m.Version, m.AccessCount, m.LastAccessedAt, body, m.EmbeddingModel, memory.EncodeVector(m.Embedding))
+	if isUnique(err) {
+		return memory.Errorf(memory.ECONFLICT, "memory %q already exists", m.ID)
+	}
+	return err
+}
+
+// Get implements memory.Store.
+func (s *Store) Get(ctx context.Context, orgID, id string) (*memory.Memory, error) {
+	m, err := scanMemory(s.db.QueryRowContext(ctx, `SELECT `+columns+` FROM memories WHERE org_id = ? AND id = ?`, orgID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, memory.ErrNotFound(id)
+	}
+	return m, err
+}
+
+// GetMany implements memory.Store.
+func (s *Store) GetMany(ctx context.Context, orgID string, ids []string) (map[string]*memory.Memory, error) {
+	out := make(map[string]*memory.Memory, len(ids))
+	for start := 0; start < len(ids); start += 500 {
+		chunk := ids[start:min(len(ids), start+500)]
+		args := []any{orgID}
+		for _, id := range chunk {
+			args = append(args, id)
+		}
+		rows, err := s.db.QueryContext(ctx, `SELECT `+columns+` FROM memories WHERE org_id = ? AND id IN (`+placeholders(len(chunk))+`)`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			m, err := scanMemory(rows)
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[m.ID] = m
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
+
+// Update implements memory.Store.
+func (s *Store) Update(ctx context.Context, m *memory.Memory) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var version int64
+	err = tx.QueryRowContext(ctx, `SELECT version FROM memories WHERE org_id = ? AND id = ?`, m.OrgID, m.ID).Scan(&version)
+	if errors.Is(err, sql.ErrNoRows) {
+		return memory.ErrNotFound(m.ID)
+	} else if err != nil {
+		return err
+	}
+	if version != m.Version {
+		return memory.Errorf(memory.ECONFLICT, "memory %q was changed concurrently (version %d, expected %d)", m.ID, version, m.Version)
+	}
+	key := memory.DedupKey(m)
+	var other string
+	err = tx.QueryRowContext(ctx, `SELECT id FROM memories WHERE org_id = ? AND dedup_key = ? AND id <> ?`, m.OrgID, key, m.ID).Scan(&other)
+	if err == nil {
+		return &memory.DuplicateError{ExistingID: other}
+	} else if !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	next := *m
+	next.Version++
+	body, err := json.Marshal(&next)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE memories SET agent_id=?, type=?, kind=?, room_id=?, entity_id=?, session_id=?,
+		document_id=?, durability=?, dedup_key=?, created_at=?, archived=?, version=?, body=?, embedding_model=?, embedding=?
+		WHERE org_id = ? AND id = ?`,
+		m.AgentID, m.Type, m.Kind, m.RoomID, m.EntityID, m.SessionID, m.DocumentID, m.Durability, key, m.CreatedAt,
+		m.Archived, next.Version, body, m.EmbeddingModel, memory.EncodeVector(m.Embedding), m.OrgID, m.ID)
+	if err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	m.Version = next.Version
+	return nil
+}
+
+// Delete implements memory.Store; the memory's relations go with it.
+func (s *Store) Delete(ctx context.Context, orgID, id string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE org_id = ? AND id = ?`, orgID, id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return memory.ErrNotFound(id)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM relations WHERE org_id = ? AND (from_id = ? OR to_id = ?)`, orgID, id, id); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// PutRelations implements memory.RelationStore.
+func (s *Store) PutRelations(ctx context.Context, rs []memory.Relation) error {
+	for _, r := range rs {
+		if err := r.Validate(); err != nil {
+			return err
+		}
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, r := range rs {
+		body, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO relations (org_id, from_id, type, to_id, body) VALUES (?,?,?,?,?)
+			ON CONFLICT (org_id, from_id, type, to_id) DO UPDATE SET body = excluded.body`,
+			r.OrgID, r.FromID, r.Type, r.ToID, body); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// Relations implements memory.RelationStore.
+func (s *Store) Relations(ctx context.Context, orgID, memoryID string) ([]memory.Relation, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT body FROM relations WHERE org_id = ? AND (from_id = ? OR to_id = ?)
+		ORDER BY type, CASE WHEN from_id = ? THEN to_id ELSE from_id END`, orgID, memoryID, memoryID, memoryID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []memory.Relation
+	for rows.Next() {
+		var body []byte
+		var r memory.Relation
+		if err := rows.Scan(&body); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(body, &r); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// where renders f as a SQL condition; the org is always the first term.
+func where(f memory.Filter) (string, []any) {
+	conds := []string{"org_id = ?"}
+	args := []any{f.OrgID}
+	eq := func(col, v string) {
+		if v != "" {
+			conds = append(conds, col+" = ?")
+			args = append(args, v)
+		}
+	}
+	if f.Viewer != "" {
+		conds = append(conds, "(agent_id = '' OR agent_id = ?)")
+		args = append(args, f.Viewer)
+	}
+	switch f.AgentID {
+	case "":
+	case memory.OrgScope:
+		conds = append(conds, "agent_id = ''")
+	default:
+		eq("agent_id", f.AgentID)
+	}
+	if len(f.Types) > 0 {
+		conds = append(conds, "type IN ("+placeholders(len(f.Types))+")")
+		for _, t := range f.Types {
+			args = append(args, string(t))
+		}
+	}
+	if len(f.Kinds) > 0 {
+		conds = append(conds, "kind IN ("+placeholders(len(f.Kinds))+")")
+		for _, k := range f.Kinds {
+			args = append(args, string(k))
+		}
+	}
+	eq("durability", string(f.Durability))
+	eq("room_id", f.RoomID)
+	eq("entity_id", f.EntityID)
+	eq("session_id", f.SessionID)
+	eq("document_id", f.DocumentID)
+	if f.Start != 0 {
+		conds = append(conds, "created_at >= ?")
+		args = append(args, f.Start)
+	}
+	if f.End != 0 {
+		conds = append(conds, "created_at < ?")
+		args = append(args, f.End)
+	}
+	if !f.IncludeArchived {
+		conds = append(conds, "archived = 0")
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+// List implements memory.Store.
+func (s *Store) List(ctx context.Context, q memory.ListQuery) (memory.Page, error) {
+	if q.Filter.OrgID == "" {
+		return memory.Page{}, errors.New("sqlite: list without org")
+	}
+	cond, args := where(q.Filter)
+	if q.Cursor != nil {
+		cond += " AND (created_at < ? OR (created_at = ? AND id < ?))"
+		args = append(args, q.Cursor.CreatedAt, q.Cursor.CreatedAt, q.Cursor.ID)
+	}
+	args = append(args, q.Limit+1)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+columns+` FROM memories WHERE `+cond+` ORDER BY created_at DESC, id DESC LIMIT ?`, args...)
+	if err != nil {
+		return memory.Page{}, err
+	}
+	defer rows.Close()
+	var page memory.Page
+	for rows.Next() {
+		m, err := scanMemory(rows)
+		if err != nil {
+			return memory.Page{}, err
+		}
+		page.Memories = append(page.Memories, m)
+	}
+	if err := rows.Err(); err != nil {
+		return memory.Page{}, err
+	}
+	if len(page.Memories) > q.Limit {
+		page.Memories = page.Memories[:q.Limit]
+		last := page.Memories[q.Limit-1]
+		page.Next = &memory.Cursor{CreatedAt: last.CreatedAt, ID: last.ID}
+	}
+	return page, nil
+}
+
+// Count implements memory.Store.
+func (s *Store) Count(ctx context.Context, f memory.Filter) (int, error) {
+	if f.OrgID == "" {
+		return 0, errors.New("sqlite: count without org")
+	}
+	cond, args := where(f)
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM memories WHERE `+cond, args...).Scan(&n)
+	return n, err
+}
+
+// DeleteWhere implements memory.Store.
+func (s *Store) DeleteWhere(ctx context.Context, f memory.Filter) ([]string, error) {
+	if f.OrgID == "" {
+		return nil, errors.New("sqlite: delete without org")
+	}
+	cond, args := where(f)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `DELETE FROM memories WHERE `+cond+` RETURNING id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	for start := 0; start < len(ids); start += 400 {
+		chunk := ids[start:min(len(ids), start+400)]
+		a := []any{f.OrgID}
+		for _, id := range chunk {
+			a = append(a, id)
+		}
+		a = append(a, a[1:]...)
+		ph := placeholders(len(chunk))
+		if _, err := tx.ExecContext(ctx, `DELETE FROM relations WHERE org_id = ? AND (from_id IN (`+ph+`) OR to_id IN (`+ph+`))`, a...); err != nil {
+			return nil, err
+		}
+	}
+	return ids, tx.Commit()
+}
+
+// Touch implements memory.Store.
+func (s *Store) Touch(ctx context.Context, orgID string, ids []string, at int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	args := []any{at, orgID}
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	_, err := s.db.ExecContext(ctx, `UPDATE memories SET access_count = access_count + 1,
+		last_accessed_at = MAX(last_accessed_at, ?) WHERE org_id = ? AND id IN (`+placeholders(len(ids))+`)`, args...)
+	return err
+}
+
+// Scan implements memory.Store. It pages by primary key so that no read
+// transaction is held while fn runs.
+func (s *Store) Scan(ctx context.Context, fn func(*memory.Memory) error) error {
+	lastOrg, lastID := "", ""
+	for {
+		rows, err := s.db.QueryContext(ctx, `SELECT `+columns+`, org_id, id FROM memories
+			WHERE (org_id > ?) OR (org_id = ? AND id > ?) ORDER BY org_id, id LIMIT 1000`, lastOrg, lastOrg, lastID)
+		if err != nil {
+			return err
+		}
+		var batch []*memory.Memory
+		for rows.Next() {
+			m, err := scanMemory(rows, &lastOrg, &lastID)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			batch = append(batch, m)
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		if len(batch) == 0 {
+			return nil
+		}
+		for _, m := range batch {
+			if err := fn(m); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// Total counts every memory of every org, archived included.
+func (s *Store) Total(ctx context.Context) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM memories`).Scan(&n)
+	return n, err
+}
+
+// PutRecord implements memory.RecordStore.
+func (s *Store) PutRecord(ctx context.Context, org, kind, id string, value any, ifVersion int64) (int64, error) {
+	js, err := json.Marshal(value)
+	if err != nil {
+		return 0, err
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	var cur int64
+	err = tx.QueryRowContext(ctx, `SELECT version FROM records WHERE org_id = ? AND kind = ? AND id = ?`, org, kind, id).Scan(&cur)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, err
+	}
+	if ifVersion != 0 && cur != ifVersion {
+		return 0, memory.Errorf(memory.ECONFLICT, "%s %q changed concurrently", strings.ToLower(kind), id)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO records (org_id, kind, id, version, value) VALUES (?,?,?,?,?)
+		ON CONFLICT (org_id, kind, id) DO UPDATE SET version = excluded.version, value = excluded.value`,
+		org, kind, id, cur+1, js); err != nil {
+		return 0, err
+	}
+	return cur + 1, tx.Commit()
+}
+
+// GetRecord implements memory.RecordStore.
+func (s *Store) GetRecord(ctx context.Context, org, kind, id string, out any) (int64, error) {
+	var v int64
+	var js []byte
+	err := s.db.QueryRowContext(ctx, `SELECT version, value FROM records WHERE org_id = ? AND kind = ? AND id = ?`, org, kind, id).Scan(&v, &js)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, memory.Errorf(memory.ENOTFOUND, "%s %q not found", strings.ToLower(kind), id)
+	} else if err != nil {
+		return 0, err
+	}
+	return v, json.Unmarshal(js, out)
+}
+
+// ListRecords implements memory.RecordStore.
+func (s *Store) ListRecords(ctx context.Context, org, kind, after string, limit int) ([]memory.Record, string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, version, value FROM records WHERE org_id = ? AND kind = ? AND id > ?
+		ORDER BY id LIMIT ?`, org, kind, after, limit+1)
+	if err != nil {
+		return nil, "", err
+	}
+	defer rows.Close()
+	var out []memory.Record
+	for rows.Next() {
+		r := memory.Record{Kind: kind}
+		var js []byte
+		if err := rows.Scan(&r.ID, &r.Version, &js); err != nil {
+			return nil, "", err
+		}
+		r.Value = js
+		out = append(out, r)
+	}
+	next := ""
+	if len(out) > limit {
+		out = out[:limit]
+		next = out[limit-1].ID
+	}
+	return out, next, rows.Err()
+}
+
+// DeleteRecord implements memory.RecordStore.
+func (s *Store) DeleteRecord(ctx context.Context, org, kind, id string) error {
+	_, err := s.db.ExecContext(ctx, `DELETE FROM records WHERE org_id = ? AND kind = ? AND id = ?`, org, kind, id)
+	return err
+}
+
+// Orgs lists every org that has memories (memory.OrgLister).
+func (s *Store) Orgs(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT org_id FROM memories ORDER BY org_id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var o string
+		if err := rows.Scan(&o); err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,63 @@
+// Package authorizer is the API Gateway Lambda request authorizer: it
+// resolves the bearer key of a request to the org (and agent) it belongs
+// to and hands them to the API in the authorizer context, which is the
+// only place the API reads the caller from.
+package authorizer
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/agentmem/agentmem/transport/httpapi"
+	"github.com/agentmem/agentmem/memory"
+	"github.com/aws/aws-lambda-go/events"
+)
+
+// ErrUnauthorized makes API Gateway answer 401 (the exact message it
+// expects from an authorizer).
+var ErrUnauthorized = errors.New("Unauthorized")
+
+// Handler authorizes requests with keys.
+type Handler struct {
+	Keys httpapi.Authenticator
+}
+
+// Handle returns an Allow policy for the whole API stage, so that the
+// result can be cached per key across methods, with orgId and agentId in
+// the context; a missing or unknown key is ErrUnauthorized.
+func (h Handler) Handle(ctx context.Context, req events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error) {
+	auth := ""
+	for k, v := range req.Headers {
+		if strings.EqualFold(k, "Authorization") {
+			auth = v
+		}
+	}
+	scheme, key, ok := strings.Cut(strings.TrimSpace(auth), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(key) == "" {
+		return events.APIGatewayCustomAuthorizerResponse{}, ErrUnauthorized
+	}
+	c, err := h.Keys.Authenticate(ctx, strings.TrimSpace(key))
+	if memory.ErrorCode(err) == memory.EUNAUTHORIZED {
+		return events.APIGatewayCustomAuthorizerResponse{}, ErrUnauthorized
+	} else if err != nil {
+		return events.APIGatewayCustomAuthorizerResponse{}, err // 500: the key store failed
+	}
+	return events.APIGatewayCustomAuthorizerResponse{
+		PrincipalID: c.OrgID,
+		PolicyDocument: events.APIGatewayCustomAuthorizerPolicy{Version: "2012-10-17", Statement: []events.IAMPolicyStatement{{
+			Action: []string{"execute-api:Invoke"}, Effect: "Allow", Resource: []string{stageARN(req.MethodArn)},
+		}}},
+		Context: map[string]any{httpapi.AuthorizerOrgKey: c.OrgID, httpapi.AuthorizerAgentKey: c.AgentID},
+	}, nil
+}
+
+// stageARN turns arn:aws:execute-api:region:account:api/stage/METHOD/path
+// into arn:aws:execute-api:region:account:api/stage/*.
+func stageARN(methodARN string) string {
+	parts := strings.SplitN(methodARN, "/", 3)
+	if len(parts) < 2 {
+		return methodARN
+	}
+	return parts[0] + "/" + parts[1] + "/*"
+}

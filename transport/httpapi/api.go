@@ -1,0 +1,462 @@
+// Package api is the HTTP API of the memory service: one http.Handler that
+// serves both a plain net/http server (API keys from a KeyMap) and API
+// Gateway REST proxy events (caller from the Lambda authorizer context).
+// It maps memory.Error codes to HTTP statuses and never shows internal
+// errors to callers.
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentmem/agentmem/pipeline/consolidate"
+	"github.com/agentmem/agentmem/pipeline/extract"
+	"github.com/agentmem/agentmem/pipeline/ingest"
+	"github.com/agentmem/agentmem/memory"
+)
+
+// Server is the HTTP API.
+type Server struct {
+	svc   *memory.Service
+	docs  *ingest.Pipeline
+	queue extract.Queue
+	// consolidation runs the consolidation job (admin endpoints).
+	consolidation *consolidate.Job
+	auth          Authenticator
+	log           *slog.Logger
+	mux           *http.ServeMux
+}
+
+// Option configures a Server.
+type Option func(*Server)
+
+// WithExtraction serves POST /v1/messages, queueing each write's turns on q
+// for fact extraction.
+func WithExtraction(q extract.Queue) Option { return func(s *Server) { s.queue = q } }
+
+// WithConsolidation serves /v1/admin/consolidation (the last run) and
+// /v1/admin/consolidate (run now) for org-level keys.
+func WithConsolidation(j *consolidate.Job) Option { return func(s *Server) { s.consolidation = j } }
+
+// WithDocuments serves /v1/documents with the ingestion pipeline p.
+func WithDocuments(p *ingest.Pipeline) Option { return func(s *Server) { s.docs = p } }
+
+// New returns the API over svc. auth resolves bearer keys; it may be nil
+// when every request carries its caller in the context (API Gateway).
+func New(svc *memory.Service, auth Authenticator, log *slog.Logger, opts ...Option) *Server {
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &Server{svc: svc, auth: auth, log: log, mux: http.NewServeMux()}
+	for _, o := range opts {
+		o(s)
+	}
+	s.route("GET /v1/healthz", s.healthz, false)
+	s.route("POST /v1/memories", s.createMemories, true)
+	s.route("GET /v1/memories", s.listMemories, true)
+	s.route("DELETE /v1/memories", s.deleteMemories, true)
+	s.route("GET /v1/memories/count", s.countMemories, true)
+	s.route("GET /v1/memories/{id}", s.getMemory, true)
+	s.route("PATCH /v1/memories/{id}", s.patchMemory, true)
+	s.route("DELETE /v1/memories/{id}", s.deleteMemory, true)
+	s.route("POST /v1/search", s.search, true)
+	s.route("POST /v1/context", s.context, true)
+	if s.consolidation != nil {
+		s.route("GET /v1/admin/consolidation", s.lastConsolidation, true)
+		s.route("POST /v1/admin/consolidate", s.consolidate, true)
+	}
+	if s.queue != nil {
+		s.route("POST /v1/messages", s.postMessages, true)
+	}
+	if s.docs != nil {
+		s.route("POST /v1/documents", s.createDocument, true)
+		s.route("GET /v1/documents", s.listDocuments, true)
+		s.route("GET /v1/documents/{id}", s.getDocument, true)
+		s.route("DELETE /v1/documents/{id}", s.deleteDocument, true)
+	}
+	return s
+}
+
+type handlerFunc func(w http.ResponseWriter, r *http.Request, c memory.Caller) error
+
+type ctxKey int
+
+const (
+	callerKey ctxKey = iota
+	requestIDKey
+)
+
+// withCaller returns ctx carrying an already authenticated caller; only the
+// API Gateway adapter sets it, from the authorizer context.
+func withCaller(ctx context.Context, c memory.Caller) context.Context {
+	return context.WithValue(ctx, callerKey, c)
+}
+
+func (s *Server) route(pattern string, h handlerFunc, authed bool) {
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		var c memory.Caller
+		if authed {
+			var err error
+			if c, err = s.caller(r); err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+			if lw, ok := w.(*logWriter); ok {
+				lw.org, lw.agent = c.OrgID, c.AgentID
+			}
+		}
+		if err := h(w, r, c); err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}
+
+// caller authenticates r: the authorizer's caller when present, else the
+// bearer key.
+func (s *Server) caller(r *http.Request) (memory.Caller, error) {
+	if c, ok := r.Context().Value(callerKey).(memory.Caller); ok {
+		return c, c.Valid()
+	}
+	if s.auth == nil {
+		return memory.Caller{}, memory.Errorf(memory.EUNAUTHORIZED, "no authorizer context on the request")
+	}
+	h := r.Header.Get("Authorization")
+	scheme, key, ok := strings.Cut(h, " ")
+	if h == "" {
+		return memory.Caller{}, memory.Errorf(memory.EUNAUTHORIZED, "missing Authorization: Bearer <api key> header")
+	}
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(key) == "" {
+		return memory.Caller{}, memory.Errorf(memory.EUNAUTHORIZED, "the Authorization header must be Bearer <api key>")
+	}
+	return s.auth.Authenticate(r.Context(), strings.TrimSpace(key))
+}
+
+// logWriter records the status for the access log, and turns the router's
+// plain-text 404 and 405 into the API's JSON error.
+type logWriter struct {
+	http.ResponseWriter
+	req        *http.Request
+	status     int
+	org, agent string
+	swallow    bool // the router's own 405 text is being replaced
+}
+
+func (w *logWriter) WriteHeader(code int) {
+	if w.status != 0 {
+		return
+	}
+	w.status = code
+	routerText := strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain")
+	if routerText && (code == http.StatusMethodNotAllowed || code == http.StatusNotFound) {
+		w.swallow = true
+		var body ErrorBody
+		if code == http.StatusNotFound {
+			body.Error.Code = memory.ENOTFOUND
+			body.Error.Message = fmt.Sprintf("no route %s %s", w.req.Method, w.req.URL.Path)
+		} else {
+			body.Error.Code = "method_not_allowed"
+			body.Error.Message = fmt.Sprintf("method %s is not allowed on %s (allowed: %s)", w.req.Method, w.req.URL.Path, w.Header().Get("Allow"))
+		}
+		w.Header().Del("X-Content-Type-Options")
+		writeJSON(w.ResponseWriter, code, body)
+		return
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *logWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.swallow {
+		return len(b), nil
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// ServeHTTP implements http.Handler: request id, panic recovery and one JSON
+// access log line per request (never bodies or keys).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	id := r.Header.Get("X-Request-Id")
+	if id == "" || len(id) > 128 {
+		var b [8]byte
+		rand.Read(b[:])
+		id = hex.EncodeToString(b[:])
+	}
+	if v, ok := r.Context().Value(requestIDKey).(string); ok && v != "" {
+		id = v
+	}
+	r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+	w.Header().Set("X-Request-Id", id)
+	lw := &logWriter{ResponseWriter: w, req: r}
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.ErrorContext(r.Context(), "panic", "request_id", id, "panic", fmt.Sprint(p))
+			s.writeError(lw, r, fmt.Errorf("panic: %v", p))
+		}
+		s.log.InfoContext(r.Context(), "request", "request_id", id, "method", r.Method, "path", r.URL.Path,
+			"status", lw.status, "org", lw.org, "agent", lw.agent, "ms", float64(time.Since(start).Microseconds())/1000)
+	}()
+	s.mux.ServeHTTP(lw, r)
+}
+
+// statusOf maps error codes to HTTP statuses.
+func statusOf(code string) int {
+	switch code {
+	case memory.EINVALID:
+		return http.StatusBadRequest
+	case memory.EUNAUTHORIZED:
+		return http.StatusUnauthorized
+	case memory.EFORBIDDEN:
+		return http.StatusForbidden
+	case memory.ENOTFOUND:
+		return http.StatusNotFound
+	case memory.ECONFLICT:
+		return http.StatusConflict
+	case memory.ETOOLARGE:
+		return http.StatusRequestEntityTooLarge
+	case memory.EUNAVAILABLE:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
+
+// ErrorBody is the JSON of every error response.
+type ErrorBody struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	code, msg := memory.ErrorCode(err), memory.ErrorMessage(err)
+	if code == memory.EINTERNAL || code == memory.EUNAVAILABLE {
+		id, _ := r.Context().Value(requestIDKey).(string)
+		s.log.ErrorContext(r.Context(), "request failed", "request_id", id, "err", err.Error())
+		if code == memory.EINTERNAL {
+			msg = "internal error; request id " + id
+		}
+	}
+	var body ErrorBody
+	body.Error.Code, body.Error.Message = code, msg
+	if code == memory.EUNAUTHORIZED {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="memory"`)
+	}
+	writeJSON(w, statusOf(code), body)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ memory.Caller) error {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "embedder": s.svc.Embedder().Model()})
+	return nil
+}
+
+// createMemories accepts one memory or {"memories": [...]}.
+func (s *Server) createMemories(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
+	body, err := readBody(w, r)
+	if err != nil {
+		return err
+	}
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(body, &probe); err != nil {
+		return decodeStrict(body, &probe) // names the syntax or type problem
+	}
+	_, batch := probe["memories"]
+	var in []memory.NewMemory
+	if batch {
+		var req struct {
+			Memories []memory.NewMemory `json:"memories"`
+		}
+		if err := decodeStrict(body, &req); err != nil {
+			return err
+		}
+		in = req.Memories
+	} else {
+		var one memory.NewMemory
+		if err := decodeStrict(body, &one); err != nil {
+			return err
+		}
+		in = []memory.NewMemory{one}
+	}
+	res, err := s.svc.Create(r.Context(), c, in)
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK // every item was a duplicate
+	for _, x := range res {
+		if !x.Duplicate {
+			status = http.StatusCreated
+		}
+	}
+	if batch {
+		writeJSON(w, status, map[string]any{"memories": res})
+	} else {
+		writeJSON(w, status, res[0])
+	}
+	return nil
+}
+
+func (s *Server) getMemory(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
+	m, err := s.svc.Get(r.Context(), c, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	w.Header().Set("ETag", strconv.Quote(strconv.FormatInt(m.Version, 10)))
+	writeJSON(w, http.StatusOK, m)
+	return nil
+}
+
+func (s *Server) patchMemory(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
+	body, err := readBody(w, r)
+	if err != nil {
+		return err
+	}
+	var p memory.Patch
+	if err := decodeStrict(body, &p); err != nil {
+		return err
+	}
+	if h := r.Header.Get("If-Match"); h != "" {
+		v, err := strconv.ParseInt(strings.Trim(strings.TrimPrefix(h, "W/"), `"`), 10, 64)
+		if err != nil || v < 1 {
+			return memory.Errorf(memory.EINVALID, "If-Match: %q is not a version returned in an ETag", h)
+		}
+		p.IfVersion = v
+	}
+	m, err := s.svc.Update(r.Context(), c, r.PathValue("id"), p)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("ETag", strconv.Quote(strconv.FormatInt(m.Version, 10)))
+	writeJSON(w, http.StatusOK, m)
+	return nil
+}
+
+func (s *Server) deleteMemory(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
+	if err := s.svc.Delete(r.Context(), c, r.PathValue("id")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s *Server) listMemories(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
+	f, err := queryFilter(r, "limit", "cursor")
+	if err != nil {
+		return err
+	}
+	limit, err := intParam(r, "limit")
+	if err != nil {
+		return err
+	}
+	if r.URL.Query().Has("limit") && limit == 0 {
+		return memory.Errorf(memory.EINVALID, "limit: must be between 1 and %d", memory.MaxListLimit)
+	}
+	page, err := s.svc.List(r.Context(), c, f, limit, r.URL.Query().Get("cursor"))
+	if err != nil {
+		return err
+	}
+	if page.Memories == nil {
+		page.Memories = []*memory.Memory{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"memories": page.Memories, "nextCursor": page.Next.Encode()})
+	return nil
+}
+
+func (s *Server) countMemories(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
+	f, err := queryFilter(r)
+	if err != nil {
+		return err
+	}
+	n, err := s.svc.Count(r.Context(), c, f)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]int{"count": n})
+	return nil
+}
+
+func (s *Server) deleteMemories(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
+	f, err := queryFilter(r)
+	if err != nil {
+		return err
+	}
+	n, err := s.svc.DeleteWhere(r.Context(), c, f)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]int{"deleted": n})
+	return nil
+}
+
+// SearchRequest is the body of POST /v1/search.
+type SearchRequest struct {
+	Query           string      `json:"query"`
+	Mode            memory.Mode `json:"mode"`
+	K               int         `json:"k"`
+	Threshold       float64     `json:"threshold"`
+	Filters         Filters     `json:"filters"`
+	ExpandRelations bool        `json:"expandRelations"`
+}
+
+func (s *Server) search(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
+	body, err := readBody(w, r)
+	if err != nil {
+		return err
+	}
+	var req SearchRequest
+	if err := decodeStrict(body, &req); err != nil {
+		return err
+	}
+	start := time.Now()
+	res, err := s.svc.Search(r.Context(), c, memory.SearchRequest{
+		Query: req.Query, Mode: req.Mode, K: req.K, Threshold: req.Threshold, Filter: req.Filters.filter(),
+		ExpandRelations: req.ExpandRelations,
+	})
+	if err != nil {
+		return err
+	}
+	if res == nil {
+		res = []memory.SearchResult{}
+	}
+	mode := req.Mode
+	if mode == "" {
+		mode = memory.ModeHybrid
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"mode": mode, "results": res,
+		"tookMs": float64(time.Since(start).Microseconds()) / 1000})
+	return nil
+}
+
+func (s *Server) context(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
+	body, err := readBody(w, r)
+	if err != nil {
+		return err
+	}
+	var req memory.ContextRequest
+	if err := decodeStrict(body, &req); err != nil {
+		return err
+	}
+	res, err := s.svc.BuildContext(r.Context(), c, req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, res)
+	return nil
+}

@@ -1,0 +1,514 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentmem/agentmem/transport/httpapi"
+	"github.com/agentmem/agentmem/pipeline/consolidate"
+	"github.com/agentmem/agentmem/wiring/local"
+	"github.com/agentmem/agentmem/pipeline/extract"
+	"github.com/agentmem/agentmem/embed/hashing"
+	"github.com/agentmem/agentmem/pipeline/ingest"
+	"github.com/aws/aws-lambda-go/events"
+)
+
+const (
+	keyA = "key-org-a-0123456789"
+	keyB = "key-org-b-0123456789"
+	keyX = "key-agent-x-01234567"
+	keyY = "key-agent-y-01234567"
+)
+
+func newServer(t *testing.T) *httpapi.Server {
+	t.Helper()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	b, err := local.Open(context.Background(), t.TempDir(), hashing.New(128), log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	keys, err := httpapi.ParseKeys(fmt.Sprintf("%s=org-a,%s=org-b,%s=org-a/x,%s=org-a/y", keyA, keyB, keyX, keyY))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := &ingest.Pipeline{Service: b.Service, Records: b.Store, Splitter: ingest.Splitter{Size: 200, Overlap: 40}, Log: log}
+	queue := extract.NewLocalQueue(&extract.Pipeline{Service: b.Service, Extractor: extract.Local{}, Log: log}, 100)
+	t.Cleanup(queue.Close)
+	job := &consolidate.Job{Service: b.Service, Records: b.Store, Log: log}
+	return httpapi.New(b.Service, keys, log, httpapi.WithDocuments(docs), httpapi.WithExtraction(queue), httpapi.WithConsolidation(job))
+}
+
+// client drives a handler over a real HTTP server on loopback.
+type client struct {
+	t   *testing.T
+	url string
+}
+
+func newClient(t *testing.T, h http.Handler) *client {
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return &client{t: t, url: srv.URL}
+}
+
+type response struct {
+	Status int
+	Header http.Header
+	Body   map[string]any
+	Raw    string
+}
+
+func (c *client) do(method, path, key string, body any, headers ...string) response {
+	c.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	default:
+		js, _ := json.Marshal(b)
+		rd = bytes.NewReader(js)
+	}
+	req, _ := http.NewRequest(method, c.url+path, rd)
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	out := response{Status: res.StatusCode, Header: res.Header, Raw: string(raw)}
+	json.Unmarshal(raw, &out.Body)
+	return out
+}
+
+func (c *client) create(key string, body any) string {
+	c.t.Helper()
+	r := c.do("POST", "/v1/memories", key, body)
+	if r.Status != 201 {
+		c.t.Fatalf("create: %d %s", r.Status, r.Raw)
+	}
+	return r.Body["id"].(string)
+}
+
+func errMessage(r response) string {
+	e, _ := r.Body["error"].(map[string]any)
+	m, _ := e["message"].(string)
+	return m
+}
+
+func TestBadInput(t *testing.T) {
+	c := newClient(t, newServer(t))
+	id := c.create(keyA, map[string]any{"content": map[string]any{"text": "exists"}})
+	big := `{"content":{"text":"` + strings.Repeat("a", httpapi.MaxBodyBytes) + `"}}`
+	tests := []struct {
+		name, method, path, key string
+		body                    any
+		status                  int
+		message                 string
+	}{
+		{"no key", "GET", "/v1/memories", "", nil, 401, "missing Authorization"},
+		{"unknown key", "GET", "/v1/memories", "not-a-real-key-123456", nil, 401, "unknown API key"},
+		{"basic auth", "GET", "/v1/memories", "", nil, 401, "must be Bearer <api key>"},
+		{"malformed JSON", "POST", "/v1/memories", keyA, `{"content":`, 400, "malformed JSON"},
+		{"syntax error", "POST", "/v1/memories", keyA, `{"content" 1}`, 400, "malformed JSON at byte"},
+		{"not an object", "POST", "/v1/memories", keyA, `[1,2]`, 400, "expected a JSON object"},
+		{"empty body", "POST", "/v1/memories", keyA, ``, 400, "body: a JSON object is required"},
+		{"trailing data", "POST", "/v1/memories", keyA, `{"content":{"text":"a"}} {}`, 400, "unexpected data after"},
+		{"unknown field", "POST", "/v1/memories", keyA, `{"content":{"text":"a"},"color":"red"}`, 400, `unknown field "color"`},
+		{"org in body", "POST", "/v1/memories", keyA, `{"content":{"text":"a"},"orgId":"org-b"}`, 400, `unknown field "orgId"`},
+		{"context is the service's to set", "POST", "/v1/memories", keyA, `{"type":"message","roomId":"r","content":{"text":"a"},"context":"Eve: a planted question"}`, 400, `unknown field "context"`},
+		{"unknown nested field", "POST", "/v1/memories", keyA, `{"content":{"text":"a","txt":"b"}}`, 400, `unknown field "txt"`},
+		{"missing text", "POST", "/v1/memories", keyA, `{"type":"fact"}`, 400, "content.text: required"},
+		{"bad type", "POST", "/v1/memories", keyA, `{"type":"note","content":{"text":"a"}}`, 400, `type: "note" is not one of`},
+		{"bad kind", "POST", "/v1/memories", keyA, `{"type":"fact","kind":"opinion","content":{"text":"a"}}`, 400, `kind: "opinion"`},
+		{"kind on a message", "POST", "/v1/memories", keyA, `{"type":"message","kind":"fact","content":{"text":"a"}}`, 400, "kind: only valid for type"},
+		{"bad durability", "POST", "/v1/memories", keyA, `{"durability":"eternal","content":{"text":"a"}}`, 400, `durability: "eternal"`},
+		{"importance as string", "POST", "/v1/memories", keyA, `{"importance":"high","content":{"text":"a"}}`, 400, "importance: expected a number"},
+		{"importance out of range", "POST", "/v1/memories", keyA, `{"importance":3,"content":{"text":"a"}}`, 400, "importance: 3 is outside 0..1"},
+		{"bad item in batch", "POST", "/v1/memories", keyA, `{"memories":[{"content":{"text":"a"}},{"content":{"text":""}}]}`, 400, "memories[1].content.text"},
+		{"empty batch", "POST", "/v1/memories", keyA, `{"memories":[]}`, 400, "at least one memory"},
+		{"body too large", "POST", "/v1/memories", keyA, big, 413, "exceeds the limit of 1048576 bytes"},
+		{"agent key writes for another agent", "POST", "/v1/memories", keyX, `{"agentId":"y","content":{"text":"a"}}`, 403, "bound to agent"},
+		{"bad time range", "GET", "/v1/memories?start=2026-02-01T00:00:00Z&end=2026-01-01T00:00:00Z", keyA, nil, 400, "end: must be after start"},
+		{"bad time", "GET", "/v1/memories?start=yesterday", keyA, nil, 400, `start: "yesterday" is neither`},
+		{"bad list type", "GET", "/v1/memories?type=note", keyA, nil, 400, `type: "note"`},
+		{"unknown parameter", "GET", "/v1/memories?color=red", keyA, nil, 400, `query parameter "color"`},
+		{"bad limit", "GET", "/v1/memories?limit=5000", keyA, nil, 400, "limit: must be between 1 and 1000"},
+		{"limit not a number", "GET", "/v1/memories?limit=ten", keyA, nil, 400, `limit: "ten" is not an integer`},
+		{"bad cursor", "GET", "/v1/memories?cursor=garbage", keyA, nil, 400, "cursor: not a cursor"},
+		{"bulk delete without filter", "DELETE", "/v1/memories", keyA, nil, 400, "bulk delete requires at least one filter"},
+		{"missing id", "GET", "/v1/memories/does-not-exist", keyA, nil, 404, "not found"},
+		{"empty patch", "PATCH", "/v1/memories/" + id, keyA, `{}`, 400, "nothing to update"},
+		{"patch unknown field", "PATCH", "/v1/memories/" + id, keyA, `{"type":"fact"}`, 400, `unknown field "type"`},
+		{"patch blank text", "PATCH", "/v1/memories/" + id, keyA, `{"content":{"text":" "}}`, 400, "content.text: required"},
+		{"bad If-Match", "PATCH", "/v1/memories/" + id, keyA, `{"importance":0.2}`, 400, "If-Match"},
+		{"search without query", "POST", "/v1/search", keyA, `{"mode":"hybrid"}`, 400, "query: required"},
+		{"search bad mode", "POST", "/v1/search", keyA, `{"query":"a","mode":"fuzzy"}`, 400, `mode: "fuzzy"`},
+		{"search bad k", "POST", "/v1/search", keyA, `{"query":"a","k":500}`, 400, "k: must be between 1 and 100"},
+		{"search bad filter type", "POST", "/v1/search", keyA, `{"query":"a","filters":{"type":["fact","bogus"]}}`, 400, `type: "bogus"`},
+		{"search bad time range", "POST", "/v1/search", keyA, `{"query":"a","filters":{"start":200,"end":100}}`, 400, "end: must be after start"},
+		{"search bad time", "POST", "/v1/search", keyA, `{"query":"a","filters":{"start":"soon"}}`, 400, `"soon" is neither`},
+		{"search unknown filter", "POST", "/v1/search", keyA, `{"query":"a","filters":{"org":"b"}}`, 400, `unknown field "org"`},
+		{"context bad budget", "POST", "/v1/context", keyA, `{"query":"a","budgetTokens":-5}`, 400, "budgetTokens"},
+		{"context nothing to build from", "POST", "/v1/context", keyA, `{"budgetTokens":100}`, 400, "query or roomId"},
+		{"wrong method", "PUT", "/v1/memories", keyA, nil, 405, "method PUT is not allowed"},
+		{"no route", "GET", "/v2/memories", keyA, nil, 404, "no route"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var headers []string
+			if tc.name == "bad If-Match" {
+				headers = []string{"If-Match", "yesterday"}
+			}
+			if tc.name == "basic auth" {
+				headers = []string{"Authorization", "Basic dXNlcjpwYXNz"}
+			}
+			r := c.do(tc.method, tc.path, tc.key, tc.body, headers...)
+			if r.Status != tc.status || !strings.Contains(errMessage(r), tc.message) {
+				t.Fatalf("got %d %s; want %d with %q", r.Status, r.Raw, tc.status, tc.message)
+			}
+			if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+				t.Fatalf("content type %q", ct)
+			}
+		})
+	}
+	// Nothing of the rejected writes was stored.
+	if r := c.do("GET", "/v1/memories/count", keyA, nil); r.Body["count"] != 1.0 {
+		t.Fatalf("after the rejected writes org a has %v memories, want 1", r.Body["count"])
+	}
+}
+
+func TestDuplicateSameScope(t *testing.T) {
+	c := newClient(t, newServer(t))
+	body := map[string]any{"type": "fact", "content": map[string]any{"text": "Prefers window seats"}}
+	first := c.do("POST", "/v1/memories", keyA, body)
+	second := c.do("POST", "/v1/memories", keyA, map[string]any{"type": "fact", "content": map[string]any{"text": "prefers  WINDOW seats"}})
+	if first.Status != 201 || first.Body["duplicate"] != false {
+		t.Fatalf("first: %d %s", first.Status, first.Raw)
+	}
+	if second.Status != 200 || second.Body["duplicate"] != true || second.Body["id"] != first.Body["id"] {
+		t.Fatalf("second: %d %s", second.Status, second.Raw)
+	}
+	if r := c.do("GET", "/v1/memories/count?type=fact", keyA, nil); r.Body["count"] != 1.0 {
+		t.Fatalf("count %v", r.Body["count"])
+	}
+	// Another org, or another agent's scope, is not a duplicate.
+	if r := c.do("POST", "/v1/memories", keyB, body); r.Status != 201 {
+		t.Fatalf("org b: %d %s", r.Status, r.Raw)
+	}
+	if r := c.do("POST", "/v1/memories", keyX, body); r.Status != 201 {
+		t.Fatalf("agent x scope: %d %s", r.Status, r.Raw)
+	}
+}
+
+// TestTenantIsolation tries to cross orgs and agents on every path.
+func TestTenantIsolation(t *testing.T) {
+	c := newClient(t, newServer(t))
+	secret := map[string]any{"type": "fact", "roomId": "shared-room", "entityId": "e1", "sessionId": "s1",
+		"content": map[string]any{"text": "the launch code is marigold"}}
+	idA := c.create(keyA, secret)
+	idB := c.create(keyB, secret) // identical text in org b
+	idY := c.create(keyY, map[string]any{"type": "fact", "roomId": "shared-room", "content": map[string]any{"text": "agent y private: the launch code is marigold"}})
+	idX := c.create(keyX, map[string]any{"type": "fact", "roomId": "shared-room", "content": map[string]any{"text": "agent x private: the launch code is marigold"}})
+	if idA == idB {
+		t.Fatal("two orgs share an id")
+	}
+
+	// Org B against org A's memory, and agent X against agent Y's.
+	for _, tc := range []struct {
+		name, key, victim string
+		owner             string // key of the owner, to check nothing changed
+	}{
+		{"org b on org a", keyB, idA, keyA},
+		{"agent x on agent y", keyX, idY, keyY},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if r := c.do("GET", "/v1/memories/"+tc.victim, tc.key, nil); r.Status != 404 {
+				t.Fatalf("get: %d %s", r.Status, r.Raw)
+			}
+			if r := c.do("PATCH", "/v1/memories/"+tc.victim, tc.key, `{"content":{"text":"overwritten"}}`); r.Status != 404 {
+				t.Fatalf("patch: %d %s", r.Status, r.Raw)
+			}
+			if r := c.do("DELETE", "/v1/memories/"+tc.victim, tc.key, nil); r.Status != 404 {
+				t.Fatalf("delete: %d %s", r.Status, r.Raw)
+			}
+			r := c.do("GET", "/v1/memories?roomId=shared-room&limit=1000", tc.key, nil)
+			for _, m := range r.Body["memories"].([]any) {
+				if m.(map[string]any)["id"] == tc.victim {
+					t.Fatal("list shows the victim")
+				}
+			}
+			for _, mode := range []string{"hybrid", "semantic", "keyword"} {
+				for _, filters := range []map[string]any{{}, {"roomId": "shared-room"}, {"type": "fact", "entityId": "e1", "sessionId": "s1"}} {
+					r := c.do("POST", "/v1/search", tc.key, map[string]any{"query": "launch code marigold", "mode": mode, "k": 100, "filters": filters})
+					if r.Status != 200 {
+						t.Fatalf("search: %d %s", r.Status, r.Raw)
+					}
+					for _, res := range r.Body["results"].([]any) {
+						if res.(map[string]any)["memory"].(map[string]any)["id"] == tc.victim {
+							t.Fatalf("%s search with %v returns the victim", mode, filters)
+						}
+					}
+				}
+			}
+			r = c.do("POST", "/v1/context", tc.key, map[string]any{"query": "launch code", "roomId": "shared-room", "budgetTokens": 2000})
+			if strings.Contains(r.Raw, tc.victim) {
+				t.Fatal("context includes the victim")
+			}
+			if r := c.do("DELETE", "/v1/memories?roomId=shared-room", tc.key, nil); r.Status != 200 {
+				t.Fatalf("bulk delete: %d %s", r.Status, r.Raw)
+			}
+			if r := c.do("GET", "/v1/memories/"+tc.victim, tc.owner, nil); r.Status != 200 || r.Body["content"].(map[string]any)["text"] == "overwritten" {
+				t.Fatalf("the owner's memory changed or vanished: %d %s", r.Status, r.Raw)
+			}
+		})
+	}
+	// Counts: org b's bulk delete removed only its own memory; org a kept 3.
+	if r := c.do("GET", "/v1/memories/count", keyB, nil); r.Body["count"] != 0.0 {
+		t.Fatalf("org b count %v", r.Body["count"])
+	}
+	// Agent x's bulk delete removed org-scope memories of the room and its own, never y's.
+	if r := c.do("GET", "/v1/memories/count", keyA, nil); r.Body["count"] != 1.0 {
+		t.Fatalf("org a count %v, want 1 (agent y's)", r.Body["count"])
+	}
+	if r := c.do("GET", "/v1/memories/"+idX, keyX, nil); r.Status != 404 {
+		t.Fatal("agent x's own bulk delete did not remove its memory")
+	}
+	// An agent key cannot ask for another agent's scope.
+	if r := c.do("GET", "/v1/memories?agentId=y", keyX, nil); r.Status != 403 {
+		t.Fatalf("agent x listing agent y: %d", r.Status)
+	}
+	if r := c.do("GET", "/v1/memories/count?agentId=y", keyX, nil); r.Status != 403 {
+		t.Fatalf("agent x counting agent y: %d", r.Status)
+	}
+	if r := c.do("POST", "/v1/search", keyX, map[string]any{"query": "code", "filters": map[string]any{"agentId": "y"}}); r.Status != 403 {
+		t.Fatalf("agent x searching agent y: %d", r.Status)
+	}
+}
+
+func TestListPagesAndPatchVersions(t *testing.T) {
+	c := newClient(t, newServer(t))
+	var batch []map[string]any
+	for i := 0; i < 25; i++ {
+		batch = append(batch, map[string]any{"type": "message", "roomId": "r", "entityId": "u",
+			"createdAt": 1_700_000_000_000 + i*1000, "content": map[string]any{"text": fmt.Sprintf("turn %d", i)}})
+	}
+	r := c.do("POST", "/v1/memories", keyA, map[string]any{"memories": batch})
+	if r.Status != 201 || len(r.Body["memories"].([]any)) != 25 {
+		t.Fatalf("batch: %d %s", r.Status, r.Raw)
+	}
+	var texts []string
+	cursor := ""
+	for pages := 0; pages < 10; pages++ {
+		r := c.do("GET", "/v1/memories?roomId=r&type=message&limit=10&cursor="+cursor, keyA, nil)
+		for _, m := range r.Body["memories"].([]any) {
+			texts = append(texts, m.(map[string]any)["content"].(map[string]any)["text"].(string))
+		}
+		cursor = r.Body["nextCursor"].(string)
+		if cursor == "" {
+			break
+		}
+	}
+	if len(texts) != 25 || texts[0] != "turn 24" || texts[24] != "turn 0" {
+		t.Fatalf("pages: %d memories, first %q", len(texts), texts[0])
+	}
+	r = c.do("GET", "/v1/memories/count?roomId=r&start=1700000010000&end=1700000020000", keyA, nil)
+	if r.Body["count"] != 10.0 {
+		t.Fatalf("count in range %v, want 10", r.Body["count"])
+	}
+	// PATCH with ETag / If-Match.
+	list := c.do("GET", "/v1/memories?limit=1", keyA, nil)
+	mid := list.Body["memories"].([]any)[0].(map[string]any)["id"].(string)
+	g := c.do("GET", "/v1/memories/"+mid, keyA, nil)
+	etag := g.Header.Get("ETag")
+	p := c.do("PATCH", "/v1/memories/"+mid, keyA, `{"importance":0.9,"metadata":{"tag":"x"}}`, "If-Match", etag)
+	if p.Status != 200 || p.Body["importance"] != 0.9 || p.Body["version"] != 2.0 {
+		t.Fatalf("patch: %d %s", p.Status, p.Raw)
+	}
+	p = c.do("PATCH", "/v1/memories/"+mid, keyA, `{"importance":0.1}`, "If-Match", etag)
+	if p.Status != 409 {
+		t.Fatalf("stale If-Match: %d %s", p.Status, p.Raw)
+	}
+	if d := c.do("DELETE", "/v1/memories?roomId=r&start=1700000010000", keyA, nil); d.Body["deleted"] != 15.0 {
+		t.Fatalf("bulk delete: %s", d.Raw)
+	}
+	if d := c.do("DELETE", "/v1/memories/"+mid, keyA, nil); d.Status != 404 {
+		t.Fatalf("delete of a bulk-deleted memory: %d", d.Status)
+	}
+}
+
+func gatewayEvent(method, path, org, agent, body string) events.APIGatewayProxyRequest {
+	ev := events.APIGatewayProxyRequest{HTTPMethod: method, Path: path, Body: body,
+		Headers:        map[string]string{"Content-Type": "application/json"},
+		RequestContext: events.APIGatewayProxyRequestContext{RequestID: "req-" + method, Authorizer: map[string]any{}}}
+	if org != "" {
+		ev.RequestContext.Authorizer[httpapi.AuthorizerOrgKey] = org
+	}
+	if agent != "" {
+		ev.RequestContext.Authorizer[httpapi.AuthorizerAgentKey] = agent
+	}
+	return ev
+}
+
+func TestAPIGatewayEvents(t *testing.T) {
+	s := newServer(t)
+	ctx := context.Background()
+	call := func(ev events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, map[string]any) {
+		t.Helper()
+		res, err := s.HandleAPIGateway(ctx, ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body map[string]any
+		json.Unmarshal([]byte(res.Body), &body)
+		return res, body
+	}
+	res, body := call(gatewayEvent("POST", "/v1/memories", "org-a", "", `{"type":"fact","roomId":"r","content":{"text":"Ships on Fridays"}}`))
+	if res.StatusCode != 201 || res.Headers["Content-Type"] != "application/json" || res.Headers["X-Request-Id"] != "req-POST" {
+		t.Fatalf("create: %d %v %s", res.StatusCode, res.Headers, res.Body)
+	}
+	id := body["id"].(string)
+
+	// Base64 body, as API Gateway sends binary media types.
+	ev := gatewayEvent("POST", "/v1/search", "org-a", "", base64.StdEncoding.EncodeToString([]byte(`{"query":"fridays","mode":"keyword"}`)))
+	ev.IsBase64Encoded = true
+	res, body = call(ev)
+	if res.StatusCode != 200 || len(body["results"].([]any)) != 1 {
+		t.Fatalf("search: %d %s", res.StatusCode, res.Body)
+	}
+
+	// Multi-value query strings.
+	ev = gatewayEvent("GET", "/v1/memories", "org-a", "", "")
+	ev.MultiValueQueryStringParameters = map[string][]string{"type": {"fact", "message"}, "roomId": {"r"}}
+	res, body = call(ev)
+	if res.StatusCode != 200 || len(body["memories"].([]any)) != 1 {
+		t.Fatalf("list: %d %s", res.StatusCode, res.Body)
+	}
+
+	// The org comes from the authorizer only: org b cannot read it, and a
+	// bearer key without an authorizer context is refused.
+	res, _ = call(gatewayEvent("GET", "/v1/memories/"+id, "org-b", "", ""))
+	if res.StatusCode != 404 {
+		t.Fatalf("org b get: %d", res.StatusCode)
+	}
+	ev = gatewayEvent("GET", "/v1/memories/"+id, "", "", "")
+	ev.Headers["Authorization"] = "Bearer " + keyA
+	res, _ = call(ev)
+	if res.StatusCode != 401 {
+		t.Fatalf("no authorizer context but a valid key: %d %s", res.StatusCode, res.Body)
+	}
+	res, _ = call(gatewayEvent("GET", "/v1/memories/"+id, "org-a", "", ""))
+	if res.StatusCode != 200 || res.Headers["Etag"] != `"1"` {
+		t.Fatalf("org a get: %d %v", res.StatusCode, res.Headers)
+	}
+
+	// Agent-bound authorizer context.
+	res, body = call(gatewayEvent("POST", "/v1/memories", "org-a", "x", `{"content":{"text":"x only"}}`))
+	if res.StatusCode != 201 {
+		t.Fatalf("agent create: %d %s", res.StatusCode, res.Body)
+	}
+	xid := body["id"].(string)
+	if res, _ := call(gatewayEvent("GET", "/v1/memories/"+xid, "org-a", "y", "")); res.StatusCode != 404 {
+		t.Fatalf("agent y reads agent x: %d", res.StatusCode)
+	}
+	if res, _ := call(gatewayEvent("GET", "/v1/memories/"+xid, "org-a", "x", "")); res.StatusCode != 200 {
+		t.Fatalf("agent x reads its own: %d", res.StatusCode)
+	}
+	// Errors keep their shape and status through the adapter.
+	res, body = call(gatewayEvent("POST", "/v1/memories", "org-a", "", `{"content":{}}`))
+	if res.StatusCode != 400 || !strings.Contains(res.Body, "content.text") {
+		t.Fatalf("bad input through the gateway: %d %s", res.StatusCode, res.Body)
+	}
+	res, _ = call(gatewayEvent("DELETE", "/v1/memories/"+id, "org-a", "", ""))
+	if res.StatusCode != 204 || res.Body != "" {
+		t.Fatalf("delete: %d %q", res.StatusCode, res.Body)
+	}
+	res, _ = call(gatewayEvent("GET", "/v1/healthz", "", "", ""))
+	if res.StatusCode != 200 {
+		t.Fatalf("healthz: %d", res.StatusCode)
+	}
+}
+
+func TestParseKeys(t *testing.T) {
+	tests := []struct {
+		spec, err string
+	}{
+		{"k-0123456789abcdef=org", ""},
+		{"k-0123456789abcdef=org/agent, k-1123456789abcdef=org2", ""},
+		{"short=org", "shorter than 16"},
+		{"k-0123456789abcdef", "not key=org"},
+		{"k-0123456789abcdef=org with space", "org and agent names"},
+		{"k-0123456789abcdef=org/_org", "org and agent names"},
+		{"k-0123456789abcdef=a,k-0123456789abcdef=b", "listed twice"},
+		{"", "no keys"},
+	}
+	for _, tc := range tests {
+		_, err := httpapi.ParseKeys(tc.spec)
+		if (tc.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%q: %v, want %q", tc.spec, err, tc.err)
+		}
+		if err != nil && strings.Contains(err.Error(), "0123456789abcdef") {
+			t.Errorf("%q: the error shows the key: %v", tc.spec, err)
+		}
+	}
+}
+
+// TestSampleEvents replays the sample payloads of events/ through the
+// Lambda handler, in order: create, list, search.
+func TestSampleEvents(t *testing.T) {
+	s := newServer(t)
+	var created string
+	for _, tc := range []struct {
+		file   string
+		status int
+	}{
+		{"apigw-create-memory.json", 201},
+		{"apigw-list-memories.json", 200},
+		{"apigw-search.json", 200},
+	} {
+		raw, err := os.ReadFile(filepath.Join("..", "..", "events", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ev events.APIGatewayProxyRequest
+		if err := json.Unmarshal(raw, &ev); err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		res, err := s.HandleAPIGateway(context.Background(), ev)
+		if err != nil || res.StatusCode != tc.status {
+			t.Fatalf("%s: %d %s %v", tc.file, res.StatusCode, res.Body, err)
+		}
+		var body map[string]any
+		json.Unmarshal([]byte(res.Body), &body)
+		switch tc.file {
+		case "apigw-create-memory.json":
+			created = body["id"].(string)
+		case "apigw-list-memories.json":
+			if ms := body["memories"].([]any); len(ms) != 1 || ms[0].(map[string]any)["id"] != created {
+				t.Fatalf("list: %s", res.Body)
+			}
+		case "apigw-search.json":
+			rs := body["results"].([]any)
+			if len(rs) != 1 || rs[0].(map[string]any)["memory"].(map[string]any)["agentId"] != "support-bot" {
+				t.Fatalf("search: %s", res.Body)
+			}
+		}
+	}
+}
