@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/blob/s3"
+	"github.com/agentmem/agentmem/memory"
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 )

@@ -15,9 +15,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentmem/agentmem/wiring/backend"
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/wiring/backend"
 )
 
 var words = strings.Fields(`the a she he we they my our your friend family dog cat trip weekend dinner coffee tea

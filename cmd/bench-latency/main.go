@@ -24,9 +24,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentmem/agentmem/wiring/backend"
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/wiring/backend"
 )
 
 func main() {

@@ -16,10 +16,10 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/agentmem/agentmem/transport/httpapi"
-	"github.com/agentmem/agentmem/wiring/backend"
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/pipeline/ingest"
+	"github.com/agentmem/agentmem/transport/httpapi"
+	"github.com/agentmem/agentmem/wiring/backend"
 	"github.com/aws/aws-lambda-go/events"
 )
 

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentmem/agentmem/wiring/backend"
 	"github.com/agentmem/agentmem/internal/config"
-	"github.com/agentmem/agentmem/pipeline/ingest"
 	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/pipeline/ingest"
+	"github.com/agentmem/agentmem/wiring/backend"
 )
 
 // ingestDir ingests a directory of files through the ingestion pipeline.

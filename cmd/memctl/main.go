@@ -15,9 +15,9 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/agentmem/agentmem/wiring/backend"
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/wiring/backend"
 )
 
 const usage = `usage: memctl <command> [flags]

@@ -10,8 +10,8 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/internal/wordpiece"
+	"github.com/agentmem/agentmem/memory"
 	ort "github.com/yalue/onnxruntime_go"
 	"golang.org/x/sync/errgroup"
 )

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/embed/onnx"
+	"github.com/agentmem/agentmem/memory"
 )
 
 // modelDir is where scripts/models.sh put the model (MODEL_DIR). Without it

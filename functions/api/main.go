@@ -8,9 +8,9 @@ package main
 import (
 	"context"
 
+	"github.com/agentmem/agentmem/queue/sqs"
 	"github.com/agentmem/agentmem/transport/httpapi"
 	"github.com/agentmem/agentmem/wiring/backend"
-	"github.com/agentmem/agentmem/queue/sqs"
 	"github.com/aws/aws-lambda-go/lambda"
 )
 

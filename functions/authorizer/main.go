@@ -7,9 +7,9 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/agentmem/agentmem/transport/authorizer"
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/store/dynamodb"
+	"github.com/agentmem/agentmem/transport/authorizer"
 	"github.com/aws/aws-lambda-go/lambda"
 )
 

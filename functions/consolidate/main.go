@@ -5,8 +5,8 @@ package main
 import (
 	"context"
 
-	"github.com/agentmem/agentmem/wiring/backend"
 	"github.com/agentmem/agentmem/pipeline/consolidate"
+	"github.com/agentmem/agentmem/wiring/backend"
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 )

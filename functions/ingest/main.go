@@ -5,9 +5,9 @@ package main
 import (
 	"context"
 
-	"github.com/agentmem/agentmem/wiring/backend"
-	"github.com/agentmem/agentmem/pipeline/ingest"
 	"github.com/agentmem/agentmem/blob/s3"
+	"github.com/agentmem/agentmem/pipeline/ingest"
+	"github.com/agentmem/agentmem/wiring/backend"
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 )

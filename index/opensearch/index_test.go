@@ -15,11 +15,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/index/bolt"
 	"github.com/agentmem/agentmem/embed/hashing"
+	"github.com/agentmem/agentmem/index/bolt"
+	"github.com/agentmem/agentmem/index/opensearch"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/memory/memorytest"
-	"github.com/agentmem/agentmem/index/opensearch"
 	"github.com/agentmem/agentmem/store/sqlite"
 )
 

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/llm/bedrock"
-	"github.com/agentmem/agentmem/index/bolt"
 	"github.com/agentmem/agentmem/embed/hashing"
+	"github.com/agentmem/agentmem/index/bolt"
+	"github.com/agentmem/agentmem/llm/bedrock"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/store/sqlite"
 )

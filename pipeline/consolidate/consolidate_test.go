@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/pipeline/consolidate"
-	"github.com/agentmem/agentmem/wiring/local"
 	"github.com/agentmem/agentmem/embed/hashing"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/memory/memorytest"
+	"github.com/agentmem/agentmem/pipeline/consolidate"
+	"github.com/agentmem/agentmem/wiring/local"
 )
 
 var ctx = context.Background()

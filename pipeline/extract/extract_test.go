@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentmem/agentmem/wiring/local"
-	"github.com/agentmem/agentmem/pipeline/extract"
 	"github.com/agentmem/agentmem/embed/hashing"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/memory/memorytest"
+	"github.com/agentmem/agentmem/pipeline/extract"
+	"github.com/agentmem/agentmem/wiring/local"
 	"github.com/aws/aws-lambda-go/events"
 )
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentmem/agentmem/pipeline/ingest/ingesttest"
 	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/pipeline/ingest/ingesttest"
 )
 
 func TestLoad(t *testing.T) {

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/wiring/local"
-	"github.com/agentmem/agentmem/pipeline/extract"
 	"github.com/agentmem/agentmem/embed/hashing"
 	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/pipeline/extract"
 	agentsqs "github.com/agentmem/agentmem/queue/sqs"
+	"github.com/agentmem/agentmem/wiring/local"
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentmem/agentmem/store/dynamodb"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/memory/memorytest"
+	"github.com/agentmem/agentmem/store/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsdynamodb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )

@@ -9,8 +9,8 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/agentmem/agentmem/transport/httpapi"
 	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/transport/httpapi"
 	"github.com/aws/aws-lambda-go/events"
 )
 

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/agentmem/agentmem/transport/httpapi"
 	"github.com/agentmem/agentmem/transport/authorizer"
+	"github.com/agentmem/agentmem/transport/httpapi"
 	"github.com/aws/aws-lambda-go/events"
 )
 

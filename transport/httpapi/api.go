@@ -17,10 +17,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/pipeline/consolidate"
 	"github.com/agentmem/agentmem/pipeline/extract"
 	"github.com/agentmem/agentmem/pipeline/ingest"
-	"github.com/agentmem/agentmem/memory"
 )
 
 // Server is the HTTP API.

@@ -15,12 +15,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentmem/agentmem/transport/httpapi"
-	"github.com/agentmem/agentmem/pipeline/consolidate"
-	"github.com/agentmem/agentmem/wiring/local"
-	"github.com/agentmem/agentmem/pipeline/extract"
 	"github.com/agentmem/agentmem/embed/hashing"
+	"github.com/agentmem/agentmem/pipeline/consolidate"
+	"github.com/agentmem/agentmem/pipeline/extract"
 	"github.com/agentmem/agentmem/pipeline/ingest"
+	"github.com/agentmem/agentmem/transport/httpapi"
+	"github.com/agentmem/agentmem/wiring/local"
 	"github.com/aws/aws-lambda-go/events"
 )
 

@@ -6,8 +6,8 @@ import (
 	"path"
 	"strings"
 
-	"github.com/agentmem/agentmem/pipeline/ingest"
 	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/pipeline/ingest"
 )
 
 // DocumentRequest is the body of POST /v1/documents: a file given inline,

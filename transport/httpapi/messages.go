@@ -3,8 +3,8 @@ package httpapi
 import (
 	"net/http"
 
-	"github.com/agentmem/agentmem/pipeline/extract"
 	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/pipeline/extract"
 )
 
 // postMessages stores conversation turns ({"messages": [...]}, each a

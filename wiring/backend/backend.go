@@ -13,19 +13,19 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/agentmem/agentmem/llm/bedrock"
-	"github.com/agentmem/agentmem/index/bolt"
-	"github.com/agentmem/agentmem/internal/config"
-	"github.com/agentmem/agentmem/pipeline/consolidate"
-	"github.com/agentmem/agentmem/store/dynamodb"
-	"github.com/agentmem/agentmem/wiring/local"
-	"github.com/agentmem/agentmem/pipeline/extract"
 	"github.com/agentmem/agentmem/embed/hashing"
-	"github.com/agentmem/agentmem/pipeline/ingest"
-	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/embed/onnx"
+	"github.com/agentmem/agentmem/index/bolt"
 	"github.com/agentmem/agentmem/index/opensearch"
+	"github.com/agentmem/agentmem/internal/config"
+	"github.com/agentmem/agentmem/llm/bedrock"
+	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/pipeline/consolidate"
+	"github.com/agentmem/agentmem/pipeline/extract"
+	"github.com/agentmem/agentmem/pipeline/ingest"
+	"github.com/agentmem/agentmem/store/dynamodb"
 	"github.com/agentmem/agentmem/store/sqlite"
+	"github.com/agentmem/agentmem/wiring/local"
 )
 
 // Backend is an opened service with its adapters.

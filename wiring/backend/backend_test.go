@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/agentmem/agentmem/wiring/backend"
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/wiring/backend"
 )
 
 // TestSwitchToOpenSearchFillsItFromTheStore writes memories with the

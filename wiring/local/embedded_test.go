@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/agentmem/agentmem/wiring/local"
 	"github.com/agentmem/agentmem/embed/hashing"
 	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/wiring/local"
 )
 
 // TestIndexIsRebuiltFromTheStore removes the index directory, as a lost
