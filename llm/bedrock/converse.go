@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentmem/agentmem/memory"
 	"sync/atomic"
 	"time"
 
@@ -15,20 +16,11 @@ import (
 	smithydoc "github.com/aws/smithy-go/document"
 )
 
-// Tool is the structured output a model must produce: a name, what it is
-// for, and the JSON schema of its input.
-type Tool struct {
-	Name        string
-	Description string
-	Schema      map[string]any
-}
+// Tool is the structured output a model must produce (memory.Tool).
+type Tool = memory.Tool
 
-// Usage is the token accounting of one call, or of all calls so far.
-type Usage struct {
-	InputTokens  int64 `json:"inputTokens"`
-	OutputTokens int64 `json:"outputTokens"`
-	Calls        int64 `json:"calls"`
-}
+// Usage is the token accounting of one call, or of all calls so far (memory.Usage).
+type Usage = memory.Usage
 
 // Converser calls a chat model through the Converse API and makes it answer
 // by calling a tool, whose input is the structured result. It is safe for

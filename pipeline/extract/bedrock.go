@@ -6,19 +6,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentmem/agentmem/llm/bedrock"
 	"github.com/agentmem/agentmem/memory"
 )
 
-// Converser is the LLM call the Bedrock extractor needs (bedrock.Converser).
-type Converser interface {
-	Call(ctx context.Context, system, user string, tool bedrock.Tool) (json.RawMessage, bedrock.Usage, error)
-}
 
 // Bedrock extracts facts with an LLM through the Converse API, forced to
 // answer with the record_facts tool.
 type Bedrock struct {
-	LLM Converser
+	LLM memory.LLM
 }
 
 // Name implements Extractor.
@@ -31,7 +26,7 @@ Write each fact as a standalone sentence that names its subject (never "I" or "h
 Set change=true when the speaker says something changed ("now", "anymore", "switched to"),
 negated=true when the fact denies something. Cite the ids of the turns each fact comes from.`
 
-var factsTool = bedrock.Tool{
+var factsTool = memory.Tool{
 	Name:        "record_facts",
 	Description: "Record the durable facts found in the conversation.",
 	Schema: map[string]any{
