@@ -63,13 +63,10 @@ func IsNotFound(err error) bool { return ErrorCode(err) == ENOTFOUND }
 // IsConflict reports whether err carries ECONFLICT.
 func IsConflict(err error) bool { return ErrorCode(err) == ECONFLICT }
 
-// errNotFound is the single not-found message, identical whether the id does
+// ErrNotFound is the single not-found message, identical whether the id does
 // not exist, belongs to another org or to an agent the caller cannot see, so
 // that nothing leaks about other tenants.
-func errNotFound(id string) error { return Errorf(ENOTFOUND, "memory %q not found", id) }
-
-// ErrNotFound is errNotFound for adapters.
-func ErrNotFound(id string) error { return errNotFound(id) }
+func ErrNotFound(id string) error { return Errorf(ENOTFOUND, "memory %q not found", id) }
 
 // DuplicateError is the ECONFLICT returned when a write would give a scope
 // two memories with the same DedupKey. ExistingID is the memory holding it.

@@ -51,7 +51,7 @@ func (f Filter) Validate() error {
 		{"agentId", f.AgentID}, {"roomId", f.RoomID}, {"entityId", f.EntityID},
 		{"sessionId", f.SessionID}, {"documentId", f.DocumentID},
 	} {
-		if err := validID(p.name, p.v); err != nil {
+		if err := ValidID(p.name, p.v); err != nil {
 			return err
 		}
 	}

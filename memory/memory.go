@@ -212,7 +212,9 @@ const (
 	maxFieldBytes    = 8 * 1024  // bytes of any other content string
 )
 
-func validID(field, v string) error {
+// ValidID checks an id field: at most MaxIDLen characters, valid UTF-8, no
+// control characters. Empty is valid (absent).
+func ValidID(field, v string) error {
 	if v == "" {
 		return nil
 	}
@@ -268,7 +270,8 @@ func joinEnum[T ~string](vs []T) string {
 	return strings.Join(s, ", ")
 }
 
-func validUnit(field string, v float64) error {
+// ValidUnit checks that a score field lies in 0..1.
+func ValidUnit(field string, v float64) error {
 	if v < 0 || v > 1 || v != v {
 		return Errorf(EINVALID, "%s: %v is outside 0..1", field, v)
 	}
@@ -336,17 +339,17 @@ func (m *Memory) Validate() error {
 		{"agentId", m.AgentID}, {"entityId", m.EntityID}, {"roomId", m.RoomID},
 		{"worldId", m.WorldID}, {"sessionId", m.SessionID}, {"documentId", m.DocumentID},
 	} {
-		if err := validID(f.name, f.v); err != nil {
+		if err := ValidID(f.name, f.v); err != nil {
 			return err
 		}
 	}
 	if err := validMetadata(m.Metadata); err != nil {
 		return err
 	}
-	if err := validUnit("importance", m.Importance); err != nil {
+	if err := ValidUnit("importance", m.Importance); err != nil {
 		return err
 	}
-	if err := validUnit("confidence", m.Confidence); err != nil {
+	if err := ValidUnit("confidence", m.Confidence); err != nil {
 		return err
 	}
 	if m.Position != nil && *m.Position < 0 {

@@ -115,14 +115,14 @@ func TestCanSee(t *testing.T) {
 }
 
 func TestCallerFilterBindsOrgAndView(t *testing.T) {
-	f, err := Caller{OrgID: "a", AgentID: "x"}.filter(Filter{OrgID: "b", RoomID: "r"})
+	f, err := Caller{OrgID: "a", AgentID: "x"}.Bind(Filter{OrgID: "b", RoomID: "r"})
 	if err != nil || f.OrgID != "a" || f.Viewer != "x" || f.RoomID != "r" {
 		t.Fatalf("filter %+v, %v: the org must come from the caller", f, err)
 	}
-	if _, err := (Caller{OrgID: "a", AgentID: "x"}).filter(Filter{AgentID: "y"}); ErrorCode(err) != EFORBIDDEN {
+	if _, err := (Caller{OrgID: "a", AgentID: "x"}).Bind(Filter{AgentID: "y"}); ErrorCode(err) != EFORBIDDEN {
 		t.Fatalf("agent x filtering on agent y: %v", err)
 	}
-	if _, err := (Caller{OrgID: "a"}).filter(Filter{Start: 10, End: 5}); ErrorCode(err) != EINVALID {
+	if _, err := (Caller{OrgID: "a"}).Bind(Filter{Start: 10, End: 5}); ErrorCode(err) != EINVALID {
 		t.Fatalf("inverted range: %v", err)
 	}
 }
@@ -262,20 +262,6 @@ func TestCursor(t *testing.T) {
 	}
 	if c, err := DecodeCursor(""); c != nil || err != nil {
 		t.Fatalf("empty cursor: %v %v", c, err)
-	}
-}
-
-func TestThresholds(t *testing.T) {
-	kw := []Hit{{"a", 10}, {"b", 6}, {"c", 4}}
-	if got := thresholdKeyword(kw, 0.5); len(got) != 2 {
-		t.Fatalf("keyword threshold 0.5 kept %v", got)
-	}
-	sem := []Hit{{"a", 0.9}, {"b", 0.5}, {"c", 0.2}}
-	if got := thresholdSemantic(sem, 0.3); len(got) != 2 {
-		t.Fatalf("semantic threshold 0.3 kept %v", got)
-	}
-	if got := thresholdSemantic(sem, 0); len(got) != 3 {
-		t.Fatalf("threshold 0 kept %v", got)
 	}
 }
 

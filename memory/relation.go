@@ -42,7 +42,7 @@ func (r Relation) Validate() error {
 	if !contains(RelationTypes, r.Type) {
 		return Errorf(EINVALID, "relation type: %q is not one of %s", r.Type, joinEnum(RelationTypes))
 	}
-	return validUnit("confidence", r.Confidence)
+	return ValidUnit("confidence", r.Confidence)
 }
 
 // RelationStore keeps relations; a store that keeps memories keeps their

@@ -42,7 +42,7 @@ func (c Caller) WriteScope(scope, agentID string) (string, error) {
 	default:
 		return "", Errorf(EINVALID, "scope: %q is not one of org, agent", scope)
 	}
-	if err := validID("agentId", agentID); err != nil {
+	if err := ValidID("agentId", agentID); err != nil {
 		return "", err
 	}
 	if agentID == OrgScope {
@@ -69,9 +69,9 @@ func (c Caller) WriteScope(scope, agentID string) (string, error) {
 	return agentID, nil
 }
 
-// filter returns f bound to c: the org always comes from the caller, and an
+// Bind returns f bound to c: the org always comes from the caller, and an
 // agent-bound caller's view is restricted to what it may see.
-func (c Caller) filter(f Filter) (Filter, error) {
+func (c Caller) Bind(f Filter) (Filter, error) {
 	f.OrgID = c.OrgID
 	f.Viewer = c.AgentID
 	if c.AgentID != "" && f.AgentID != "" && f.AgentID != OrgScope && f.AgentID != c.AgentID {

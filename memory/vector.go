@@ -28,3 +28,18 @@ func DecodeVector(b []byte) []float32 {
 	}
 	return v
 }
+
+// Normalize scales v to unit length in place (no-op for the zero vector).
+func Normalize(v []float32) {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	if s == 0 {
+		return
+	}
+	inv := float32(1 / math.Sqrt(s))
+	for i := range v {
+		v[i] *= inv
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/agentmem/agentmem/service"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -140,7 +141,7 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 		added := 0
 		for have < n {
 			m := min(batch, n-have)
-			in := make([]memory.NewMemory, m)
+			in := make([]service.NewMemory, m)
 			for i := range in {
 				in[i] = gen.memory(have + i)
 			}
@@ -166,16 +167,16 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 		for i := range qs {
 			qs[i] = gen.query()
 		}
-		for _, mode := range []memory.Mode{memory.ModeKeyword, memory.ModeSemantic, memory.ModeHybrid} {
+		for _, mode := range []service.Mode{service.ModeKeyword, service.ModeSemantic, service.ModeHybrid} {
 			// Warm up caches, then measure.
 			for _, q := range qs[:min(20, len(qs))] {
-				b.Service.Search(ctx, caller, memory.SearchRequest{Query: q, Mode: mode, K: k})
+				b.Service.Search(ctx, caller, service.SearchRequest{Query: q, Mode: mode, K: k})
 			}
 			emb.takeQuery()
 			var total, excl []float64
 			for _, q := range qs {
 				t0 := time.Now()
-				if _, err := b.Service.Search(ctx, caller, memory.SearchRequest{Query: q, Mode: mode, K: k}); err != nil {
+				if _, err := b.Service.Search(ctx, caller, service.SearchRequest{Query: q, Mode: mode, K: k}); err != nil {
 					return err
 				}
 				d := time.Since(t0)
@@ -290,13 +291,13 @@ func (g *generator) words(n int) string {
 
 var types = []memory.Type{memory.TypeMessage, memory.TypeMessage, memory.TypeMessage, memory.TypeFact, memory.TypeFragment, memory.TypeCustom}
 
-func (g *generator) memory(i int) memory.NewMemory {
+func (g *generator) memory(i int) service.NewMemory {
 	n := 5 + g.rng.IntN(20)
 	if g.rng.IntN(5) == 0 {
 		n = 40 + g.rng.IntN(120) // a paragraph
 	}
 	t := types[g.rng.IntN(len(types))]
-	m := memory.NewMemory{
+	m := service.NewMemory{
 		Type:      t,
 		Content:   memory.Content{Text: fmt.Sprintf("%s (%d)", g.words(n), i)},
 		RoomID:    fmt.Sprintf("room-%d", g.rng.IntN(200)),

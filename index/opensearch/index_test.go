@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"github.com/agentmem/agentmem/internal/testenv"
+	"github.com/agentmem/agentmem/service"
 	"math"
 	"path/filepath"
 	"sort"
@@ -199,11 +200,11 @@ func TestReindexKeepsSearchAnswering(t *testing.T) {
 	}
 	defer store.Close()
 	ix := newIndex(t, 64)
-	svc := memory.NewService(store, ix, emb)
+	svc := service.NewService(store, ix, emb)
 	caller := memory.Caller{OrgID: "org-r"}
-	var in []memory.NewMemory
+	var in []service.NewMemory
 	for i := 0; i < 3000; i++ {
-		in = append(in, memory.NewMemory{Content: memory.Content{Text: fmt.Sprintf("note %d about project %s", i, []string{"apollo", "gemini", "mercury"}[i%3])}})
+		in = append(in, service.NewMemory{Content: memory.Content{Text: fmt.Sprintf("note %d about project %s", i, []string{"apollo", "gemini", "mercury"}[i%3])}})
 		if len(in) == memory.MaxBatch {
 			if _, err := svc.Create(ctx, caller, in); err != nil {
 				t.Fatal(err)
@@ -220,14 +221,14 @@ func TestReindexKeepsSearchAnswering(t *testing.T) {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			modes := []memory.Mode{memory.ModeKeyword, memory.ModeSemantic, memory.ModeHybrid}
+			modes := []service.Mode{service.ModeKeyword, service.ModeSemantic, service.ModeHybrid}
 			for i := 0; ; i++ {
 				select {
 				case <-stop:
 					return
 				default:
 				}
-				res, err := svc.Search(ctx, caller, memory.SearchRequest{Query: "project gemini", Mode: modes[(i+w)%3], K: 5})
+				res, err := svc.Search(ctx, caller, service.SearchRequest{Query: "project gemini", Mode: modes[(i+w)%3], K: 5})
 				searches.Add(1)
 				if err != nil || len(res) != 5 {
 					failures.Add(1)
@@ -242,7 +243,7 @@ func TestReindexKeepsSearchAnswering(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for i := 0; i < 20; i++ {
-			res, err := svc.Create(ctx, caller, []memory.NewMemory{{Content: memory.Content{Text: fmt.Sprintf("late arrival zeppelin %d", i)}}})
+			res, err := svc.Create(ctx, caller, []service.NewMemory{{Content: memory.Content{Text: fmt.Sprintf("late arrival zeppelin %d", i)}}})
 			if err != nil {
 				t.Error(err)
 				return
@@ -267,7 +268,7 @@ func TestReindexKeepsSearchAnswering(t *testing.T) {
 		t.Fatalf("stats %+v", st)
 	}
 	ix.Refresh(ctx)
-	res, err := svc.Search(ctx, caller, memory.SearchRequest{Query: "late arrival zeppelin", Mode: memory.ModeKeyword, K: 50})
+	res, err := svc.Search(ctx, caller, service.SearchRequest{Query: "late arrival zeppelin", Mode: service.ModeKeyword, K: 50})
 	if err != nil || len(res) != len(written) {
 		t.Fatalf("writes during the reindex: %d of %d found (%v)", len(res), len(written), err)
 	}

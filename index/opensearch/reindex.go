@@ -3,6 +3,7 @@ package opensearch
 import (
 	"context"
 	"fmt"
+	"github.com/agentmem/agentmem/service"
 	"time"
 
 	"github.com/agentmem/agentmem/memory"
@@ -12,7 +13,7 @@ import (
 type ReindexStats struct {
 	NewIndex   string
 	OldIndices []string
-	memory.RebuildStats
+	service.RebuildStats
 	CaughtUp int // memories written during the rebuild and copied after the swap
 	Took     time.Duration
 }
@@ -44,7 +45,7 @@ func (ix *Index) Reindex(ctx context.Context, store memory.Store, embedder memor
 	building.target = st.NewIndex
 	building.cfg.RefreshOnWrite = false
 	since := start.Add(-time.Second).UnixMilli() // margin for clock skew between writers
-	st.RebuildStats, err = memory.Rebuild(ctx, store, &building, embedder)
+	st.RebuildStats, err = service.Rebuild(ctx, store, &building, embedder)
 	if err != nil {
 		return st, fmt.Errorf("opensearch: reindex into %s (alias unchanged): %w", st.NewIndex, err)
 	}
@@ -54,7 +55,7 @@ func (ix *Index) Reindex(ctx context.Context, store memory.Store, embedder memor
 	if err := ix.swap(ctx, st.NewIndex, old); err != nil {
 		return st, fmt.Errorf("opensearch: swap alias to %s: %w", st.NewIndex, err)
 	}
-	caught, err := memory.RebuildSince(ctx, store, ix, embedder, since)
+	caught, err := service.RebuildSince(ctx, store, ix, embedder, since)
 	if err != nil {
 		return st, fmt.Errorf("opensearch: catch-up after the swap: %w", err)
 	}

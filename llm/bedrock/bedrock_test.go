@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentmem/agentmem/service"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -384,8 +385,8 @@ func TestMalformedResponseStoresNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer ix.Close()
-			svc := memory.NewService(store, ix, e)
-			_, err = svc.Create(ctx, memory.Caller{OrgID: "acme"}, []memory.NewMemory{{Content: memory.Content{Text: "x"}}, {Content: memory.Content{Text: "y"}}})
+			svc := service.NewService(store, ix, e)
+			_, err = svc.Create(ctx, memory.Caller{OrgID: "acme"}, []service.NewMemory{{Content: memory.Content{Text: "x"}}, {Content: memory.Content{Text: "y"}}})
 			if memory.ErrorCode(err) != memory.EUNAVAILABLE {
 				t.Fatalf("service create: %v", err)
 			}
@@ -394,7 +395,7 @@ func TestMalformedResponseStoresNothing(t *testing.T) {
 			}
 			// And it works once the model answers properly.
 			f.malformed.Store(false)
-			if _, err := svc.Create(ctx, memory.Caller{OrgID: "acme"}, []memory.NewMemory{{Content: memory.Content{Text: "x"}}}); err != nil {
+			if _, err := svc.Create(ctx, memory.Caller{OrgID: "acme"}, []service.NewMemory{{Content: memory.Content{Text: "x"}}}); err != nil {
 				t.Fatal(err)
 			}
 		})

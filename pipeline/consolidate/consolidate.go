@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentmem/agentmem/service"
 	"log/slog"
 	"math"
 	"time"
@@ -87,7 +88,7 @@ const (
 
 // Job consolidates orgs.
 type Job struct {
-	Service *memory.Service
+	Service *service.Service
 	Records memory.RecordStore
 	Config  Config
 	Log     *slog.Logger
@@ -243,7 +244,7 @@ func (j *Job) one(ctx context.Context, c memory.Caller, m *memory.Memory, now ti
 	// Near duplicates: keep the more confident, then newer one.
 	// Compared as stored texts; the memory's own embedding when it is the
 	// current model's, so nothing is embedded again.
-	req := memory.SearchRequest{Query: m.SearchText(), Mode: memory.ModeSemantic, K: 3, Internal: true, AsDocument: true,
+	req := service.SearchRequest{Query: m.SearchText(), Mode: service.ModeSemantic, K: 3, Internal: true, AsDocument: true,
 		Filter: memory.Filter{Types: []memory.Type{m.Type}, EntityID: m.EntityID, AgentID: scopeOf(m)}}
 	if e := j.Service.Embedder(); m.EmbeddingModel == e.Model() && len(m.Embedding) == e.Dimensions() {
 		req.Vector = m.Embedding

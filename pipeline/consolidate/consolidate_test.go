@@ -2,6 +2,7 @@ package consolidate_test
 
 import (
 	"context"
+	"github.com/agentmem/agentmem/service"
 	"io"
 	"log/slog"
 	"math"
@@ -50,36 +51,36 @@ func TestRun(t *testing.T) {
 	now := t0
 	clock := func() time.Time { return now }
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	b, err := local.Open(ctx, t.TempDir(), hashing.New(256), quiet, memory.WithClock(clock))
+	b, err := local.Open(ctx, t.TempDir(), hashing.New(256), quiet, service.WithClock(clock))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b.Close()
 	emb := &memorytest.RecordingEmbedder{Embedder: b.Embedder}
-	svc := memory.NewService(b.Store, b.Index, emb, memory.WithClock(clock))
+	svc := service.NewService(b.Store, b.Index, emb, service.WithClock(clock))
 	job := &consolidate.Job{Service: svc, Records: b.Store, Log: quiet, Config: consolidate.Config{PageSize: 3}}
 	c := memory.Caller{OrgID: "acme"}
 	f := func(v float64) *float64 { return &v }
-	mk := func(n memory.NewMemory) string {
+	mk := func(n service.NewMemory) string {
 		n.CreatedAt = t0.UnixMilli()
-		res, err := svc.Create(ctx, c, []memory.NewMemory{n})
+		res, err := svc.Create(ctx, c, []service.NewMemory{n})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return res[0].ID
 	}
-	standard := mk(memory.NewMemory{Type: memory.TypeFact, Content: memory.Content{Text: "The office wifi password rotates monthly"}, Importance: f(0.5)})
-	ephemeral := mk(memory.NewMemory{Type: memory.TypeCustom, Durability: memory.DurabilityEphemeral, Content: memory.Content{Text: "Lunch order today is sushi"}, Importance: f(0.5)})
-	core := mk(memory.NewMemory{Type: memory.TypeFact, Durability: memory.DurabilityCore, Content: memory.Content{Text: "The user is allergic to peanuts"}, Importance: f(0.9)})
-	dupLow := mk(memory.NewMemory{Type: memory.TypeFact, EntityID: "ana", Content: memory.Content{Text: "Ana likes green tea!"}, Importance: f(0.6), Confidence: f(0.6)})
-	dupHigh := mk(memory.NewMemory{Type: memory.TypeFact, EntityID: "ana", Content: memory.Content{Text: "Ana likes green tea."}, Importance: f(0.6), Confidence: f(0.9)})
-	paris := mk(memory.NewMemory{Type: memory.TypeFact, EntityID: "bo", Content: memory.Content{Text: "Bo lives in Paris"}, Importance: f(0.6), Confidence: f(0.7)})
-	rome := mk(memory.NewMemory{Type: memory.TypeFact, EntityID: "bo", Content: memory.Content{Text: "Bo lives in Rome"}, Importance: f(0.6), Confidence: f(0.9)})
+	standard := mk(service.NewMemory{Type: memory.TypeFact, Content: memory.Content{Text: "The office wifi password rotates monthly"}, Importance: f(0.5)})
+	ephemeral := mk(service.NewMemory{Type: memory.TypeCustom, Durability: memory.DurabilityEphemeral, Content: memory.Content{Text: "Lunch order today is sushi"}, Importance: f(0.5)})
+	core := mk(service.NewMemory{Type: memory.TypeFact, Durability: memory.DurabilityCore, Content: memory.Content{Text: "The user is allergic to peanuts"}, Importance: f(0.9)})
+	dupLow := mk(service.NewMemory{Type: memory.TypeFact, EntityID: "ana", Content: memory.Content{Text: "Ana likes green tea!"}, Importance: f(0.6), Confidence: f(0.6)})
+	dupHigh := mk(service.NewMemory{Type: memory.TypeFact, EntityID: "ana", Content: memory.Content{Text: "Ana likes green tea."}, Importance: f(0.6), Confidence: f(0.9)})
+	paris := mk(service.NewMemory{Type: memory.TypeFact, EntityID: "bo", Content: memory.Content{Text: "Bo lives in Paris"}, Importance: f(0.6), Confidence: f(0.7)})
+	rome := mk(service.NewMemory{Type: memory.TypeFact, EntityID: "bo", Content: memory.Content{Text: "Bo lives in Rome"}, Importance: f(0.6), Confidence: f(0.9)})
 	if err := svc.Relate(ctx, c, []memory.Relation{{FromID: rome, Type: memory.RelContradicts, ToID: paris, Confidence: 0.9}}); err != nil {
 		t.Fatal(err)
 	}
 	// Another org's memory is never touched by acme's run.
-	other, _ := svc.Create(ctx, memory.Caller{OrgID: "globex"}, []memory.NewMemory{{Durability: memory.DurabilityEphemeral, CreatedAt: t0.UnixMilli(), Content: memory.Content{Text: "globex note"}}})
+	other, _ := svc.Create(ctx, memory.Caller{OrgID: "globex"}, []service.NewMemory{{Durability: memory.DurabilityEphemeral, CreatedAt: t0.UnixMilli(), Content: memory.Content{Text: "globex note"}}})
 
 	now = t0.Add(60 * day)
 	emb.Purposes()
@@ -134,7 +135,7 @@ func TestRun(t *testing.T) {
 		}
 	}
 
-	if res, _ := svc.Search(ctx, c, memory.SearchRequest{Query: "Bo lives in Paris Rome", Mode: memory.ModeKeyword}); len(res) != 1 || res[0].Memory.ID != rome {
+	if res, _ := svc.Search(ctx, c, service.SearchRequest{Query: "Bo lives in Paris Rome", Mode: service.ModeKeyword}); len(res) != 1 || res[0].Memory.ID != rome {
 		t.Fatalf("search after resolving the contradiction: %+v", res)
 	}
 
@@ -168,9 +169,9 @@ func TestResumeFromCheckpoint(t *testing.T) {
 	}
 	defer b.Close()
 	c := memory.Caller{OrgID: "acme"}
-	var in []memory.NewMemory
+	var in []service.NewMemory
 	for i := 0; i < 10; i++ {
-		in = append(in, memory.NewMemory{Content: memory.Content{Text: "note number " + string(rune('a'+i))}})
+		in = append(in, service.NewMemory{Content: memory.Content{Text: "note number " + string(rune('a'+i))}})
 	}
 	if _, err := b.Service.Create(ctx, c, in); err != nil {
 		t.Fatal(err)
@@ -202,7 +203,7 @@ func TestRunAll(t *testing.T) {
 	}
 	defer b.Close()
 	for _, org := range []string{"acme", "globex", "initech"} {
-		b.Service.Create(ctx, memory.Caller{OrgID: org}, []memory.NewMemory{{Content: memory.Content{Text: "hello from " + org}}})
+		b.Service.Create(ctx, memory.Caller{OrgID: org}, []service.NewMemory{{Content: memory.Content{Text: "hello from " + org}}})
 	}
 	job := &consolidate.Job{Service: b.Service, Records: b.Store, Log: quiet}
 	reps, err := job.RunAll(ctx)

@@ -3,6 +3,7 @@ package extract_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/agentmem/agentmem/service"
 	"io"
 	"log/slog"
 	"os"
@@ -54,7 +55,7 @@ func TestLocalExtractor(t *testing.T) {
 	}
 }
 
-func setup(t *testing.T, ex extract.Extractor) (*extract.Pipeline, *memory.Service) {
+func setup(t *testing.T, ex extract.Extractor) (*extract.Pipeline, *service.Service) {
 	t.Helper()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	b, err := local.Open(ctx, t.TempDir(), hashing.New(256), quiet)
@@ -66,12 +67,12 @@ func setup(t *testing.T, ex extract.Extractor) (*extract.Pipeline, *memory.Servi
 }
 
 // converse writes turns as message memories and returns them as Turns.
-func converse(t *testing.T, svc *memory.Service, c memory.Caller, lines ...string) []extract.Turn {
+func converse(t *testing.T, svc *service.Service, c memory.Caller, lines ...string) []extract.Turn {
 	t.Helper()
-	var in []memory.NewMemory
+	var in []service.NewMemory
 	for _, l := range lines {
 		who, text, _ := strings.Cut(l, ": ")
-		in = append(in, memory.NewMemory{Type: memory.TypeMessage, RoomID: "chat", EntityID: who, Content: memory.Content{Text: text}})
+		in = append(in, service.NewMemory{Type: memory.TypeMessage, RoomID: "chat", EntityID: who, Content: memory.Content{Text: text}})
 	}
 	res, err := svc.Create(ctx, c, in)
 	if err != nil {
@@ -87,7 +88,7 @@ func converse(t *testing.T, svc *memory.Service, c memory.Caller, lines ...strin
 
 // checkSupersede runs the scripted conversation of a changed preference
 // through pipeline p and checks store, search and relations.
-func checkSupersede(t *testing.T, p *extract.Pipeline, svc *memory.Service) {
+func checkSupersede(t *testing.T, p *extract.Pipeline, svc *service.Service) {
 	c := memory.Caller{OrgID: "acme"}
 	first := converse(t, svc, c, "Ana: I love green tea in the morning.", "Bo: Nice, I'll remember that.")
 	out, err := p.Process(ctx, c, first)
@@ -105,7 +106,7 @@ func checkSupersede(t *testing.T, p *extract.Pipeline, svc *memory.Service) {
 	if !old.Archived {
 		t.Fatal("the superseded fact is not archived")
 	}
-	res, err := svc.Search(ctx, c, memory.SearchRequest{Query: "what does Ana drink, tea or coffee", Filter: memory.Filter{Types: []memory.Type{memory.TypeFact}}, ExpandRelations: true})
+	res, err := svc.Search(ctx, c, service.SearchRequest{Query: "what does Ana drink, tea or coffee", Filter: memory.Filter{Types: []memory.Type{memory.TypeFact}}, ExpandRelations: true})
 	if err != nil || len(res) == 0 || res[0].Memory.ID != newID {
 		t.Fatalf("search after the change: %+v %v", res, err)
 	}
@@ -150,7 +151,7 @@ func checkSupersede(t *testing.T, p *extract.Pipeline, svc *memory.Service) {
 		t.Fatalf("re-processing changed the fact count from %d to %d", before, after)
 	}
 	// Another org knows nothing of it.
-	if res, _ := svc.Search(ctx, memory.Caller{OrgID: "globex"}, memory.SearchRequest{Query: "Ana coffee tea"}); len(res) != 0 {
+	if res, _ := svc.Search(ctx, memory.Caller{OrgID: "globex"}, service.SearchRequest{Query: "Ana coffee tea"}); len(res) != 0 {
 		t.Fatal("globex sees acme's facts")
 	}
 }
@@ -218,7 +219,7 @@ func TestFactsAreComparedAsStoredTexts(t *testing.T) {
 	}
 	t.Cleanup(func() { b.Close() })
 	emb := &memorytest.RecordingEmbedder{Embedder: b.Embedder}
-	svc := memory.NewService(b.Store, b.Index, emb)
+	svc := service.NewService(b.Store, b.Index, emb)
 	p := &extract.Pipeline{Service: svc, Extractor: extract.Local{}, Log: quiet}
 	c := memory.Caller{OrgID: "acme"}
 	for _, turns := range [][]string{{"Ana: I love green tea in the morning."}, {"Ana: Actually I prefer coffee now, tea keeps me awake."}} {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/agentmem/agentmem/service"
 	"log/slog"
 
 	"github.com/agentmem/agentmem/memory"
@@ -11,7 +12,7 @@ import (
 
 // Pipeline extracts facts from turns and merges them into the store.
 type Pipeline struct {
-	Service   *memory.Service
+	Service   *service.Service
 	Extractor Extractor
 	Log       *slog.Logger
 	// DuplicateAt is the cosine similarity from which a fact with the same
@@ -75,7 +76,7 @@ func (p *Pipeline) thresholds() (float64, float64) {
 }
 
 // decide classifies f against the most similar known facts of its entity.
-func (p *Pipeline) decide(f Fact, cands []memory.SearchResult) (Decision, *memory.Memory) {
+func (p *Pipeline) decide(f Fact, cands []service.SearchResult) (Decision, *memory.Memory) {
 	if len(cands) == 0 {
 		return New, nil
 	}
@@ -110,7 +111,7 @@ func (p *Pipeline) merge(ctx context.Context, c memory.Caller, f Fact) (Outcome,
 	if f.Durability == "" {
 		f.Durability = memory.DurabilityStandard
 	}
-	cands, err := p.Service.Search(ctx, c, memory.SearchRequest{Query: f.Text, Mode: memory.ModeSemantic, K: 5, Internal: true, AsDocument: true,
+	cands, err := p.Service.Search(ctx, c, service.SearchRequest{Query: f.Text, Mode: service.ModeSemantic, K: 5, Internal: true, AsDocument: true,
 		Filter: memory.Filter{Types: []memory.Type{memory.TypeFact}, EntityID: f.Entity}})
 	if err != nil {
 		return o, err
@@ -134,7 +135,7 @@ func (p *Pipeline) merge(ctx context.Context, c memory.Caller, f Fact) (Outcome,
 	if conf <= 0 || conf > 1 {
 		conf = 0.7
 	}
-	res, err := p.Service.Create(ctx, c, []memory.NewMemory{{Scope: scope, AgentID: agent, Type: memory.TypeFact, Kind: f.Kind,
+	res, err := p.Service.Create(ctx, c, []service.NewMemory{{Scope: scope, AgentID: agent, Type: memory.TypeFact, Kind: f.Kind,
 		EntityID: f.Entity, Content: memory.Content{Text: f.Text, Source: "extraction"}, Confidence: &conf,
 		Durability: f.Durability, Metadata: meta}})
 	if err != nil {

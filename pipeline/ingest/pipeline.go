@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/agentmem/agentmem/service"
 	"log/slog"
 	"path"
 	"strings"
@@ -44,7 +45,7 @@ type Status struct {
 
 // Pipeline loads, splits, embeds and indexes documents through the service.
 type Pipeline struct {
-	Service  *memory.Service
+	Service  *service.Service
 	Records  memory.RecordStore
 	Splitter Splitter
 	// MaxBytes bounds a document (default 25 MiB).
@@ -157,12 +158,12 @@ func (p *Pipeline) Ingest(ctx context.Context, c memory.Caller, key string, data
 	meta := func(extra string) []byte {
 		return []byte(fmt.Sprintf(`{"key":%q,"name":%q%s}`, key, st.Name, extra))
 	}
-	in := []memory.NewMemory{{Scope: scope, Type: memory.TypeDocument, DocumentID: st.ID,
+	in := []service.NewMemory{{Scope: scope, Type: memory.TypeDocument, DocumentID: st.ID,
 		Content:  memory.Content{Text: st.Name + "\n" + string(head), Source: key},
 		Metadata: meta(fmt.Sprintf(`,"bytes":%d,"fragments":%d`, len(data), len(chunks)))}}
 	for _, ch := range chunks {
 		pos := ch.Position
-		in = append(in, memory.NewMemory{Scope: scope, Type: memory.TypeFragment, DocumentID: st.ID, Position: &pos,
+		in = append(in, service.NewMemory{Scope: scope, Type: memory.TypeFragment, DocumentID: st.ID, Position: &pos,
 			Content:  memory.Content{Text: ch.Text, Source: key},
 			Metadata: meta(fmt.Sprintf(`,"start":%d,"end":%d,"total":%d`, ch.Start, ch.End, len(chunks)))})
 	}

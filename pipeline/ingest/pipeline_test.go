@@ -3,6 +3,7 @@ package ingest_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/agentmem/agentmem/service"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -25,7 +26,7 @@ var ctx = context.Background()
 
 type env struct {
 	pipe  *ingest.Pipeline
-	svc   *memory.Service
+	svc   *service.Service
 	blobs *s3.Blobs
 	fetch ingest.Fetch
 }
@@ -77,7 +78,7 @@ func event(t *testing.T, file string, keys ...string) events.S3Event {
 	return ev
 }
 
-func count(t *testing.T, svc *memory.Service, c memory.Caller, f memory.Filter) int {
+func count(t *testing.T, svc *service.Service, c memory.Caller, f memory.Filter) int {
 	t.Helper()
 	n, err := svc.Count(ctx, c, f)
 	if err != nil {
@@ -134,7 +135,7 @@ func TestS3Ingestion(t *testing.T) {
 		}
 	}
 	// Fragments are searchable, with their offsets and positions.
-	res, err := e.svc.Search(ctx, acme, memory.SearchRequest{Query: "parental leave weeks", Mode: memory.ModeKeyword, Filter: memory.Filter{Types: []memory.Type{memory.TypeFragment}}})
+	res, err := e.svc.Search(ctx, acme, service.SearchRequest{Query: "parental leave weeks", Mode: service.ModeKeyword, Filter: memory.Filter{Types: []memory.Type{memory.TypeFragment}}})
 	if err != nil || len(res) == 0 || !strings.Contains(res[0].Memory.Content.Text, "Parental leave") {
 		t.Fatalf("search docx: %v %v", res, err)
 	}
@@ -144,19 +145,19 @@ func TestS3Ingestion(t *testing.T) {
 		t.Fatalf("fragment metadata %s position %v", res[0].Memory.Metadata, res[0].Memory.Position)
 	}
 	for _, q := range []string{"revenue third quarter", "page the secondary"} {
-		if res, _ := e.svc.Search(ctx, acme, memory.SearchRequest{Query: q, Mode: memory.ModeHybrid}); len(res) == 0 {
+		if res, _ := e.svc.Search(ctx, acme, service.SearchRequest{Query: q, Mode: service.ModeHybrid}); len(res) == 0 {
 			t.Fatalf("%q finds nothing", q)
 		}
 	}
 	// The agent's document is in the agent's scope only.
-	if res, _ := e.svc.Search(ctx, memory.Caller{OrgID: "acme", AgentID: "other"}, memory.SearchRequest{Query: "escalation phone vault", Mode: memory.ModeKeyword}); len(res) != 0 {
+	if res, _ := e.svc.Search(ctx, memory.Caller{OrgID: "acme", AgentID: "other"}, service.SearchRequest{Query: "escalation phone vault", Mode: service.ModeKeyword}); len(res) != 0 {
 		t.Fatalf("agent other sees agent bot's document: %v", res)
 	}
-	if res, _ := e.svc.Search(ctx, memory.Caller{OrgID: "acme", AgentID: "bot"}, memory.SearchRequest{Query: "escalation phone vault", Mode: memory.ModeKeyword}); len(res) == 0 {
+	if res, _ := e.svc.Search(ctx, memory.Caller{OrgID: "acme", AgentID: "bot"}, service.SearchRequest{Query: "escalation phone vault", Mode: service.ModeKeyword}); len(res) == 0 {
 		t.Fatal("agent bot does not find its own document")
 	}
 	// Another org sees none of it.
-	if res, _ := e.svc.Search(ctx, memory.Caller{OrgID: "globex"}, memory.SearchRequest{Query: "parental leave revenue", Mode: memory.ModeHybrid}); len(res) != 0 {
+	if res, _ := e.svc.Search(ctx, memory.Caller{OrgID: "globex"}, service.SearchRequest{Query: "parental leave revenue", Mode: service.ModeHybrid}); len(res) != 0 {
 		t.Fatalf("globex sees acme's documents: %v", res)
 	}
 
@@ -171,7 +172,7 @@ func TestS3Ingestion(t *testing.T) {
 	if n := count(t, e.svc, acme, memory.Filter{DocumentID: docID}); n != 2 {
 		t.Fatalf("after the update the document has %d memories, want 2", n)
 	}
-	if res, _ := e.svc.Search(ctx, acme, memory.SearchRequest{Query: "secondary 15 minutes incident", Mode: memory.ModeKeyword, Filter: memory.Filter{DocumentID: docID}}); len(res) != 0 {
+	if res, _ := e.svc.Search(ctx, acme, service.SearchRequest{Query: "secondary 15 minutes incident", Mode: service.ModeKeyword, Filter: memory.Filter{DocumentID: docID}}); len(res) != 0 {
 		t.Fatalf("the old version is still searchable: %v", res[0].Memory.Content.Text)
 	}
 
@@ -183,7 +184,7 @@ func TestS3Ingestion(t *testing.T) {
 	if n := count(t, e.svc, acme, memory.Filter{DocumentID: docID, IncludeArchived: true}); n != 0 {
 		t.Fatalf("%d memories left after the delete event", n)
 	}
-	if res, _ := e.svc.Search(ctx, acme, memory.SearchRequest{Query: "rotate the pager Tuesday", Mode: memory.ModeHybrid, Filter: memory.Filter{DocumentID: docID}}); len(res) != 0 {
+	if res, _ := e.svc.Search(ctx, acme, service.SearchRequest{Query: "rotate the pager Tuesday", Mode: service.ModeHybrid, Filter: memory.Filter{DocumentID: docID}}); len(res) != 0 {
 		t.Fatal("the deleted document is still searchable")
 	}
 	if _, err := e.pipe.Get(ctx, acme, docID); memory.ErrorCode(err) != memory.ENOTFOUND {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/agentmem/agentmem/internal/testenv"
+	"github.com/agentmem/agentmem/service"
 	"io"
 	"log/slog"
 	"strings"
@@ -73,7 +74,7 @@ func TestJobsThroughSQS(t *testing.T) {
 	defer b.Close()
 	pipe := &extract.Pipeline{Service: b.Service, Extractor: extract.Local{}, Log: quiet}
 	acme := memory.Caller{OrgID: "acme"}
-	res, err := b.Service.Create(ctx, acme, []memory.NewMemory{{Type: memory.TypeMessage, EntityID: "Ana", RoomID: "r",
+	res, err := b.Service.Create(ctx, acme, []service.NewMemory{{Type: memory.TypeMessage, EntityID: "Ana", RoomID: "r",
 		Content: memory.Content{Text: "My favourite season is autumn."}}})
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/agentmem/agentmem/service"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -25,7 +26,7 @@ import (
 
 // Server is the HTTP API.
 type Server struct {
-	svc   *memory.Service
+	svc   *service.Service
 	docs  *ingest.Pipeline
 	queue extract.Queue
 	// consolidation runs the consolidation job (admin endpoints).
@@ -51,7 +52,7 @@ func WithDocuments(p *ingest.Pipeline) Option { return func(s *Server) { s.docs 
 
 // New returns the API over svc. auth resolves bearer keys; it may be nil
 // when every request carries its caller in the context (API Gateway).
-func New(svc *memory.Service, auth Authenticator, log *slog.Logger, opts ...Option) *Server {
+func New(svc *service.Service, auth Authenticator, log *slog.Logger, opts ...Option) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -279,21 +280,21 @@ func (s *Server) createMemories(w http.ResponseWriter, r *http.Request, c memory
 		return decodeStrict(body, &probe) // names the syntax or type problem
 	}
 	_, batch := probe["memories"]
-	var in []memory.NewMemory
+	var in []service.NewMemory
 	if batch {
 		var req struct {
-			Memories []memory.NewMemory `json:"memories"`
+			Memories []service.NewMemory `json:"memories"`
 		}
 		if err := decodeStrict(body, &req); err != nil {
 			return err
 		}
 		in = req.Memories
 	} else {
-		var one memory.NewMemory
+		var one service.NewMemory
 		if err := decodeStrict(body, &one); err != nil {
 			return err
 		}
-		in = []memory.NewMemory{one}
+		in = []service.NewMemory{one}
 	}
 	res, err := s.svc.Create(r.Context(), c, in)
 	if err != nil {
@@ -328,7 +329,7 @@ func (s *Server) patchMemory(w http.ResponseWriter, r *http.Request, c memory.Ca
 	if err != nil {
 		return err
 	}
-	var p memory.Patch
+	var p service.Patch
 	if err := decodeStrict(body, &p); err != nil {
 		return err
 	}
@@ -407,12 +408,12 @@ func (s *Server) deleteMemories(w http.ResponseWriter, r *http.Request, c memory
 
 // SearchRequest is the body of POST /v1/search.
 type SearchRequest struct {
-	Query           string      `json:"query"`
-	Mode            memory.Mode `json:"mode"`
-	K               int         `json:"k"`
-	Threshold       float64     `json:"threshold"`
-	Filters         Filters     `json:"filters"`
-	ExpandRelations bool        `json:"expandRelations"`
+	Query           string       `json:"query"`
+	Mode            service.Mode `json:"mode"`
+	K               int          `json:"k"`
+	Threshold       float64      `json:"threshold"`
+	Filters         Filters      `json:"filters"`
+	ExpandRelations bool         `json:"expandRelations"`
 }
 
 func (s *Server) search(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
@@ -425,7 +426,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, c memory.Caller)
 		return err
 	}
 	start := time.Now()
-	res, err := s.svc.Search(r.Context(), c, memory.SearchRequest{
+	res, err := s.svc.Search(r.Context(), c, service.SearchRequest{
 		Query: req.Query, Mode: req.Mode, K: req.K, Threshold: req.Threshold, Filter: req.Filters.filter(),
 		ExpandRelations: req.ExpandRelations,
 	})
@@ -433,11 +434,11 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, c memory.Caller)
 		return err
 	}
 	if res == nil {
-		res = []memory.SearchResult{}
+		res = []service.SearchResult{}
 	}
 	mode := req.Mode
 	if mode == "" {
-		mode = memory.ModeHybrid
+		mode = service.ModeHybrid
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"mode": mode, "results": res,
 		"tookMs": float64(time.Since(start).Microseconds()) / 1000})
@@ -449,7 +450,7 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, c memory.Caller
 	if err != nil {
 		return err
 	}
-	var req memory.ContextRequest
+	var req service.ContextRequest
 	if err := decodeStrict(body, &req); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"github.com/agentmem/agentmem/service"
 	"net/http"
 
 	"github.com/agentmem/agentmem/memory"
@@ -16,7 +17,7 @@ func (s *Server) postMessages(w http.ResponseWriter, r *http.Request, c memory.C
 		return err
 	}
 	var req struct {
-		Messages []memory.NewMemory `json:"messages"`
+		Messages []service.NewMemory `json:"messages"`
 	}
 	if err := decodeStrict(body, &req); err != nil {
 		return err

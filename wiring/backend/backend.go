@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentmem/agentmem/service"
 	"io"
 	"log/slog"
 	"os"
@@ -30,7 +31,7 @@ import (
 
 // Backend is an opened service with its adapters.
 type Backend struct {
-	Service  *memory.Service
+	Service  *service.Service
 	Store    memory.Store
 	Index    memory.Index
 	Embedder memory.Embedder
@@ -116,7 +117,7 @@ func newEmbedder(ctx context.Context, cfg config.Config, log *slog.Logger) (memo
 }
 
 // Open opens the backend of cfg with the embedder it selects.
-func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...memory.Option) (*Backend, error) {
+func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...service.Option) (*Backend, error) {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -140,13 +141,13 @@ const accessQueue = 4096
 
 // OpenWith opens the backend of cfg with the given embedder (benchmarks
 // wrap it to time it).
-func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *slog.Logger, opts ...memory.Option) (*Backend, error) {
+func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *slog.Logger, opts ...service.Option) (*Backend, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	opts = append([]memory.Option{memory.WithLogger(log)}, opts...)
+	opts = append([]service.Option{service.WithLogger(log)}, opts...)
 	if cfg.AccessRecording == "async" {
-		opts = append(opts, memory.WithAsyncAccess(accessQueue))
+		opts = append(opts, service.WithAsyncAccess(accessQueue))
 	}
 	if cfg.Backend != "aws" && (cfg.Index == "" || cfg.Index == "embedded") {
 		b, err := local.Open(ctx, cfg.DataDir, emb, log, opts...)
@@ -227,7 +228,7 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 	}
 	if fill {
 		start := time.Now()
-		st, err := memory.Rebuild(ctx, b.Store, b.Index, emb)
+		st, err := service.Rebuild(ctx, b.Store, b.Index, emb)
 		if err != nil {
 			return fail(err)
 		}
@@ -235,7 +236,7 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 			log.Info("index filled from the store", "indexed", st.Indexed, "reembedded", st.Reembedded, "ms", time.Since(start).Milliseconds())
 		}
 	}
-	b.Service = memory.NewService(b.Store, b.Index, emb, opts...)
+	b.Service = service.NewService(b.Store, b.Index, emb, opts...)
 	b.closers = append(b.closers, b.Service.Close) // closed first: its queued accesses need the store
 	return b.finish(cfg, log), nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"github.com/agentmem/agentmem/internal/testenv"
+	"github.com/agentmem/agentmem/service"
 	"os"
 	"path/filepath"
 	"testing"
@@ -33,11 +34,11 @@ func TestSwitchToOpenSearchFillsItFromTheStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var in []memory.NewMemory
+	var in []service.NewMemory
 	for i := 0; i < 40; i++ {
-		in = append(in, memory.NewMemory{Content: memory.Content{Text: fmt.Sprintf("ticket %d: the printer on floor %d jams", i, i%5)}})
+		in = append(in, service.NewMemory{Content: memory.Content{Text: fmt.Sprintf("ticket %d: the printer on floor %d jams", i, i%5)}})
 	}
-	in = append(in, memory.NewMemory{Type: memory.TypeFact, Content: memory.Content{Text: "The VPN certificate expires on 3 March"}})
+	in = append(in, service.NewMemory{Type: memory.TypeFact, Content: memory.Content{Text: "The VPN certificate expires on 3 March"}})
 	if _, err := b.Service.Create(ctx, caller, in); err != nil {
 		t.Fatal(err)
 	}
@@ -60,13 +61,13 @@ func TestSwitchToOpenSearchFillsItFromTheStore(t *testing.T) {
 		if err := b.OpenSearch.Refresh(ctx); err != nil {
 			t.Fatal(err)
 		}
-		for _, mode := range []memory.Mode{memory.ModeKeyword, memory.ModeSemantic, memory.ModeHybrid} {
-			res, err := b.Service.Search(ctx, caller, memory.SearchRequest{Query: "VPN certificate expiry", Mode: mode, K: 3})
+		for _, mode := range []service.Mode{service.ModeKeyword, service.ModeSemantic, service.ModeHybrid} {
+			res, err := b.Service.Search(ctx, caller, service.SearchRequest{Query: "VPN certificate expiry", Mode: mode, K: 3})
 			if err != nil || len(res) == 0 || res[0].Memory.Type != memory.TypeFact {
 				t.Fatalf("%s, %s: %v %v", when, mode, res, err)
 			}
 		}
-		res, _ := b.Service.Search(ctx, caller, memory.SearchRequest{Query: "printer jams", Mode: memory.ModeKeyword, K: 100})
+		res, _ := b.Service.Search(ctx, caller, service.SearchRequest{Query: "printer jams", Mode: service.ModeKeyword, K: 100})
 		if len(res) != 40 {
 			t.Fatalf("%s: %d of 40 printer tickets found", when, len(res))
 		}
@@ -111,10 +112,10 @@ func TestConversationContextOnDynamoDB(t *testing.T) {
 	defer b.Close()
 	org, agent := memory.Caller{OrgID: "acme"}, memory.Caller{OrgID: "acme", AgentID: "x"}
 	const t0 = int64(1_700_000_000_000)
-	msg := func(room, who, text string, at int64) memory.NewMemory {
-		return memory.NewMemory{Type: memory.TypeMessage, RoomID: room, EntityID: who, Content: memory.Content{Text: text}, CreatedAt: at}
+	msg := func(room, who, text string, at int64) service.NewMemory {
+		return service.NewMemory{Type: memory.TypeMessage, RoomID: room, EntityID: who, Content: memory.Content{Text: text}, CreatedAt: at}
 	}
-	create := func(c memory.Caller, in ...memory.NewMemory) []memory.CreateResult {
+	create := func(c memory.Caller, in ...service.NewMemory) []memory.CreateResult {
 		t.Helper()
 		res, err := b.Service.Create(ctx, c, in)
 		if err != nil {
@@ -123,7 +124,7 @@ func TestConversationContextOnDynamoDB(t *testing.T) {
 		return res
 	}
 	create(org, msg("ops", "kim", "Who is on call this week?", t0), msg("dev", "lee", "Merge freeze starts Friday", t0+1),
-		memory.NewMemory{Type: memory.TypeFact, RoomID: "ops", Content: memory.Content{Text: "Kim runs the rotation"}, CreatedAt: t0 + 2})
+		service.NewMemory{Type: memory.TypeFact, RoomID: "ops", Content: memory.Content{Text: "Kim runs the rotation"}, CreatedAt: t0 + 2})
 	create(agent, msg("ops", "bot", "private note for agent x", t0+3))
 	answer := create(org, msg("ops", "sam", "Jo is, until Sunday", t0+10))
 	mine := create(agent, msg("ops", "bot", "second private note", t0+20))
@@ -151,7 +152,7 @@ func TestAWSStoreWithEmbeddedIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	caller := memory.Caller{OrgID: "acme"}
-	res, err := b.Service.Create(ctx, caller, []memory.NewMemory{
+	res, err := b.Service.Create(ctx, caller, []service.NewMemory{
 		{Type: memory.TypeFact, Content: memory.Content{Text: "The on-call rotation changes every Monday"}},
 		{Type: memory.TypeMessage, RoomID: "ops", EntityID: "kim", Content: memory.Content{Text: "Who is on call this week?"}},
 	})
@@ -167,8 +168,8 @@ func TestAWSStoreWithEmbeddedIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	for _, mode := range []memory.Mode{memory.ModeKeyword, memory.ModeSemantic, memory.ModeHybrid} {
-		got, err := b.Service.Search(ctx, caller, memory.SearchRequest{Query: "on-call rotation Monday", Mode: mode, K: 1})
+	for _, mode := range []service.Mode{service.ModeKeyword, service.ModeSemantic, service.ModeHybrid} {
+		got, err := b.Service.Search(ctx, caller, service.SearchRequest{Query: "on-call rotation Monday", Mode: mode, K: 1})
 		if err != nil || len(got) != 1 || got[0].Memory.ID != res[0].ID {
 			t.Fatalf("%s after the index was lost: %v %v", mode, got, err)
 		}

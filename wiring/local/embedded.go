@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentmem/agentmem/service"
 	"log/slog"
 	"path/filepath"
 	"time"
@@ -21,14 +22,14 @@ type Backend struct {
 	Store    *sqlite.Store
 	Index    *bolt.Index
 	Embedder memory.Embedder
-	Service  *memory.Service
+	Service  *service.Service
 }
 
 // Open opens the backend in dataDir with embedder. When the index is
 // missing, was built by another embedding model, or does not hold every
 // stored memory (for example after a crash between the two writes), it is
 // rebuilt from the store before Open returns.
-func Open(ctx context.Context, dataDir string, embedder memory.Embedder, log *slog.Logger, opts ...memory.Option) (*Backend, error) {
+func Open(ctx context.Context, dataDir string, embedder memory.Embedder, log *slog.Logger, opts ...service.Option) (*Backend, error) {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -59,14 +60,14 @@ func Open(ctx context.Context, dataDir string, embedder memory.Embedder, log *sl
 			b.Close()
 			return nil, err
 		}
-		st, err := memory.Rebuild(ctx, store, ix, embedder)
+		st, err := service.Rebuild(ctx, store, ix, embedder)
 		if err != nil {
 			b.Close()
 			return nil, err
 		}
 		log.Info("index rebuilt", "indexed", st.Indexed, "reembedded", st.Reembedded, "ms", time.Since(start).Milliseconds())
 	}
-	b.Service = memory.NewService(store, ix, embedder, append([]memory.Option{memory.WithLogger(log)}, opts...)...)
+	b.Service = service.NewService(store, ix, embedder, append([]service.Option{service.WithLogger(log)}, opts...)...)
 	return b, nil
 }
 

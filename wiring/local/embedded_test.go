@@ -2,6 +2,7 @@ package local_test
 
 import (
 	"context"
+	"github.com/agentmem/agentmem/service"
 	"os"
 	"path/filepath"
 	"testing"
@@ -22,9 +23,9 @@ func TestIndexIsRebuiltFromTheStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var in []memory.NewMemory
+	var in []service.NewMemory
 	for _, s := range []string{"alpha centauri is the nearest star system", "the bakery opens at seven", "rent is due on the first"} {
-		in = append(in, memory.NewMemory{Content: memory.Content{Text: s}})
+		in = append(in, service.NewMemory{Content: memory.Content{Text: s}})
 	}
 	if _, err := b.Service.Create(ctx, c, in); err != nil {
 		t.Fatal(err)
@@ -41,8 +42,8 @@ func TestIndexIsRebuiltFromTheStore(t *testing.T) {
 	if n, _ := b.Index.DocCount(); n != 3 || b.Index.Len() != 3 {
 		t.Fatalf("rebuilt index holds %d texts and %d vectors, want 3 and 3", n, b.Index.Len())
 	}
-	for _, mode := range []memory.Mode{memory.ModeKeyword, memory.ModeSemantic} {
-		res, err := b.Service.Search(ctx, c, memory.SearchRequest{Query: "bakery opens", Mode: mode, K: 1})
+	for _, mode := range []service.Mode{service.ModeKeyword, service.ModeSemantic} {
+		res, err := b.Service.Search(ctx, c, service.SearchRequest{Query: "bakery opens", Mode: mode, K: 1})
 		if err != nil || len(res) != 1 || res[0].Memory.Content.Text != "the bakery opens at seven" {
 			t.Fatalf("%s after rebuild: %v %v", mode, res, err)
 		}

@@ -1,8 +1,9 @@
-package memory
+package service
 
 import (
 	"context"
 	"fmt"
+	"github.com/agentmem/agentmem/memory"
 	"sort"
 	"strings"
 	"time"
@@ -32,10 +33,10 @@ type ContextSection struct {
 
 // ContextItem is one memory placed in the context.
 type ContextItem struct {
-	ID     string  `json:"id"`
-	Type   Type    `json:"type"`
-	Tokens int     `json:"tokens"`
-	Score  float64 `json:"score,omitempty"`
+	ID     string      `json:"id"`
+	Type   memory.Type `json:"type"`
+	Tokens int         `json:"tokens"`
+	Score  float64     `json:"score,omitempty"`
 }
 
 // Budget shares: the core section may take up to coreShare of the budget,
@@ -63,10 +64,10 @@ func newSection(name, header string) *section {
 
 // add places line for m if it fits in limit tokens (counting the header on
 // the first line) and reports whether it did.
-func (s *section) add(m *Memory, line string, score float64, limit int) bool {
-	cost := EstimateTokens(line) + 1 // +1 for the line break
+func (s *section) add(m *memory.Memory, line string, score float64, limit int) bool {
+	cost := memory.EstimateTokens(line) + 1 // +1 for the line break
 	if len(s.lines) == 0 {
-		cost += EstimateTokens(s.header) + 1
+		cost += memory.EstimateTokens(s.header) + 1
 	}
 	if s.Tokens+cost > limit {
 		return false
@@ -88,24 +89,24 @@ func (s *section) text() string {
 // most important first) first, then the most recent messages of the room in
 // chronological order, then knowledge and facts retrieved for the query by
 // hybrid search. Sections skip items that do not fit; unused share passes on.
-func (s *Service) BuildContext(ctx context.Context, c Caller, r ContextRequest) (*ContextResult, error) {
+func (s *Service) BuildContext(ctx context.Context, c memory.Caller, r ContextRequest) (*ContextResult, error) {
 	if err := c.Valid(); err != nil {
 		return nil, err
 	}
 	if r.BudgetTokens == 0 {
 		r.BudgetTokens = DefaultBudgetTokens
 	}
-	if r.BudgetTokens < 1 || r.BudgetTokens > MaxBudgetTokens {
-		return nil, Errorf(EINVALID, "budgetTokens: must be between 1 and %d", MaxBudgetTokens)
+	if r.BudgetTokens < 1 || r.BudgetTokens > memory.MaxBudgetTokens {
+		return nil, memory.Errorf(memory.EINVALID, "budgetTokens: must be between 1 and %d", memory.MaxBudgetTokens)
 	}
-	if err := validID("roomId", r.RoomID); err != nil {
+	if err := memory.ValidID("roomId", r.RoomID); err != nil {
 		return nil, err
 	}
-	if len(r.Query) > MaxQueryBytes {
-		return nil, Errorf(EINVALID, "query: %d bytes exceeds the limit of %d", len(r.Query), MaxQueryBytes)
+	if len(r.Query) > memory.MaxQueryBytes {
+		return nil, memory.Errorf(memory.EINVALID, "query: %d bytes exceeds the limit of %d", len(r.Query), memory.MaxQueryBytes)
 	}
 	if strings.TrimSpace(r.Query) == "" && r.RoomID == "" {
-		return nil, Errorf(EINVALID, "query or roomId: at least one is required")
+		return nil, memory.Errorf(memory.EINVALID, "query or roomId: at least one is required")
 	}
 	budget := r.BudgetTokens
 	used := map[string]bool{}
@@ -123,16 +124,16 @@ func (s *Service) BuildContext(ctx context.Context, c Caller, r ContextRequest) 
 
 	recent := newSection("recent", "## Recent conversation")
 	if r.RoomID != "" {
-		f, err := c.filter(Filter{RoomID: r.RoomID, Types: []Type{TypeMessage}})
+		f, err := c.Bind(memory.Filter{RoomID: r.RoomID, Types: []memory.Type{memory.TypeMessage}})
 		if err != nil {
 			return nil, err
 		}
-		page, err := s.store.List(ctx, ListQuery{Filter: f, Limit: maxRecent})
+		page, err := s.store.List(ctx, memory.ListQuery{Filter: f, Limit: maxRecent})
 		if err != nil {
 			return nil, err
 		}
 		limit := int(recentShare*float64(budget)) + (int(coreShare*float64(budget)) - core.Tokens)
-		var picked []*Memory
+		var picked []*memory.Memory
 		for _, m := range page.Memories { // newest first; stop at the first that does not fit
 			if used[m.ID] {
 				continue
@@ -181,12 +182,12 @@ func (s *Service) BuildContext(ctx context.Context, c Caller, r ContextRequest) 
 }
 
 // coreMemories returns the caller's core memories, most important first.
-func (s *Service) coreMemories(ctx context.Context, c Caller) ([]*Memory, error) {
-	f, err := c.filter(Filter{Durability: DurabilityCore})
+func (s *Service) coreMemories(ctx context.Context, c memory.Caller) ([]*memory.Memory, error) {
+	f, err := c.Bind(memory.Filter{Durability: memory.DurabilityCore})
 	if err != nil {
 		return nil, err
 	}
-	page, err := s.store.List(ctx, ListQuery{Filter: f, Limit: maxCore})
+	page, err := s.store.List(ctx, memory.ListQuery{Filter: f, Limit: maxCore})
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +198,7 @@ func (s *Service) coreMemories(ctx context.Context, c Caller) ([]*Memory, error)
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-func messageLine(m *Memory) string {
+func messageLine(m *memory.Memory) string {
 	who := m.EntityID
 	if who == "" {
 		who = "unknown"
@@ -206,7 +207,7 @@ func messageLine(m *Memory) string {
 	return fmt.Sprintf("[%s] %s: %s", at, who, oneLine(m.Content.SearchText()))
 }
 
-func knowledgeLine(m *Memory) string {
+func knowledgeLine(m *memory.Memory) string {
 	label := string(m.Type)
 	if m.Kind != "" {
 		label += "/" + string(m.Kind)

@@ -1,9 +1,10 @@
-package memory_test
+package service_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentmem/agentmem/service"
 	"strings"
 	"sync"
 	"testing"
@@ -23,7 +24,7 @@ var (
 	agentY = memory.Caller{OrgID: "org-a", AgentID: "y"}
 )
 
-func open(t *testing.T, opts ...memory.Option) *local.Backend {
+func open(t *testing.T, opts ...service.Option) *local.Backend {
 	t.Helper()
 	b, err := local.Open(ctx, t.TempDir(), hashing.New(128), nil, opts...)
 	if err != nil {
@@ -35,7 +36,7 @@ func open(t *testing.T, opts ...memory.Option) *local.Backend {
 
 func text(s string) memory.Content { return memory.Content{Text: s} }
 
-func create(t *testing.T, s *memory.Service, c memory.Caller, in ...memory.NewMemory) []memory.CreateResult {
+func create(t *testing.T, s *service.Service, c memory.Caller, in ...service.NewMemory) []memory.CreateResult {
 	t.Helper()
 	res, err := s.Create(ctx, c, in)
 	if err != nil {
@@ -46,7 +47,7 @@ func create(t *testing.T, s *memory.Service, c memory.Caller, in ...memory.NewMe
 
 func TestCreateIsAllOrNothing(t *testing.T) {
 	b := open(t)
-	_, err := b.Service.Create(ctx, orgA, []memory.NewMemory{
+	_, err := b.Service.Create(ctx, orgA, []service.NewMemory{
 		{Content: text("fine")},
 		{Content: text("also fine"), Durability: "sometimes"},
 	})
@@ -56,7 +57,7 @@ func TestCreateIsAllOrNothing(t *testing.T) {
 	if n, _ := b.Service.Count(ctx, orgA, memory.Filter{}); n != 0 {
 		t.Fatalf("%d memories stored from a rejected batch", n)
 	}
-	many := make([]memory.NewMemory, memory.MaxBatch+1)
+	many := make([]service.NewMemory, memory.MaxBatch+1)
 	if _, err := b.Service.Create(ctx, orgA, many); !strings.Contains(memory.ErrorMessage(err), "batch limit of 100") {
 		t.Fatalf("oversized batch: %v", err)
 	}
@@ -72,8 +73,8 @@ func (failingIndex) Upsert(context.Context, []*memory.Memory) error {
 
 func TestIndexFailureRollsBackTheStore(t *testing.T) {
 	b := open(t)
-	svc := memory.NewService(b.Store, failingIndex{b.Index}, b.Embedder)
-	_, err := svc.Create(ctx, orgA, []memory.NewMemory{{Content: text("one")}, {Content: text("two")}})
+	svc := service.NewService(b.Store, failingIndex{b.Index}, b.Embedder)
+	_, err := svc.Create(ctx, orgA, []service.NewMemory{{Content: text("one")}, {Content: text("two")}})
 	if memory.ErrorCode(err) != memory.EUNAVAILABLE {
 		t.Fatalf("want unavailable, got %v", err)
 	}
@@ -81,9 +82,9 @@ func TestIndexFailureRollsBackTheStore(t *testing.T) {
 		t.Fatalf("%d memories left in the store after the index failed", n)
 	}
 	// An update whose index write fails is undone too.
-	id := create(t, b.Service, orgA, memory.NewMemory{Content: text("original")})[0].ID
+	id := create(t, b.Service, orgA, service.NewMemory{Content: text("original")})[0].ID
 	newText := text("changed")
-	if _, err := svc.Update(ctx, orgA, id, memory.Patch{Content: &newText}); memory.ErrorCode(err) != memory.EUNAVAILABLE {
+	if _, err := svc.Update(ctx, orgA, id, service.Patch{Content: &newText}); memory.ErrorCode(err) != memory.EUNAVAILABLE {
 		t.Fatalf("update with failing index: %v", err)
 	}
 	m, _ := b.Service.Get(ctx, orgA, id)
@@ -95,14 +96,14 @@ func TestIndexFailureRollsBackTheStore(t *testing.T) {
 func TestDedupWithinAndAcrossBatches(t *testing.T) {
 	b := open(t)
 	res := create(t, b.Service, orgA,
-		memory.NewMemory{Type: memory.TypeFact, Content: text("The deploy window is Tuesday")},
-		memory.NewMemory{Type: memory.TypeFact, Content: text("the deploy window is   TUESDAY")},
-		memory.NewMemory{Type: memory.TypeFact, Content: text("The deploy window is Tuesday"), AgentID: "x"},
+		service.NewMemory{Type: memory.TypeFact, Content: text("The deploy window is Tuesday")},
+		service.NewMemory{Type: memory.TypeFact, Content: text("the deploy window is   TUESDAY")},
+		service.NewMemory{Type: memory.TypeFact, Content: text("The deploy window is Tuesday"), AgentID: "x"},
 	)
 	if res[0].Duplicate || !res[1].Duplicate || res[1].ID != res[0].ID || res[2].Duplicate || res[2].ID == res[0].ID {
 		t.Fatalf("batch results %+v", res)
 	}
-	again := create(t, b.Service, orgA, memory.NewMemory{Type: memory.TypeFact, Content: text("The deploy window is Tuesday")})
+	again := create(t, b.Service, orgA, service.NewMemory{Type: memory.TypeFact, Content: text("The deploy window is Tuesday")})
 	if !again[0].Duplicate || again[0].ID != res[0].ID {
 		t.Fatalf("second post: %+v", again)
 	}
@@ -111,27 +112,27 @@ func TestDedupWithinAndAcrossBatches(t *testing.T) {
 	}
 }
 
-func seed(t *testing.T, s *memory.Service) map[string]string {
+func seed(t *testing.T, s *service.Service) map[string]string {
 	t.Helper()
 	ids := map[string]string{}
-	put := func(name string, c memory.Caller, n memory.NewMemory) {
+	put := func(name string, c memory.Caller, n service.NewMemory) {
 		ids[name] = create(t, s, c, n)[0].ID
 	}
-	put("tea", orgA, memory.NewMemory{Type: memory.TypeFact, Kind: memory.KindPreference, Content: text("Dana prefers jasmine tea in the afternoon")})
-	put("flight", orgA, memory.NewMemory{Type: memory.TypeMessage, RoomID: "r1", EntityID: "dana", Content: text("My flight to Lisbon leaves on Friday morning")})
-	put("budget", orgA, memory.NewMemory{Type: memory.TypeCustom, Content: text("The marketing budget for Q3 is 40k euros")})
-	put("x-secret", agentX, memory.NewMemory{Content: text("Agent X private note: the vault combination is 1789")})
-	put("y-secret", agentY, memory.NewMemory{Content: text("Agent Y private note: the vault combination is 2044")})
-	put("b-tea", orgB, memory.NewMemory{Type: memory.TypeFact, Content: text("Dana prefers jasmine tea in the afternoon")})
+	put("tea", orgA, service.NewMemory{Type: memory.TypeFact, Kind: memory.KindPreference, Content: text("Dana prefers jasmine tea in the afternoon")})
+	put("flight", orgA, service.NewMemory{Type: memory.TypeMessage, RoomID: "r1", EntityID: "dana", Content: text("My flight to Lisbon leaves on Friday morning")})
+	put("budget", orgA, service.NewMemory{Type: memory.TypeCustom, Content: text("The marketing budget for Q3 is 40k euros")})
+	put("x-secret", agentX, service.NewMemory{Content: text("Agent X private note: the vault combination is 1789")})
+	put("y-secret", agentY, service.NewMemory{Content: text("Agent Y private note: the vault combination is 2044")})
+	put("b-tea", orgB, service.NewMemory{Type: memory.TypeFact, Content: text("Dana prefers jasmine tea in the afternoon")})
 	return ids
 }
 
 func TestSearchModesAndVisibility(t *testing.T) {
 	b := open(t)
 	ids := seed(t, b.Service)
-	for _, mode := range []memory.Mode{memory.ModeHybrid, memory.ModeKeyword, memory.ModeSemantic} {
+	for _, mode := range []service.Mode{service.ModeHybrid, service.ModeKeyword, service.ModeSemantic} {
 		t.Run(string(mode), func(t *testing.T) {
-			res, err := b.Service.Search(ctx, orgA, memory.SearchRequest{Query: "jasmine tea", Mode: mode})
+			res, err := b.Service.Search(ctx, orgA, service.SearchRequest{Query: "jasmine tea", Mode: mode})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -144,21 +145,21 @@ func TestSearchModesAndVisibility(t *testing.T) {
 				}
 			}
 			switch mode {
-			case memory.ModeKeyword:
+			case service.ModeKeyword:
 				if res[0].Semantic != nil || res[0].Score != res[0].Keyword.Score {
 					t.Fatalf("keyword result scores: %+v", res[0])
 				}
-			case memory.ModeSemantic:
+			case service.ModeSemantic:
 				if res[0].Keyword != nil || res[0].Score != res[0].Semantic.Score {
 					t.Fatalf("semantic result scores: %+v", res[0])
 				}
-			case memory.ModeHybrid:
+			case service.ModeHybrid:
 				if res[0].Keyword == nil || res[0].Semantic == nil || res[0].Score >= 1 {
 					t.Fatalf("hybrid result scores: %+v", res[0])
 				}
 			}
 			// Agent scoping: X sees its own note, never Y's.
-			res, err = b.Service.Search(ctx, agentX, memory.SearchRequest{Query: "vault combination", Mode: mode})
+			res, err = b.Service.Search(ctx, agentX, service.SearchRequest{Query: "vault combination", Mode: mode})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -173,12 +174,12 @@ func TestSearchModesAndVisibility(t *testing.T) {
 		})
 	}
 	before, _ := b.Service.Get(ctx, orgA, ids["tea"])
-	res, _ := b.Service.Search(ctx, orgA, memory.SearchRequest{Query: "jasmine", Mode: memory.ModeKeyword})
+	res, _ := b.Service.Search(ctx, orgA, service.SearchRequest{Query: "jasmine", Mode: service.ModeKeyword})
 	after, _ := b.Service.Get(ctx, orgA, ids["tea"])
 	if len(res) != 1 || after.AccessCount != before.AccessCount+1 || after.LastAccessedAt == 0 || after.Version != before.Version {
 		t.Fatalf("a search returning it: access count %d -> %d, version %d -> %d", before.AccessCount, after.AccessCount, before.Version, after.Version)
 	}
-	if _, err := b.Service.Search(ctx, agentX, memory.SearchRequest{Query: "x", Filter: memory.Filter{AgentID: "y"}}); memory.ErrorCode(err) != memory.EFORBIDDEN {
+	if _, err := b.Service.Search(ctx, agentX, service.SearchRequest{Query: "x", Filter: memory.Filter{AgentID: "y"}}); memory.ErrorCode(err) != memory.EFORBIDDEN {
 		t.Fatalf("agent x filtering on y: %v", err)
 	}
 }
@@ -186,15 +187,15 @@ func TestSearchModesAndVisibility(t *testing.T) {
 func TestSearchFiltersAndThreshold(t *testing.T) {
 	b := open(t)
 	ids := seed(t, b.Service)
-	res, err := b.Service.Search(ctx, orgA, memory.SearchRequest{Query: "Friday flight tea", Filter: memory.Filter{Types: []memory.Type{memory.TypeMessage}, RoomID: "r1"}})
+	res, err := b.Service.Search(ctx, orgA, service.SearchRequest{Query: "Friday flight tea", Filter: memory.Filter{Types: []memory.Type{memory.TypeMessage}, RoomID: "r1"}})
 	if err != nil || len(res) != 1 || res[0].Memory.ID != ids["flight"] {
 		t.Fatalf("type+room filter: %v %v", res, err)
 	}
-	res, _ = b.Service.Search(ctx, orgA, memory.SearchRequest{Query: "jasmine tea", Mode: memory.ModeSemantic, Threshold: 0.99})
+	res, _ = b.Service.Search(ctx, orgA, service.SearchRequest{Query: "jasmine tea", Mode: service.ModeSemantic, Threshold: 0.99})
 	if len(res) != 0 {
 		t.Fatalf("threshold 0.99 kept %d results", len(res))
 	}
-	for _, bad := range []memory.SearchRequest{
+	for _, bad := range []service.SearchRequest{
 		{Query: " "}, {Query: "x", Mode: "fuzzy"}, {Query: "x", K: 101}, {Query: "x", Threshold: 2},
 		{Query: strings.Repeat("q", memory.MaxQueryBytes+1)},
 	} {
@@ -206,17 +207,17 @@ func TestSearchFiltersAndThreshold(t *testing.T) {
 
 func TestUpdateReembedsAndRacesLoseNothing(t *testing.T) {
 	b := open(t)
-	id := create(t, b.Service, orgA, memory.NewMemory{Content: text("The office is in Berlin")})[0].ID
+	id := create(t, b.Service, orgA, service.NewMemory{Content: text("The office is in Berlin")})[0].ID
 	c := text("The office moved to Amsterdam")
-	m, err := b.Service.Update(ctx, orgA, id, memory.Patch{Content: &c})
+	m, err := b.Service.Update(ctx, orgA, id, service.Patch{Content: &c})
 	if err != nil || m.Version != 2 {
 		t.Fatalf("update: %+v %v", m, err)
 	}
-	res, _ := b.Service.Search(ctx, orgA, memory.SearchRequest{Query: "Amsterdam", Mode: memory.ModeSemantic, K: 1})
+	res, _ := b.Service.Search(ctx, orgA, service.SearchRequest{Query: "Amsterdam", Mode: service.ModeSemantic, K: 1})
 	if len(res) != 1 || res[0].Memory.ID != id || res[0].Semantic.Score < 0.3 {
 		t.Fatalf("semantic search after re-embedding: %+v", res)
 	}
-	if res, _ := b.Service.Search(ctx, orgA, memory.SearchRequest{Query: "Berlin", Mode: memory.ModeKeyword}); len(res) != 0 {
+	if res, _ := b.Service.Search(ctx, orgA, service.SearchRequest{Query: "Berlin", Mode: service.ModeKeyword}); len(res) != 0 {
 		t.Fatalf("old text still found: %+v", res)
 	}
 	// Two patches of different fields race; both must land.
@@ -227,12 +228,12 @@ func TestUpdateReembedsAndRacesLoseNothing(t *testing.T) {
 		dur := memory.DurabilityCore
 		go func() {
 			defer wg.Done()
-			_, err := b.Service.Update(ctx, orgA, id, memory.Patch{Importance: &imp})
+			_, err := b.Service.Update(ctx, orgA, id, service.Patch{Importance: &imp})
 			check(t, err)
 		}()
 		go func() {
 			defer wg.Done()
-			_, err := b.Service.Update(ctx, orgA, id, memory.Patch{Durability: &dur})
+			_, err := b.Service.Update(ctx, orgA, id, service.Patch{Durability: &dur})
 			check(t, err)
 		}()
 	}
@@ -241,13 +242,13 @@ func TestUpdateReembedsAndRacesLoseNothing(t *testing.T) {
 	if m.Durability != memory.DurabilityCore || m.Version != 22 {
 		t.Fatalf("after 20 racing patches: durability %s version %d, want core and 22", m.Durability, m.Version)
 	}
-	if _, err := b.Service.Update(ctx, orgA, id, memory.Patch{Importance: new(float64), IfVersion: 3}); memory.ErrorCode(err) != memory.ECONFLICT {
+	if _, err := b.Service.Update(ctx, orgA, id, service.Patch{Importance: new(float64), IfVersion: 3}); memory.ErrorCode(err) != memory.ECONFLICT {
 		t.Fatalf("stale If-Match: %v", err)
 	}
-	if _, err := b.Service.Update(ctx, orgA, id, memory.Patch{}); memory.ErrorCode(err) != memory.EINVALID {
+	if _, err := b.Service.Update(ctx, orgA, id, service.Patch{}); memory.ErrorCode(err) != memory.EINVALID {
 		t.Fatalf("empty patch: %v", err)
 	}
-	if _, err := b.Service.Update(ctx, orgB, id, memory.Patch{Importance: new(float64)}); memory.ErrorCode(err) != memory.ENOTFOUND {
+	if _, err := b.Service.Update(ctx, orgB, id, service.Patch{Importance: new(float64)}); memory.ErrorCode(err) != memory.ENOTFOUND {
 		t.Fatalf("org b patching: %v", err)
 	}
 }
@@ -260,20 +261,20 @@ func check(t *testing.T, err error) {
 
 func TestContextFillsTheBudgetInOrder(t *testing.T) {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	b := open(t, memory.WithClock(func() time.Time { return now }))
+	b := open(t, service.WithClock(func() time.Time { return now }))
 	s := b.Service
 	imp := 0.9
-	create(t, s, orgA, memory.NewMemory{Type: memory.TypeFact, Durability: memory.DurabilityCore, Importance: &imp, Content: text("The user is called Sam and works as a nurse")})
+	create(t, s, orgA, service.NewMemory{Type: memory.TypeFact, Durability: memory.DurabilityCore, Importance: &imp, Content: text("The user is called Sam and works as a nurse")})
 	turn := map[string]int{} // message id -> its number
 	for i := 0; i < 30; i++ {
-		r := create(t, s, orgA, memory.NewMemory{Type: memory.TypeMessage, RoomID: "chat", EntityID: "sam",
+		r := create(t, s, orgA, service.NewMemory{Type: memory.TypeMessage, RoomID: "chat", EntityID: "sam",
 			CreatedAt: now.Add(time.Duration(i) * time.Minute).UnixMilli(), Content: text(fmt.Sprintf("message number %d about the weekend plans", i))})
 		turn[r[0].ID] = i
 	}
-	create(t, s, orgA, memory.NewMemory{Type: memory.TypeFact, Content: text("Sam is allergic to peanuts")})
-	create(t, s, orgB, memory.NewMemory{Type: memory.TypeFact, Content: text("Sam from org b is allergic to shellfish")})
+	create(t, s, orgA, service.NewMemory{Type: memory.TypeFact, Content: text("Sam is allergic to peanuts")})
+	create(t, s, orgB, service.NewMemory{Type: memory.TypeFact, Content: text("Sam from org b is allergic to shellfish")})
 
-	res, err := s.BuildContext(ctx, orgA, memory.ContextRequest{Query: "what is Sam allergic to", RoomID: "chat", BudgetTokens: 200})
+	res, err := s.BuildContext(ctx, orgA, service.ContextRequest{Query: "what is Sam allergic to", RoomID: "chat", BudgetTokens: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +317,7 @@ func TestContextFillsTheBudgetInOrder(t *testing.T) {
 	if strings.Index(res.Context, "message number 28") > strings.Index(res.Context, "message number 29") {
 		t.Fatal("recent messages are not chronological")
 	}
-	for _, bad := range []memory.ContextRequest{{Query: "x", BudgetTokens: -1}, {Query: "x", BudgetTokens: memory.MaxBudgetTokens + 1}, {}} {
+	for _, bad := range []service.ContextRequest{{Query: "x", BudgetTokens: -1}, {Query: "x", BudgetTokens: memory.MaxBudgetTokens + 1}, {}} {
 		if _, err := s.BuildContext(ctx, orgA, bad); memory.ErrorCode(err) != memory.EINVALID {
 			t.Errorf("%+v: %v", bad, err)
 		}
@@ -337,7 +338,7 @@ func TestRebuildReembedsWithANewModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	res, err := b.Service.Search(ctx, orgA, memory.SearchRequest{Query: "jasmine tea", Mode: memory.ModeSemantic})
+	res, err := b.Service.Search(ctx, orgA, service.SearchRequest{Query: "jasmine tea", Mode: service.ModeSemantic})
 	if err != nil || len(res) == 0 || !strings.Contains(res[0].Memory.Content.Text, "jasmine") {
 		t.Fatalf("semantic search after a model change: %v %v", res, err)
 	}
@@ -354,26 +355,26 @@ func TestRebuildReembedsWithANewModel(t *testing.T) {
 func TestSearchQueryVector(t *testing.T) {
 	b := open(t)
 	emb := &memorytest.RecordingEmbedder{Embedder: b.Embedder, AsksDifferently: true}
-	svc := memory.NewService(b.Store, b.Index, emb)
-	id := create(t, svc, orgA, memory.NewMemory{Type: memory.TypeFact, Content: text("Dana prefers jasmine tea in the afternoon")})[0].ID
-	create(t, svc, orgA, memory.NewMemory{Type: memory.TypeFact, Content: text("The quarterly revenue fell by ten percent")})
+	svc := service.NewService(b.Store, b.Index, emb)
+	id := create(t, svc, orgA, service.NewMemory{Type: memory.TypeFact, Content: text("Dana prefers jasmine tea in the afternoon")})[0].ID
+	create(t, svc, orgA, service.NewMemory{Type: memory.TypeFact, Content: text("The quarterly revenue fell by ten percent")})
 	stored, err := svc.Get(ctx, orgA, id)
 	check(t, err)
 	for _, tc := range []struct {
 		name      string
-		req       memory.SearchRequest
+		req       service.SearchRequest
 		embedded  []memory.Purpose // the embedder calls the search makes
 		identical bool             // the query vector is the stored one: cosine 1
 		code      string
 	}{
-		{"question", memory.SearchRequest{Query: stored.Content.Text}, []memory.Purpose{memory.PurposeQuery}, false, ""},
-		{"as a stored text", memory.SearchRequest{Query: stored.Content.Text, AsDocument: true}, []memory.Purpose{memory.PurposeDocument}, true, ""},
-		{"stored vector", memory.SearchRequest{Query: stored.Content.Text, Vector: stored.Embedding}, nil, true, ""},
-		{"vector of another size", memory.SearchRequest{Query: "x", Vector: make([]float32, 3)}, nil, false, memory.EINVALID},
+		{"question", service.SearchRequest{Query: stored.Content.Text}, []memory.Purpose{memory.PurposeQuery}, false, ""},
+		{"as a stored text", service.SearchRequest{Query: stored.Content.Text, AsDocument: true}, []memory.Purpose{memory.PurposeDocument}, true, ""},
+		{"stored vector", service.SearchRequest{Query: stored.Content.Text, Vector: stored.Embedding}, nil, true, ""},
+		{"vector of another size", service.SearchRequest{Query: "x", Vector: make([]float32, 3)}, nil, false, memory.EINVALID},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			emb.Purposes()
-			tc.req.Mode, tc.req.Internal = memory.ModeSemantic, true
+			tc.req.Mode, tc.req.Internal = service.ModeSemantic, true
 			res, err := svc.Search(ctx, orgA, tc.req)
 			if tc.code != "" {
 				if memory.ErrorCode(err) != tc.code {

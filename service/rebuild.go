@@ -1,8 +1,9 @@
-package memory
+package service
 
 import (
 	"context"
 	"fmt"
+	"github.com/agentmem/agentmem/memory"
 )
 
 // RebuildStats reports what Rebuild did.
@@ -16,18 +17,18 @@ type RebuildStats struct {
 // first and their new vectors saved back to the store, so the next rebuild
 // is a plain copy. It is how a mapping or model change is applied: the store
 // is the source of truth and the index is derived from it.
-func Rebuild(ctx context.Context, store Store, index Index, embedder Embedder) (RebuildStats, error) {
+func Rebuild(ctx context.Context, store memory.Store, index memory.Index, embedder memory.Embedder) (RebuildStats, error) {
 	return RebuildSince(ctx, store, index, embedder, 0)
 }
 
 // RebuildSince is Rebuild restricted to memories updated at or after since
 // (ms): the catch-up pass of an online reindex.
-func RebuildSince(ctx context.Context, store Store, index Index, embedder Embedder, since int64) (RebuildStats, error) {
+func RebuildSince(ctx context.Context, store memory.Store, index memory.Index, embedder memory.Embedder, since int64) (RebuildStats, error) {
 	const batch = 256
 	var st RebuildStats
-	var pending []*Memory
+	var pending []*memory.Memory
 	flush := func() error {
-		var stale []*Memory
+		var stale []*memory.Memory
 		for _, m := range pending {
 			if m.EmbeddingModel != embedder.Model() || len(m.Embedding) != embedder.Dimensions() {
 				stale = append(stale, m)
@@ -38,13 +39,13 @@ func RebuildSince(ctx context.Context, store Store, index Index, embedder Embedd
 			for i, m := range stale {
 				texts[i] = m.SearchText()
 			}
-			vecs, err := embedder.Embed(ctx, texts, PurposeDocument)
+			vecs, err := embedder.Embed(ctx, texts, memory.PurposeDocument)
 			if err != nil {
 				return fmt.Errorf("rebuild: embed: %w", err)
 			}
 			for i, m := range stale {
 				m.Embedding, m.EmbeddingModel = vecs[i], embedder.Model()
-				if err := store.Update(ctx, m); err != nil && !IsNotFound(err) && !IsConflict(err) {
+				if err := store.Update(ctx, m); err != nil && !memory.IsNotFound(err) && !memory.IsConflict(err) {
 					return fmt.Errorf("rebuild: save embedding of %s: %w", m.ID, err)
 				}
 			}
@@ -57,7 +58,7 @@ func RebuildSince(ctx context.Context, store Store, index Index, embedder Embedd
 		pending = pending[:0]
 		return nil
 	}
-	err := store.Scan(ctx, func(m *Memory) error {
+	err := store.Scan(ctx, func(m *memory.Memory) error {
 		if m.UpdatedAt < since {
 			return nil
 		}

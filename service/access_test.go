@@ -1,8 +1,9 @@
-package memory_test
+package service_test
 
 import (
 	"context"
 	"fmt"
+	"github.com/agentmem/agentmem/service"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -20,12 +21,12 @@ func TestAsyncAccessCountsEverySearch(t *testing.T) {
 	for _, size := range []int{1, 4096} { // a tiny queue exercises the synchronous fallback too
 		t.Run(fmt.Sprintf("queue of %d", size), func(t *testing.T) {
 			b := open(t)
-			svc := memory.NewService(b.Store, b.Index, hashing.New(128), memory.WithAsyncAccess(size))
+			svc := service.NewService(b.Store, b.Index, hashing.New(128), service.WithAsyncAccess(size))
 			var ids []string
 			for _, r := range create(t, svc, orgA,
-				memory.NewMemory{Content: text("the red bicycle in the garage")},
-				memory.NewMemory{Content: text("a red kite on the beach")},
-				memory.NewMemory{Content: text("blue paint for the garage door")}) {
+				service.NewMemory{Content: text("the red bicycle in the garage")},
+				service.NewMemory{Content: text("a red kite on the beach")},
+				service.NewMemory{Content: text("blue paint for the garage door")}) {
 				ids = append(ids, r.ID)
 			}
 			want := map[string]int64{}
@@ -37,7 +38,7 @@ func TestAsyncAccessCountsEverySearch(t *testing.T) {
 					defer wg.Done()
 					for i := 0; i < 25; i++ {
 						q := []string{"red", "garage", "kite beach"}[(g+i)%3]
-						res, err := svc.Search(ctx, orgA, memory.SearchRequest{Query: q, Mode: memory.ModeKeyword, K: 10})
+						res, err := svc.Search(ctx, orgA, service.SearchRequest{Query: q, Mode: service.ModeKeyword, K: 10})
 						if err != nil {
 							t.Error(err)
 							return
@@ -89,11 +90,11 @@ func (s *gatedStore) Touch(ctx context.Context, org string, ids []string, at int
 func TestAsyncAccessBackPressure(t *testing.T) {
 	b := open(t)
 	st := &gatedStore{Store: b.Store, gate: make(chan struct{})}
-	svc := memory.NewService(st, b.Index, hashing.New(128), memory.WithAsyncAccess(1))
-	create(t, svc, orgA, memory.NewMemory{Content: text("an apple a day")})
+	svc := service.NewService(st, b.Index, hashing.New(128), service.WithAsyncAccess(1))
+	create(t, svc, orgA, service.NewMemory{Content: text("an apple a day")})
 	search := func() {
 		t.Helper()
-		if res, err := svc.Search(ctx, orgA, memory.SearchRequest{Query: "apple", Mode: memory.ModeKeyword, K: 5}); err != nil || len(res) != 1 {
+		if res, err := svc.Search(ctx, orgA, service.SearchRequest{Query: "apple", Mode: service.ModeKeyword, K: 5}); err != nil || len(res) != 1 {
 			t.Fatalf("search: %v, %d results", err, len(res))
 		}
 	}

@@ -1,15 +1,16 @@
-package memory
+package service
 
 import (
 	"context"
 	"encoding/json"
+	"github.com/agentmem/agentmem/memory"
 	"time"
 )
 
-func (s *Service) relationStore() (RelationStore, error) {
-	rs, ok := s.store.(RelationStore)
+func (s *Service) relationStore() (memory.RelationStore, error) {
+	rs, ok := s.store.(memory.RelationStore)
 	if !ok {
-		return nil, Errorf(EINTERNAL, "the store keeps no relations")
+		return nil, memory.Errorf(memory.EINTERNAL, "the store keeps no relations")
 	}
 	return rs, nil
 }
@@ -17,7 +18,7 @@ func (s *Service) relationStore() (RelationStore, error) {
 // Relate stores relations between memories c can see; ENOTFOUND names a
 // memory that is absent or not visible, so no edge can reach another
 // tenant's memory.
-func (s *Service) Relate(ctx context.Context, c Caller, rels []Relation) error {
+func (s *Service) Relate(ctx context.Context, c memory.Caller, rels []memory.Relation) error {
 	rs, err := s.relationStore()
 	if err != nil {
 		return err
@@ -43,14 +44,14 @@ func (s *Service) Relate(ctx context.Context, c Caller, rels []Relation) error {
 	}
 	for _, id := range list {
 		if m := got[id]; m == nil || !c.CanSee(m.OrgID, m.AgentID) {
-			return errNotFound(id)
+			return memory.ErrNotFound(id)
 		}
 	}
 	return rs.PutRelations(ctx, rels)
 }
 
 // Relations returns the relations of memory id that c can see, both ends.
-func (s *Service) Relations(ctx context.Context, c Caller, id string) ([]Relation, error) {
+func (s *Service) Relations(ctx context.Context, c memory.Caller, id string) ([]memory.Relation, error) {
 	if _, err := s.Get(ctx, c, id); err != nil {
 		return nil, err
 	}
@@ -86,7 +87,7 @@ func (s *Service) Relations(ctx context.Context, c Caller, id string) ([]Relatio
 // Archive marks memory id archived (it leaves search, stays readable by
 // id) with the reason and time recorded in its metadata ("archivedReason",
 // "archivedAt").
-func (s *Service) Archive(ctx context.Context, c Caller, id, reason string) error {
+func (s *Service) Archive(ctx context.Context, c memory.Caller, id, reason string) error {
 	for attempt := 1; ; attempt++ {
 		m, err := s.Get(ctx, c, id)
 		if err != nil {
@@ -105,7 +106,7 @@ func (s *Service) Archive(ctx context.Context, c Caller, id, reason string) erro
 		m.Archived = true
 		m.UpdatedAt = s.now().UnixMilli()
 		err = s.store.Update(ctx, m)
-		if IsConflict(err) && attempt < maxUpdateAttempts {
+		if memory.IsConflict(err) && attempt < maxUpdateAttempts {
 			if err := backoff(ctx, attempt); err != nil {
 				return err
 			}
@@ -114,7 +115,7 @@ func (s *Service) Archive(ctx context.Context, c Caller, id, reason string) erro
 		if err != nil {
 			return err
 		}
-		return s.index.Upsert(ctx, []*Memory{m})
+		return s.index.Upsert(ctx, []*memory.Memory{m})
 	}
 }
 
@@ -122,11 +123,11 @@ func (s *Service) Archive(ctx context.Context, c Caller, id, reason string) erro
 func (s *Service) Now() time.Time { return s.now() }
 
 // Store returns the service's store (for jobs that walk every memory).
-func (s *Service) Store() Store { return s.store }
+func (s *Service) Store() memory.Store { return s.store }
 
 // SetImportance sets a memory's importance and metadata without touching
 // its content, retrying lost races; consolidation uses it.
-func (s *Service) SetImportance(ctx context.Context, c Caller, id string, importance float64, metadata json.RawMessage) error {
+func (s *Service) SetImportance(ctx context.Context, c memory.Caller, id string, importance float64, metadata json.RawMessage) error {
 	for attempt := 1; ; attempt++ {
 		m, err := s.Get(ctx, c, id)
 		if err != nil {
@@ -134,7 +135,7 @@ func (s *Service) SetImportance(ctx context.Context, c Caller, id string, import
 		}
 		m.Importance, m.Metadata, m.UpdatedAt = importance, metadata, s.now().UnixMilli()
 		err = s.store.Update(ctx, m)
-		if IsConflict(err) && attempt < maxUpdateAttempts {
+		if memory.IsConflict(err) && attempt < maxUpdateAttempts {
 			if err := backoff(ctx, attempt); err != nil {
 				return err
 			}

@@ -1,7 +1,8 @@
-package memory
+package service
 
 import (
 	"context"
+	"github.com/agentmem/agentmem/memory"
 	"strings"
 	"unicode/utf8"
 
@@ -14,8 +15,8 @@ const MaxContextRunes = 500
 
 // conversation is the thread a message belongs to: its room, or its
 // session when it has no room; "" when it has neither.
-func conversation(m *Memory) string {
-	if m.Type != TypeMessage {
+func conversation(m *memory.Memory) string {
+	if m.Type != memory.TypeMessage {
 		return ""
 	}
 	if m.RoomID != "" {
@@ -34,10 +35,10 @@ func conversation(m *Memory) string {
 // precedes it there, otherwise from the store: the latest message of the
 // conversation created before it. A message inserted later between two
 // stored turns does not change the context of the one after it.
-func (s *Service) threadContext(ctx context.Context, ms []*Memory) error {
+func (s *Service) threadContext(ctx context.Context, ms []*memory.Memory) error {
 	type key struct{ agent, conv string }
-	last := map[key]*Memory{}
-	prevs := make([]*Memory, len(ms))
+	last := map[key]*memory.Memory{}
+	prevs := make([]*memory.Memory, len(ms))
 	var lookups []int // messages whose turn before is in the store
 	for i, m := range ms {
 		conv := conversation(m)
@@ -60,16 +61,16 @@ func (s *Service) threadContext(ctx context.Context, ms []*Memory) error {
 	for _, i := range lookups {
 		m := ms[i]
 		g.Go(func() error {
-			f := Filter{OrgID: m.OrgID, AgentID: m.AgentID, Types: []Type{TypeMessage}, End: m.CreatedAt, IncludeArchived: true}
+			f := memory.Filter{OrgID: m.OrgID, AgentID: m.AgentID, Types: []memory.Type{memory.TypeMessage}, End: m.CreatedAt, IncludeArchived: true}
 			if f.AgentID == "" {
-				f.AgentID = OrgScope
+				f.AgentID = memory.OrgScope
 			}
 			if m.RoomID != "" {
 				f.RoomID = m.RoomID
 			} else {
 				f.SessionID = m.SessionID
 			}
-			p, err := s.store.List(ctx, ListQuery{Filter: f, Limit: 1})
+			p, err := s.store.List(ctx, memory.ListQuery{Filter: f, Limit: 1})
 			if err != nil {
 				return unavailable("store", err)
 			}
@@ -91,7 +92,7 @@ func (s *Service) threadContext(ctx context.Context, ms []*Memory) error {
 }
 
 // turnLine renders a message as context: "speaker: text", bounded.
-func turnLine(m *Memory) string {
+func turnLine(m *memory.Memory) string {
 	t := m.Content.Text
 	if utf8.RuneCountInString(t) > MaxContextRunes {
 		r := []rune(t)[:MaxContextRunes]

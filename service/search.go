@@ -1,8 +1,8 @@
-package memory
+package service
 
 import (
 	"context"
-	"math"
+	"github.com/agentmem/agentmem/memory"
 	"strings"
 
 	"unicode/utf8"
@@ -27,7 +27,7 @@ type SearchRequest struct {
 	// below this cosine similarity, keyword hits below this fraction of the
 	// best BM25 score.
 	Threshold float64
-	Filter    Filter
+	Filter    memory.Filter
 	// ExpandRelations appends, after the ranked results, the memories
 	// related to them (supports, supersedes, ...) that are not results
 	// already, each marked with the relation that brought it.
@@ -51,13 +51,13 @@ type SearchRequest struct {
 // mode, the BM25 score in keyword mode and the cosine similarity in semantic
 // mode; Keyword and Semantic keep each mode's own score and rank.
 type SearchResult struct {
-	Memory   *Memory    `json:"memory"`
-	Score    float64    `json:"score"`
-	Keyword  *ModeScore `json:"keyword,omitempty"`
-	Semantic *ModeScore `json:"semantic,omitempty"`
+	Memory   *memory.Memory    `json:"memory"`
+	Score    float64           `json:"score"`
+	Keyword  *memory.ModeScore `json:"keyword,omitempty"`
+	Semantic *memory.ModeScore `json:"semantic,omitempty"`
 	// RelatedTo is set on a memory added by ExpandRelations: the result it
 	// is related to and how.
-	RelatedTo *Relation `json:"relatedTo,omitempty"`
+	RelatedTo *memory.Relation `json:"relatedTo,omitempty"`
 }
 
 // Default and bound values of searches.
@@ -71,28 +71,28 @@ const (
 func (r *SearchRequest) normalize() error {
 	r.Query = strings.TrimSpace(r.Query)
 	if r.Query == "" {
-		return Errorf(EINVALID, "query: required and must not be blank")
+		return memory.Errorf(memory.EINVALID, "query: required and must not be blank")
 	}
-	if len(r.Query) > MaxQueryBytes {
-		return Errorf(EINVALID, "query: %d bytes exceeds the limit of %d", len(r.Query), MaxQueryBytes)
+	if len(r.Query) > memory.MaxQueryBytes {
+		return memory.Errorf(memory.EINVALID, "query: %d bytes exceeds the limit of %d", len(r.Query), memory.MaxQueryBytes)
 	}
 	if !utf8.ValidString(r.Query) {
-		return Errorf(EINVALID, "query: not valid UTF-8")
+		return memory.Errorf(memory.EINVALID, "query: not valid UTF-8")
 	}
 	switch r.Mode {
 	case "":
 		r.Mode = ModeHybrid
 	case ModeHybrid, ModeSemantic, ModeKeyword:
 	default:
-		return Errorf(EINVALID, "mode: %q is not one of hybrid, semantic, keyword", r.Mode)
+		return memory.Errorf(memory.EINVALID, "mode: %q is not one of hybrid, semantic, keyword", r.Mode)
 	}
 	if r.K == 0 {
 		r.K = DefaultK
 	}
-	if r.K < 1 || r.K > MaxK {
-		return Errorf(EINVALID, "k: must be between 1 and %d", MaxK)
+	if r.K < 1 || r.K > memory.MaxK {
+		return memory.Errorf(memory.EINVALID, "k: must be between 1 and %d", memory.MaxK)
 	}
-	return validUnit("threshold", r.Threshold)
+	return memory.ValidUnit("threshold", r.Threshold)
 }
 
 // queryVector is r.Vector, or r.Query embedded as a question (as a stored
@@ -100,13 +100,13 @@ func (r *SearchRequest) normalize() error {
 func (s *Service) queryVector(ctx context.Context, r SearchRequest) ([]float32, error) {
 	if r.Vector != nil {
 		if len(r.Vector) != s.embedder.Dimensions() {
-			return nil, Errorf(EINVALID, "vector: %d dimensions, the embedder's have %d", len(r.Vector), s.embedder.Dimensions())
+			return nil, memory.Errorf(memory.EINVALID, "vector: %d dimensions, the embedder's have %d", len(r.Vector), s.embedder.Dimensions())
 		}
 		return r.Vector, nil
 	}
-	p := PurposeQuery
+	p := memory.PurposeQuery
 	if r.AsDocument {
-		p = PurposeDocument
+		p = memory.PurposeDocument
 	}
 	vs, err := s.embedder.Embed(ctx, []string{r.Query}, p)
 	if err != nil {
@@ -117,18 +117,18 @@ func (s *Service) queryVector(ctx context.Context, r SearchRequest) ([]float32, 
 
 // Search ranks the memories c can see against r.Query. Returned memories
 // count as accessed. Errors: EINVALID, EFORBIDDEN, EUNAVAILABLE.
-func (s *Service) Search(ctx context.Context, c Caller, r SearchRequest) ([]SearchResult, error) {
+func (s *Service) Search(ctx context.Context, c memory.Caller, r SearchRequest) ([]SearchResult, error) {
 	if err := c.Valid(); err != nil {
 		return nil, err
 	}
 	if err := r.normalize(); err != nil {
 		return nil, err
 	}
-	f, err := c.filter(r.Filter)
+	f, err := c.Bind(r.Filter)
 	if err != nil {
 		return nil, err
 	}
-	q := IndexQuery{Filter: f, K: min(max(r.K*overFetchRatio, minCandidates), maxCandidates)}
+	q := memory.IndexQuery{Filter: f, K: min(max(r.K*overFetchRatio, minCandidates), maxCandidates)}
 	if r.Mode != ModeSemantic {
 		q.Text = r.Query
 	}
@@ -142,7 +142,7 @@ func (s *Service) Search(ctx context.Context, c Caller, r SearchRequest) ([]Sear
 		return nil, unavailable("index", err)
 	}
 	kw, sem := thresholdKeyword(res.Keyword, r.Threshold), thresholdSemantic(res.Semantic, r.Threshold)
-	fused := Fuse(kw, sem, 1, 1)
+	fused := memory.Fuse(kw, sem, 1, 1)
 	out, err := s.load(ctx, c, f, fused, r.K)
 	if err != nil {
 		return nil, err
@@ -166,7 +166,7 @@ func (s *Service) Search(ctx context.Context, c Caller, r SearchRequest) ([]Sear
 
 // expand appends the related memories of results (best effort: relation
 // lookups that fail are logged and skipped).
-func (s *Service) expand(ctx context.Context, c Caller, out []SearchResult) []SearchResult {
+func (s *Service) expand(ctx context.Context, c memory.Caller, out []SearchResult) []SearchResult {
 	seen := map[string]bool{}
 	for _, r := range out {
 		seen[r.Memory.ID] = true
@@ -198,7 +198,7 @@ func (s *Service) expand(ctx context.Context, c Caller, out []SearchResult) []Se
 	return out
 }
 
-func thresholdKeyword(hs []Hit, t float64) []Hit {
+func thresholdKeyword(hs []memory.Hit, t float64) []memory.Hit {
 	if t == 0 || len(hs) == 0 {
 		return hs
 	}
@@ -211,7 +211,7 @@ func thresholdKeyword(hs []Hit, t float64) []Hit {
 	return hs
 }
 
-func thresholdSemantic(hs []Hit, t float64) []Hit {
+func thresholdSemantic(hs []memory.Hit, t float64) []memory.Hit {
 	if t == 0 {
 		return hs
 	}
@@ -226,7 +226,7 @@ func thresholdSemantic(hs []Hit, t float64) []Hit {
 // load fetches fused hits from the store, the source of truth, until k are
 // found, skipping ids the store no longer has and re-checking visibility and
 // the filter so a stale index can never show what the caller may not see.
-func (s *Service) load(ctx context.Context, c Caller, f Filter, fused []Fused, k int) ([]SearchResult, error) {
+func (s *Service) load(ctx context.Context, c memory.Caller, f memory.Filter, fused []memory.Fused, k int) ([]SearchResult, error) {
 	out := make([]SearchResult, 0, k)
 	for start := 0; start < len(fused) && len(out) < k; {
 		end := min(len(fused), start+k-len(out)+5)
@@ -252,7 +252,7 @@ func (s *Service) load(ctx context.Context, c Caller, f Filter, fused []Fused, k
 
 // touch records the access to the returned memories. It is best effort: a
 // failure is logged and does not fail the search.
-func (s *Service) touch(ctx context.Context, c Caller, rs []SearchResult) {
+func (s *Service) touch(ctx context.Context, c memory.Caller, rs []SearchResult) {
 	if len(rs) == 0 {
 		return
 	}
@@ -264,19 +264,4 @@ func (s *Service) touch(ctx context.Context, c Caller, rs []SearchResult) {
 		r.Memory.LastAccessedAt = now
 	}
 	s.record(ctx, accessBatch{org: c.OrgID, ids: ids, at: now})
-}
-
-// Normalize scales v to unit length in place (no-op for the zero vector).
-func Normalize(v []float32) {
-	var s float64
-	for _, x := range v {
-		s += float64(x) * float64(x)
-	}
-	if s == 0 {
-		return
-	}
-	inv := float32(1 / math.Sqrt(s))
-	for i := range v {
-		v[i] *= inv
-	}
 }

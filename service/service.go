@@ -1,10 +1,11 @@
-package memory
+package service
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentmem/agentmem/memory"
 	"log/slog"
 	"math/rand/v2"
 	"time"
@@ -13,9 +14,9 @@ import (
 // Service implements the memory operations on top of the ports. Every method
 // takes the authenticated Caller and derives the org from it.
 type Service struct {
-	store    Store
-	index    Index
-	embedder Embedder
+	store    memory.Store
+	index    memory.Index
+	embedder memory.Embedder
 	now      func() time.Time
 	log      *slog.Logger
 	access   *accessQueue // nil: accesses are recorded before a search returns
@@ -31,7 +32,7 @@ func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = 
 func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
 
 // NewService returns a Service over the given adapters.
-func NewService(store Store, index Index, embedder Embedder, opts ...Option) *Service {
+func NewService(store memory.Store, index memory.Index, embedder memory.Embedder, opts ...Option) *Service {
 	s := &Service{store: store, index: index, embedder: embedder, now: time.Now, log: slog.Default()}
 	for _, o := range opts {
 		o(s)
@@ -40,27 +41,27 @@ func NewService(store Store, index Index, embedder Embedder, opts ...Option) *Se
 }
 
 // Embedder returns the service's embedder.
-func (s *Service) Embedder() Embedder { return s.embedder }
+func (s *Service) Embedder() memory.Embedder { return s.embedder }
 
 // NewMemory is what a caller sends to create a memory. Scope and AgentID
 // choose the agent scope (see Caller.WriteScope); the org is never taken
 // from it.
 type NewMemory struct {
-	Scope      string          `json:"scope,omitempty"`
-	AgentID    string          `json:"agentId,omitempty"`
-	Type       Type            `json:"type,omitempty"`
-	Kind       Kind            `json:"kind,omitempty"`
-	Content    Content         `json:"content"`
-	EntityID   string          `json:"entityId,omitempty"`
-	RoomID     string          `json:"roomId,omitempty"`
-	WorldID    string          `json:"worldId,omitempty"`
-	SessionID  string          `json:"sessionId,omitempty"`
-	Metadata   json.RawMessage `json:"metadata,omitempty"`
-	Importance *float64        `json:"importance,omitempty"`
-	Durability Durability      `json:"durability,omitempty"`
-	Confidence *float64        `json:"confidence,omitempty"`
-	DocumentID string          `json:"documentId,omitempty"`
-	Position   *int            `json:"position,omitempty"`
+	Scope      string            `json:"scope,omitempty"`
+	AgentID    string            `json:"agentId,omitempty"`
+	Type       memory.Type       `json:"type,omitempty"`
+	Kind       memory.Kind       `json:"kind,omitempty"`
+	Content    memory.Content    `json:"content"`
+	EntityID   string            `json:"entityId,omitempty"`
+	RoomID     string            `json:"roomId,omitempty"`
+	WorldID    string            `json:"worldId,omitempty"`
+	SessionID  string            `json:"sessionId,omitempty"`
+	Metadata   json.RawMessage   `json:"metadata,omitempty"`
+	Importance *float64          `json:"importance,omitempty"`
+	Durability memory.Durability `json:"durability,omitempty"`
+	Confidence *float64          `json:"confidence,omitempty"`
+	DocumentID string            `json:"documentId,omitempty"`
+	Position   *int              `json:"position,omitempty"`
 	// CreatedAt (ms) lets callers import history; default now.
 	CreatedAt int64 `json:"createdAt,omitempty"`
 }
@@ -72,12 +73,12 @@ const (
 )
 
 // build turns n into a validated Memory owned by c (without id and embedding).
-func (n *NewMemory) build(c Caller, now int64) (*Memory, error) {
+func (n *NewMemory) build(c memory.Caller, now int64) (*memory.Memory, error) {
 	agent, err := c.WriteScope(n.Scope, n.AgentID)
 	if err != nil {
 		return nil, err
 	}
-	m := &Memory{
+	m := &memory.Memory{
 		OrgID: c.OrgID, AgentID: agent, Type: n.Type, Kind: n.Kind, Content: n.Content,
 		EntityID: n.EntityID, RoomID: n.RoomID, WorldID: n.WorldID, SessionID: n.SessionID,
 		Metadata: n.Metadata, Importance: DefaultImportance, Durability: n.Durability,
@@ -85,10 +86,10 @@ func (n *NewMemory) build(c Caller, now int64) (*Memory, error) {
 		CreatedAt: n.CreatedAt, UpdatedAt: now, Version: 1,
 	}
 	if m.Type == "" {
-		m.Type = TypeCustom
+		m.Type = memory.TypeCustom
 	}
 	if m.Durability == "" {
-		m.Durability = DurabilityStandard
+		m.Durability = memory.DurabilityStandard
 	}
 	if n.Importance != nil {
 		m.Importance = *n.Importance
@@ -99,11 +100,11 @@ func (n *NewMemory) build(c Caller, now int64) (*Memory, error) {
 	if m.CreatedAt == 0 {
 		m.CreatedAt = now
 	}
-	if m.Kind != "" && m.Type != TypeFact {
-		return nil, Errorf(EINVALID, "kind: only valid for type %q", TypeFact)
+	if m.Kind != "" && m.Type != memory.TypeFact {
+		return nil, memory.Errorf(memory.EINVALID, "kind: only valid for type %q", memory.TypeFact)
 	}
-	if m.Type == TypeFact && m.Kind == "" {
-		m.Kind = KindFact
+	if m.Type == memory.TypeFact && m.Kind == "" {
+		m.Kind = memory.KindFact
 	}
 	if string(m.Metadata) == "null" {
 		m.Metadata = nil
@@ -111,7 +112,7 @@ func (n *NewMemory) build(c Caller, now int64) (*Memory, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	m.ContentHash = ContentHash(m.Content.Text)
+	m.ContentHash = memory.ContentHash(m.Content.Text)
 	return m, nil
 }
 
@@ -119,18 +120,18 @@ func (n *NewMemory) build(c Caller, now int64) (*Memory, error) {
 // content duplicates an existing one in the same scope (see DedupKey) is not
 // stored again; its result carries the existing id and Duplicate. Errors:
 // EINVALID (naming the item and field), EFORBIDDEN, EUNAVAILABLE.
-func (s *Service) Create(ctx context.Context, c Caller, in []NewMemory) ([]CreateResult, error) {
+func (s *Service) Create(ctx context.Context, c memory.Caller, in []NewMemory) ([]memory.CreateResult, error) {
 	if err := c.Valid(); err != nil {
 		return nil, err
 	}
 	if len(in) == 0 {
-		return nil, Errorf(EINVALID, "memories: at least one memory is required")
+		return nil, memory.Errorf(memory.EINVALID, "memories: at least one memory is required")
 	}
-	if len(in) > MaxBatch {
-		return nil, Errorf(EINVALID, "memories: %d exceeds the batch limit of %d", len(in), MaxBatch)
+	if len(in) > memory.MaxBatch {
+		return nil, memory.Errorf(memory.EINVALID, "memories: %d exceeds the batch limit of %d", len(in), memory.MaxBatch)
 	}
 	now := s.now()
-	ms := make([]*Memory, len(in))
+	ms := make([]*memory.Memory, len(in))
 	for i := range in {
 		m, err := in[i].build(c, now.UnixMilli())
 		if err != nil {
@@ -143,15 +144,15 @@ func (s *Service) Create(ctx context.Context, c Caller, in []NewMemory) ([]Creat
 	}
 	// Deduplicate within the batch; the store deduplicates against the past.
 	first := map[string]int{}
-	var unique []*Memory
+	var unique []*memory.Memory
 	alias := make([]int, len(ms)) // index into unique
 	for i, m := range ms {
-		key := DedupKey(m)
+		key := memory.DedupKey(m)
 		if j, ok := first[key]; ok {
 			alias[i] = j
 			continue
 		}
-		m.ID = NewID(now)
+		m.ID = memory.NewID(now)
 		first[key] = len(unique)
 		alias[i] = len(unique)
 		unique = append(unique, m)
@@ -166,7 +167,7 @@ func (s *Service) Create(ctx context.Context, c Caller, in []NewMemory) ([]Creat
 	if err != nil {
 		return nil, err
 	}
-	var created []*Memory
+	var created []*memory.Memory
 	for i, r := range res {
 		if !r.Duplicate {
 			created = append(created, unique[i])
@@ -175,38 +176,38 @@ func (s *Service) Create(ctx context.Context, c Caller, in []NewMemory) ([]Creat
 	if err := s.index.Upsert(ctx, created); err != nil {
 		// Undo the store write so that nothing is left half-written.
 		for _, m := range created {
-			if derr := s.store.Delete(ctx, m.OrgID, m.ID); derr != nil && !IsNotFound(derr) {
+			if derr := s.store.Delete(ctx, m.OrgID, m.ID); derr != nil && !memory.IsNotFound(derr) {
 				s.log.ErrorContext(ctx, "rollback after index failure", "org", c.OrgID, "id", m.ID, "err", derr)
 			}
 		}
 		return nil, unavailable("index", err)
 	}
-	out := make([]CreateResult, len(ms))
+	out := make([]memory.CreateResult, len(ms))
 	seen := map[int]bool{}
 	for i := range ms {
 		r := res[alias[i]]
-		out[i] = CreateResult{ID: r.ID, Duplicate: r.Duplicate || seen[alias[i]]}
+		out[i] = memory.CreateResult{ID: r.ID, Duplicate: r.Duplicate || seen[alias[i]]}
 		seen[alias[i]] = true
 	}
 	return out, nil
 }
 
 func prefixed(p string, err error) error {
-	if e, ok := err.(*Error); ok {
-		return &Error{Code: e.Code, Message: p + e.Message}
+	if e, ok := err.(*memory.Error); ok {
+		return &memory.Error{Code: e.Code, Message: p + e.Message}
 	}
 	return err
 }
 
 func unavailable(what string, err error) error {
-	if ErrorCode(err) != EINTERNAL {
+	if memory.ErrorCode(err) != memory.EINTERNAL {
 		return err
 	}
-	return fmt.Errorf("%s: %w", what, &Error{Code: EUNAVAILABLE, Message: what + " is unavailable, nothing was written; retry later"})
+	return fmt.Errorf("%s: %w", what, &memory.Error{Code: memory.EUNAVAILABLE, Message: what + " is unavailable, nothing was written; retry later"})
 }
 
 // embed fills the Embedding of ms in one batch.
-func (s *Service) embed(ctx context.Context, ms []*Memory) error {
+func (s *Service) embed(ctx context.Context, ms []*memory.Memory) error {
 	if len(ms) == 0 {
 		return nil
 	}
@@ -214,7 +215,7 @@ func (s *Service) embed(ctx context.Context, ms []*Memory) error {
 	for i, m := range ms {
 		texts[i] = m.SearchText()
 	}
-	vecs, err := s.embedder.Embed(ctx, texts, PurposeDocument)
+	vecs, err := s.embedder.Embed(ctx, texts, memory.PurposeDocument)
 	if err != nil {
 		return unavailable("embedder", err)
 	}
@@ -229,29 +230,29 @@ func (s *Service) embed(ctx context.Context, ms []*Memory) error {
 
 // Get returns the memory id if c can see it; ENOTFOUND otherwise, the same
 // for another org's id as for an absent one.
-func (s *Service) Get(ctx context.Context, c Caller, id string) (*Memory, error) {
+func (s *Service) Get(ctx context.Context, c memory.Caller, id string) (*memory.Memory, error) {
 	if err := c.Valid(); err != nil {
 		return nil, err
 	}
-	if id == "" || len(id) > MaxIDLen {
-		return nil, errNotFound(id)
+	if id == "" || len(id) > memory.MaxIDLen {
+		return nil, memory.ErrNotFound(id)
 	}
 	m, err := s.store.Get(ctx, c.OrgID, id)
 	if err != nil {
 		return nil, err
 	}
 	if !c.CanSee(m.OrgID, m.AgentID) {
-		return nil, errNotFound(id)
+		return nil, memory.ErrNotFound(id)
 	}
 	return m, nil
 }
 
 // Patch is a partial update. Nil fields are left as they are.
 type Patch struct {
-	Content    *Content         `json:"content,omitempty"`
-	Metadata   *json.RawMessage `json:"metadata,omitempty"`
-	Importance *float64         `json:"importance,omitempty"`
-	Durability *Durability      `json:"durability,omitempty"`
+	Content    *memory.Content    `json:"content,omitempty"`
+	Metadata   *json.RawMessage   `json:"metadata,omitempty"`
+	Importance *float64           `json:"importance,omitempty"`
+	Durability *memory.Durability `json:"durability,omitempty"`
 	// IfVersion, when non-zero, makes the update conditional on the stored
 	// version (ECONFLICT otherwise). When zero, concurrent updates are
 	// retried so that none is lost.
@@ -275,9 +276,9 @@ func backoff(ctx context.Context, attempt int) error {
 // Update applies p to memory id. Changing the text re-embeds and re-indexes
 // it. Errors: ENOTFOUND, EINVALID, ECONFLICT (version mismatch, or the new
 // content duplicates another memory of the scope).
-func (s *Service) Update(ctx context.Context, c Caller, id string, p Patch) (*Memory, error) {
+func (s *Service) Update(ctx context.Context, c memory.Caller, id string, p Patch) (*memory.Memory, error) {
 	if p.Content == nil && p.Metadata == nil && p.Importance == nil && p.Durability == nil {
-		return nil, Errorf(EINVALID, "patch: nothing to update (content, metadata, importance or durability)")
+		return nil, memory.Errorf(memory.EINVALID, "patch: nothing to update (content, metadata, importance or durability)")
 	}
 	var vec []float32
 	for attempt := 1; ; attempt++ {
@@ -286,14 +287,14 @@ func (s *Service) Update(ctx context.Context, c Caller, id string, p Patch) (*Me
 			return nil, err
 		}
 		if p.IfVersion != 0 && p.IfVersion != old.Version {
-			return nil, Errorf(ECONFLICT, "memory %q is at version %d, not %d", id, old.Version, p.IfVersion)
+			return nil, memory.Errorf(memory.ECONFLICT, "memory %q is at version %d, not %d", id, old.Version, p.IfVersion)
 		}
 		m := *old
 		textChanged := false
 		if p.Content != nil {
 			m.Content = *p.Content
 			textChanged = m.SearchText() != old.SearchText()
-			m.ContentHash = ContentHash(m.Content.Text)
+			m.ContentHash = memory.ContentHash(m.Content.Text)
 		}
 		if p.Metadata != nil {
 			m.Metadata = *p.Metadata
@@ -313,7 +314,7 @@ func (s *Service) Update(ctx context.Context, c Caller, id string, p Patch) (*Me
 		m.UpdatedAt = s.now().UnixMilli()
 		if textChanged {
 			if vec == nil {
-				vs, err := s.embedder.Embed(ctx, []string{m.SearchText()}, PurposeDocument)
+				vs, err := s.embedder.Embed(ctx, []string{m.SearchText()}, memory.PurposeDocument)
 				if err != nil {
 					return nil, unavailable("embedder", err)
 				}
@@ -322,8 +323,8 @@ func (s *Service) Update(ctx context.Context, c Caller, id string, p Patch) (*Me
 			m.Embedding, m.EmbeddingModel = vec, s.embedder.Model()
 		}
 		err = s.store.Update(ctx, &m)
-		var dup *DuplicateError
-		if IsConflict(err) && !errors.As(err, &dup) && p.IfVersion == 0 && attempt < maxUpdateAttempts {
+		var dup *memory.DuplicateError
+		if memory.IsConflict(err) && !errors.As(err, &dup) && p.IfVersion == 0 && attempt < maxUpdateAttempts {
 			if err := backoff(ctx, attempt); err != nil {
 				return nil, err
 			}
@@ -332,7 +333,7 @@ func (s *Service) Update(ctx context.Context, c Caller, id string, p Patch) (*Me
 		if err != nil {
 			return nil, err
 		}
-		if err := s.index.Upsert(ctx, []*Memory{&m}); err != nil {
+		if err := s.index.Upsert(ctx, []*memory.Memory{&m}); err != nil {
 			// Put the previous version back so store and index agree.
 			old.Version = m.Version
 			if rerr := s.store.Update(ctx, old); rerr != nil {
@@ -345,7 +346,7 @@ func (s *Service) Update(ctx context.Context, c Caller, id string, p Patch) (*Me
 }
 
 // Delete removes memory id; ENOTFOUND if c cannot see it.
-func (s *Service) Delete(ctx context.Context, c Caller, id string) error {
+func (s *Service) Delete(ctx context.Context, c memory.Caller, id string) error {
 	m, err := s.Get(ctx, c, id)
 	if err != nil {
 		return err
@@ -362,33 +363,33 @@ func (s *Service) Delete(ctx context.Context, c Caller, id string) error {
 }
 
 // List returns a page of the memories c can see that match f, newest first.
-func (s *Service) List(ctx context.Context, c Caller, f Filter, limit int, cursor string) (Page, error) {
+func (s *Service) List(ctx context.Context, c memory.Caller, f memory.Filter, limit int, cursor string) (memory.Page, error) {
 	if err := c.Valid(); err != nil {
-		return Page{}, err
+		return memory.Page{}, err
 	}
-	f, err := c.filter(f)
+	f, err := c.Bind(f)
 	if err != nil {
-		return Page{}, err
+		return memory.Page{}, err
 	}
 	if limit == 0 {
 		limit = 50
 	}
-	if limit < 1 || limit > MaxListLimit {
-		return Page{}, Errorf(EINVALID, "limit: must be between 1 and %d", MaxListLimit)
+	if limit < 1 || limit > memory.MaxListLimit {
+		return memory.Page{}, memory.Errorf(memory.EINVALID, "limit: must be between 1 and %d", memory.MaxListLimit)
 	}
-	cur, err := DecodeCursor(cursor)
+	cur, err := memory.DecodeCursor(cursor)
 	if err != nil {
-		return Page{}, err
+		return memory.Page{}, err
 	}
-	return s.store.List(ctx, ListQuery{Filter: f, Limit: limit, Cursor: cur})
+	return s.store.List(ctx, memory.ListQuery{Filter: f, Limit: limit, Cursor: cur})
 }
 
 // Count counts the memories c can see that match f.
-func (s *Service) Count(ctx context.Context, c Caller, f Filter) (int, error) {
+func (s *Service) Count(ctx context.Context, c memory.Caller, f memory.Filter) (int, error) {
 	if err := c.Valid(); err != nil {
 		return 0, err
 	}
-	f, err := c.filter(f)
+	f, err := c.Bind(f)
 	if err != nil {
 		return 0, err
 	}
@@ -398,14 +399,14 @@ func (s *Service) Count(ctx context.Context, c Caller, f Filter) (int, error) {
 // DeleteWhere removes every memory c can see that matches f, which must
 // narrow the selection by at least one field (EINVALID otherwise), and
 // returns how many were removed.
-func (s *Service) DeleteWhere(ctx context.Context, c Caller, f Filter) (int, error) {
+func (s *Service) DeleteWhere(ctx context.Context, c memory.Caller, f memory.Filter) (int, error) {
 	if err := c.Valid(); err != nil {
 		return 0, err
 	}
 	if !f.Narrowed() {
-		return 0, Errorf(EINVALID, "filter: bulk delete requires at least one filter (type, kind, roomId, entityId, sessionId, agentId, documentId, start or end)")
+		return 0, memory.Errorf(memory.EINVALID, "filter: bulk delete requires at least one filter (type, kind, roomId, entityId, sessionId, agentId, documentId, start or end)")
 	}
-	f, err := c.filter(f)
+	f, err := c.Bind(f)
 	if err != nil {
 		return 0, err
 	}

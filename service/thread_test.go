@@ -1,6 +1,7 @@
-package memory_test
+package service_test
 
 import (
+	"github.com/agentmem/agentmem/service"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -8,8 +9,8 @@ import (
 	"github.com/agentmem/agentmem/memory"
 )
 
-func turn(room, speaker, say string, at int64) memory.NewMemory {
-	return memory.NewMemory{Type: memory.TypeMessage, RoomID: room, EntityID: speaker, Content: text(say), CreatedAt: at}
+func turn(room, speaker, say string, at int64) service.NewMemory {
+	return service.NewMemory{Type: memory.TypeMessage, RoomID: room, EntityID: speaker, Content: text(say), CreatedAt: at}
 }
 
 // TestMessagesCarryThePrecedingTurn checks the Context the service gives
@@ -24,13 +25,13 @@ func TestMessagesCarryThePrecedingTurn(t *testing.T) {
 		turn("r1", "Ana", "How long have you been married?", t0),
 		turn("r2", "Cy", "Anyone up for tennis?", t0+1),
 		turn("r1", "Bo", "5 years already!", t0+2),
-		memory.NewMemory{Type: memory.TypeFact, RoomID: "r1", Content: text("Bo has been married for 5 years"), CreatedAt: t0 + 3},
+		service.NewMemory{Type: memory.TypeFact, RoomID: "r1", Content: text("Bo has been married for 5 years"), CreatedAt: t0 + 3},
 	)
 	second := create(t, s, orgA, turn("r1", "Ana", "Congratulations!", t0+10), turn("r1", "Bo", long, t0+11), turn("r1", "Ana", "That was long.", t0+12))
 	private := create(t, s, agentX, turn("r1", "Xavier", "a secret only agent x may see", t0+20))
 	after := create(t, s, orgA, turn("r1", "Bo", "Anyway, back to the wedding", t0+30))
 	scoped := create(t, s, agentX, turn("r1", "Xavier", "and another private turn", t0+40))
-	noRoom := create(t, s, orgA, memory.NewMemory{Type: memory.TypeMessage, EntityID: "Ana", Content: text("no conversation"), CreatedAt: t0 + 50})
+	noRoom := create(t, s, orgA, service.NewMemory{Type: memory.TypeMessage, EntityID: "Ana", Content: text("no conversation"), CreatedAt: t0 + 50})
 
 	cases := []struct {
 		name    string
@@ -60,11 +61,11 @@ func TestMessagesCarryThePrecedingTurn(t *testing.T) {
 		})
 	}
 	m, _ := s.Get(ctx, orgA, second[2].ID)
-	if n := utf8.RuneCountInString(m.Context); n > len("Bo: ")+memory.MaxContextRunes+1 || !strings.HasSuffix(m.Context, "…") {
+	if n := utf8.RuneCountInString(m.Context); n > len("Bo: ")+service.MaxContextRunes+1 || !strings.HasSuffix(m.Context, "…") {
 		t.Fatalf("a long turn as context: %d characters, %q...", n, m.Context[:40])
 	}
 	// The answer is found by the question's words, which it never says.
-	res, err := s.Search(ctx, orgA, memory.SearchRequest{Query: "how long has Bo been married", Mode: memory.ModeKeyword, K: 3, Filter: memory.Filter{Types: []memory.Type{memory.TypeMessage}}})
+	res, err := s.Search(ctx, orgA, service.SearchRequest{Query: "how long has Bo been married", Mode: service.ModeKeyword, K: 3, Filter: memory.Filter{Types: []memory.Type{memory.TypeMessage}}})
 	if err != nil {
 		t.Fatal(err)
 	}
