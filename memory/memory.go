@@ -153,18 +153,22 @@ type Memory struct {
 	// question about how long someone has been married. The service sets
 	// it at creation; it is searched and embedded with the memory, never
 	// counted as its content.
-	Context        string     `json:"context,omitempty"`
-	Importance     float64    `json:"importance"`
-	Durability     Durability `json:"durability"`
-	Confidence     float64    `json:"confidence"`
-	DocumentID     string     `json:"documentId,omitempty"`
-	Position       *int       `json:"position,omitempty"`
-	ContentHash    string     `json:"contentHash"`
-	CreatedAt      int64      `json:"createdAt"`
-	UpdatedAt      int64      `json:"updatedAt"`
-	LastAccessedAt int64      `json:"lastAccessedAt,omitempty"`
-	AccessCount    int64      `json:"accessCount"`
-	Archived       bool       `json:"archived"`
+	Context     string     `json:"context,omitempty"`
+	Importance  float64    `json:"importance"`
+	Durability  Durability `json:"durability"`
+	Confidence  float64    `json:"confidence"`
+	DocumentID  string     `json:"documentId,omitempty"`
+	Position    *int       `json:"position,omitempty"`
+	ContentHash string     `json:"contentHash"`
+	// CreatedAt is the event time (ms): when the memory happened or was
+	// said, which an import may set in the past. IngestedAt is when this
+	// service learned it; decay starts from the later of the two.
+	CreatedAt      int64 `json:"createdAt"`
+	IngestedAt     int64 `json:"ingestedAt,omitempty"`
+	UpdatedAt      int64 `json:"updatedAt"`
+	LastAccessedAt int64 `json:"lastAccessedAt,omitempty"`
+	AccessCount    int64 `json:"accessCount"`
+	Archived       bool  `json:"archived"`
 	// Version increases by one on every update; it is the optimistic
 	// concurrency token (the ETag of the HTTP API).
 	Version int64 `json:"version"`
@@ -367,4 +371,15 @@ func (m *Memory) Validate() error {
 // String is for logs; it never includes content.
 func (m *Memory) String() string {
 	return fmt.Sprintf("memory{org=%s agent=%s id=%s type=%s}", m.OrgID, m.AgentID, m.ID, m.Type)
+}
+
+// LearnedAt is when the service learned m: the later of its event time and
+// its ingestion time (memories stored before IngestedAt existed fall back to
+// UpdatedAt). Decay is measured from it, or from the last access if later.
+func (m *Memory) LearnedAt() int64 {
+	t := m.IngestedAt
+	if t == 0 {
+		t = m.UpdatedAt
+	}
+	return max(t, m.CreatedAt)
 }

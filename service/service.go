@@ -83,7 +83,7 @@ func (n *NewMemory) build(c memory.Caller, now int64) (*memory.Memory, error) {
 		EntityID: n.EntityID, RoomID: n.RoomID, WorldID: n.WorldID, SessionID: n.SessionID,
 		Metadata: n.Metadata, Importance: DefaultImportance, Durability: n.Durability,
 		Confidence: DefaultConfidence, DocumentID: n.DocumentID, Position: n.Position,
-		CreatedAt: n.CreatedAt, UpdatedAt: now, Version: 1,
+		CreatedAt: n.CreatedAt, IngestedAt: now, UpdatedAt: now, Version: 1,
 	}
 	if m.Type == "" {
 		m.Type = memory.TypeCustom
