@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"github.com/agentmem/agentmem/memory"
-	"time"
 )
 
 func (s *Service) relationStore() (memory.RelationStore, error) {
@@ -119,11 +118,16 @@ func (s *Service) Archive(ctx context.Context, c memory.Caller, id, reason strin
 	}
 }
 
-// Now is the service's clock.
-func (s *Service) Now() time.Time { return s.now() }
-
-// Store returns the service's store (for jobs that walk every memory).
-func (s *Service) Store() memory.Store { return s.store }
+// Orgs lists every org of the store, for scheduled jobs. The wiring checks
+// at start that the store can (memory.OrgLister); a store that cannot
+// gives EINTERNAL here.
+func (s *Service) Orgs(ctx context.Context) ([]string, error) {
+	l, ok := s.store.(memory.OrgLister)
+	if !ok {
+		return nil, memory.Errorf(memory.EINTERNAL, "the store cannot list its orgs")
+	}
+	return l.Orgs(ctx)
+}
 
 // SetImportance sets a memory's importance and metadata without touching
 // its content, retrying lost races; consolidation uses it.

@@ -32,19 +32,9 @@ type SearchRequest struct {
 	// related to them (supports, supersedes, ...) that are not results
 	// already, each marked with the relation that brought it.
 	ExpandRelations bool
-	// Internal marks a search made by the service's own jobs (extraction,
-	// consolidation): it does not count as an access.
-	Internal bool
-	// AsDocument embeds Query as a stored text, not as a question
-	// (PurposeDocument). The service's jobs compare a memory with memories,
-	// where similarity must be symmetric for their duplicate thresholds to
-	// mean the same under every embedder: bge-small puts an instruction
-	// before questions, which moves a text's query vector away from its
-	// stored one (cosine about 0.92 for the same sentence).
-	AsDocument bool
-	// Vector, when set, is the query's embedding by the service's embedder
-	// (a stored memory's own), used instead of embedding Query again.
-	Vector []float32
+
+	// similar is set by Similar, the pipelines' comparison of memories.
+	similar *SimilarRequest
 }
 
 // SearchResult is one ranked memory. Score is the fused RRF score in hybrid
@@ -95,17 +85,17 @@ func (r *SearchRequest) normalize() error {
 	return memory.ValidUnit("threshold", r.Threshold)
 }
 
-// queryVector is r.Vector, or r.Query embedded as a question (as a stored
-// text with AsDocument).
+// queryVector is r.Query embedded as a question, or for Similar the stored
+// vector given, or the text embedded as a stored text.
 func (s *Service) queryVector(ctx context.Context, r SearchRequest) ([]float32, error) {
-	if r.Vector != nil {
-		if len(r.Vector) != s.embedder.Dimensions() {
-			return nil, memory.Errorf(memory.EINVALID, "vector: %d dimensions, the embedder's have %d", len(r.Vector), s.embedder.Dimensions())
-		}
-		return r.Vector, nil
-	}
 	p := memory.PurposeQuery
-	if r.AsDocument {
+	if r.similar != nil {
+		if v := r.similar.Vector; v != nil {
+			if len(v) != s.embedder.Dimensions() {
+				return nil, memory.Errorf(memory.EINVALID, "vector: %d dimensions, the embedder's have %d", len(v), s.embedder.Dimensions())
+			}
+			return v, nil
+		}
 		p = memory.PurposeDocument
 	}
 	vs, err := s.embedder.Embed(ctx, []string{r.Query}, p)
@@ -155,7 +145,7 @@ func (s *Service) Search(ctx context.Context, c memory.Caller, r SearchRequest) 
 			out[i].Score = out[i].Semantic.Score
 		}
 	}
-	if !r.Internal {
+	if r.similar == nil {
 		s.touch(ctx, c, out)
 	}
 	if r.ExpandRelations {

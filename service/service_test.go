@@ -349,7 +349,7 @@ func TestRebuildReembedsWithANewModel(t *testing.T) {
 }
 
 // TestSearchQueryVector: a question is embedded as one; the service's jobs
-// compare a text as a stored text (AsDocument) or pass a stored memory's
+// compare a text as a stored text (Similar) or pass a stored memory's
 // own vector, which is not embedded again; a vector of the wrong size is a
 // 400.
 func TestSearchQueryVector(t *testing.T) {
@@ -360,22 +360,29 @@ func TestSearchQueryVector(t *testing.T) {
 	create(t, svc, orgA, service.NewMemory{Type: memory.TypeFact, Content: text("The quarterly revenue fell by ten percent")})
 	stored, err := svc.Get(ctx, orgA, id)
 	check(t, err)
+	question := func(q string) func() ([]service.SearchResult, error) {
+		return func() ([]service.SearchResult, error) {
+			return svc.Search(ctx, orgA, service.SearchRequest{Query: q, Mode: service.ModeSemantic})
+		}
+	}
+	similar := func(r service.SimilarRequest) func() ([]service.SearchResult, error) {
+		return func() ([]service.SearchResult, error) { return svc.Similar(ctx, orgA, r) }
+	}
 	for _, tc := range []struct {
 		name      string
-		req       service.SearchRequest
+		search    func() ([]service.SearchResult, error)
 		embedded  []memory.Purpose // the embedder calls the search makes
 		identical bool             // the query vector is the stored one: cosine 1
 		code      string
 	}{
-		{"question", service.SearchRequest{Query: stored.Content.Text}, []memory.Purpose{memory.PurposeQuery}, false, ""},
-		{"as a stored text", service.SearchRequest{Query: stored.Content.Text, AsDocument: true}, []memory.Purpose{memory.PurposeDocument}, true, ""},
-		{"stored vector", service.SearchRequest{Query: stored.Content.Text, Vector: stored.Embedding}, nil, true, ""},
-		{"vector of another size", service.SearchRequest{Query: "x", Vector: make([]float32, 3)}, nil, false, memory.EINVALID},
+		{"question", question(stored.Content.Text), []memory.Purpose{memory.PurposeQuery}, false, ""},
+		{"similar to a stored text", similar(service.SimilarRequest{Text: stored.Content.Text}), []memory.Purpose{memory.PurposeDocument}, true, ""},
+		{"similar to a stored vector", similar(service.SimilarRequest{Text: stored.Content.Text, Vector: stored.Embedding}), nil, true, ""},
+		{"vector of another size", similar(service.SimilarRequest{Text: "x", Vector: make([]float32, 3)}), nil, false, memory.EINVALID},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			emb.Purposes()
-			tc.req.Mode, tc.req.Internal = service.ModeSemantic, true
-			res, err := svc.Search(ctx, orgA, tc.req)
+			res, err := tc.search()
 			if tc.code != "" {
 				if memory.ErrorCode(err) != tc.code {
 					t.Fatalf("want %s, got %v", tc.code, err)

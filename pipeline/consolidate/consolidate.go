@@ -244,12 +244,12 @@ func (j *Job) one(ctx context.Context, c memory.Caller, m *memory.Memory, now ti
 	// Near duplicates: keep the more confident, then newer one.
 	// Compared as stored texts; the memory's own embedding when it is the
 	// current model's, so nothing is embedded again.
-	req := service.SearchRequest{Query: m.SearchText(), Mode: service.ModeSemantic, K: 3, Internal: true, AsDocument: true,
+	req := service.SimilarRequest{Text: m.SearchText(), K: 3,
 		Filter: memory.Filter{Types: []memory.Type{m.Type}, EntityID: m.EntityID, AgentID: scopeOf(m)}}
 	if e := j.Service.Embedder(); m.EmbeddingModel == e.Model() && len(m.Embedding) == e.Dimensions() {
 		req.Vector = m.Embedding
 	}
-	cands, err := j.Service.Search(ctx, c, req)
+	cands, err := j.Service.Similar(ctx, c, req)
 	if err != nil {
 		return err
 	}
@@ -327,11 +327,7 @@ func scopeOf(m *memory.Memory) string {
 // RunAll consolidates every org of the store, one after the other, and
 // returns their reports; an org that fails does not stop the others.
 func (j *Job) RunAll(ctx context.Context) ([]Report, error) {
-	lister, ok := j.Service.Store().(memory.OrgLister)
-	if !ok {
-		return nil, fmt.Errorf("consolidate: the store cannot list its orgs")
-	}
-	orgs, err := lister.Orgs(ctx)
+	orgs, err := j.Service.Orgs(ctx)
 	if err != nil {
 		return nil, err
 	}

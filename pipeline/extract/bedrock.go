@@ -9,7 +9,6 @@ import (
 	"github.com/agentmem/agentmem/memory"
 )
 
-
 // Bedrock extracts facts with an LLM through the Converse API, forced to
 // answer with the record_facts tool.
 type Bedrock struct {

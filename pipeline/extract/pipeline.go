@@ -111,7 +111,7 @@ func (p *Pipeline) merge(ctx context.Context, c memory.Caller, f Fact) (Outcome,
 	if f.Durability == "" {
 		f.Durability = memory.DurabilityStandard
 	}
-	cands, err := p.Service.Search(ctx, c, service.SearchRequest{Query: f.Text, Mode: service.ModeSemantic, K: 5, Internal: true, AsDocument: true,
+	cands, err := p.Service.Similar(ctx, c, service.SimilarRequest{Text: f.Text, K: 5,
 		Filter: memory.Filter{Types: []memory.Type{memory.TypeFact}, EntityID: f.Entity}})
 	if err != nil {
 		return o, err
