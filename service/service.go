@@ -20,6 +20,8 @@ type Service struct {
 	now      func() time.Time
 	log      *slog.Logger
 	access   *accessQueue // nil: accesses are recorded before a search returns
+	// forgetters remove what adapters derived from deleted memories.
+	forgetters []Forgetter
 }
 
 // Option configures a Service.
@@ -345,21 +347,25 @@ func (s *Service) Update(ctx context.Context, c memory.Caller, id string, p Patc
 	}
 }
 
-// Delete removes memory id; ENOTFOUND if c cannot see it.
+// Delete removes memory id and every derived copy of its content (see
+// Forgotten). Errors: ENOTFOUND if c cannot see it; EFORBIDDEN when an
+// agent-bound caller targets an org-scope memory, which every agent of the
+// org shares.
 func (s *Service) Delete(ctx context.Context, c memory.Caller, id string) error {
+	_, err := s.DeleteOne(ctx, c, id)
+	return err
+}
+
+// DeleteOne is Delete, reporting what was forgotten.
+func (s *Service) DeleteOne(ctx context.Context, c memory.Caller, id string) (Forgotten, error) {
 	m, err := s.Get(ctx, c, id)
 	if err != nil {
-		return err
+		return Forgotten{}, err
 	}
-	if err := s.store.Delete(ctx, c.OrgID, m.ID); err != nil {
-		return err
+	if c.AgentID != "" && m.AgentID == "" {
+		return Forgotten{}, memory.Errorf(memory.EFORBIDDEN, "memory %q is in the org scope: only an org-level key may delete it", id)
 	}
-	if err := s.index.Delete(ctx, c.OrgID, []string{m.ID}); err != nil {
-		// The store is the truth and search results are loaded from it, so a
-		// stale index entry is never shown; a reindex removes it.
-		s.log.ErrorContext(ctx, "index delete failed", "org", c.OrgID, "id", m.ID, "err", err)
-	}
-	return nil
+	return s.forget(ctx, c, []*memory.Memory{m})
 }
 
 // List returns a page of the memories c can see that match f, newest first.
@@ -397,26 +403,60 @@ func (s *Service) Count(ctx context.Context, c memory.Caller, f memory.Filter) (
 }
 
 // DeleteWhere removes every memory c can see that matches f, which must
-// narrow the selection by at least one field (EINVALID otherwise), and
-// returns how many were removed.
+// narrow the selection by at least one field (EINVALID otherwise), with
+// every derived copy of their content, and returns how many matched. An
+// agent-bound caller deletes within its own agent's scope only: naming the
+// org scope is EFORBIDDEN.
 func (s *Service) DeleteWhere(ctx context.Context, c memory.Caller, f memory.Filter) (int, error) {
+	res, err := s.ForgetWhere(ctx, c, f)
+	return res.Matched, err
+}
+
+// ForgetResult is what ForgetWhere removed.
+type ForgetResult struct {
+	// Matched is how many memories the filter selected.
+	Matched int `json:"matched"`
+	Forgotten
+}
+
+// ForgetWhere is DeleteWhere, reporting what was forgotten.
+func (s *Service) ForgetWhere(ctx context.Context, c memory.Caller, f memory.Filter) (ForgetResult, error) {
+	var res ForgetResult
 	if err := c.Valid(); err != nil {
-		return 0, err
+		return res, err
 	}
 	if !f.Narrowed() {
-		return 0, memory.Errorf(memory.EINVALID, "filter: bulk delete requires at least one filter (type, kind, roomId, entityId, sessionId, agentId, documentId, start or end)")
+		return res, memory.Errorf(memory.EINVALID, "filter: bulk delete requires at least one filter (type, kind, roomId, entityId, sessionId, agentId, documentId, start or end)")
+	}
+	if c.AgentID != "" {
+		if f.AgentID == memory.OrgScope {
+			return res, memory.Errorf(memory.EFORBIDDEN, "agentId: org-scope memories are shared by every agent: only an org-level key may delete them")
+		}
+		f.AgentID = c.AgentID
 	}
 	f, err := c.Bind(f)
 	if err != nil {
-		return 0, err
+		return res, err
 	}
 	f.IncludeArchived = true
-	ids, err := s.store.DeleteWhere(ctx, f)
-	if err != nil {
-		return 0, err
+	// Page by page from the newest: each page is forgotten before the next
+	// is read, so memory stays bounded whatever the selection's size.
+	for {
+		p, err := s.store.List(ctx, memory.ListQuery{Filter: f, Limit: memory.MaxListLimit})
+		if err != nil {
+			return res, err
+		}
+		if len(p.Memories) == 0 {
+			return res, nil
+		}
+		res.Matched += len(p.Memories)
+		got, err := s.forget(ctx, c, p.Memories)
+		res.Memories += got.Memories
+		res.Facts += got.Facts
+		res.ContextsRewritten += got.ContextsRewritten
+		res.ReferencesRemoved += got.ReferencesRemoved
+		if err != nil {
+			return res, err
+		}
 	}
-	if err := s.index.Delete(ctx, c.OrgID, ids); err != nil {
-		s.log.ErrorContext(ctx, "index delete failed", "org", c.OrgID, "count", len(ids), "err", err)
-	}
-	return len(ids), nil
 }

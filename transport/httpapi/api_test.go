@@ -284,9 +284,21 @@ func TestTenantIsolation(t *testing.T) {
 	if r := c.do("GET", "/v1/memories/count", keyB, nil); r.Body["count"] != 0.0 {
 		t.Fatalf("org b count %v", r.Body["count"])
 	}
-	// Agent x's bulk delete removed org-scope memories of the room and its own, never y's.
-	if r := c.do("GET", "/v1/memories/count", keyA, nil); r.Body["count"] != 1.0 {
-		t.Fatalf("org a count %v, want 1 (agent y's)", r.Body["count"])
+	// Agent x's bulk delete removed its own memories of the room only: the
+	// org-scope one, which every agent shares, and y's stay.
+	if r := c.do("GET", "/v1/memories/count", keyA, nil); r.Body["count"] != 2.0 {
+		t.Fatalf("org a count %v, want 2 (the org-scope memory and agent y's)", r.Body["count"])
+	}
+	// An agent key can delete no org-scope memory, in bulk or one by one.
+	if r := c.do("DELETE", "/v1/memories?agentId=_org", keyX, nil); r.Status != 403 {
+		t.Fatalf("agent x bulk-deleting the org scope: %d %s", r.Status, r.Raw)
+	}
+	orgMem := c.do("GET", "/v1/memories?agentId=_org", keyA, nil).Body["memories"].([]any)
+	if len(orgMem) != 1 {
+		t.Fatalf("org-scope memories %v", orgMem)
+	}
+	if r := c.do("DELETE", "/v1/memories/"+orgMem[0].(map[string]any)["id"].(string), keyX, nil); r.Status != 403 {
+		t.Fatalf("agent x deleting an org-scope memory: %d %s", r.Status, r.Raw)
 	}
 	if r := c.do("GET", "/v1/memories/"+idX, keyX, nil); r.Status != 404 {
 		t.Fatal("agent x's own bulk delete did not remove its memory")
