@@ -2,6 +2,7 @@ package memory
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -195,37 +196,59 @@ func TestDedupKey(t *testing.T) {
 }
 
 func TestFuse(t *testing.T) {
-	kw := []Hit{{"a", 9}, {"b", 5}, {"c", 1}}
-	sem := []Hit{{"c", 0.9}, {"a", 0.8}, {"d", 0.7}}
-	got := Fuse(kw, sem, 1, 1)
-	wantOrder := []string{"a", "c", "b", "d"}
-	if len(got) != len(wantOrder) {
-		t.Fatalf("fused %d ids, want %d", len(got), len(wantOrder))
-	}
-	for i, id := range wantOrder {
-		if got[i].ID != id {
-			t.Fatalf("rank %d is %s, want %s (%+v)", i+1, got[i].ID, id, got)
+	hits := func(ids ...string) []Hit {
+		out := make([]Hit, len(ids))
+		for i, id := range ids {
+			out[i] = Hit{ID: id, Score: float64(len(ids) - i)}
 		}
+		return out
 	}
+	kw := RankedList{Name: "keyword", Hits: hits("a", "b", "c"), Weight: 1}
+	sem := RankedList{Name: "semantic", Hits: hits("c", "a", "d"), Weight: 1}
+	kn := RankedList{Name: "knowledge", Hits: hits("d", "e"), Weight: 1}
+	tests := []struct {
+		name  string
+		lists []RankedList
+		want  []string
+	}{
+		{"one list keeps its order", []RankedList{kw}, []string{"a", "b", "c"}},
+		{"two lists", []RankedList{kw, sem}, []string{"a", "c", "b", "d"}},
+		{"three lists", []RankedList{kw, sem, kn}, []string{"a", "c", "d", "b", "e"}},
+		{"a zero weight keeps ranks, not score", []RankedList{kw, {Name: "semantic", Hits: sem.Hits, Weight: 0}}, []string{"a", "b", "c", "d"}},
+		{"a heavier list leads", []RankedList{kw, {Name: "semantic", Hits: sem.Hits, Weight: 3}}, []string{"c", "a", "d", "b"}},
+		// Equal scores (1.0 each): the better single rank wins.
+		{"tie: best single rank", []RankedList{
+			{Name: "keyword", Hits: hits("x"), Weight: 61}, {Name: "semantic", Hits: hits("q", "y"), Weight: 62}}, []string{"q", "x", "y"}},
+		// Equal scores and best ranks: found by more lists wins.
+		{"tie: more lists", []RankedList{
+			{Name: "keyword", Hits: hits("x"), Weight: 1}, {Name: "semantic", Hits: hits("y"), Weight: 0.5},
+			{Name: "knowledge", Hits: hits("y"), Weight: 0.5}}, []string{"y", "x"}},
+		// Equal scores and ranks: the list given first wins, whatever the ids.
+		{"tie: list order, not id", []RankedList{
+			{Name: "keyword", Hits: hits("zz"), Weight: 1}, {Name: "semantic", Hits: hits("aa"), Weight: 1}}, []string{"zz", "aa"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Fuse(tc.lists...)
+			ids := make([]string, len(got))
+			for i, f := range got {
+				ids[i] = f.ID
+			}
+			if fmt.Sprint(ids) != fmt.Sprint(tc.want) {
+				t.Fatalf("order %v, want %v", ids, tc.want)
+			}
+		})
+	}
+	got := Fuse(kw, sem)
 	a := got[0]
 	if want := 1.0/61 + 1.0/62; math.Abs(a.Score-want) > 1e-12 {
 		t.Fatalf("score of a = %v, want %v", a.Score, want)
 	}
-	if a.Keyword.Rank != 1 || a.Keyword.Score != 9 || a.Semantic.Rank != 2 || a.Semantic.Score != 0.8 {
-		t.Fatalf("per-mode scores of a: %+v %+v", a.Keyword, a.Semantic)
+	if k, s := a.Lists["keyword"], a.Lists["semantic"]; k.Rank != 1 || k.Score != 3 || s.Rank != 2 || s.Score != 2 {
+		t.Fatalf("per-list scores of a: %+v %+v", k, s)
 	}
-	if got[3].Keyword != nil || got[3].Semantic.Rank != 3 {
-		t.Fatalf("d: %+v", got[3])
-	}
-	// b (keyword rank 2) and d (semantic rank 3) differ; ties break by best rank then id.
-	tie := Fuse([]Hit{{"x", 1}}, []Hit{{"y", 1}}, 1, 1)
-	if tie[0].ID != "x" || tie[1].ID != "y" {
-		t.Fatalf("tie order %v", tie)
-	}
-	// Weight zero keeps the rank but not the score.
-	only := Fuse(kw, sem, 1, 0)
-	if only[0].ID != "a" || only[1].ID != "b" || only[0].Semantic == nil {
-		t.Fatalf("keyword-only weights: %+v", only)
+	if d := got[3]; d.Lists["keyword"] != nil || d.Lists["semantic"].Rank != 3 {
+		t.Fatalf("d: %+v", d)
 	}
 }
 

@@ -5,75 +5,80 @@ import "sort"
 // RRFK is the reciprocal rank fusion constant of Cormack et al. (2009).
 const RRFK = 60
 
-// ModeScore is one mode's view of a result: its native score and its rank
-// (1-based) in that mode's list.
+// ModeScore is one ranked list's view of a result: its native score (BM25,
+// cosine, knowledge match score, rerank relevance) and its rank (1-based)
+// in that list.
 type ModeScore struct {
 	Score float64 `json:"score"`
 	Rank  int     `json:"rank"`
 }
 
-// Fused is one id after fusion.
-type Fused struct {
-	ID       string
-	Score    float64
-	Keyword  *ModeScore
-	Semantic *ModeScore
+// RankedList is one named ranked list of ids, best first, with its weight
+// in the fusion.
+type RankedList struct {
+	Name   string
+	Hits   []Hit
+	Weight float64
 }
 
-// Fuse merges ranked lists by reciprocal rank fusion: each id scores
-// sum over lists of weight/(RRFK+rank). Ties are broken by the better single
-// rank, then by id, so the order is deterministic. A weight of 0 leaves that
-// list out of the score but keeps its per-mode rank.
-func Fuse(keyword, semantic []Hit, wKeyword, wSemantic float64) []Fused {
-	byID := make(map[string]*Fused, len(keyword)+len(semantic))
-	get := func(id string) *Fused {
-		f := byID[id]
-		if f == nil {
-			f = &Fused{ID: id}
-			byID[id] = f
-		}
-		return f
+// Fused is one id after fusion, with its place in every list it is in.
+type Fused struct {
+	ID    string
+	Score float64
+	Lists map[string]*ModeScore
+	best  int // best rank in any list
+	first int // position of the first list (in fusion order) it is in
+}
+
+// Fuse merges ranked lists by weighted reciprocal rank fusion, as bleve's
+// fusion package does: each id scores the sum over lists of
+// weight/(RRFK+rank). A weight of 0 leaves a list out of the score but keeps
+// its ranks in Lists.
+//
+// Ties are broken by principle, never by the id alone: first by the better
+// single-list rank (an id first in one list beats one third in two), then by
+// the number of lists that found it, then by the order of the lists (the
+// caller lists them in order of trust), and only last by id so that the
+// order is fully deterministic.
+func Fuse(lists ...RankedList) []Fused {
+	n := 0
+	for _, l := range lists {
+		n += len(l.Hits)
 	}
-	for i, h := range keyword {
-		f := get(h.ID)
-		if f.Keyword != nil {
-			continue // a list repeats an id: keep its best rank
+	byID := make(map[string]*Fused, n)
+	for li, l := range lists {
+		for i, h := range l.Hits {
+			f := byID[h.ID]
+			if f == nil {
+				f = &Fused{ID: h.ID, Lists: make(map[string]*ModeScore, len(lists)), best: 1 << 30, first: li}
+				byID[h.ID] = f
+			}
+			if f.Lists[l.Name] != nil {
+				continue // a list repeats an id: keep its best rank
+			}
+			rank := i + 1
+			f.Lists[l.Name] = &ModeScore{Score: h.Score, Rank: rank}
+			f.Score += l.Weight / float64(RRFK+rank)
+			f.best = min(f.best, rank)
 		}
-		f.Keyword = &ModeScore{Score: h.Score, Rank: i + 1}
-		f.Score += wKeyword / float64(RRFK+i+1)
-	}
-	for i, h := range semantic {
-		f := get(h.ID)
-		if f.Semantic != nil {
-			continue
-		}
-		f.Semantic = &ModeScore{Score: h.Score, Rank: i + 1}
-		f.Score += wSemantic / float64(RRFK+i+1)
 	}
 	out := make([]Fused, 0, len(byID))
 	for _, f := range byID {
 		out = append(out, *f)
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
+		a, b := &out[i], &out[j]
+		switch {
+		case a.Score != b.Score:
+			return a.Score > b.Score
+		case a.best != b.best:
+			return a.best < b.best
+		case len(a.Lists) != len(b.Lists):
+			return len(a.Lists) > len(b.Lists)
+		case a.first != b.first:
+			return a.first < b.first
 		}
-		bi, bj := bestRank(out[i]), bestRank(out[j])
-		if bi != bj {
-			return bi < bj
-		}
-		return out[i].ID < out[j].ID
+		return a.ID < b.ID
 	})
 	return out
-}
-
-func bestRank(f Fused) int {
-	r := 1 << 30
-	if f.Keyword != nil {
-		r = f.Keyword.Rank
-	}
-	if f.Semantic != nil && f.Semantic.Rank < r {
-		r = f.Semantic.Rank
-	}
-	return r
 }

@@ -153,10 +153,11 @@ func (s *Service) BuildContext(ctx context.Context, c memory.Caller, r ContextRe
 
 	knowledge := newSection("knowledge", "## Relevant knowledge")
 	if strings.TrimSpace(r.Query) != "" {
-		hits, err := s.Search(ctx, c, SearchRequest{Query: r.Query, Mode: ModeHybrid, K: maxRetrieved})
+		found, err := s.search(ctx, c, SearchRequest{Query: r.Query, K: maxRetrieved})
 		if err != nil {
 			return nil, err
 		}
+		hits := found.Results
 		limit := budget - core.Tokens - recent.Tokens
 		for _, h := range hits {
 			if used[h.Memory.ID] {
@@ -178,6 +179,14 @@ func (s *Service) BuildContext(ctx context.Context, c memory.Caller, r ContextRe
 		}
 	}
 	res.Context = strings.Join(parts, "\n\n")
+	// Only what was placed counts as accessed, not every candidate.
+	var ids []string
+	for _, sec := range res.Sections {
+		for _, it := range sec.Items {
+			ids = append(ids, it.ID)
+		}
+	}
+	s.touchIDs(ctx, c, ids)
 	return res, nil
 }
 

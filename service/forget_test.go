@@ -137,3 +137,33 @@ func TestAgentKeysCannotDeleteTheOrgScope(t *testing.T) {
 		t.Fatalf("x's own memory survived its bulk delete: %v", err)
 	}
 }
+
+// TestContextCountsOnlyPlacedAccesses: a prompt context records an access
+// for the memories it placed, not for every candidate the search weighed.
+func TestContextCountsOnlyPlacedAccesses(t *testing.T) {
+	b := open(t)
+	svc := b.Service
+	var in []service.NewMemory
+	for i := range 60 {
+		in = append(in, service.NewMemory{Type: memory.TypeFact, Content: text(strings.Repeat("the garden needs watering and pruning every week ", 3) + string(rune('a'+i%26)) + string(rune('a'+i/26)))})
+	}
+	create(t, svc, orgA, in...)
+	pc, err := svc.BuildContext(ctx, orgA, service.ContextRequest{Query: "garden watering", BudgetTokens: 300})
+	check(t, err)
+	placed := map[string]bool{}
+	for _, sec := range pc.Sections {
+		for _, it := range sec.Items {
+			placed[it.ID] = true
+		}
+	}
+	if len(placed) == 0 || len(placed) >= 50 {
+		t.Fatalf("%d memories placed: the budget should hold a few", len(placed))
+	}
+	page, err := svc.List(ctx, orgA, memory.Filter{}, 100, "")
+	check(t, err)
+	for _, m := range page.Memories {
+		if (m.AccessCount > 0) != placed[m.ID] {
+			t.Fatalf("memory %s: %d accesses, placed %v", m.ID, m.AccessCount, placed[m.ID])
+		}
+	}
+}

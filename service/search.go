@@ -2,26 +2,35 @@ package service
 
 import (
 	"context"
-	"github.com/agentmem/agentmem/memory"
 	"strings"
-
 	"unicode/utf8"
+
+	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/retrieval"
 )
 
-// Mode is how a search ranks.
+// Mode is how a search ranks: which ranked lists it retrieves and fuses.
 type Mode string
 
 // The search modes.
 const (
-	ModeHybrid   Mode = "hybrid"   // keyword and semantic fused by RRF
-	ModeSemantic Mode = "semantic" // vectors only
-	ModeKeyword  Mode = "keyword"  // BM25 only
+	// ModeFull runs every list the service has (keyword, semantic and,
+	// when Structured RAG is wired, knowledge), fused, then the reranker
+	// when one is configured. It is what a search without a mode does.
+	ModeFull      Mode = "full"
+	ModeHybrid    Mode = "hybrid"    // keyword and semantic fused by RRF
+	ModeSemantic  Mode = "semantic"  // vectors only
+	ModeKeyword   Mode = "keyword"   // BM25 only
+	ModeKnowledge Mode = "knowledge" // the Structured RAG list only
 )
 
 // SearchRequest is one search. Filter is bound to the caller by the service.
 type SearchRequest struct {
 	Query string
 	Mode  Mode
+	// Lists, instead of Mode, names the ranked lists to fuse, in order of
+	// trust (see retrieval.List*).
+	Lists []string
 	K     int
 	// Threshold in 0..1 drops weak candidates before fusion: semantic hits
 	// below this cosine similarity, keyword hits below this fraction of the
@@ -32,31 +41,45 @@ type SearchRequest struct {
 	// related to them (supports, supersedes, ...) that are not results
 	// already, each marked with the relation that brought it.
 	ExpandRelations bool
+	// Rerank false turns the rerank stage off; nil runs it when a reranker
+	// is configured.
+	Rerank *bool
 
 	// similar is set by Similar, the pipelines' comparison of memories.
 	similar *SimilarRequest
 }
 
-// SearchResult is one ranked memory. Score is the fused RRF score in hybrid
-// mode, the BM25 score in keyword mode and the cosine similarity in semantic
-// mode; Keyword and Semantic keep each mode's own score and rank.
+// SearchResult is one ranked memory. Score is the score of the final order:
+// the reranker's relevance when reranked, the fused RRF score when several
+// lists ran, the list's own score (BM25, cosine...) when one did. Scores
+// holds each list's score and rank, and the rerank stage's; Keyword and
+// Semantic repeat those two lists' (where clients have read them).
 type SearchResult struct {
-	Memory   *memory.Memory    `json:"memory"`
-	Score    float64           `json:"score"`
-	Keyword  *memory.ModeScore `json:"keyword,omitempty"`
-	Semantic *memory.ModeScore `json:"semantic,omitempty"`
+	Memory   *memory.Memory               `json:"memory"`
+	Score    float64                      `json:"score"`
+	Scores   map[string]*memory.ModeScore `json:"scores,omitempty"`
+	Keyword  *memory.ModeScore            `json:"keyword,omitempty"`
+	Semantic *memory.ModeScore            `json:"semantic,omitempty"`
 	// RelatedTo is set on a memory added by ExpandRelations: the result it
 	// is related to and how.
 	RelatedTo *memory.Relation `json:"relatedTo,omitempty"`
 }
 
-// Default and bound values of searches.
-const (
-	DefaultK       = 10
-	minCandidates  = 50  // per mode, before fusion
-	maxCandidates  = 400 // per mode, before fusion
-	overFetchRatio = 4
-)
+// SearchResponse is a search's results and how they were ranked.
+type SearchResponse struct {
+	Results []SearchResult `json:"results"`
+	// Lists are the ranked lists that were fused.
+	Lists []string `json:"lists"`
+	// Reranked tells whether the rerank stage reordered the results;
+	// RerankError, when a rerank was due, why it did not.
+	Reranked    bool   `json:"reranked"`
+	RerankError string `json:"rerankError,omitempty"`
+	// Stages are the pipeline stages' durations (not serialized).
+	Stages []retrieval.Stage `json:"-"`
+}
+
+// DefaultK is how many results a search returns when K is not given.
+const DefaultK = 10
 
 func (r *SearchRequest) normalize() error {
 	r.Query = strings.TrimSpace(r.Query)
@@ -69,12 +92,13 @@ func (r *SearchRequest) normalize() error {
 	if !utf8.ValidString(r.Query) {
 		return memory.Errorf(memory.EINVALID, "query: not valid UTF-8")
 	}
+	if r.Mode != "" && len(r.Lists) > 0 {
+		return memory.Errorf(memory.EINVALID, "mode and lists: give one or the other")
+	}
 	switch r.Mode {
-	case "":
-		r.Mode = ModeHybrid
-	case ModeHybrid, ModeSemantic, ModeKeyword:
+	case "", ModeFull, ModeHybrid, ModeSemantic, ModeKeyword, ModeKnowledge:
 	default:
-		return memory.Errorf(memory.EINVALID, "mode: %q is not one of hybrid, semantic, keyword", r.Mode)
+		return memory.Errorf(memory.EINVALID, "mode: %q is not one of full, hybrid, semantic, keyword, knowledge", r.Mode)
 	}
 	if r.K == 0 {
 		r.K = DefaultK
@@ -83,6 +107,24 @@ func (r *SearchRequest) normalize() error {
 		return memory.Errorf(memory.EINVALID, "k: must be between 1 and %d", memory.MaxK)
 	}
 	return memory.ValidUnit("threshold", r.Threshold)
+}
+
+// lists resolves the request's lists: Lists as given, or the Mode's.
+func (s *Service) lists(r SearchRequest) []string {
+	if len(r.Lists) > 0 {
+		return r.Lists
+	}
+	switch r.Mode {
+	case ModeHybrid:
+		return []string{retrieval.ListKeyword, retrieval.ListSemantic}
+	case ModeSemantic:
+		return []string{retrieval.ListSemantic}
+	case ModeKeyword:
+		return []string{retrieval.ListKeyword}
+	case ModeKnowledge:
+		return []string{retrieval.ListKnowledge}
+	}
+	return s.retrieval.Available()
 }
 
 // queryVector is r.Query embedded as a question, or for Similar the stored
@@ -108,6 +150,27 @@ func (s *Service) queryVector(ctx context.Context, r SearchRequest) ([]float32, 
 // Search ranks the memories c can see against r.Query. Returned memories
 // count as accessed. Errors: EINVALID, EFORBIDDEN, EUNAVAILABLE.
 func (s *Service) Search(ctx context.Context, c memory.Caller, r SearchRequest) ([]SearchResult, error) {
+	res, err := s.SearchRanked(ctx, c, r)
+	if err != nil {
+		return nil, err
+	}
+	return res.Results, nil
+}
+
+// SearchRanked is Search, with how the results were ranked.
+func (s *Service) SearchRanked(ctx context.Context, c memory.Caller, r SearchRequest) (*SearchResponse, error) {
+	res, err := s.search(ctx, c, r)
+	if err != nil {
+		return nil, err
+	}
+	if r.similar == nil {
+		s.touch(ctx, c, res.Results)
+	}
+	return res, nil
+}
+
+// search runs the retrieval pipeline for r without recording accesses.
+func (s *Service) search(ctx context.Context, c memory.Caller, r SearchRequest) (*SearchResponse, error) {
 	if err := c.Valid(); err != nil {
 		return nil, err
 	}
@@ -118,124 +181,20 @@ func (s *Service) Search(ctx context.Context, c memory.Caller, r SearchRequest) 
 	if err != nil {
 		return nil, err
 	}
-	q := memory.IndexQuery{Filter: f, K: min(max(r.K*overFetchRatio, minCandidates), maxCandidates)}
-	if r.Mode != ModeSemantic {
-		q.Text = r.Query
-	}
-	if r.Mode != ModeKeyword {
-		if q.Vector, err = s.queryVector(ctx, r); err != nil {
-			return nil, err
-		}
-	}
-	res, err := s.index.Search(ctx, q)
-	if err != nil {
-		return nil, unavailable("index", err)
-	}
-	kw, sem := thresholdKeyword(res.Keyword, r.Threshold), thresholdSemantic(res.Semantic, r.Threshold)
-	fused := memory.Fuse(kw, sem, 1, 1)
-	out, err := s.load(ctx, c, f, fused, r.K)
+	lists := s.lists(r)
+	k := min(max(r.K*retrieval.OverFetch, retrieval.MinCandidates), retrieval.MaxCandidates)
+	q := retrieval.NewQuery(r.Query, f, k, func(ctx context.Context) ([]float32, error) { return s.queryVector(ctx, r) })
+	rerank := r.similar == nil && (r.Rerank == nil || *r.Rerank)
+	run, err := s.retrieval.Run(ctx, retrieval.Request{Caller: c, Query: q, Lists: lists, K: r.K, Threshold: r.Threshold,
+		Rerank: rerank, ExpandRelations: r.ExpandRelations})
 	if err != nil {
 		return nil, err
 	}
-	for i := range out {
-		switch r.Mode {
-		case ModeKeyword:
-			out[i].Score = out[i].Keyword.Score
-		case ModeSemantic:
-			out[i].Score = out[i].Semantic.Score
-		}
-	}
-	if r.similar == nil {
-		s.touch(ctx, c, out)
-	}
-	if r.ExpandRelations {
-		out = s.expand(ctx, c, out)
-	}
-	return out, nil
-}
-
-// expand appends the related memories of results (best effort: relation
-// lookups that fail are logged and skipped).
-func (s *Service) expand(ctx context.Context, c memory.Caller, out []SearchResult) []SearchResult {
-	seen := map[string]bool{}
-	for _, r := range out {
-		seen[r.Memory.ID] = true
-	}
-	n := len(out)
-	for i := 0; i < n; i++ {
-		rels, err := s.Relations(ctx, c, out[i].Memory.ID)
-		if err != nil {
-			s.log.WarnContext(ctx, "expanding relations", "org", c.OrgID, "err", err)
-			continue
-		}
-		for _, rel := range rels {
-			other := rel.ToID
-			if other == out[i].Memory.ID {
-				other = rel.FromID
-			}
-			if seen[other] {
-				continue
-			}
-			m, err := s.Get(ctx, c, other)
-			if err != nil {
-				continue
-			}
-			seen[other] = true
-			rel := rel
-			out = append(out, SearchResult{Memory: m, RelatedTo: &rel})
-		}
-	}
-	return out
-}
-
-func thresholdKeyword(hs []memory.Hit, t float64) []memory.Hit {
-	if t == 0 || len(hs) == 0 {
-		return hs
-	}
-	floor := t * hs[0].Score
-	for i, h := range hs {
-		if h.Score < floor {
-			return hs[:i]
-		}
-	}
-	return hs
-}
-
-func thresholdSemantic(hs []memory.Hit, t float64) []memory.Hit {
-	if t == 0 {
-		return hs
-	}
-	for i, h := range hs {
-		if h.Score < t {
-			return hs[:i]
-		}
-	}
-	return hs
-}
-
-// load fetches fused hits from the store, the source of truth, until k are
-// found, skipping ids the store no longer has and re-checking visibility and
-// the filter so a stale index can never show what the caller may not see.
-func (s *Service) load(ctx context.Context, c memory.Caller, f memory.Filter, fused []memory.Fused, k int) ([]SearchResult, error) {
-	out := make([]SearchResult, 0, k)
-	for start := 0; start < len(fused) && len(out) < k; {
-		end := min(len(fused), start+k-len(out)+5)
-		ids := make([]string, 0, end-start)
-		for _, h := range fused[start:end] {
-			ids = append(ids, h.ID)
-		}
-		got, err := s.store.GetMany(ctx, c.OrgID, ids)
-		if err != nil {
-			return nil, err
-		}
-		for _, h := range fused[start:end] {
-			m := got[h.ID]
-			if m == nil || !c.CanSee(m.OrgID, m.AgentID) || !f.Match(m.Attrs()) || len(out) == k {
-				continue
-			}
-			out = append(out, SearchResult{Memory: m, Score: h.Score, Keyword: h.Keyword, Semantic: h.Semantic})
-		}
-		start = end
+	out := &SearchResponse{Lists: lists, Reranked: run.Reranked, RerankError: run.RerankError, Stages: run.Stages,
+		Results: make([]SearchResult, len(run.Results))}
+	for i, h := range run.Results {
+		out.Results[i] = SearchResult{Memory: h.Memory, Score: h.Score, Scores: h.Lists, RelatedTo: h.RelatedTo,
+			Keyword: h.Lists[retrieval.ListKeyword], Semantic: h.Lists[retrieval.ListSemantic]}
 	}
 	return out, nil
 }
@@ -254,4 +213,11 @@ func (s *Service) touch(ctx context.Context, c memory.Caller, rs []SearchResult)
 		r.Memory.LastAccessedAt = now
 	}
 	s.record(ctx, accessBatch{org: c.OrgID, ids: ids, at: now})
+}
+
+// touchIDs records an access to each of ids (best effort, as touch).
+func (s *Service) touchIDs(ctx context.Context, c memory.Caller, ids []string) {
+	if len(ids) > 0 {
+		s.record(ctx, accessBatch{org: c.OrgID, ids: ids, at: s.now().UnixMilli()})
+	}
 }

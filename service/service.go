@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/retrieval"
 	"log/slog"
 	"math/rand/v2"
 	"time"
@@ -22,6 +23,8 @@ type Service struct {
 	access   *accessQueue // nil: accesses are recorded before a search returns
 	// forgetters remove what adapters derived from deleted memories.
 	forgetters []Forgetter
+	// retrieval is the search pipeline (lists, fusion, rerank).
+	retrieval *retrieval.Pipeline
 }
 
 // Option configures a Service.
@@ -35,12 +38,41 @@ func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
 
 // NewService returns a Service over the given adapters.
 func NewService(store memory.Store, index memory.Index, embedder memory.Embedder, opts ...Option) *Service {
-	s := &Service{store: store, index: index, embedder: embedder, now: time.Now, log: slog.Default()}
+	s := &Service{store: store, index: index, embedder: embedder, now: time.Now, log: slog.Default(),
+		retrieval: &retrieval.Pipeline{Retrievers: []retrieval.Retriever{retrieval.IndexLists{Index: index}}, Store: store}}
+	if rs, ok := store.(memory.RelationStore); ok {
+		s.retrieval.Relations = rs
+	}
 	for _, o := range opts {
 		o(s)
 	}
+	s.retrieval.Log = s.log
 	return s
 }
+
+// WithRetriever adds ranked lists to searches, after keyword and semantic:
+// the Structured RAG knowledge list, for example.
+func WithRetriever(r retrieval.Retriever) Option {
+	return func(s *Service) { s.retrieval.Retrievers = append(s.retrieval.Retrievers, r) }
+}
+
+// WithListWeights sets the lists' weights in the fusion (default 1 each).
+func WithListWeights(w map[string]float64) Option {
+	return func(s *Service) { s.retrieval.Weights = w }
+}
+
+// WithReranker adds the rerank stage: candidates fused candidates (0: the
+// default, max(12, 2×k)) go to r, which has timeout to answer before the
+// search falls back to the fused order.
+func WithReranker(r memory.Reranker, candidates int, timeout time.Duration) Option {
+	return func(s *Service) {
+		s.retrieval.Reranker, s.retrieval.RerankCandidates, s.retrieval.RerankTimeout = r, candidates, timeout
+	}
+}
+
+// Retrieval returns the search pipeline (benchmarks read its stages, the
+// metrics its rerank failures).
+func (s *Service) Retrieval() *retrieval.Pipeline { return s.retrieval }
 
 // Embedder returns the service's embedder.
 func (s *Service) Embedder() memory.Embedder { return s.embedder }

@@ -410,10 +410,12 @@ func (s *Server) deleteMemories(w http.ResponseWriter, r *http.Request, c memory
 type SearchRequest struct {
 	Query           string       `json:"query"`
 	Mode            service.Mode `json:"mode"`
+	Lists           []string     `json:"lists"`
 	K               int          `json:"k"`
 	Threshold       float64      `json:"threshold"`
 	Filters         Filters      `json:"filters"`
 	ExpandRelations bool         `json:"expandRelations"`
+	Rerank          *bool        `json:"rerank"`
 }
 
 func (s *Server) search(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
@@ -426,21 +428,22 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, c memory.Caller)
 		return err
 	}
 	start := time.Now()
-	res, err := s.svc.Search(r.Context(), c, service.SearchRequest{
-		Query: req.Query, Mode: req.Mode, K: req.K, Threshold: req.Threshold, Filter: req.Filters.filter(),
-		ExpandRelations: req.ExpandRelations,
+	res, err := s.svc.SearchRanked(r.Context(), c, service.SearchRequest{
+		Query: req.Query, Mode: req.Mode, Lists: req.Lists, K: req.K, Threshold: req.Threshold, Filter: req.Filters.filter(),
+		ExpandRelations: req.ExpandRelations, Rerank: req.Rerank,
 	})
 	if err != nil {
 		return err
 	}
-	if res == nil {
-		res = []service.SearchResult{}
+	if res.Results == nil {
+		res.Results = []service.SearchResult{}
 	}
 	mode := req.Mode
-	if mode == "" {
-		mode = service.ModeHybrid
+	if mode == "" && len(req.Lists) == 0 {
+		mode = service.ModeFull
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"mode": mode, "results": res,
+	writeJSON(w, http.StatusOK, map[string]any{"mode": mode, "lists": res.Lists, "results": res.Results,
+		"reranked": res.Reranked, "rerankError": res.RerankError,
 		"tookMs": float64(time.Since(start).Microseconds()) / 1000})
 	return nil
 }

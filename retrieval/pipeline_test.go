@@ -1,0 +1,251 @@
+package retrieval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentmem/agentmem/memory"
+)
+
+// fakeStore serves GetMany from a map; the rest of memory.Store is unused.
+type fakeStore struct {
+	memory.Store
+	ms map[string]*memory.Memory
+}
+
+func (f fakeStore) GetMany(_ context.Context, org string, ids []string) (map[string]*memory.Memory, error) {
+	out := map[string]*memory.Memory{}
+	for _, id := range ids {
+		if m := f.ms[id]; m != nil && m.OrgID == org {
+			out[id] = m
+		}
+	}
+	return out, nil
+}
+
+// fixedLists answers each list it names with fixed hits.
+type fixedLists map[string][]memory.Hit
+
+func (f fixedLists) Lists() []string {
+	var out []string
+	for _, l := range []string{ListKeyword, ListSemantic, ListKnowledge} {
+		if _, ok := f[l]; ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func (f fixedLists) Retrieve(_ context.Context, _ *Query, lists []string) (map[string][]memory.Hit, error) {
+	out := map[string][]memory.Hit{}
+	for _, l := range lists {
+		out[l] = f[l]
+	}
+	return out, nil
+}
+
+// scriptedReranker scores a document by the position of its text in order
+// (first = most relevant), or fails.
+type scriptedReranker struct {
+	order []string
+	err   error
+	delay time.Duration
+	calls int
+	seen  int
+}
+
+func (r *scriptedReranker) Name() string { return "scripted" }
+
+func (r *scriptedReranker) Rerank(ctx context.Context, _ string, docs []string) ([]float64, error) {
+	r.calls++
+	r.seen = len(docs)
+	if r.delay > 0 {
+		select {
+		case <-time.After(r.delay):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	out := make([]float64, len(docs))
+	for i, d := range docs {
+		out[i] = math.Inf(-1)
+		for j, o := range r.order {
+			if d == o {
+				out[i] = float64(len(r.order) - j)
+			}
+		}
+	}
+	return out, nil
+}
+
+var caller = memory.Caller{OrgID: "o"}
+
+func corpus(ids ...string) fakeStore {
+	ms := map[string]*memory.Memory{}
+	for _, id := range ids {
+		ms[id] = &memory.Memory{ID: id, OrgID: "o", Type: memory.TypeCustom, Content: memory.Content{Text: id}}
+	}
+	ms["secret"] = &memory.Memory{ID: "secret", OrgID: "o", AgentID: "other", Content: memory.Content{Text: "secret"}}
+	return fakeStore{ms: ms}
+}
+
+func hits(ids ...string) []memory.Hit {
+	out := make([]memory.Hit, len(ids))
+	for i, id := range ids {
+		out[i] = memory.Hit{ID: id, Score: float64(len(ids) - i)}
+	}
+	return out
+}
+
+func ids(rs []Result) string {
+	var b []string
+	for _, r := range rs {
+		b = append(b, r.Memory.ID)
+	}
+	return strings.Join(b, ",")
+}
+
+func run(t *testing.T, p *Pipeline, lists []string, k int, rerank bool) *Response {
+	t.Helper()
+	res, err := p.Run(context.Background(), Request{Caller: memory.Caller{OrgID: "o", AgentID: "me"},
+		Query: NewQuery("q", memory.Filter{OrgID: "o", Viewer: "me"}, 50, nil), Lists: lists, K: k, Rerank: rerank})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestListsAndFusion runs the pipeline with one, two and three lists.
+func TestListsAndFusion(t *testing.T) {
+	lists := fixedLists{
+		ListKeyword:   hits("a", "b", "c"),
+		ListSemantic:  hits("c", "a", "d"),
+		ListKnowledge: hits("d", "e", "secret"),
+	}
+	p := &Pipeline{Retrievers: []Retriever{lists}, Store: corpus("a", "b", "c", "d", "e")}
+	tests := []struct {
+		lists []string
+		want  string
+	}{
+		{[]string{ListKeyword}, "a,b,c"},
+		{[]string{ListKeyword, ListSemantic}, "a,c,b,d"},
+		{[]string{ListKeyword, ListSemantic, ListKnowledge}, "a,c,d,b,e"},
+		{[]string{ListKnowledge}, "d,e"}, // the other agent's memory is never loaded
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprint(len(tc.lists), tc.lists), func(t *testing.T) {
+			res := run(t, p, tc.lists, 10, false)
+			if got := ids(res.Results); got != tc.want {
+				t.Fatalf("order %s, want %s", got, tc.want)
+			}
+			r0 := res.Results[0]
+			for _, l := range tc.lists {
+				if _, ok := r0.Lists[l]; !ok && l != ListKnowledge {
+					t.Fatalf("result a lacks its %s score: %+v", l, r0.Lists)
+				}
+			}
+			if len(tc.lists) == 1 && r0.Score != r0.Lists[tc.lists[0]].Score {
+				t.Fatalf("one list: the score is not the list's own (%v)", r0)
+			}
+		})
+	}
+	if _, err := p.Run(context.Background(), Request{Caller: caller, Query: NewQuery("q", memory.Filter{OrgID: "o"}, 50, nil),
+		Lists: []string{"telepathy"}, K: 3}); memory.ErrorCode(err) != memory.EINVALID {
+		t.Fatalf("unknown list: %v", err)
+	}
+}
+
+// TestWeights: a heavier list leads the fusion.
+func TestWeights(t *testing.T) {
+	lists := fixedLists{ListKeyword: hits("a", "b"), ListSemantic: hits("b", "a")}
+	p := &Pipeline{Retrievers: []Retriever{lists}, Store: corpus("a", "b"), Weights: map[string]float64{ListSemantic: 2}}
+	if got := ids(run(t, p, []string{ListKeyword, ListSemantic}, 2, false).Results); got != "b,a" {
+		t.Fatalf("order %s", got)
+	}
+}
+
+// TestRerank: the reranker sees max(12, 2k) candidates, reorders them,
+// unscored candidates keep their fused order after the scored ones, and
+// the cut to k happens after the rerank.
+func TestRerank(t *testing.T) {
+	var all []string
+	for i := range 30 {
+		all = append(all, fmt.Sprintf("m%02d", i))
+	}
+	lists := fixedLists{ListKeyword: hits(all...)}
+	rr := &scriptedReranker{order: []string{"m11", "m03"}}
+	p := &Pipeline{Retrievers: []Retriever{lists}, Store: corpus(all...), Reranker: rr}
+	res := run(t, p, []string{ListKeyword}, 3, true)
+	if rr.seen != DefaultRerankMin {
+		t.Fatalf("the reranker saw %d candidates, want %d", rr.seen, DefaultRerankMin)
+	}
+	if got := ids(res.Results); got != "m11,m03,m00" || !res.Reranked {
+		t.Fatalf("reranked order %s (reranked %v)", got, res.Reranked)
+	}
+	if r := res.Results[0].Lists[StageRerank]; r == nil || r.Rank != 1 || res.Results[0].Lists[ListKeyword].Rank != 12 {
+		t.Fatalf("scores of the first result: %+v", res.Results[0].Lists)
+	}
+	if res.Results[2].Lists[StageRerank] != nil {
+		t.Fatal("an unscored candidate got a rerank score")
+	}
+	// 2k beats the minimum.
+	run(t, p, []string{ListKeyword}, 10, true)
+	if rr.seen != 20 {
+		t.Fatalf("the reranker saw %d candidates for k=10", rr.seen)
+	}
+	// A search that turns reranking off does not call it.
+	calls := rr.calls
+	if res := run(t, p, []string{ListKeyword}, 3, false); res.Reranked || rr.calls != calls || ids(res.Results) != "m00,m01,m02" {
+		t.Fatalf("rerank off: %s reranked=%v calls=%d", ids(res.Results), res.Reranked, rr.calls-calls)
+	}
+}
+
+// TestRerankFallback: a failing or slow reranker leaves the fused order,
+// says so, and is counted.
+func TestRerankFallback(t *testing.T) {
+	lists := fixedLists{ListKeyword: hits("a", "b", "c")}
+	for _, tc := range []struct {
+		name string
+		rr   *scriptedReranker
+	}{
+		{"error", &scriptedReranker{err: memory.Errorf(memory.EUNAVAILABLE, "throttled")}},
+		{"timeout", &scriptedReranker{order: []string{"c"}, delay: time.Second}},
+		{"wrong count", &scriptedReranker{err: errors.New("3 scores for 2 documents")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &Pipeline{Retrievers: []Retriever{lists}, Store: corpus("a", "b", "c"), Reranker: tc.rr, RerankTimeout: 20 * time.Millisecond}
+			res := run(t, p, []string{ListKeyword}, 2, true)
+			if ids(res.Results) != "a,b" || res.Reranked || res.RerankError == "" || p.RerankFailures() != 1 {
+				t.Fatalf("fallback: %s reranked=%v error=%q failures=%d", ids(res.Results), res.Reranked, res.RerankError, p.RerankFailures())
+			}
+		})
+	}
+}
+
+func TestThreshold(t *testing.T) {
+	kw := []memory.Hit{{ID: "a", Score: 10}, {ID: "b", Score: 6}, {ID: "c", Score: 4}}
+	sem := []memory.Hit{{ID: "a", Score: 0.9}, {ID: "b", Score: 0.5}, {ID: "c", Score: 0.2}}
+	for _, tc := range []struct {
+		list string
+		hs   []memory.Hit
+		t    float64
+		want int
+	}{
+		{ListKeyword, kw, 0.5, 2},
+		{ListSemantic, sem, 0.3, 2},
+		{ListSemantic, sem, 0, 3},
+		{ListKnowledge, sem, 0.9, 3},
+	} {
+		if got := threshold(tc.list, tc.hs, tc.t); len(got) != tc.want {
+			t.Errorf("%s threshold %v kept %v", tc.list, tc.t, got)
+		}
+	}
+}

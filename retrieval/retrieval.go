@@ -1,0 +1,104 @@
+// Package retrieval is the retrieval pipeline: named ranked lists are
+// retrieved (keyword, semantic, knowledge...), fused by weighted reciprocal
+// rank fusion, loaded from the store and checked for visibility, reranked,
+// and expanded with related memories. The service runs it for searches and
+// for the prompt context; recording accesses stays with the service, which
+// alone knows what it returned or placed.
+//
+// A new list is one Retriever and one line of wiring; a new stage is one
+// function of Pipeline.Run.
+package retrieval
+
+import (
+	"context"
+	"sync"
+
+	"github.com/agentmem/agentmem/memory"
+)
+
+// The names of the ranked lists and of the rerank stage, as they appear in
+// a result's scores.
+const (
+	ListKeyword   = "keyword"   // BM25 over the memories' keyword text
+	ListSemantic  = "semantic"  // cosine similarity of embeddings
+	ListKnowledge = "knowledge" // Structured RAG: memories whose knowledge matches the query
+	StageRerank   = "rerank"    // the reranker's relevance score
+)
+
+// Query is what every list retrieves for. Filter is already bound to the
+// caller (org and view).
+type Query struct {
+	Text   string
+	Filter memory.Filter
+	// K is how many candidates each list returns.
+	K int
+
+	embed  func(context.Context) ([]float32, error)
+	once   sync.Once
+	vector []float32
+	err    error
+}
+
+// NewQuery returns a query whose vector, if a list asks for it, comes from
+// embed, called at most once.
+func NewQuery(text string, f memory.Filter, k int, embed func(context.Context) ([]float32, error)) *Query {
+	return &Query{Text: text, Filter: f, K: k, embed: embed}
+}
+
+// Vector is the query's embedding, computed on first use.
+func (q *Query) Vector(ctx context.Context) ([]float32, error) {
+	q.once.Do(func() {
+		if q.embed == nil {
+			q.err = memory.Errorf(memory.EINTERNAL, "retrieval: the query has no embedder")
+			return
+		}
+		q.vector, q.err = q.embed(ctx)
+	})
+	return q.vector, q.err
+}
+
+// Retriever answers one or more named lists. Several lists come from one
+// retriever when one backend call serves them (OpenSearch answers keyword
+// and semantic in one _msearch).
+type Retriever interface {
+	// Lists names the lists it can answer.
+	Lists() []string
+	// Retrieve returns the requested lists (a subset of Lists), each best
+	// first, among memories matching q.Filter.
+	Retrieve(ctx context.Context, q *Query, lists []string) (map[string][]memory.Hit, error)
+}
+
+// IndexLists answers keyword and semantic from a memory.Index in one call.
+type IndexLists struct{ Index memory.Index }
+
+// Lists implements Retriever.
+func (IndexLists) Lists() []string { return []string{ListKeyword, ListSemantic} }
+
+// Retrieve implements Retriever.
+func (x IndexLists) Retrieve(ctx context.Context, q *Query, lists []string) (map[string][]memory.Hit, error) {
+	iq := memory.IndexQuery{Filter: q.Filter, K: q.K}
+	for _, l := range lists {
+		switch l {
+		case ListKeyword:
+			iq.Text = q.Text
+		case ListSemantic:
+			v, err := q.Vector(ctx)
+			if err != nil {
+				return nil, err
+			}
+			iq.Vector = v
+		}
+	}
+	res, err := x.Index.Search(ctx, iq)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]memory.Hit{}
+	if iq.Text != "" {
+		out[ListKeyword] = res.Keyword
+	}
+	if iq.Vector != nil {
+		out[ListSemantic] = res.Semantic
+	}
+	return out, nil
+}
