@@ -38,16 +38,24 @@ func ContentHash(text string) string {
 }
 
 // DedupKey is the key under which at most one memory may exist in an org:
-// the scope (agent), the type and the content hash. A message is a turn in a
-// conversation, so for messages the room and the speaker are part of the key:
-// the same words said in two rooms are two memories, the same turn delivered
-// twice is one. A fragment's key holds its document and position.
+// the scope (agent), the type and the content hash. A memory with an
+// ExternalID (the client's key) is keyed by it instead, whatever its
+// content. A message without one is an event, keyed by its own id: the
+// same words said twice are two turns, so a retry must carry the same
+// externalId (or Idempotency-Key) to be recognized. A fragment's key holds
+// its document and position.
 func DedupKey(m *Memory) string {
 	parts := []string{m.AgentID, string(m.Type), m.ContentHash}
-	if m.Type == TypeMessage {
-		parts = append(parts, m.RoomID, m.EntityID)
+	switch {
+	case m.ExternalID != "":
+		// The client's own key: unique per scope, whatever the content.
+		parts = []string{m.AgentID, "external", m.ExternalID}
+	case m.Type == TypeMessage:
+		// A conversation turn is an event, not a statement: saying "Yes"
+		// twice is two turns. Without a client id, a message is unique.
+		parts = []string{m.AgentID, string(m.Type), "id", m.ID}
 	}
-	if m.Type == TypeFragment {
+	if m.Type == TypeFragment && m.ExternalID == "" {
 		// A fragment is a place in a document: identical text at two
 		// positions is two fragments; the same delivery twice is one.
 		pos := ""

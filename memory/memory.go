@@ -136,17 +136,21 @@ func (m *Memory) KeywordText() string {
 // Memory is one stored memory. OrgID is the tenant; AgentID empty means the
 // memory belongs to the whole org, otherwise to that agent only.
 type Memory struct {
-	ID        string          `json:"id"`
-	OrgID     string          `json:"orgId"`
-	AgentID   string          `json:"agentId,omitempty"`
-	Type      Type            `json:"type"`
-	Kind      Kind            `json:"kind,omitempty"`
-	Content   Content         `json:"content"`
-	EntityID  string          `json:"entityId,omitempty"`
-	RoomID    string          `json:"roomId,omitempty"`
-	WorldID   string          `json:"worldId,omitempty"`
-	SessionID string          `json:"sessionId,omitempty"`
-	Metadata  json.RawMessage `json:"metadata,omitempty"`
+	ID      string `json:"id"`
+	OrgID   string `json:"orgId"`
+	AgentID string `json:"agentId,omitempty"`
+	Type    Type   `json:"type"`
+	Kind    Kind   `json:"kind,omitempty"`
+	// ExternalID is the client's own key for the memory, unique per scope
+	// (see DedupKey): a message's id in the client's system, or a framework
+	// store's key.
+	ExternalID string          `json:"externalId,omitempty"`
+	Content    Content         `json:"content"`
+	EntityID   string          `json:"entityId,omitempty"`
+	RoomID     string          `json:"roomId,omitempty"`
+	WorldID    string          `json:"worldId,omitempty"`
+	SessionID  string          `json:"sessionId,omitempty"`
+	Metadata   json.RawMessage `json:"metadata,omitempty"`
 	// Context is what the memory is read with but did not say itself: for
 	// a message, the turn before it in its conversation ("speaker: text",
 	// at most MaxContextRunes), so that "5 years already!" is found by a
@@ -340,7 +344,7 @@ func (m *Memory) Validate() error {
 		return err
 	}
 	for _, f := range []struct{ name, v string }{
-		{"agentId", m.AgentID}, {"entityId", m.EntityID}, {"roomId", m.RoomID},
+		{"agentId", m.AgentID}, {"externalId", m.ExternalID}, {"entityId", m.EntityID}, {"roomId", m.RoomID},
 		{"worldId", m.WorldID}, {"sessionId", m.SessionID}, {"documentId", m.DocumentID},
 	} {
 		if err := ValidID(f.name, f.v); err != nil {

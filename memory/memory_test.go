@@ -170,16 +170,28 @@ func TestDedupKey(t *testing.T) {
 			t.Errorf("%s: same key = %v", tc.name, got)
 		}
 	}
+	// Messages are events: the same words twice are two turns, unless the
+	// client gives them one external id.
 	a, b := base(), base()
 	a.Type, b.Type = TypeMessage, TypeMessage
 	a.Kind, b.Kind = "", ""
-	a.RoomID, b.RoomID = "r1", "r2"
+	a.ID, b.ID = "m1", "m2"
 	if DedupKey(a) == DedupKey(b) {
-		t.Error("the same message in two rooms is one memory")
+		t.Error(`a speaker's second "Yes" in a room is dropped as a duplicate`)
 	}
-	b.RoomID = "r1"
+	a.ExternalID, b.ExternalID = "client-7", "client-7"
 	if DedupKey(a) != DedupKey(b) {
-		t.Error("the same message in one room is two memories")
+		t.Error("the same message delivered twice with one external id is two memories")
+	}
+	b.AgentID = "x"
+	if DedupKey(a) == DedupKey(b) {
+		t.Error("an external id is not scoped to its agent")
+	}
+	c, d := base(), base()
+	c.ExternalID, d.ExternalID = "k", "k"
+	d.ContentHash = ContentHash("updated text")
+	if DedupKey(c) != DedupKey(d) {
+		t.Error("an external id does not key a memory whatever its content")
 	}
 	f1, f2 := base(), base()
 	f1.Type, f2.Type, f1.Kind, f2.Kind = TypeFragment, TypeFragment, "", ""

@@ -81,10 +81,15 @@ func (s *Service) Embedder() memory.Embedder { return s.embedder }
 // choose the agent scope (see Caller.WriteScope); the org is never taken
 // from it.
 type NewMemory struct {
-	Scope      string            `json:"scope,omitempty"`
-	AgentID    string            `json:"agentId,omitempty"`
-	Type       memory.Type       `json:"type,omitempty"`
-	Kind       memory.Kind       `json:"kind,omitempty"`
+	Scope   string      `json:"scope,omitempty"`
+	AgentID string      `json:"agentId,omitempty"`
+	Type    memory.Type `json:"type,omitempty"`
+	Kind    memory.Kind `json:"kind,omitempty"`
+	// ExternalID is the client's key for the memory, unique per scope: a
+	// second create with the same one is a duplicate (its result carries
+	// the existing id), whatever the content. Messages are deduplicated by
+	// it alone.
+	ExternalID string            `json:"externalId,omitempty"`
 	Content    memory.Content    `json:"content"`
 	EntityID   string            `json:"entityId,omitempty"`
 	RoomID     string            `json:"roomId,omitempty"`
@@ -113,7 +118,7 @@ func (n *NewMemory) build(c memory.Caller, now int64) (*memory.Memory, error) {
 		return nil, err
 	}
 	m := &memory.Memory{
-		OrgID: c.OrgID, AgentID: agent, Type: n.Type, Kind: n.Kind, Content: n.Content,
+		OrgID: c.OrgID, AgentID: agent, Type: n.Type, Kind: n.Kind, ExternalID: n.ExternalID, Content: n.Content,
 		EntityID: n.EntityID, RoomID: n.RoomID, WorldID: n.WorldID, SessionID: n.SessionID,
 		Metadata: n.Metadata, Importance: DefaultImportance, Durability: n.Durability,
 		Confidence: DefaultConfidence, DocumentID: n.DocumentID, Position: n.Position,
@@ -181,12 +186,12 @@ func (s *Service) Create(ctx context.Context, c memory.Caller, in []NewMemory) (
 	var unique []*memory.Memory
 	alias := make([]int, len(ms)) // index into unique
 	for i, m := range ms {
+		m.ID = memory.NewID(now) // before the key: a message without an external id is keyed by it
 		key := memory.DedupKey(m)
 		if j, ok := first[key]; ok {
 			alias[i] = j
 			continue
 		}
-		m.ID = memory.NewID(now)
 		first[key] = len(unique)
 		alias[i] = len(unique)
 		unique = append(unique, m)

@@ -70,13 +70,13 @@ func TestRestartKeepsData(t *testing.T) {
 	if m.AccessCount != 1 || m.Content.Text != corpus[3].Content.Text || len(m.Embedding) != len(corpus[3].Embedding) {
 		t.Fatalf("after restart: %+v", m)
 	}
-	again := *corpus[0]
+	again := *corpus[1] // a fact: deduplicated by content
 	again.ID = "another-id"
 	res, err := s.Create(ctx, []*memory.Memory{&again})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res[0].Duplicate || res[0].ID != corpus[0].ID {
+	if !res[0].Duplicate || res[0].ID != corpus[1].ID {
 		t.Fatalf("dedup index lost across restart: %+v", res[0])
 	}
 }

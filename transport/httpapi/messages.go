@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"fmt"
 	"github.com/agentmem/agentmem/service"
 	"net/http"
 
@@ -9,8 +10,15 @@ import (
 )
 
 // postMessages stores conversation turns ({"messages": [...]}, each a
-// memory of type message) and queues the new ones for fact extraction. It
-// answers 202 with the ids: facts appear once the queue has run.
+// memory of type message) and queues them for fact extraction. It answers
+// 202 with the ids: facts appear once the queue has run.
+//
+// Turns are deduplicated by the client's key only (externalId, or the
+// Idempotency-Key header, which keys the i-th turn as "<key>/<i>"): the same
+// words said twice are two turns. A retry that finds its turns stored queues
+// them again, so a turn stored by a request whose queueing failed (503) is
+// extracted on the retry; extraction is idempotent (a fact found again is a
+// duplicate and writes nothing).
 func (s *Server) postMessages(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
 	body, err := readBody(w, r)
 	if err != nil {
@@ -22,7 +30,14 @@ func (s *Server) postMessages(w http.ResponseWriter, r *http.Request, c memory.C
 	if err := decodeStrict(body, &req); err != nil {
 		return err
 	}
+	idem := r.Header.Get("Idempotency-Key")
+	if err := memory.ValidID("Idempotency-Key", idem); err != nil {
+		return err
+	}
 	for i := range req.Messages {
+		if idem != "" && req.Messages[i].ExternalID == "" {
+			req.Messages[i].ExternalID = fmt.Sprintf("%s/%d", idem, i)
+		}
 		if t := req.Messages[i].Type; t != "" && t != memory.TypeMessage {
 			return memory.Errorf(memory.EINVALID, "messages[%d].type: must be %q (or omitted)", i, memory.TypeMessage)
 		}
@@ -36,18 +51,20 @@ func (s *Server) postMessages(w http.ResponseWriter, r *http.Request, c memory.C
 		return err
 	}
 	var ids []string
+	seen := map[string]bool{}
 	for _, x := range res {
-		if !x.Duplicate {
+		if !seen[x.ID] {
+			seen[x.ID] = true
 			ids = append(ids, x.ID)
 		}
 	}
 	queued := false
 	if len(ids) > 0 {
 		if err := s.queue.Enqueue(r.Context(), extract.Job{OrgID: c.OrgID, AgentID: c.AgentID, MessageIDs: ids}); err != nil {
-			// The turns are stored; extraction can be retried by posting them
-			// again later (duplicates are not re-queued).
+			// The turns are stored; a retry with the same externalIds (or
+			// Idempotency-Key) finds them and queues them again.
 			s.log.ErrorContext(r.Context(), "queueing extraction failed", "org", c.OrgID, "err", err)
-			return memory.Errorf(memory.EUNAVAILABLE, "the messages were stored but could not be queued for extraction; retry later")
+			return memory.Errorf(memory.EUNAVAILABLE, "the messages were stored but could not be queued for extraction; retry with the same externalId or Idempotency-Key and they will be queued")
 		}
 		queued = true
 	}
