@@ -170,7 +170,11 @@ func (p *Pipeline) Run(ctx context.Context, r Request) (*Response, error) {
 		t = time.Now()
 		if err := p.rerank(ctx, r.Query.Text, results); err != nil {
 			p.rerankFailures.Add(1)
-			p.log().WarnContext(ctx, "rerank failed: results keep the fused order", "org", r.Caller.OrgID,
+			level := slog.LevelWarn
+			if memory.ErrorCode(err) == memory.EINTERNAL {
+				level = slog.LevelError // a request the reranker rejects: a bug or a misconfiguration
+			}
+			p.log().Log(ctx, level, "rerank failed: results keep the fused order", "op", "rerank", "org", r.Caller.OrgID,
 				"reranker", p.Reranker.Name(), "candidates", len(results), "err", err)
 			resp.RerankError = "the reranker failed or timed out: results are in fused order"
 		} else {

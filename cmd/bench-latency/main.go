@@ -80,6 +80,7 @@ type Result struct {
 	RSSMiB       float64                       `json:"rssMiB"`
 	DiskBytesPer float64                       `json:"diskBytesPerMemory"`
 	SearchMs     map[string]map[string]float64 `json:"searchMs"` // mode -> p50/p95/p99 (+ "_total" with embedding)
+	StagesMs     map[string]map[string]float64 `json:"stagesMs"` // hybrid: pipeline stage -> p50/p95
 }
 
 func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint64, index, osURL string) error {
@@ -174,15 +175,34 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 			}
 			emb.takeQuery()
 			var total, excl []float64
+			stages := map[string][]float64{}
 			for _, q := range qs {
 				t0 := time.Now()
-				if _, err := b.Service.Search(ctx, caller, service.SearchRequest{Query: q, Mode: mode, K: k}); err != nil {
+				res, err := b.Service.SearchRanked(ctx, caller, service.SearchRequest{Query: q, Mode: mode, K: k})
+				if err != nil {
 					return err
 				}
 				d := time.Since(t0)
 				e := emb.takeQuery()
 				total = append(total, ms(d))
 				excl = append(excl, ms(d-e))
+				var inStages time.Duration
+				for _, st := range res.Stages {
+					sd := st.Duration
+					if st.Name == "retrieve" {
+						sd -= e // the query's embedding runs inside the retrieve stage
+					}
+					inStages += st.Duration
+					stages[st.Name] = append(stages[st.Name], ms(sd))
+				}
+				stages["embed query"] = append(stages["embed query"], ms(e))
+				stages["record accesses"] = append(stages["record accesses"], ms(d-inStages))
+			}
+			if mode == service.ModeHybrid {
+				r.StagesMs = map[string]map[string]float64{}
+				for name, xs := range stages {
+					r.StagesMs[name] = map[string]float64{"p50": pct(xs, 50), "p95": pct(xs, 95)}
+				}
 			}
 			r.SearchMs[string(mode)] = map[string]float64{
 				"p50": pct(excl, 50), "p95": pct(excl, 95), "p99": pct(excl, 99),
@@ -208,6 +228,15 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 			fmt.Printf("| %s | %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %.0f |\n", size, rate, mode,
 				s["p50"], s["p95"], s["p99"], s["p50_total"], s["p95_total"], s["p99_total"], r.RSSMiB, r.DiskBytesPer)
 		}
+		fmt.Printf("\nhybrid search stages at %d memories (ms; retrieve excludes embedding the query):\n\n", have)
+		fmt.Println("| stage | p50 | p95 |")
+		fmt.Println("|---|---:|---:|")
+		for _, name := range []string{"embed query", "retrieve", "fuse", "load", "rerank", "expand", "record accesses"} {
+			if st, ok := r.StagesMs[name]; ok {
+				fmt.Printf("| %s | %.3f | %.3f |\n", name, st["p50"], st["p95"])
+			}
+		}
+		fmt.Println()
 		results = append(results, r)
 	}
 	if jsonOut != "" {

@@ -260,6 +260,32 @@ type searchResponse struct {
 	} `json:"results"`
 }
 
+// modes are the configurations a user can choose, in the order reported:
+// each list alone, the fusions, and "full", exactly what /v1/search does
+// with no mode on this configuration (every list, then the reranker when
+// one is configured). A mode whose list the server lacks is skipped.
+var modes = []string{"keyword", "semantic", "knowledge", "hybrid", "hybrid+knowledge", "full"}
+
+// searchBody is the search request of a mode.
+func searchBody(query, mode string) map[string]any {
+	body := map[string]any{"query": query, "k": memory.MaxK}
+	switch mode {
+	case "full":
+	case "hybrid+knowledge":
+		body["lists"] = []string{"keyword", "semantic", "knowledge"}
+	default:
+		body["mode"] = mode
+	}
+	return body
+}
+
+// available reports whether the server can run mode (it answers 400 for a
+// list it does not have).
+func available(c client, mode string) bool {
+	var res searchResponse
+	return c.post("/v1/search", searchBody("probe", mode), &res) == nil
+}
+
 // evaluate asks every question of categories 1-4 in one mode.
 // misses, when set, receives every question whose evidence is not all in
 // the top 10, with the evidence and what was returned instead.
@@ -269,7 +295,7 @@ func evaluate(c client, conv *conversation, mode string, byCat map[int]*Metrics,
 			continue
 		}
 		var res searchResponse
-		if err := c.post("/v1/search", map[string]any{"query": q.Question, "mode": mode, "k": memory.MaxK}, &res); err != nil {
+		if err := c.post("/v1/search", searchBody(q.Question, mode), &res); err != nil {
 			return err
 		}
 		var ids []string
@@ -408,7 +434,11 @@ func run(data, jsonOut, svgOut, missesOut string, withFacts bool) error {
 	}
 	var rows []row
 	for _, v := range variants {
-		for _, mode := range []string{"keyword", "semantic", "hybrid"} {
+		for _, mode := range modes {
+			if !available(clients[convs[0].name+"/"+v], mode) {
+				fmt.Printf("(mode %s skipped: the server has no such list)\n", mode)
+				continue
+			}
 			name := mode
 			if v == "facts" {
 				name += "+facts"
