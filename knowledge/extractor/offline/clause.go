@@ -88,10 +88,10 @@ func (a *analysis) parseSubject(i int, s sentence) (subject, bool) {
 	case "they":
 		sub.pron, sub.end = "3p", i+1
 	default:
-		if !(a.nameAt[i] != 0 || possessives[w] || w == "her" || w == "the" || w == "this" || w == "that") {
+		if !(a.nameAt[i] != 0 || possessives[w] || w == "her" || w == "the" || w == "this") {
 			return sub, false
 		}
-		if w == "that" || w == "this" {
+		if w == "this" {
 			if n := a.low(i + 1); n == "'s" || beForms[n] || functionWord(n) {
 				return sub, false
 			}
@@ -101,7 +101,7 @@ func (a *analysis) parseSubject(i int, s sentence) (subject, bool) {
 			return sub, false
 		}
 		// "the ..." only with a plain verb after it.
-		if w == "the" || w == "this" || w == "that" {
+		if w == "the" || w == "this" {
 			_, f, known := lemmaVerb(a.low(n.to))
 			if !(known && (f == vPast || f == v3sg)) && !beForms[a.low(n.to)] && !modals[a.low(n.to)] &&
 				!haveForms[a.low(n.to)] && a.low(n.to) != "'s" {
@@ -160,7 +160,7 @@ func (a *analysis) parsePredicate(sub subject, s sentence, inh vpState) int {
 			goto verb
 		case modals[w]:
 			st.modal = w
-		case beForms[w] || (w == "'s" && sub.thirdSg):
+		case beForms[w] || (w == "'s" && sub.thirdSg && !a.possessiveS(k)):
 			be = true
 			if w == "was" || w == "were" {
 				st.past = true
@@ -250,7 +250,8 @@ verb:
 		return a.copula(sub, s, k, st)
 	}
 	if be && isVerb && f == vPast && lemma != "born" {
-		if adjectives[w] || statusAdjectives[w] {
+		if adjectives[w] || statusAdjectives[w] || !known || a.low(k+1) == "to" && a.baseVerbAt(k+2, s) {
+			// "excited", "determined to": a state
 			return a.copula(sub, s, k, st)
 		}
 		return a.passive(sub, s, k, lemma, st, times)
@@ -314,7 +315,7 @@ verb:
 	var obj, ind np
 	objEnt, indEnt := -1, -1
 	hasObj, hasInd := false, false
-	if k < s.to && !prepositions[a.low(k)] && a.timeAt[k] == 0 && !conjunctions[a.low(k)] && !pronounSubject(a.low(k)) {
+	if k < s.to && !prepositions[a.low(k)] && a.timeAt[k] == 0 && !conjunctions[a.low(k)] && !subjectOnly(a.low(k)) {
 		if n, ok := a.parseNP(k, s.to); ok && n.measure == "" && n.time == 0 {
 			obj, hasObj = n, true
 			k = n.to
@@ -349,7 +350,7 @@ verb:
 			a.verbAt[k+1] = true
 			verbs = append(verbs, l)
 			k += 2
-			if n, ok := a.parseNP(k, s.to); ok && n.time == 0 && n.measure == "" && !pronounSubject(a.low(k)) {
+			if n, ok := a.parseNP(k, s.to); ok && n.time == 0 && n.measure == "" && !subjectOnly(a.low(k)) {
 				obj, hasObj = n, true
 				k = n.to
 			}
@@ -457,6 +458,9 @@ verb:
 		a.personAt(sub.from, a.ents.list[subjEnt].Name)
 	}
 	keep := act.Object != "" || act.IndirectObject != "" || (!lightVerbs[first] && act.Subject != "") || act.SubjectFacet != nil
+	if (sub.pron == "3" || sub.pron == "3p") && act.Subject == "" {
+		keep = false // "they saw it": whose action is unknown
+	}
 	if keep && (act.Subject != "" || act.Object != "" || act.IndirectObject != "") {
 		a.addAction(act, a.rng(sub.from, k))
 	}
@@ -477,6 +481,11 @@ verb:
 		}
 	}
 	return k
+}
+
+// subjectOnly reports whether w is a pronoun that cannot be an object.
+func subjectOnly(w string) bool {
+	return w != "you" && pronounSubject(w)
 }
 
 var humanVerbs = set(`adopt marry date graduate study learn teach decide plan paint sing dance cook bake hike
@@ -635,8 +644,8 @@ func (a *analysis) copula(sub subject, s sentence, k int, st vpState) int {
 	} else if sub.name != "" {
 		e = a.ents.find(sub.name)
 	}
-	if k >= s.to || st.neg {
-		return k
+	if k >= s.to || st.neg || st.past || st.future || st.modal != "" {
+		return k // "I was a kid", "I'd be a nurse": no lasting facet
 	}
 	person := e >= 0 && (a.ents.hasType(e, "person") || a.ents.hasType(e, "animal"))
 	w := a.low(k)

@@ -170,6 +170,16 @@ content:
 			break
 		}
 		w := t.low
+		if (w == "'s" || w == "'") && j > cstart && a.possessiveS(j) {
+			// "my mentee's face": the phrase so far owns what follows
+			if owner := a.npText(np{cfrom: cstart, cto: j}, -1); owner != "" {
+				n.owner = singularPhrase(owner)
+			}
+			j++
+			cstart = j
+			afterDet = true
+			continue
+		}
 		if functionWord(w) || strings.HasPrefix(w, "'") {
 			break
 		}

@@ -32,11 +32,8 @@ func (a *analysis) lexiconEntities() {
 				continue
 			}
 		}
-		if _, f, _ := lemmaVerb(w); f == vIng && !(determiners[prev] || possessives[prev] || prepositions[prev] ||
-			adjectives[prev] || categories[w] != nil && (a.verbAt[max(i-1, 0)] || i == 0)) {
-			if categories[w] == nil {
-				continue
-			}
+		if _, f, _ := lemmaVerb(w); f == vIng && a.npStartAt(i+1, len(a.toks)) && !inCategory(w+" "+singular(a.low(i+1))) {
+			continue // a gerund with an object: "running my own business"
 		}
 		from := i
 		if i+1 < len(a.toks) && a.toks[i+1].kind == tWord && inCategory(w+" "+singular(a.low(i+1))) && a.nameAt[i+1] == 0 {
@@ -109,7 +106,7 @@ func (a *analysis) topicWord(i int, s sentence) bool {
 		if known {
 			// a noun after a determiner or adjective: "a walk", "my work"
 			p := a.low(i - 1)
-			return i > s.from && (determiners[p] || possessives[p] || adjectives[p])
+			return i > s.from && (nounDeterminers[p] || possessives[p] || adjectives[p])
 		}
 	}
 	return true
@@ -154,6 +151,10 @@ func (a *analysis) addTopic(i, j int, seen map[string]int) {
 	seen[key] = len(a.topics)
 	a.topics = append(a.topics, topic{text: text, r: a.rng(i, j), count: 1})
 }
+
+// nounDeterminers are the determiners that plainly start a noun phrase
+// ("that" and "all" also introduce clauses and float).
+var nounDeterminers = set(`a an the this these those every each another some any no my your his our their its`)
 
 var nounSuffixes = []string{"tion", "sion", "ment", "ness", "ity", "ism", "ship", "hood", "ance", "ence", "ist",
 	"ology", "ure", "dom", "age", "ery", "cy"}
