@@ -92,6 +92,7 @@ func main() {
 	repeat := flag.Int("repeat", 5, "passes over all messages for the throughput figure")
 	sample := flag.Int("sample", 5, "turns whose knowledge is printed")
 	every := flag.Int("every", 97, "print every n-th turn as a sample")
+	ids := flag.String("ids", "", "comma-separated turns to print instead (file:dia_id, e.g. conv-26:D1:3)")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 
@@ -177,6 +178,16 @@ func main() {
 	}
 	fmt.Println()
 
+	if *ids != "" {
+		for _, id := range strings.Split(*ids, ",") {
+			for i, s := range srcs {
+				if s.MemoryID == strings.TrimSpace(id) {
+					fmt.Printf("\n[%s] %s: %s\n%s", s.MemoryID, s.Speaker, s.Text, render(ks[i], s.Text))
+				}
+			}
+		}
+		return
+	}
 	fmt.Printf("\nsample (every %d-th turn):\n", *every)
 	for i, shown := 0, 0; i < len(ks) && shown < *sample; i += max(*every, 1) {
 		fmt.Printf("\n[%s] %s: %s\n%s", srcs[i].MemoryID, srcs[i].Speaker, srcs[i].Text, render(ks[i], srcs[i].Text))

@@ -394,6 +394,10 @@ verb:
 		}
 	}
 	act.Verbs = verbs
+	if hasObj && copulaLike[w] && len(verbs) == 1 && obj.pron == "" && obj.cto-obj.cfrom == 1 && !inCategory(a.low(obj.cfrom)) &&
+		a.nameAt[obj.cfrom] == 0 && obj.from == obj.cfrom {
+		hasObj = false // "I feel alive": a state
+	}
 	if hasObj {
 		objEnt = a.entity(obj)
 		act.Object = a.npText(obj, objEnt)

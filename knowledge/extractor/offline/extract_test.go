@@ -115,6 +115,10 @@ func TestExtract(t *testing.T) {
 		{text: "My neighbor's dog barked all night.",
 			entities: []ent{{name: "dog", types: []string{"animal", "pet"}, facets: []string{"owner=neighbor"}}},
 			actions:  []act{{subject: "dog", verbs: "bark", tense: "past"}}},
+		{text: "I joined a local support group and my sister opened a dance studio.",
+			entities: []ent{{name: "local support group", types: []string{"group"}}, {name: "dance studio", types: []string{"place"}}},
+			actions: []act{{subject: "Sam", verbs: "join", object: "local support group", tense: "past"},
+				{subject: "sister", verbs: "open", object: "dance studio", tense: "past"}}},
 		{text: "They saw the parade.", // an unresolved "they" gives no action
 			noActions: true},
 		{text: "The new exhibition about ancient Egyptian jewelry opens at the city museum.",

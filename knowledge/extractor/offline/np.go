@@ -193,6 +193,10 @@ content:
 		if interjections[w] && !adjectives[w] && !inCategory(w) {
 			break
 		}
+		if j+1 < end && inCategory(w+" "+singular(a.low(j+1))) {
+			j += 2 // a compound of the lexicon: "support group", "ice cream"
+			continue
+		}
 		if _, f, known := lemmaVerb(w); !inCategory(w) && !occupations[w] {
 			bare := !afterDet && j == cstart
 			switch {
@@ -211,8 +215,11 @@ content:
 				if a.npStartAt(j+1, end) {
 					goto done // "the dog loves walks"
 				}
-			case known && (f == vBase || f == vAmbig) && j > cstart && a.npStartAt(j+1, end):
-				goto done // "the kids love it"
+			case known && (f == vBase || f == vAmbig) && j > cstart && a.npStartAt(j+1, end) &&
+				(singular(a.low(j-1)) != a.low(j-1) || irregularPlurals[a.low(j-1)] != ""):
+				// "the kids love it"; after a singular noun a base form is
+				// part of a compound: "a dance studio"
+				goto done
 			}
 		}
 		j++
