@@ -186,7 +186,7 @@ var (
 	// prefix words of place names: "Mount Fuji", "Lake Tahoe".
 	namePrefixes = map[string][]string{
 		"mount": {"place", "mountain"}, "mt": {"place", "mountain"}, "lake": {"place", "lake"},
-		"lake ": {"place", "lake"}, "fort": {"place"}, "port": {"place"}, "san": {"place"}, "santa": {"place"},
+		"fort": {"place"}, "port": {"place"}, "san": {"place"}, "santa": {"place"},
 		"saint": {"place"}, "st": {"place"}, "university": {"organization", "school"},
 	}
 
