@@ -82,6 +82,8 @@ type ActionParam struct {
 // Action is something an entity did, does or will do: "Ana (subject) moved
 // (verb) to Lisbon (indirect object)". SubjectFacet is the facet the action
 // implies about its subject ("Ana likes jazz" gives Ana "likes: jazz").
+// Negated marks an action said not to happen ("I didn't go", "Ana never
+// eats meat"): the verbs are those of the affirmative form.
 type Action struct {
 	Verbs          []string      `json:"verbs"`
 	Tense          string        `json:"tense,omitempty"`
@@ -90,14 +92,33 @@ type Action struct {
 	IndirectObject string        `json:"indirectObject,omitempty"`
 	Params         []ActionParam `json:"params,omitempty"`
 	SubjectFacet   *Facet        `json:"subjectFacet,omitempty"`
+	Negated        bool          `json:"negated,omitempty"`
 }
 
 // Knowledge is what an extractor found in one memory.
+//
+// The optional ranges say where in the memory's text each item was found:
+// EntityRanges[i] for Entities[i], ActionRanges[i] for Actions[i],
+// TopicRanges[i] for Topics[i]. An extractor that cannot tell leaves them
+// nil; a slice whose length differs from its items' is ignored, and a zero
+// range means the whole memory.
 type Knowledge struct {
 	Entities []Entity `json:"entities,omitempty"`
 	Actions  []Action `json:"actions,omitempty"`
 	Topics   []string `json:"topics,omitempty"`
 	Tags     []string `json:"tags,omitempty"`
+
+	EntityRanges []TextRange `json:"entityRanges,omitempty"`
+	ActionRanges []TextRange `json:"actionRanges,omitempty"`
+	TopicRanges  []TextRange `json:"topicRanges,omitempty"`
+}
+
+// rangeAt returns rs[i] when rs has one range per item (n of them).
+func rangeAt(rs []TextRange, n, i int) TextRange {
+	if len(rs) != n {
+		return TextRange{}
+	}
+	return rs[i]
 }
 
 // Empty reports whether k holds nothing.
@@ -134,8 +155,9 @@ type RefKey struct {
 func (r SemanticRef) Key() RefKey { return RefKey{MemoryID: r.MemoryID, Ordinal: r.Ordinal} }
 
 // Refs turns the knowledge of one memory into its semantic refs, numbered
-// in order: entities, actions, topics, then tags. Items that are empty after
-// normalization are dropped.
+// in order: entities, actions, topics, then tags, each with its text range
+// when the knowledge has them. Items that are empty after normalization are
+// dropped.
 func (k Knowledge) Refs(memoryID string) []SemanticRef {
 	var out []SemanticRef
 	add := func(r SemanticRef) {
@@ -147,18 +169,18 @@ func (k Knowledge) Refs(memoryID string) []SemanticRef {
 		if NormalizeTerm(e.Name) == "" {
 			continue
 		}
-		add(SemanticRef{Kind: KnowledgeEntity, Entity: &e})
+		add(SemanticRef{Kind: KnowledgeEntity, Entity: &e, Range: rangeAt(k.EntityRanges, len(k.Entities), i)})
 	}
 	for i := range k.Actions {
 		a := k.Actions[i]
 		if len(a.Verbs) == 0 || NormalizeTerm(strings.Join(a.Verbs, " ")) == "" {
 			continue
 		}
-		add(SemanticRef{Kind: KnowledgeAction, Action: &a})
+		add(SemanticRef{Kind: KnowledgeAction, Action: &a, Range: rangeAt(k.ActionRanges, len(k.Actions), i)})
 	}
-	for _, t := range k.Topics {
+	for i, t := range k.Topics {
 		if NormalizeTerm(t) != "" {
-			add(SemanticRef{Kind: KnowledgeTopic, Topic: t})
+			add(SemanticRef{Kind: KnowledgeTopic, Topic: t, Range: rangeAt(k.TopicRanges, len(k.Topics), i)})
 		}
 	}
 	for _, t := range k.Tags {
