@@ -99,7 +99,7 @@ func (baseline) Extract(_ context.Context, turns []extract.Turn) ([]extract.Fact
 					m[i] = strings.TrimSpace(strings.TrimRight(m[i], " ,"))
 				}
 				out = append(out, extract.Fact{Text: p.render(t.Speaker, m), Kind: p.kind, Confidence: p.confidence, Durability: p.durability,
-					Entity: t.Speaker, Change: baseChange.MatchString(sentence), Negated: baseNegated.MatchString(sentence),
+					Subject: t.Speaker, Change: baseChange.MatchString(sentence), Negated: baseNegated.MatchString(sentence),
 					Sources: []string{t.ID}})
 				break
 			}

@@ -47,15 +47,28 @@ func fakeModel(t *testing.T) string {
 			http.Error(w, `{"message":"tool not forced"}`, 400)
 			return
 		}
+		// The tool asks for each fact's subject, slot and importance.
+		items, _ := json.Marshal(req.ToolConfig.Tools[0].ToolSpec.InputSchema.JSON["properties"])
+		for _, field := range []string{`"subject"`, `"slot"`, `"value"`, `"importance"`, `"durability"`, `"negated"`, `"change"`} {
+			if !strings.Contains(string(items), field) {
+				w.Header().Set("X-Amzn-ErrorType", "ValidationException")
+				http.Error(w, `{"message":"schema without `+field+`"}`, 400)
+				return
+			}
+		}
 		convo := req.Messages[0].Content[0].Text
 		id := regexp.MustCompile(`\[([0-9a-f]+)\] Ana:`).FindStringSubmatch(convo)
 		var facts []map[string]any
 		switch {
 		case strings.Contains(convo, "green tea"):
-			facts = append(facts, map[string]any{"text": "Ana loves green tea in the morning", "kind": "preference", "confidence": 0.9, "entity": "Ana", "sources": []string{id[1]}})
+			// "entity" is the first version's name of the subject.
+			facts = append(facts, map[string]any{"text": "Ana loves green tea in the morning", "kind": "preference", "confidence": 0.9, "entity": "Ana",
+				"slot": "preference:green tea", "value": "green tea", "importance": 0.6, "durability": "standard", "sources": []string{id[1]}})
 		case strings.Contains(convo, "coffee now"):
-			facts = append(facts, map[string]any{"text": "Ana prefers coffee now", "kind": "preference", "confidence": 0.9, "entity": "Ana", "change": true, "sources": []string{id[1]}},
-				map[string]any{"text": "An ungrounded claim", "kind": "fact", "confidence": 0.9, "entity": "Ana", "sources": []string{"not-a-turn"}})
+			facts = append(facts, map[string]any{"text": "Ana prefers coffee now", "kind": "preference", "confidence": 0.9, "subject": "Ana",
+				"slot": "preference:coffee", "value": "coffee", "importance": 0.6, "durability": "standard", "change": true,
+				"quote": "Actually I prefer coffee now, tea keeps me awake", "sources": []string{id[1]}},
+				map[string]any{"text": "An ungrounded claim", "kind": "fact", "confidence": 0.9, "subject": "Ana", "slot": "", "importance": 0.5, "durability": "standard", "sources": []string{"not-a-turn"}})
 		}
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{
@@ -67,7 +80,7 @@ func fakeModel(t *testing.T) string {
 	return srv.URL
 }
 
-func TestBedrockExtractionSupersedes(t *testing.T) {
+func TestLLMExtractionSupersedes(t *testing.T) {
 	c, err := bedrock.NewClient(ctx, bedrock.ClientOptions{Endpoint: fakeModel(t), AccessKey: "local", SecretKey: "local"})
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +89,7 @@ func TestBedrockExtractionSupersedes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, svc := setup(t, extract.Bedrock{LLM: llm})
+	p, svc := setup(t, extract.LLM{LLM: llm})
 	checkSupersede(t, p, svc)
 	if u := llm.Usage(); u.Calls < 2 || u.InputTokens != 200*u.Calls {
 		t.Fatalf("token accounting %+v", u)
