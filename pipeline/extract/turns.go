@@ -35,8 +35,8 @@ const filler = `` +
 	`|(?-i:[A-Z][\w-]*)`
 
 var (
-	sentenceRe = regexp.MustCompile(`[^.!?\n]+[.!?]*|[.!?]+`)
-	fillerRe = regexp.MustCompile(`(?i)^(?:` + filler + `)(?: (?:` + filler + `))*$`)
+	sentenceRe   = regexp.MustCompile(`[^.!?\n]+[.!?]*|[.!?]+`)
+	fillerRe     = regexp.MustCompile(`(?i)^(?:` + filler + `)(?: (?:` + filler + `))*$`)
 	multiSpaceRe = regexp.MustCompile(`\s+`)
 	// A two-word statement about the speaker ("I'm exhausted"), but not a
 	// reply's "I'm good" or "I'm fine".
