@@ -126,7 +126,14 @@ func TestTransient(t *testing.T) {
 	if got := extract.Useful(turns); len(got) != 1 || got[0].ID != "2" {
 		t.Errorf("Useful kept %+v, want turn 2 only (1 is a greeting, 3 has no speaker)", got)
 	}
-	if strings.TrimSpace(turns[0].Text) == "" {
-		t.Fatal("unreachable")
+	// A question stays as the context of the answer that follows it.
+	turns = []extract.Turn{{ID: "q", Speaker: "Bo", Text: "How long have you been married?"}, {ID: "a", Speaker: "Ana", Text: "Five years in June!"},
+		{ID: "q2", Speaker: "Bo", Text: "Wow! And the kids?"}, {ID: "a2", Speaker: "Ana", Text: "Haha, thanks."}}
+	var ids []string
+	for _, u := range extract.Useful(turns) {
+		ids = append(ids, u.ID)
+	}
+	if strings.Join(ids, ",") != "q,a" {
+		t.Errorf("Useful kept %v, want q,a (a question before an answer; not one before small talk)", ids)
 	}
 }

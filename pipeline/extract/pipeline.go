@@ -51,8 +51,9 @@ func (p *Pipeline) log() *slog.Logger {
 // Process extracts facts from turns spoken in caller c's org and merges
 // each into what is known in the scope it belongs to (see scope).
 // Transient turns (greetings, thanks, acknowledgements, questions and
-// fillers alone: see Transient) are not given to the extractor; a job of
-// nothing else extracts nothing. Processing the same turns again finds the
+// fillers alone: see Transient) are not given to the extractor, except a
+// question answered by the next turn (see Useful); a job of nothing else
+// extracts nothing. Processing the same turns again finds the
 // same facts again and writes nothing new.
 func (p *Pipeline) Process(ctx context.Context, c memory.Caller, turns []Turn) ([]Outcome, error) {
 	useful := Useful(turns)

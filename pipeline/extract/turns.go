@@ -83,15 +83,29 @@ func Transient(text string) bool {
 }
 
 // Useful returns the turns worth extracting from, in order: those with a
-// speaker that are not Transient.
+// speaker that are not Transient, each with the question just before it,
+// if any, which an answer needs to be understood ("How long have you been
+// married?" before "Five years in June!").
 func Useful(turns []Turn) []Turn {
 	var out []Turn
-	for _, t := range turns {
-		if t.Speaker != "" && !Transient(t.Text) {
+	for i, t := range turns {
+		if t.Speaker == "" {
+			continue
+		}
+		if !Transient(t.Text) {
+			out = append(out, t)
+			continue
+		}
+		if next := i + 1; next < len(turns) && asks(t.Text) && turns[next].Speaker != "" && turns[next].Speaker != t.Speaker && !Transient(turns[next].Text) {
 			out = append(out, t)
 		}
 	}
 	return out
+}
+
+// asks reports whether a turn ends with a question.
+func asks(text string) bool {
+	return strings.HasSuffix(strings.TrimSpace(stripEmoji(text)), "?")
 }
 
 // stripEmoji removes pictographs, dingbats and their joiners.
