@@ -53,12 +53,13 @@ var (
 	timeWords  = `(?:yesterday|today|tonight|tomorrow|recently|lately|earlier|this (?:morning|afternoon|evening|week|weekend|month|year|summer|spring|fall|autumn|winter)|(?:last|next) (?:night|week|weekend|month|year|summer|spring|fall|autumn|winter|monday|tuesday|wednesday|thursday|friday|saturday|sunday|time)|(?:a|one|two|three|four|five|six|a few|a couple of|several) (?:days?|weeks?|months?|years?) ago|(?:on|this|last|next) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:in|since) (?:january|february|march|april|may|june|july|august|september|october|november|december|\d{4})|the other day|over the weekend|last \w+ ago)`
 	leadTimeRe = regexp.MustCompile(`(?i)^(` + timeWords + `),?\s+`)
 	// A date or time in a plan ("in March", "next week", "on 14 July").
-	dateRe = regexp.MustCompile(`(?i)\b(?:` + timeWords + `|(?:in|by|on|until|from|after|before) (?:the )?(?:january|february|march|april|may|june|july|august|september|october|november|december|spring|summer|fall|autumn|winter|\d{1,2}(?:st|nd|rd|th)?|a few (?:days|weeks|months)|two weeks|the (?:fall|spring|summer|winter))|\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{1,2}|soon|someday|one day|this (?:coming )?\w+)\b`)
+	dateRe = regexp.MustCompile(`(?i)\b(?:` + timeWords + `|(?:in|by|on|until|from|after|before) (?:the )?(?:january|february|march|april|may|june|july|august|september|october|november|december|spring|summer|fall|autumn|winter|\d{1,2}(?:st|nd|rd|th)?|a few (?:days|weeks|months)|two weeks|the (?:fall|spring|summer|winter))|\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{1,2}|soon|someday|one day|this coming \w+)\b`)
 
 	// Elided subjects of casual speech: "Lost my job yesterday", "Been to
 	// Rome once", "Started hitting the gym last week".
-	elidedPastRe    = regexp.MustCompile(`(?i)^(?:been|got|gotten|went|had|made|took|lost|found|started|finished|bought|visited|tried|joined|moved|spent|met|saw|did|ran|won|left|quit|signed|picked|adopted|learned|learnt|graduated|painted|wrote|read|built|launched|opened|booked|decided|landed|received|finally|just)\b`)
-	elidedIngRe     = regexp.MustCompile(`(?i)^(?:thinking|planning|hoping|looking|trying|working|getting|going|heading|starting|finishing|taking|learning|reading|writing|training|practicing|practising|rehearsing|preparing|saving|searching|hunting|building|doing|studying|making|playing|volunteering|moving)\b`)
+	// The opening word of a clause whose subject was dropped: a past
+	// form, a present participle, or an adjective of feeling.
+	openingWordRe   = regexp.MustCompile(`^[A-Za-z]+`)
 	gerundSubjectRe = regexp.MustCompile(`(?i)\b(?:is|was|has been|makes|made|feels|felt|can be|gives|keeps|brings|helps)\b`)
 
 	// Pronouns and contractions of the first person after the subject.
@@ -353,6 +354,44 @@ var (
 	pronounRe = regexp.MustCompile(`(?i)^(?:she|he)('s|’s)?\b`)
 )
 
+// feelings are adjectives that open a clause without their "I'm".
+var feelings = set("excited", "tired", "interested", "bored", "scared", "worried", "thrilled", "amazed", "pleased",
+	"stressed", "obsessed", "relieved", "surprised", "blessed", "inspired", "motivated", "determined", "overwhelmed",
+	"stoked", "happy", "glad", "proud", "grateful", "thankful", "sad", "lucky", "busy", "exhausted", "nervous")
+
+// notParticiples are words in -ing that are not verbs.
+var notParticiples = set("nothing", "something", "everything", "anything", "thing", "morning", "evening", "spring",
+	"king", "ring", "string", "wing", "ceiling", "wedding", "building", "meeting", "during", "bring", "sing", "swing",
+	"sling", "sibling", "darling", "pudding", "stuffing", "clothing", "feeling", "ending", "beginning", "funding")
+
+// elided says which subject a clause said without one needs: "I" before a
+// past form ("Lost my job yesterday"), "I'm" before a participle or a
+// feeling ("Finishing the mural next week", "Excited for my trip"), "" when
+// the clause has a subject or is not about the speaker. A past form or a
+// participle counts only with "my" or a date in the clause, and a
+// participle only when it is not the subject ("Dancing is my life").
+func elided(c string) string {
+	w := strings.ToLower(openingWordRe.FindString(c))
+	if w == "" || len(w) < 3 {
+		return ""
+	}
+	lower := strings.ToLower(c)
+	anchored := strings.Contains(lower, "my ") || dateRe.MatchString(c)
+	switch {
+	case feelings[w]:
+		return "I'm"
+	case w == "been" || w == "just" || w == "finally" || pastVerbs[w] || strings.HasSuffix(w, "ed"):
+		if anchored && !imperatives[w] {
+			return "I"
+		}
+	case strings.HasSuffix(w, "ing") && !notParticiples[w]:
+		if anchored && !gerundSubjectRe.MatchString(c) && !strings.HasPrefix(lower[len(w):], "'s ") {
+			return "I'm"
+		}
+	}
+	return ""
+}
+
 // thirdPersonSubject finds a named subject at the front of a clause:
 // "Maya", "Ana Souza", or a possession of one, "Maya's sister", "Li's
 // old car", followed by a verb. rest is the clause from the verb on.
@@ -362,7 +401,7 @@ func thirdPersonSubject(c string) (subject, rest string, ok bool) {
 	i, poss := 0, false
 	for ; i < len(w) && i < 2 && !poss; i++ {
 		word, found := strings.CutSuffix(w[i], "'s")
-		if !nameWord.MatchString(word) || notNames[word] || imperatives[strings.ToLower(word)] {
+		if !nameWord.MatchString(word) || notNames[word] || imperatives[strings.ToLower(word)] || strings.HasSuffix(word, "ing") {
 			break
 		}
 		name, poss = append(name, word), found
@@ -397,8 +436,7 @@ var notNames = set("It", "This", "That", "There", "Here", "What", "Which", "Who"
 	"Or", "If", "When", "While", "After", "Before", "Because", "Since", "Although", "Though", "Just", "Also", "Plus",
 	"Maybe", "Sometimes", "Today", "Yesterday", "Tomorrow", "These", "Those", "Some", "Many", "Most", "All", "Both",
 	"Each", "Every", "Any", "Such", "Being", "Having", "Getting", "Going", "Let", "Please", "Not", "Never", "Always",
-	"Family", "People", "Things", "Music", "Art", "Dance", "Dancing", "Painting", "Reading", "Writing", "Running",
-	"Cooking", "Nature", "Work", "School", "Love", "Friends", "Kids", "Taking", "Making", "Seeing", "Doing", "Trying",
+	"Family", "People", "Things", "Work", "School", "Love", "Friends", "Kids", "Home", "Everybody", "Somebody",
 	"Sounds", "Looks", "Seems", "Feels", "Good", "Great", "Nice", "Cool", "Awesome", "Amazing", "Sorry", "Congrats",
 	"Definitely", "Totally", "Absolutely", "Really", "Actually", "Honestly", "Hope", "Glad", "Happy", "Hey", "Hi")
 
@@ -436,10 +474,12 @@ func rewrite(src statementSource, speaker, lastName string) (statement, bool) {
 	}
 	c = strings.TrimSpace(youFillerRe.ReplaceAllString(c, ""))
 	lower := strings.ToLower(c)
-	// Casual speech drops the subject: "Lost my job yesterday."
-	if elidedPastRe.MatchString(c) && (strings.Contains(lower, "my ") || dateRe.MatchString(c) || elidedIngRe.MatchString(c)) {
+	// Casual speech drops the subject: "Lost my job yesterday", "Finishing
+	// the choreography next month", "Excited for my trip".
+	switch elided(c) {
+	case "I":
 		c = "I " + lowerFirst(c)
-	} else if m := elidedIngRe.FindString(c); m != "" && !gerundSubjectRe.MatchString(c) {
+	case "I'm":
 		c = "I'm " + lowerFirst(c)
 	}
 	lower = strings.ToLower(c)

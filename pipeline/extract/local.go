@@ -43,7 +43,7 @@ var (
 	// Epistemic openings dropped before a first-person clause: "I think I'll
 	// try pottery" states "I'll try pottery".
 	epistemicRe  = regexp.MustCompile(`(?i)^i (?:think|guess|believe|feel like|reckon|suppose|bet|know|hope|mean|swear|figure|realized|realised|have to say|must say|gotta say|can say) (?:that )?`)
-	leadAdverbRe = regexp.MustCompile(`(?i)^(?:(?:really|also|just|still|actually|recently|finally|even|already|totally|definitely|absolutely|kinda|so|super|now|currently|officially|lately|truly|seriously|honestly|literally|only|sometimes|usually|often|mostly|proudly|happily|once) )+`)
+	leadAdverbRe = regexp.MustCompile(`(?i)^(?:(?:\d+%|really|also|just|still|actually|recently|finally|even|already|totally|definitely|absolutely|kinda|so|super|now|currently|officially|lately|truly|seriously|honestly|literally|only|sometimes|usually|often|mostly|proudly|happily|once) )+`)
 	skipPredRe   = regexp.MustCompile(`^(?:knows|agrees|understands|means|appreciates|guesses|bets|wonders|supposes|sees|hears|gets it|is sure|is not sure|is afraid|doubts|promises|swears|admits|can imagine|cannot imagine|can tell|feels the same|is the same|is with them|has to say|must say|would say|is just saying|hopes (?:so|that|it|this|everything|all)|wishes (?:that|it|this|everything|all|they)|was wondering|is wondering|was thinking|was just thinking|can relate|totally agrees|remembers that|thinks so|is kidding|is joking|might |may |could )`)
 	stopWords    = set(strings.Fields(`a an the and or but if so of to in on at by for with from about as into like through over after before
 		under again further then once here there when where why how all any both each few more most other some such no nor not only own same
