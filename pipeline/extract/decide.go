@@ -4,6 +4,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/service"
@@ -149,10 +150,25 @@ func decide(f Fact, cands []known, dupAt, relAt float64) (memory.FactDecision, *
 			best.Scores = map[string]float64{"cosine": round3(cands[0].cosine)}
 		}
 	} else if Decision(best.Kind) != Duplicate {
-		best.TargetText = target.Content.Text
+		best.TargetText = clip(target.Content.Text, maxTargetText)
 	}
 	best.Subject, best.Slot = f.Subject, normalizeSlot(f.Slot)
 	return best, target
+}
+
+// maxTargetText bounds the known fact's text kept in a decision, so that
+// metadata stays far below memory.MaxMetadataBytes.
+const maxTargetText = 500
+
+// clip shortens s to at most n bytes, at a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }

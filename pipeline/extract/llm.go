@@ -120,7 +120,11 @@ func (l LLM) Extract(ctx context.Context, turns []Turn) ([]Fact, error) {
 		if f.Subject = strings.TrimSpace(f.Subject); f.Subject == "" {
 			f.Subject = strings.TrimSpace(lf.Entity)
 		}
-		f.Slot = normalizeSlot(f.Slot)
+		if memory.ValidID("subject", f.Subject) != nil {
+			continue // not a name: longer than an id may be, or with control characters
+		}
+		f.Value, f.Quote = clip(strings.TrimSpace(f.Value), 200), clip(f.Quote, 1000)
+		f.Slot = clip(normalizeSlot(f.Slot), 100)
 		fam, known := families[memory.SlotFamily(f.Slot)]
 		if !known {
 			f.Slot = "" // an attribute outside the vocabulary cannot be compared

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/llm/bedrock"
+	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/pipeline/extract"
 )
 
@@ -93,5 +94,28 @@ func TestLLMExtractionSupersedes(t *testing.T) {
 	checkSupersede(t, p, svc)
 	if u := llm.Usage(); u.Calls < 2 || u.InputTokens != 200*u.Calls {
 		t.Fatalf("token accounting %+v", u)
+	}
+}
+
+// TestLLMFactsAreChecked: what the model gets wrong is corrected from the
+// slot table or dropped, never stored as given.
+func TestLLMFactsAreChecked(t *testing.T) {
+	long := strings.Repeat("x", 200)
+	model := scripted{"penicillin": {
+		{"text": "Ana is allergic to penicillin", "kind": "nonsense", "confidence": 7, "entity": "Ana", "slot": "Allergy:Penicillin", "value": "penicillin", "importance": -1, "durability": "forever"},
+		{"text": "Ana likes odd things", "kind": "preference", "confidence": 0.8, "subject": "Ana", "slot": "vibe:odd", "importance": 0.6, "durability": "standard"},
+		{"text": "A fact about nobody in particular", "kind": "fact", "confidence": 0.8, "subject": long, "slot": "", "importance": 0.5, "durability": "standard"},
+		{"text": "  ", "kind": "fact", "confidence": 0.8, "subject": "Ana", "slot": "", "importance": 0.5, "durability": "standard"},
+	}}
+	facts, err := extract.LLM{LLM: model}.Extract(ctx, []extract.Turn{{ID: "t1", Speaker: "Ana", Text: "I'm allergic to penicillin."}})
+	if err != nil || len(facts) != 2 {
+		t.Fatalf("%+v %v", facts, err)
+	}
+	a, b := facts[0], facts[1]
+	if a.Subject != "Ana" || a.Slot != "allergy:penicillin" || a.Kind != memory.KindFact || a.Importance != 0.9 || a.Durability != memory.DurabilityCore || a.Confidence != 0.7 {
+		t.Errorf("allergy corrected from the slot table: %+v", a)
+	}
+	if b.Slot != "" || b.Kind != memory.KindPreference || b.Importance != 0.6 {
+		t.Errorf("a slot outside the vocabulary is dropped: %+v", b)
 	}
 }

@@ -67,6 +67,12 @@ func (p *Pipeline) Process(ctx context.Context, c memory.Caller, turns []Turn) (
 	var out []Outcome
 	for _, f := range facts {
 		o, err := p.merge(ctx, c, useful, f)
+		if memory.ErrorCode(err) == memory.EINVALID {
+			// A fact the service refuses (a field out of bounds) is the
+			// extractor's fault, not the job's: the others are kept.
+			p.log().WarnContext(ctx, "extracted fact rejected", "org", c.OrgID, "extractor", p.Extractor.Name(), "err", err)
+			continue
+		}
 		if err != nil {
 			return out, err
 		}
@@ -264,7 +270,7 @@ func (p *Pipeline) merge(ctx context.Context, c memory.Caller, turns []Turn, f F
 			return o, fmt.Errorf("extract: archive superseded fact %s: %w", target.ID, err)
 		}
 	case Contradicts:
-		if err := MarkContested(ctx, p.Service, c, target.ID, o.ID); err != nil {
+		if err := markContested(ctx, p.Service, c, target.ID, o.ID); err != nil {
 			return o, fmt.Errorf("extract: mark contested fact %s: %w", target.ID, err)
 		}
 	}
@@ -273,10 +279,10 @@ func (p *Pipeline) merge(ctx context.Context, c memory.Caller, turns []Turn, f F
 	return o, nil
 }
 
-// MarkContested records in fact id's metadata that it is contested by the
+// markContested records in fact id's metadata that it is contested by the
 // facts others (contested: true, contestedWith: their ids), keeping its
 // importance and the rest of its metadata. Marking again changes nothing.
-func MarkContested(ctx context.Context, svc *service.Service, c memory.Caller, id string, others ...string) error {
+func markContested(ctx context.Context, svc *service.Service, c memory.Caller, id string, others ...string) error {
 	m, err := svc.Get(ctx, c, id)
 	if err != nil {
 		return err
