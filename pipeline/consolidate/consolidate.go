@@ -1,8 +1,21 @@
 // Package consolidate keeps an org's memory healthy over time, on a
 // schedule: importance decays by durability tier and is boosted by use,
 // memories that decayed away are archived and, after a retention period,
-// deleted; near-duplicate facts are merged and contradictions resolved in
-// favour of the newer, more confident fact.
+// deleted; near-duplicate facts are merged, and contradictions are resolved
+// when one side is clearly stronger, or else kept and marked contested.
+//
+// Decay runs from when the service learned a memory (Memory.LearnedAt: the
+// later of its event time and its ingestion time) or from its last access,
+// whichever is later, so history imported with an old createdAt starts
+// fresh rather than below the archive threshold.
+//
+// Nothing true is lost to a guess: two facts are merged as duplicates only
+// when they agree on subject, polarity and (when both have one) slot and
+// value; a contradiction is resolved only by a clear margin (see
+// Config.ResolveConfidence and Config.ResolveRecency); otherwise both facts
+// stay, marked in their metadata ("contested": true, "contestedWith": the
+// other ids) beside their contradicts relation, for the prompt context to
+// show both with their dates.
 //
 // A run is idempotent: the effective importance is a pure function of the
 // memory's base importance (kept in its metadata), its tier's half-life,
@@ -18,6 +31,9 @@ import (
 	"github.com/agentmem/agentmem/service"
 	"log/slog"
 	"math"
+	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/agentmem/agentmem/memory"
@@ -32,6 +48,12 @@ type Config struct {
 	Retention         time.Duration // archived memories are deleted after this (default 90 days)
 	DuplicateAt       float64       // cosine from which two facts are the same (default 0.95)
 	PageSize          int           // memories per page, checkpointed (default 200)
+	// A contradiction is resolved for the side that is clearly stronger:
+	// more confident by at least ResolveConfidence (default 0.2) and not
+	// older, or newer (event time) by at least ResolveRecency (default 30
+	// days) and not less confident. Otherwise both sides are kept.
+	ResolveConfidence float64
+	ResolveRecency    time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -57,6 +79,12 @@ func (c Config) withDefaults() Config {
 	if c.PageSize == 0 {
 		c.PageSize = 200
 	}
+	if c.ResolveConfidence == 0 {
+		c.ResolveConfidence = 0.2
+	}
+	if c.ResolveRecency == 0 {
+		c.ResolveRecency = 30 * day
+	}
 	return c
 }
 
@@ -72,6 +100,9 @@ type Report struct {
 	Deleted      int    `json:"deleted"`
 	Merged       int    `json:"merged"`
 	Contradicted int    `json:"contradictionsResolved"`
+	// Contested counts the facts newly marked contested (kept beside a
+	// contradiction neither side clearly wins).
+	Contested int `json:"contested"`
 }
 
 // Records kinds and ids of the job's state.
@@ -148,6 +179,7 @@ func (j *Job) Run(ctx context.Context, org string) (Report, error) {
 	}
 	j.log().InfoContext(ctx, "consolidation", "org", org, "scanned", rep.Scanned, "decayed", rep.Decayed,
 		"archived", rep.Archived, "deleted", rep.Deleted, "merged", rep.Merged, "contradictions_resolved", rep.Contradicted,
+		"contested", rep.Contested,
 		"ms", rep.FinishedAt-rep.StartedAt)
 	return rep, nil
 }
@@ -167,7 +199,7 @@ func metadata(m *memory.Memory) map[string]any {
 }
 
 // Effective is the importance of a memory at now: its base importance
-// halved every half-life of its tier since it was last created or used
+// halved every half-life of its tier since it was last learned or used
 // (core memories do not decay), plus a boost for use (0.05 per doubling of
 // the access count, at most 0.3), within 0..1, rounded to 1e-3 so that
 // repeated runs agree exactly.
@@ -220,7 +252,8 @@ func (j *Job) one(ctx context.Context, c memory.Caller, m *memory.Memory, now ti
 	if _, ok := meta[metaKey]; !ok || math.Abs(m.Importance-st.Value) > 1e-9 {
 		st.Base = m.Importance
 	}
-	last := time.UnixMilli(max(m.CreatedAt, m.LastAccessedAt))
+	learned := time.UnixMilli(m.LearnedAt())
+	last := time.UnixMilli(max(m.LearnedAt(), m.LastAccessedAt))
 	eff := Effective(st.Base, m.Durability, last, now, m.AccessCount, cfg)
 	if math.Abs(eff-m.Importance) > 1e-9 || st.Value != eff {
 		st.Value = eff
@@ -231,7 +264,7 @@ func (j *Job) one(ctx context.Context, c memory.Caller, m *memory.Memory, now ti
 		}
 		rep.Decayed++
 	}
-	if m.Durability != memory.DurabilityCore && eff < cfg.ArchiveBelow && now.Sub(time.UnixMilli(m.CreatedAt)) >= cfg.MinAge {
+	if m.Durability != memory.DurabilityCore && eff < cfg.ArchiveBelow && now.Sub(learned) >= cfg.MinAge {
 		if err := j.Service.Archive(ctx, c, m.ID, reasonDecayed); err != nil {
 			return err
 		}
@@ -254,7 +287,7 @@ func (j *Job) one(ctx context.Context, c memory.Caller, m *memory.Memory, now ti
 		return err
 	}
 	for _, cand := range cands {
-		if cand.Memory.ID == m.ID || cand.Semantic == nil || cand.Semantic.Score < cfg.DuplicateAt {
+		if cand.Memory.ID == m.ID || cand.Semantic == nil || cand.Semantic.Score < cfg.DuplicateAt || !sameFact(m, cand.Memory) {
 			continue
 		}
 		loser := m
@@ -273,11 +306,19 @@ func (j *Job) one(ctx context.Context, c memory.Caller, m *memory.Memory, now ti
 			return nil
 		}
 	}
-	// Contradictions: the newer, more confident fact wins.
+	return j.contradictions(ctx, c, m, cfg, rep)
+}
+
+// contradictions resolves the contradictions of m that one side clearly
+// wins (the loser is archived, the reason naming the winner and the
+// margins) and marks m contested by those that neither side wins, or
+// clears the mark when none is left.
+func (j *Job) contradictions(ctx context.Context, c memory.Caller, m *memory.Memory, cfg Config, rep *Report) error {
 	rels, err := j.Service.Relations(ctx, c, m.ID)
 	if err != nil {
 		return err
 	}
+	var contested []string
 	for _, r := range rels {
 		if r.Type != memory.RelContradicts {
 			continue
@@ -290,11 +331,14 @@ func (j *Job) one(ctx context.Context, c memory.Caller, m *memory.Memory, now ti
 		if err != nil || o.Archived {
 			continue
 		}
-		loser, winner := o, m
-		if better(o, m) {
-			loser, winner = m, o
+		winner, loser, why := resolve(m, o, cfg)
+		if winner == nil {
+			if !slices.Contains(contested, o.ID) {
+				contested = append(contested, o.ID)
+			}
+			continue
 		}
-		if err := j.Service.Archive(ctx, c, loser.ID, reasonContra+winner.ID); err != nil {
+		if err := j.Service.Archive(ctx, c, loser.ID, reasonContra+winner.ID+" ("+why+")"); err != nil {
 			return err
 		}
 		rep.Contradicted++
@@ -302,7 +346,94 @@ func (j *Job) one(ctx context.Context, c memory.Caller, m *memory.Memory, now ti
 			return nil
 		}
 	}
-	return nil
+	return j.markContested(ctx, c, m.ID, contested, rep)
+}
+
+// resolve returns the clearly stronger of two contradicting facts, and the
+// margins that make it so; nil when neither is.
+func resolve(a, b *memory.Memory, cfg Config) (winner, loser *memory.Memory, why string) {
+	const eps = 1e-9
+	stronger := func(x, y *memory.Memory) (bool, string) {
+		conf := x.Confidence - y.Confidence
+		newer := time.Duration(x.CreatedAt-y.CreatedAt) * time.Millisecond
+		days := int(newer / (24 * time.Hour))
+		switch {
+		case conf >= cfg.ResolveConfidence-eps && newer >= 0:
+			return true, fmt.Sprintf("confidence +%.2f, newer by %d days", conf, days)
+		case newer >= cfg.ResolveRecency && conf >= -eps:
+			return true, fmt.Sprintf("newer by %d days, confidence +%.2f", days, conf)
+		}
+		return false, ""
+	}
+	if ok, why := stronger(a, b); ok {
+		return a, b, why
+	}
+	if ok, why := stronger(b, a); ok {
+		return b, a, why
+	}
+	return nil, nil, ""
+}
+
+// markContested sets fact id's contested mark to the live facts others
+// contradicting it without a winner; an empty others clears the mark.
+// It writes only when the mark changes.
+func (j *Job) markContested(ctx context.Context, c memory.Caller, id string, others []string, rep *Report) error {
+	m, err := j.Service.Get(ctx, c, id)
+	if err != nil {
+		return err
+	}
+	fm := memory.FactMetaOf(m)
+	slices.Sort(others)
+	have := slices.Clone(fm.ContestedWith)
+	slices.Sort(have)
+	if fm.Contested == (len(others) > 0) && slices.Equal(have, others) {
+		return nil
+	}
+	meta := metadata(m)
+	if len(others) == 0 {
+		delete(meta, memory.MetaContested)
+		delete(meta, memory.MetaContestedWith)
+	} else {
+		if !fm.Contested {
+			rep.Contested++
+		}
+		meta[memory.MetaContested], meta[memory.MetaContestedWith] = true, others
+	}
+	js, err := json.Marshal(meta)
+	if err != nil {
+		return err
+	}
+	return j.Service.SetImportance(ctx, c, id, m.Importance, js)
+}
+
+// negatedRe finds a denial in the text of a fact without polarity metadata.
+var negatedRe = regexp.MustCompile(`(?i)\b(don't|do not|does not|doesn't|never|no longer|not|isn't|can't|cannot|won't|hates?|dislikes?)\b`)
+
+// sameFact reports whether two similar facts may be merged as one: the
+// same subject and polarity and, when both name a slot, the same slot and
+// value. "Ana lives in Lisbon" and "Ana lives in Porto" are close in
+// meaning and both may be true at different times; they are not merged.
+func sameFact(a, b *memory.Memory) bool {
+	fa, fb := memory.FactMetaOf(a), memory.FactMetaOf(b)
+	subject := func(m *memory.Memory, f memory.FactMeta) string {
+		if f.Subject != "" {
+			return memory.NormalizeSubject(f.Subject)
+		}
+		return memory.NormalizeSubject(m.EntityID)
+	}
+	negated := func(m *memory.Memory, f memory.FactMeta) bool {
+		if f.Subject != "" || f.Slot != "" {
+			return f.Negated
+		}
+		return negatedRe.MatchString(m.Content.Text)
+	}
+	if subject(a, fa) != subject(b, fb) || negated(a, fa) != negated(b, fb) {
+		return false
+	}
+	if fa.Slot != "" && fb.Slot != "" {
+		return strings.EqualFold(fa.Slot, fb.Slot) && memory.NormalizeText(fa.Value) == memory.NormalizeText(fb.Value)
+	}
+	return true
 }
 
 // better reports whether a should be kept over b: more confident, then

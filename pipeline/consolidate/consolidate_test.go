@@ -2,12 +2,15 @@ package consolidate_test
 
 import (
 	"context"
-	"github.com/agentmem/agentmem/service"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"math"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentmem/agentmem/service"
 
 	"github.com/agentmem/agentmem/embed/hashing"
 	"github.com/agentmem/agentmem/memory"
@@ -213,6 +216,156 @@ func TestRunAll(t *testing.T) {
 	for _, r := range reps {
 		if r.Scanned != 1 || r.FinishedAt == 0 {
 			t.Fatalf("report %+v", r)
+		}
+	}
+}
+
+// TestImportedHistorySurvives: history imported with an old createdAt
+// decays from when the service learned it, so nothing read yet is archived
+// by the first consolidation; it decays normally afterwards.
+func TestImportedHistorySurvives(t *testing.T) {
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	b, err := local.Open(ctx, t.TempDir(), hashing.New(256), quiet, service.WithClock(clock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	svc := service.NewService(b.Store, b.Index, b.Embedder, service.WithClock(clock))
+	job := &consolidate.Job{Service: svc, Records: b.Store, Log: quiet}
+	c := memory.Caller{OrgID: "acme"}
+	half := 0.5
+	twoYearsAgo := now.Add(-730 * day).UnixMilli()
+	res, err := svc.Create(ctx, c, []service.NewMemory{
+		{Type: memory.TypeMessage, EntityID: "Ana", RoomID: "r", Content: memory.Content{Text: "We adopted a cat called Miso"}, CreatedAt: twoYearsAgo, Importance: &half},
+		{Type: memory.TypeFact, Durability: memory.DurabilityEphemeral, Content: memory.Content{Text: "Ana was moving house that week"}, CreatedAt: twoYearsAgo, Importance: &half},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := job.Run(ctx, "acme")
+	if err != nil || rep.Archived != 0 {
+		t.Fatalf("first consolidation after the import: %+v %v", rep, err)
+	}
+	for _, r := range res {
+		m, _ := svc.Get(ctx, c, r.ID)
+		if m.Archived || m.Importance != 0.5 || m.CreatedAt != twoYearsAgo {
+			t.Fatalf("imported %q: archived=%v importance=%v createdAt=%d", m.Content.Text, m.Archived, m.Importance, m.CreatedAt)
+		}
+	}
+	// 90 days after the import, the standard memory has halved, and the
+	// ephemeral one, unused, is gone to the archive.
+	now = now.Add(90 * day)
+	if _, err := job.Run(ctx, "acme"); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := svc.Get(ctx, c, res[0].ID); m.Archived || math.Abs(m.Importance-0.25) > 0.001 {
+		t.Fatalf("90 days after the import: %v archived=%v", m.Importance, m.Archived)
+	}
+	if m, _ := svc.Get(ctx, c, res[1].ID); !m.Archived {
+		t.Fatalf("the unused ephemeral memory survives 90 days: %v", m.Importance)
+	}
+}
+
+// TestContradictionResolution: a contradiction is resolved only when one
+// side is clearly stronger (confidence +0.2 and not older, or 30 days newer
+// and not less confident); otherwise both stay, marked contested.
+func TestContradictionResolution(t *testing.T) {
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name             string
+		confA, confB     float64
+		agedA, agedB     time.Duration // how long before now each was said
+		archivedA, archB bool
+	}{
+		{"more confident, same day", 0.9, 0.7, 0, 0, false, true},
+		{"equal", 0.8, 0.8, 0, 0, false, false},
+		{"slightly more confident", 0.85, 0.75, 0, 0, false, false},
+		{"60 days newer, as confident", 0.8, 0.8, 0, 60 * day, false, true},
+		{"10 days newer only", 0.8, 0.8, 0, 10 * day, false, false},
+		{"newer but less confident", 0.6, 0.9, 0, 60 * day, false, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := func() time.Time { return now }
+			quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+			b, err := local.Open(ctx, t.TempDir(), hashing.New(256), quiet, service.WithClock(clock))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			job := &consolidate.Job{Service: b.Service, Records: b.Store, Log: quiet}
+			c := memory.Caller{OrgID: "acme"}
+			mk := func(text string, conf float64, aged time.Duration, neg bool) string {
+				meta, _ := json.Marshal(memory.FactMeta{Subject: "Bo", Slot: "home", Value: text[len("Bo lives in "):], Negated: neg})
+				res, err := b.Service.Create(ctx, c, []service.NewMemory{{Type: memory.TypeFact, EntityID: "Bo", Content: memory.Content{Text: text},
+					Confidence: &conf, CreatedAt: now.Add(-aged).UnixMilli(), Metadata: meta}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res[0].ID
+			}
+			a, bID := mk("Bo lives in Rome", tc.confA, tc.agedA, false), mk("Bo lives in Paris", tc.confB, tc.agedB, false)
+			if err := b.Service.Relate(ctx, c, []memory.Relation{{FromID: a, Type: memory.RelContradicts, ToID: bID, Confidence: 0.9}}); err != nil {
+				t.Fatal(err)
+			}
+			for run := 0; run < 2; run++ {
+				if _, err := job.Run(ctx, "acme"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ma, _ := b.Service.Get(ctx, c, a)
+			mb, _ := b.Service.Get(ctx, c, bID)
+			if ma.Archived != tc.archivedA || mb.Archived != tc.archB {
+				t.Fatalf("archived: %v %v, want %v %v", ma.Archived, mb.Archived, tc.archivedA, tc.archB)
+			}
+			resolved := tc.archivedA || tc.archB
+			for _, m := range []*memory.Memory{ma, mb} {
+				if fm := memory.FactMetaOf(m); !m.Archived && fm.Contested == resolved {
+					t.Fatalf("%q contested=%v, resolved=%v: %s", m.Content.Text, fm.Contested, resolved, m.Metadata)
+				}
+			}
+			if tc.archB && !strings.Contains(string(mb.Metadata), "contradicted by "+a) {
+				t.Fatalf("the loser's archive reason does not name the winner: %s", mb.Metadata)
+			}
+		})
+	}
+}
+
+// TestNearDuplicatesOfDifferentValues: facts close in meaning but giving
+// one slot different values, or opposite polarity, are not merged.
+func TestNearDuplicatesOfDifferentValues(t *testing.T) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	b, err := local.Open(ctx, t.TempDir(), hashing.New(256), quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	// A duplicate threshold so low that every pair of facts qualifies.
+	job := &consolidate.Job{Service: b.Service, Records: b.Store, Log: quiet, Config: consolidate.Config{DuplicateAt: 0.01}}
+	c := memory.Caller{OrgID: "acme"}
+	mk := func(text, slot, value string, neg bool) string {
+		meta, _ := json.Marshal(memory.FactMeta{Subject: "Ana", Slot: slot, Value: value, Negated: neg})
+		res, err := b.Service.Create(ctx, c, []service.NewMemory{{Type: memory.TypeFact, EntityID: "Ana", Content: memory.Content{Text: text}, Metadata: meta}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res[0].ID
+	}
+	ids := []string{
+		mk("Ana lives in Lisbon", "home", "Lisbon", false),
+		mk("Ana lives in Porto", "home", "Porto", false),
+		mk("Ana eats gluten", "diet:gluten", "gluten", false),
+		mk("Ana does not eat gluten", "diet:gluten", "gluten", true),
+	}
+	rep, err := job.Run(ctx, "acme")
+	if err != nil || rep.Merged != 0 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	for _, id := range ids {
+		if m, _ := b.Service.Get(ctx, c, id); m.Archived {
+			t.Fatalf("%q was merged away", m.Content.Text)
 		}
 	}
 }

@@ -1,13 +1,23 @@
 // Package extract pulls durable facts out of conversation turns and merges
-// them into what an org already knows: each fact is compared with similar
-// existing facts and classified new, duplicate, enriches, supersedes or
-// contradicts; new facts are written, superseded ones archived, and the
-// decisions recorded as relations with provenance back to the source turns.
+// them into what an org already knows.
+//
+// Every fact names a subject (who or what it is about) and an attribute
+// slot ("diet:gluten", "birthday", "preference:jazz": see slots.go), and is
+// compared with the known facts of the same subject in the scope it will be
+// written to. It is then classified new, duplicate, enriches, supersedes or
+// contradicts by the rules of decide.go. Supersedes and contradicts apply
+// only within one subject and slot, so a true fact is never archived
+// because of an unrelated one. The decision, with its rule and scores, is
+// kept in the fact's metadata, and as relations with provenance back to the
+// source turns.
+//
+// Facts from an agent-bound conversation stay in that agent's scope. Only
+// a fact about the org itself is promoted to the org scope (see
+// Pipeline.scope).
 package extract
 
 import (
 	"context"
-	"strings"
 
 	"github.com/agentmem/agentmem/memory"
 )
@@ -17,23 +27,43 @@ type Turn struct {
 	ID      string `json:"id"`
 	Speaker string `json:"speaker"`
 	Text    string `json:"text"`
+	// AgentID is the agent scope the message was written in ("" for the
+	// org scope); facts drawn from it are written there.
+	AgentID string `json:"agentId,omitempty"`
 }
 
 // Fact is a statement an extractor found.
 type Fact struct {
 	// Text states the fact on its own, naming its subject ("Ana prefers tea").
-	Text       string            `json:"text"`
-	Kind       memory.Kind       `json:"kind"`
-	Confidence float64           `json:"confidence"`
+	Text string      `json:"text"`
+	Kind memory.Kind `json:"kind"`
+	// Confidence is how sure the extractor is that the turns say this.
+	Confidence float64 `json:"confidence"`
+	// Importance (0..1) and Durability are how much and how long the fact
+	// matters (see the table of Local for the offline rules).
+	Importance float64           `json:"importance"`
 	Durability memory.Durability `json:"durability"`
-	// Entity is who or what the fact is about (usually the speaker).
-	Entity string `json:"entity"`
+	// Subject is who or what the fact is about: the speaker's name for a
+	// first-person statement, "Maya" or "Maya's sister" for a third-person
+	// one, "the company" for a fact about the org itself.
+	Subject string `json:"subject"`
+	// Slot is the attribute of the subject the fact sets ("birthday",
+	// "diet:gluten", "preference:jazz", "relationship:manager"), empty when
+	// none applies; Value is the value it gives the slot ("14 July").
+	Slot  string `json:"slot"`
+	Value string `json:"value"`
 	// Change marks a fact stated as a change of an earlier one ("now",
-	// "anymore", "switched to"); Negated a fact that denies something.
+	// "anymore", "switched to"); Negated a fact that denies or rejects
+	// something ("does not eat gluten", "hates jazz").
 	Change  bool `json:"change"`
 	Negated bool `json:"negated"`
 	// Sources are the ids of the turns it comes from.
 	Sources []string `json:"sources"`
+	// Quote is the passage of the turns the fact rests on, when the
+	// extractor gives it; a change that names the old value there
+	// ("I prefer coffee now, tea keeps me awake") supersedes the fact
+	// holding that value.
+	Quote string `json:"quote,omitempty"`
 }
 
 // Extractor finds facts in turns.
@@ -55,17 +85,20 @@ const (
 	Contradicts Decision = "contradicts"
 )
 
-// smallTalk reports whether a turn carries nothing worth extracting:
-// greetings, thanks, acknowledgements and other very short turns.
-func smallTalk(text string) bool {
-	t := strings.ToLower(strings.Trim(strings.TrimSpace(text), ".!?,"))
-	if len(strings.Fields(t)) < 3 {
-		return true
+// normalize fills a fact's defaults and bounds its scores: kind fact,
+// durability standard, confidence 0.7 and importance 0.5 when unset or out
+// of range, the subject as given (trimmed).
+func (f *Fact) normalize() {
+	if memory.ValidKind(f.Kind) != nil {
+		f.Kind = memory.KindFact
 	}
-	for _, p := range []string{"hi ", "hello", "hey ", "thanks", "thank you", "good morning", "good night", "bye", "see you", "ok ", "okay"} {
-		if strings.HasPrefix(t, p) && len(strings.Fields(t)) < 6 {
-			return true
-		}
+	if memory.ValidDurability(f.Durability) != nil {
+		f.Durability = memory.DurabilityStandard
 	}
-	return false
+	if f.Confidence <= 0 || f.Confidence > 1 {
+		f.Confidence = 0.7
+	}
+	if f.Importance <= 0 || f.Importance > 1 {
+		f.Importance = 0.5
+	}
 }

@@ -20,41 +20,6 @@ import (
 
 var ctx = context.Background()
 
-func TestLocalExtractor(t *testing.T) {
-	tests := []struct {
-		text string
-		want string
-		kind memory.Kind
-		chg  bool
-		neg  bool
-	}{
-		{"I love hiking in the Alps.", "Ana loves hiking in the Alps", memory.KindPreference, false, false},
-		{"Honestly my favourite food is ramen.", "Ana's favourite food is ramen", memory.KindPreference, false, false},
-		{"My name is Ana Souza and I live in Lisbon.", "Ana's name is Ana Souza", memory.KindEntity, false, false},
-		{"I work as a nurse at the city hospital.", "Ana works as nurse at the city hospital", memory.KindFact, false, false},
-		{"We decided to move the launch to June.", "Ana decided to move the launch to June", memory.KindFact, false, false},
-		{"I'm planning to visit Kyoto in spring.", "Ana plans to visit Kyoto in spring", memory.KindFact, false, false},
-		{"I don't drink coffee anymore.", "Ana does not drink coffee anymore", memory.KindPreference, true, true},
-		{"Actually I prefer tea now.", "Ana prefers tea now", memory.KindPreference, true, false},
-	}
-	for _, tc := range tests {
-		facts, err := extract.Local{}.Extract(ctx, []extract.Turn{{ID: "m1", Speaker: "Ana", Text: tc.text}})
-		if err != nil || len(facts) == 0 {
-			t.Errorf("%q: no fact (%v)", tc.text, err)
-			continue
-		}
-		f := facts[0]
-		if f.Text != tc.want || f.Kind != tc.kind || f.Change != tc.chg || f.Negated != tc.neg || f.Entity != "Ana" || f.Sources[0] != "m1" {
-			t.Errorf("%q: %+v, want %q %s change=%v negated=%v", tc.text, f, tc.want, tc.kind, tc.chg, tc.neg)
-		}
-	}
-	for _, small := range []string{"Hi!", "Thanks so much", "ok", "lol yes"} {
-		if facts, _ := (extract.Local{}).Extract(ctx, []extract.Turn{{ID: "x", Speaker: "Ana", Text: small}}); len(facts) != 0 {
-			t.Errorf("small talk %q gave %v", small, facts)
-		}
-	}
-}
-
 func setup(t *testing.T, ex extract.Extractor) (*extract.Pipeline, *service.Service) {
 	t.Helper()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -180,17 +145,17 @@ func TestSQSBatch(t *testing.T) {
 		m.MessageId, m.Body = id, body
 		return m
 	}
-	ev.Records = []events.SQSMessage{mk("ok-1", string(good)), mk("poison", "{not json"), mk("no-messages", `{"orgId":"acme","messageIds":[]}`), mk("ok-again", string(good))}
+	// Jobs that can never succeed (not JSON, no messages, a bad field) are
+	// rejected once: not reported as failures, so SQS does not redeliver
+	// them into the dead-letter queue.
+	ev.Records = []events.SQSMessage{mk("ok-1", string(good)), mk("poison", "{not json"), mk("no-messages", `{"orgId":"acme","messageIds":[]}`),
+		mk("wrong-type", `{"orgId":"acme","messageIds":"m1"}`), mk("no-org", `{"messageIds":["m1"]}`), mk("ok-again", string(good))}
 	res, err := p.HandleSQS(ctx, ev)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var failed []string
-	for _, f := range res.BatchItemFailures {
-		failed = append(failed, f.ItemIdentifier)
-	}
-	if strings.Join(failed, ",") != "poison,no-messages" {
-		t.Fatalf("batch item failures %v, want poison and no-messages", failed)
+	if len(res.BatchItemFailures) != 0 {
+		t.Fatalf("batch item failures %v, want none: invalid jobs are rejected, not retried", res.BatchItemFailures)
 	}
 	// Two facts, once, though the job was delivered twice.
 	if n, _ := svc.Count(ctx, c, memory.Filter{Types: []memory.Type{memory.TypeFact}}); n != 2 {
@@ -204,6 +169,47 @@ func TestSQSBatch(t *testing.T) {
 	}
 	if n, _ := svc.Count(ctx, c, memory.Filter{Types: []memory.Type{memory.TypeFact}}); n != 2 {
 		t.Fatal("a job in org acme extracted globex's message")
+	}
+}
+
+// unavailable is an extractor whose model cannot be reached.
+type unavailable struct{}
+
+func (unavailable) Name() string { return "unavailable" }
+func (unavailable) Extract(context.Context, []extract.Turn) ([]extract.Fact, error) {
+	return nil, memory.Errorf(memory.EUNAVAILABLE, "the model is throttling")
+}
+
+// TestSQSTransientFailure: a job that failed for a reason that may pass
+// (the model is unavailable) is reported for redelivery; an invalid job in
+// the same batch is not.
+func TestSQSTransientFailure(t *testing.T) {
+	p, svc := setup(t, unavailable{})
+	c := memory.Caller{OrgID: "acme"}
+	turns := converse(t, svc, c, "Ana: My favourite city is Porto.")
+	job, _ := json.Marshal(extract.Job{OrgID: "acme", MessageIDs: []string{turns[0].ID}})
+	res, err := p.HandleSQS(ctx, events.SQSEvent{Records: []events.SQSMessage{
+		{MessageId: "throttled", Body: string(job)}, {MessageId: "invalid", Body: `{"orgId":"acme","messageIds":[]}`}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.BatchItemFailures) != 1 || res.BatchItemFailures[0].ItemIdentifier != "throttled" {
+		t.Fatalf("batch item failures %+v, want the throttled job only", res.BatchItemFailures)
+	}
+	for _, tc := range []struct {
+		err       error
+		permanent bool
+	}{
+		{memory.Errorf(memory.EINVALID, "messageIds: empty"), true},
+		{memory.Errorf(memory.EFORBIDDEN, "agentId"), true},
+		{json.Unmarshal([]byte("{"), &struct{}{}), true},
+		{memory.Errorf(memory.EUNAVAILABLE, "throttled"), false},
+		{memory.Errorf(memory.ECONFLICT, "lost a race"), false},
+		{context.DeadlineExceeded, false},
+	} {
+		if got := extract.Permanent(tc.err); got != tc.permanent {
+			t.Errorf("Permanent(%v) = %v, want %v", tc.err, got, tc.permanent)
+		}
 	}
 }
 

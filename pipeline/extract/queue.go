@@ -29,10 +29,52 @@ type Queue interface {
 // MaxJobMessages bounds the turns of one job.
 const MaxJobMessages = 100
 
+// Validate checks a job's fields: EINVALID naming the field.
+func (j Job) Validate() error {
+	switch {
+	case j.OrgID == "":
+		return memory.Errorf(memory.EINVALID, "orgId: required")
+	case len(j.MessageIDs) == 0 || len(j.MessageIDs) > MaxJobMessages:
+		return memory.Errorf(memory.EINVALID, "messageIds: 1 to %d message ids are required, got %d", MaxJobMessages, len(j.MessageIDs))
+	}
+	if err := memory.ValidID("orgId", j.OrgID); err != nil {
+		return err
+	}
+	if err := memory.ValidID("agentId", j.AgentID); err != nil {
+		return err
+	}
+	for i, id := range j.MessageIDs {
+		if id == "" {
+			return memory.Errorf(memory.EINVALID, "messageIds[%d]: empty", i)
+		}
+		if err := memory.ValidID(fmt.Sprintf("messageIds[%d]", i), id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Permanent reports whether a job's failure will recur however often it is
+// retried: a job that is not JSON or fails validation (EINVALID), or that
+// the caller it names may not run (EFORBIDDEN, EUNAUTHORIZED).
+// Unavailable dependencies and anything unexpected are worth a retry.
+func Permanent(err error) bool {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &syn) || errors.As(err, &typ) {
+		return true
+	}
+	switch memory.ErrorCode(err) {
+	case memory.EINVALID, memory.EFORBIDDEN, memory.EUNAUTHORIZED:
+		return true
+	}
+	return false
+}
+
 // Run loads the job's messages and processes them.
 func (p *Pipeline) Run(ctx context.Context, j Job) ([]Outcome, error) {
-	if j.OrgID == "" || len(j.MessageIDs) == 0 || len(j.MessageIDs) > MaxJobMessages {
-		return nil, memory.Errorf(memory.EINVALID, "job: an org and 1 to %d message ids are required", MaxJobMessages)
+	if err := j.Validate(); err != nil {
+		return nil, err
 	}
 	c := memory.Caller{OrgID: j.OrgID, AgentID: j.AgentID}
 	var turns []Turn
@@ -44,16 +86,18 @@ func (p *Pipeline) Run(ctx context.Context, j Job) ([]Outcome, error) {
 			return nil, err
 		}
 		if m.Type == memory.TypeMessage {
-			turns = append(turns, Turn{ID: m.ID, Speaker: m.EntityID, Text: m.Content.Text})
+			turns = append(turns, Turn{ID: m.ID, Speaker: m.EntityID, Text: m.Content.Text, AgentID: m.AgentID})
 		}
 	}
 	return p.Process(ctx, c, turns)
 }
 
 // HandleSQS processes an SQS batch of jobs and reports the messages that
-// failed (BatchItemFailures), so only those are delivered again and, after
-// the queue's maximum receives, moved to its dead-letter queue. Reprocessing
-// a job writes no duplicate facts.
+// failed for a reason that may pass (BatchItemFailures), so only those are
+// delivered again and, after the queue's maximum receives, moved to its
+// dead-letter queue. A job that can never succeed (see Permanent: not
+// JSON, invalid) is logged once and dropped, not retried into the
+// dead-letter queue. Reprocessing a job writes no duplicate facts.
 func (p *Pipeline) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 	var res events.SQSEventResponse
 	for _, m := range ev.Records {
@@ -62,9 +106,14 @@ func (p *Pipeline) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQ
 		if err == nil {
 			_, err = p.Run(ctx, j)
 		}
+		if err != nil && Permanent(err) {
+			p.log().ErrorContext(ctx, "extraction job rejected: it can never succeed, not retried", "message_id", m.MessageId,
+				"org", j.OrgID, "receives", m.Attributes["ApproximateReceiveCount"], "err", err)
+			continue
+		}
 		if err != nil {
-			p.log().ErrorContext(ctx, "extraction job failed", "message_id", m.MessageId, "org", j.OrgID,
-				"receives", m.Attributes["ApproximateReceiveCount"], "err", err)
+			p.log().ErrorContext(ctx, "extraction job failed, to be retried", "message_id", m.MessageId, "org", j.OrgID,
+				"receives", m.Attributes["ApproximateReceiveCount"], "code", memory.ErrorCode(err), "err", err)
 			res.BatchItemFailures = append(res.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: m.MessageId})
 		}
 	}
@@ -88,7 +137,7 @@ func NewLocalQueue(p *Pipeline, capacity int) *LocalQueue {
 		for j := range q.jobs {
 			for attempt := 1; attempt <= 3; attempt++ {
 				_, err := p.Run(context.Background(), j)
-				if err == nil || memory.ErrorCode(err) == memory.EINVALID {
+				if err == nil || Permanent(err) {
 					break
 				}
 				p.log().Warn("local extraction job failed", "org", j.OrgID, "attempt", attempt, "err", err)
