@@ -243,7 +243,9 @@ var toolName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 // EUNAVAILABLE when the server cannot be reached, keeps throttling or does
 // not answer within Timeout; *APIError (EINTERNAL) when it refuses the
 // request; ErrNoStructuredOutput (EINTERNAL) when it answers without the
-// structured output; the context's error when the caller cancels.
+// structured output; the context's error when the caller cancels (a
+// deadline of the caller's context that passes is EUNAVAILABLE, as is
+// Timeout).
 func (c *Client) Call(ctx context.Context, system, user string, tool memory.Tool) (json.RawMessage, memory.Usage, error) {
 	if !toolName.MatchString(tool.Name) {
 		return nil, memory.Usage{}, c.errorf("%w", memory.Errorf(memory.EINVALID,
@@ -265,7 +267,7 @@ func (c *Client) Call(ctx context.Context, system, user string, tool memory.Tool
 		if err == nil {
 			return c.decode(res, tool)
 		}
-		if parent.Err() != nil {
+		if errors.Is(parent.Err(), context.Canceled) {
 			return nil, memory.Usage{}, c.errorf("%w", context.Cause(parent))
 		}
 		if ctx.Err() != nil {
@@ -290,7 +292,7 @@ func (c *Client) Call(ctx context.Context, system, user string, tool memory.Tool
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			if parent.Err() != nil {
+			if errors.Is(parent.Err(), context.Canceled) {
 				return nil, memory.Usage{}, c.errorf("%w", context.Cause(parent))
 			}
 			return nil, memory.Usage{}, c.unavailable(re.err, "no answer within %s (%d attempts)", c.timeout, attempt)

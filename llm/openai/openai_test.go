@@ -396,32 +396,49 @@ func TestUnreachable(t *testing.T) {
 	}
 }
 
-// TestCancel: the caller's cancellation ends a call in flight and is
-// reported as such, not as an unavailable model.
-func TestCancel(t *testing.T) {
-	f := &fakeServer{t: t, mode: openai.ModeTools, tool: factsTool, replies: []reply{{sleep: time.Minute}}}
-	srv := httptest.NewServer(f)
-	defer srv.Close()
-	c, err := openai.New(openai.Options{BaseURL: srv.URL + "/v1", Model: "test-model", MaxTokens: 256, Log: quiet})
-	if err != nil {
-		t.Fatal(err)
+// TestCallerContext: the caller's cancellation ends a call in flight and is
+// reported as such, not as an unavailable model; the caller's deadline is
+// honoured like Timeout and reported as EUNAVAILABLE.
+func TestCallerContext(t *testing.T) {
+	cases := []struct {
+		name string
+		ctx  func() (context.Context, context.CancelFunc)
+		is   error
+		code string
+	}{
+		{"cancel", func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) },
+			context.Canceled, memory.EINTERNAL},
+		{"deadline", func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 100*time.Millisecond)
+		}, context.DeadlineExceeded, memory.EUNAVAILABLE},
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		for f.requests.Load() == 0 {
-			time.Sleep(time.Millisecond)
-		}
-		cancel()
-	}()
-	_, _, err = c.Call(ctx, system, user, factsTool)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("error %v, want context.Canceled", err)
-	}
-	if memory.ErrorCode(err) == memory.EUNAVAILABLE {
-		t.Errorf("a cancelled call is reported as unavailable: %v", err)
-	}
-	if n := f.requests.Load(); n != 1 {
-		t.Errorf("the server saw %d requests, want 1", n)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fakeServer{t: t, mode: openai.ModeTools, tool: factsTool, replies: []reply{{sleep: time.Minute}}}
+			srv := httptest.NewServer(f)
+			defer srv.Close()
+			c, err := openai.New(openai.Options{BaseURL: srv.URL + "/v1", Model: "test-model", MaxTokens: 256, Log: quiet})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := tc.ctx()
+			defer cancel()
+			if tc.is == context.Canceled {
+				go func() {
+					for f.requests.Load() == 0 {
+						time.Sleep(time.Millisecond)
+					}
+					cancel()
+				}()
+			}
+			_, _, err = c.Call(ctx, system, user, factsTool)
+			if !errors.Is(err, tc.is) || memory.ErrorCode(err) != tc.code {
+				t.Fatalf("error %v (code %s), want %v with code %s", err, memory.ErrorCode(err), tc.is, tc.code)
+			}
+			if n := f.requests.Load(); n != 1 {
+				t.Errorf("the server saw %d requests, want 1", n)
+			}
+		})
 	}
 }
 
