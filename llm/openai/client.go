@@ -15,16 +15,18 @@
 //     tool_choice {"type":"function","function":{"name":...}}; the answer is
 //     choices[0].message.tool_calls[].function.arguments, a JSON string.
 //     Hosted OpenAI, vLLM (named function calling needs no server flag) and
-//     llama-cpp-python's server (chatml-function-calling or a functionary
-//     chat format) honour it.
+//     llama-cpp-python's server (which turns the named tool's schema into a
+//     grammar) honour it.
 //   - ModeJSONSchema: the tool's schema is sent as response_format
 //     {"type":"json_schema","json_schema":{"name","schema","strict":true}}
 //     and the answer is choices[0].message.content, with ```json fences or a
 //     leading <think> block removed. Ollama (0.5 or later; it ignores
-//     tool_choice, so tools mode lets the model decline), llama-server (its
-//     tool_choice accepts only "auto", "none" or "required" and tools need
-//     --jinja, while json_schema becomes a grammar with no flag) and vLLM
-//     constrain decoding to the schema. Hosted OpenAI with strict:true
+//     tool_choice, so tools mode lets the model decline), llama-server (it
+//     reads tool_choice only as "auto", "none" or "required" and treats the
+//     named form as "auto"; json_schema becomes a grammar) and vLLM
+//     constrain decoding to the schema; llama-cpp-python's server rejects
+//     it (it knows only "text" and "json_object", and answers 500, which is
+//     retried before the call fails). Hosted OpenAI with strict:true
 //     accepts only schemas whose properties are all required and that set
 //     additionalProperties false; use tools mode there otherwise.
 //
@@ -35,7 +37,8 @@
 // deadline; other 4xx answers are returned at once as *APIError.
 //
 // It is tested at the wire level against a local HTTP server that checks
-// the real request and answers in the documented response format.
+// the real request and answers in the documented response format, and
+// against a real server when OPENAI_TEST_BASE_URL is set (TestLiveServer).
 package openai
 
 import (
