@@ -1,0 +1,676 @@
+package memory
+
+import (
+	"context"
+	"encoding/base64"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// TermIndex is the per-org knowledge index of the Structured RAG layer,
+// after KnowPro's ITermToSemanticRefIndex and IPropertyToSemanticRefIndex:
+// the semantic refs extracted from each memory, a posting per (term, role)
+// of each ref (SemanticRef.Terms) and per property (SemanticRef.Properties),
+// the org's vocabulary with counts, and each memory's extraction status.
+//
+// It is kept in the store, beside the memories: it is derived data,
+// rebuildable from them, and it is the store's to forget. Every method is
+// scoped to one org, given as orgID or as Filter.OrgID; adapters put the org
+// in every key and check it again on every item they return.
+//
+// A posting carries the attributes of its memory (Attrs), so that a query
+// applies a Filter (scope, visibility, type, room, session, time, archived)
+// without loading memories. Filter.Match is the reference semantics.
+//
+// Error codes, as the methods below state: EINVALID for bad arguments (the
+// message names the field), ENOTFOUND when the memory a write is about is
+// not in the store, ECONFLICT when concurrent writers of one memory keep
+// colliding, EUNAVAILABLE when the backing store is down or throttling, and
+// EINTERNAL (an unwrapped error) for anything else, such as a query without
+// an org.
+type TermIndex interface {
+	// PutKnowledge atomically replaces the knowledge of one memory: its refs, their
+	// term and property postings and its vocabulary counts, all or nothing;
+	// readers see the old refs or the new ones, never a mix. attrs (its
+	// OrgID empty or orgID) is copied onto every posting. An empty refs
+	// records "extracted, nothing found". The status becomes
+	// KnowledgeDone with extractor (the KnowledgeExtractor's Name).
+	//
+	// refs must be numbered in order (refs[i].Ordinal == i, as
+	// Knowledge.Refs does), with MemoryID empty or memoryID. Refs beyond
+	// MaxRefsPerMemory are dropped. Terms and properties that are not
+	// IndexableTerm are not indexed; their refs are kept.
+	//
+	// Errors: EINVALID (memoryID, attrs.orgId, extractor, refs[i].ordinal,
+	// refs[i].kind...); ENOTFOUND when the memory is not in the store, so
+	// that a late extraction never brings back the knowledge of a memory
+	// that was forgotten; ECONFLICT when concurrent writers of the same
+	// memory keep colliding; EUNAVAILABLE.
+	PutKnowledge(ctx context.Context, orgID, memoryID string, attrs Attrs, extractor string, refs []SemanticRef) error
+	// DeleteKnowledge removes every ref, posting, count and status of the memories;
+	// absent ids are ignored. Errors: EINVALID; EUNAVAILABLE. After an
+	// error, calling DeleteKnowledge again finishes the job.
+	DeleteKnowledge(ctx context.Context, orgID string, memoryIDs []string) error
+	// SetKnowledgeAttrs replaces the attributes copied onto the postings of one
+	// memory (archived, moved to another scope, re-dated), and moves its
+	// vocabulary counts accordingly. A memory with no knowledge yet is not
+	// an error: there is nothing to update. Errors: EINVALID; ECONFLICT;
+	// EUNAVAILABLE.
+	SetKnowledgeAttrs(ctx context.Context, orgID, memoryID string, attrs Attrs) error
+	// MarkKnowledgePending records that the memories' knowledge must be (re)extracted.
+	// Knowledge already indexed stays until PutKnowledge replaces it. Ids of
+	// memories not in the store are ignored. Errors: EINVALID; EUNAVAILABLE.
+	MarkKnowledgePending(ctx context.Context, orgID string, memoryIDs []string) error
+	// PendingKnowledge returns up to limit memories whose status is KnowledgePending,
+	// in id order after the id after ("" from the start), so that a worker
+	// pages past memories that keep failing. limit 0 means
+	// DefaultKnowledgePage. Errors: EINVALID (limit); EUNAVAILABLE.
+	PendingKnowledge(ctx context.Context, orgID, after string, limit int) ([]KnowledgeStatus, error)
+	// KnowledgeStatus returns the extraction status of the memories that have one
+	// (pending, or done by PutKnowledge); a memory absent from the map was never
+	// marked nor extracted. Errors: EINVALID; EUNAVAILABLE.
+	KnowledgeStatus(ctx context.Context, orgID string, memoryIDs []string) (map[string]KnowledgeStatus, error)
+
+	// LookupTerms returns, for each of q.Terms, the postings of the refs
+	// indexed under it whose memory q.Filter selects, at most q.Limit per
+	// term: term by term in the order of q.Terms, then newest first
+	// (Attrs.CreatedAt, Ref.MemoryID, Ref.Ordinal, Role, all descending).
+	// Errors: EINVALID (terms, roles, limit, filter); EUNAVAILABLE.
+	LookupTerms(ctx context.Context, q TermLookup) ([]TermPosting, error)
+	// LookupProperty returns the postings of the refs with property (Name,
+	// Value) whose memory q.Filter selects, at most q.Limit, newest first
+	// (Attrs.CreatedAt, Ref.MemoryID, Ref.Ordinal descending). Errors:
+	// EINVALID (name, value, limit, filter); EUNAVAILABLE.
+	LookupProperty(ctx context.Context, q PropertyLookup) ([]PropertyPosting, error)
+	// Refs loads refs by key. Keys that are absent from the org are absent
+	// from the map. It does not check visibility: callers load the keys of
+	// postings a filtered lookup returned. Errors: EINVALID (more than
+	// MaxRefKeys keys); EUNAVAILABLE.
+	Refs(ctx context.Context, orgID string, keys []RefKey) (map[RefKey]SemanticRef, error)
+
+	// Terms completes prefix over the vocabulary the filter can see: up to
+	// limit terms that start with prefix (bytewise; the caller normalizes
+	// it), each with the number of refs indexed under it among the memories
+	// f selects, most refs first (SortTermCounts). It is called on every
+	// keystroke: with a filter that only sets the org, viewer, agent and
+	// IncludeArchived, adapters read counters kept per scope; a filter that
+	// narrows further counts postings, which costs more, and DynamoDB then
+	// ranks only the terms most frequent in the caller's scope (see its
+	// package). limit 0 means 10. Errors: EINVALID (prefix, limit, filter);
+	// EUNAVAILABLE.
+	Terms(ctx context.Context, f Filter, prefix string, limit int) ([]TermCount, error)
+	// ListKnowledge pages through the knowledge the filter can see, one item per
+	// normalized name of one kind (entity names, topics, tags, verbs), in
+	// bytewise name order, with counts and, for entities, their merged
+	// types and facets. Errors: EINVALID (kind, prefix, cursor, limit,
+	// filter); EUNAVAILABLE.
+	ListKnowledge(ctx context.Context, q KnowledgeListQuery) (KnowledgePage, error)
+	// Vocabulary pages through every distinct term of the org, whatever its
+	// scope or archived state, in bytewise order after the term after ("" from
+	// the start); it returns the term to continue from ("" at the end). It is
+	// for org-wide jobs such as computing related terms once per term, not
+	// for callers bound to an agent. limit 0 means DefaultVocabularyPage.
+	// Errors: EINVALID (limit); EUNAVAILABLE.
+	Vocabulary(ctx context.Context, orgID, after string, limit int) ([]string, string, error)
+}
+
+// Limits and defaults of the TermIndex.
+const (
+	DefaultTermPostings   = 1000   // postings per term when TermLookup.Limit is 0
+	MaxTermPostings       = 10_000 // postings per term of one lookup
+	MaxRefKeys            = 1000   // keys per Refs call
+	DefaultKnowledgePage  = 100    // items per PendingKnowledge or ListKnowledge page when the limit is 0
+	MaxKnowledgePage      = 1000   // items per PendingKnowledge or ListKnowledge page
+	DefaultTermCompletion = 10     // terms per Terms call when the limit is 0
+	DefaultVocabularyPage = 1000   // terms per Vocabulary page when the limit is 0
+	MaxVocabularyPage     = 10_000 // terms per Vocabulary page
+	MaxListFacets         = 50     // merged types, and merged facets, per ListKnowledge item
+	MaxExtractorBytes     = 256    // bytes of an extractor's name
+)
+
+// KnowledgeState is where a memory's knowledge extraction stands.
+type KnowledgeState string
+
+// The knowledge states.
+const (
+	// KnowledgePending: to be (re)extracted; any earlier knowledge is still
+	// served until PutKnowledge replaces it.
+	KnowledgePending KnowledgeState = "pending"
+	// KnowledgeDone: PutKnowledge stored the extractor's refs, perhaps none.
+	KnowledgeDone KnowledgeState = "done"
+)
+
+// KnowledgeStatus is the extraction status of one memory.
+type KnowledgeStatus struct {
+	MemoryID  string         `json:"memoryId"`
+	State     KnowledgeState `json:"state"`
+	Extractor string         `json:"extractor,omitempty"` // of the refs indexed, if any
+	Refs      int            `json:"refs"`                // refs indexed
+	UpdatedAt int64          `json:"updatedAt"`           // ms, the store's clock
+}
+
+// TermLookup asks for the postings of terms.
+type TermLookup struct {
+	// Filter selects the memories (OrgID required).
+	Filter Filter
+	// Terms are normalized terms (NormalizeTerm), matched exactly; at most
+	// MaxQueryTerms, duplicates ignored.
+	Terms []string
+	// Roles, when set, keeps the postings of those roles only (RoleName...).
+	Roles []string
+	// Limit is the most postings per term; 0 means DefaultTermPostings.
+	Limit int
+}
+
+// TermPosting is one (term, role) under which a ref is indexed, with the
+// attributes of its memory.
+type TermPosting struct {
+	Term  string        `json:"term"`
+	Role  string        `json:"role"`
+	Ref   RefKey        `json:"ref"`
+	Kind  KnowledgeKind `json:"kind"`
+	Attrs Attrs         `json:"-"`
+}
+
+// PropertyLookup asks for the refs with one property.
+type PropertyLookup struct {
+	Filter Filter
+	Name   string // normalized facet name, required
+	Value  string // normalized facet value, required
+	Limit  int    // 0 means DefaultTermPostings
+}
+
+// PropertyPosting is one property of a ref, with the attributes of its
+// memory.
+type PropertyPosting struct {
+	Property Property      `json:"property"`
+	Ref      RefKey        `json:"ref"`
+	Kind     KnowledgeKind `json:"kind"`
+	Attrs    Attrs         `json:"-"`
+}
+
+// KnowledgeListQuery is a page request of ListKnowledge.
+type KnowledgeListQuery struct {
+	Filter Filter
+	Kind   KnowledgeKind
+	// Prefix keeps the names that start with it (bytewise, normalized).
+	Prefix string
+	// Cursor is the Next of the previous page ("" for the first).
+	Cursor string
+	// Limit is the most items per page; 0 means DefaultKnowledgePage.
+	Limit int
+}
+
+// KnowledgePage is one page of ListKnowledge.
+type KnowledgePage struct {
+	Items []KnowledgeItem `json:"items"`
+	Next  string          `json:"next,omitempty"` // "" on the last page
+}
+
+// KnowledgeItem is everything the filter can see under one name of one
+// kind: how many refs and memories mention it, when, and for entities the
+// union of their types and facets.
+type KnowledgeItem struct {
+	Kind KnowledgeKind `json:"kind"`
+	// Name is the normalized name (KnowledgeName).
+	Name string `json:"name"`
+	// Types are an entity's types, normalized, sorted, at most MaxListFacets.
+	Types []string `json:"types,omitempty"`
+	// Facets are an entity's distinct facets (Properties), sorted, at
+	// most MaxListFacets.
+	Facets   []Property `json:"facets,omitempty"`
+	Refs     int        `json:"refs"`
+	Memories int        `json:"memories"`
+	// FirstAt and LastAt are the oldest and newest CreatedAt (ms) of those
+	// memories.
+	FirstAt int64 `json:"firstAt"`
+	LastAt  int64 `json:"lastAt"`
+}
+
+// IndexableTerm reports whether a normalized term, property name or value
+// is kept in a TermIndex: not empty, at most MaxTermBytes, valid UTF-8, and
+// free of control characters (which no reasonable term holds, and which
+// adapters use as key separators). Terms already excludes the long ones.
+func IndexableTerm(s string) bool {
+	if s == "" || len(s) > MaxTermBytes || !utf8.ValidString(s) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// IndexedTerms returns the terms a TermIndex indexes r under: r.Terms()
+// that are IndexableTerm.
+func IndexedTerms(r SemanticRef) []RefTerm {
+	ts := r.Terms()
+	out := ts[:0:0]
+	for _, t := range ts {
+		if IndexableTerm(t.Term) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// IndexedProperties returns the properties a TermIndex indexes r under:
+// r.Properties() whose name and value are IndexableTerm.
+func IndexedProperties(r SemanticRef) []Property {
+	var out []Property
+	for _, p := range r.Properties() {
+		if IndexableTerm(p.Name) && IndexableTerm(p.Value) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// DistinctTerms returns the distinct terms of IndexedTerms(r), whatever
+// their role: the terms r counts once for in the vocabulary.
+func DistinctTerms(r SemanticRef) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range IndexedTerms(r) {
+		if !seen[t.Term] {
+			seen[t.Term] = true
+			out = append(out, t.Term)
+		}
+	}
+	return out
+}
+
+// KnowledgeName is the normalized name r is listed under by ListKnowledge: an
+// entity's name, an action's verbs, a topic or a tag; "" (not listed) when
+// it is not IndexableTerm.
+func KnowledgeName(r SemanticRef) string {
+	var s string
+	switch r.Kind {
+	case KnowledgeEntity:
+		if r.Entity != nil {
+			s = r.Entity.Name
+		}
+	case KnowledgeAction:
+		if r.Action != nil {
+			s = strings.Join(r.Action.Verbs, " ")
+		}
+	case KnowledgeTopic, KnowledgeTag:
+		s = r.Topic
+	}
+	s = NormalizeTerm(s)
+	if !IndexableTerm(s) {
+		return ""
+	}
+	return s
+}
+
+// ValidRefs checks the refs of one memory for TermIndex.PutKnowledge and returns
+// them with MemoryID set, cut to MaxRefsPerMemory.
+func ValidRefs(memoryID string, refs []SemanticRef) ([]SemanticRef, error) {
+	if len(refs) > MaxRefsPerMemory {
+		refs = refs[:MaxRefsPerMemory]
+	}
+	out := make([]SemanticRef, len(refs))
+	for i, r := range refs {
+		if r.MemoryID != "" && r.MemoryID != memoryID {
+			return nil, Errorf(EINVALID, "refs[%d].memoryId: %q is not the memory %q", i, r.MemoryID, memoryID)
+		}
+		if r.Ordinal != i {
+			return nil, Errorf(EINVALID, "refs[%d].ordinal: %d, want %d (refs are numbered in order)", i, r.Ordinal, i)
+		}
+		if err := ValidKnowledgeKind(r.Kind); err != nil {
+			return nil, Errorf(EINVALID, "refs[%d].%s", i, ErrorMessage(err))
+		}
+		ok := false
+		switch r.Kind {
+		case KnowledgeEntity:
+			ok = r.Entity != nil && r.Action == nil && r.Topic == ""
+		case KnowledgeAction:
+			ok = r.Action != nil && r.Entity == nil && r.Topic == ""
+		default:
+			ok = r.Topic != "" && r.Entity == nil && r.Action == nil
+		}
+		if !ok {
+			return nil, Errorf(EINVALID, "refs[%d]: a %s ref must hold exactly its %s", i, r.Kind, r.Kind)
+		}
+		if r.Range.Start < 0 || r.Range.End < r.Range.Start {
+			return nil, Errorf(EINVALID, "refs[%d].range: [%d, %d) is not a range", i, r.Range.Start, r.Range.End)
+		}
+		r.MemoryID = memoryID
+		out[i] = r
+	}
+	return out, nil
+}
+
+// ValidPut checks the arguments of TermIndex.PutKnowledge and returns the attrs with
+// OrgID set and the refs as ValidRefs returns them.
+func ValidPut(orgID, memoryID string, attrs Attrs, extractor string, refs []SemanticRef) (Attrs, []SemanticRef, error) {
+	if orgID == "" {
+		return attrs, nil, Errorf(EINTERNAL, "term index: put without org")
+	}
+	if memoryID == "" {
+		return attrs, nil, Errorf(EINVALID, "memoryId: required")
+	}
+	if err := ValidID("memoryId", memoryID); err != nil {
+		return attrs, nil, err
+	}
+	if attrs.OrgID == "" {
+		attrs.OrgID = orgID
+	} else if attrs.OrgID != orgID {
+		return attrs, nil, Errorf(EINVALID, "attrs.orgId: %q is not the org %q", attrs.OrgID, orgID)
+	}
+	if len(extractor) > MaxExtractorBytes || !utf8.ValidString(extractor) {
+		return attrs, nil, Errorf(EINVALID, "extractor: must be valid UTF-8 of at most %d bytes", MaxExtractorBytes)
+	}
+	refs, err := ValidRefs(memoryID, refs)
+	return attrs, refs, err
+}
+
+// ValidMemoryIDs checks the ids of a TermIndex call.
+func ValidMemoryIDs(orgID string, ids []string) error {
+	if orgID == "" {
+		return Errorf(EINTERNAL, "term index: call without org")
+	}
+	for _, id := range ids {
+		if id == "" {
+			return Errorf(EINVALID, "memoryIds: an id is empty")
+		}
+		if err := ValidID("memoryIds", id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validRoles lists the term roles.
+var validRoles = map[string]bool{
+	RoleName: true, RoleType: true, RoleFacetName: true, RoleValue: true, RoleVerb: true,
+	RoleSubject: true, RoleObject: true, RoleTopic: true, RoleTag: true, RoleParam: true,
+}
+
+// Normalize validates q and returns it with defaults applied and the terms
+// made distinct.
+func (q TermLookup) Normalize() (TermLookup, error) {
+	if err := q.Filter.Validate(); err != nil {
+		return q, err
+	}
+	if len(q.Terms) == 0 {
+		return q, Errorf(EINVALID, "terms: at least one term is required")
+	}
+	if len(q.Terms) > MaxQueryTerms {
+		return q, Errorf(EINVALID, "terms: %d exceeds the limit of %d", len(q.Terms), MaxQueryTerms)
+	}
+	seen := map[string]bool{}
+	var terms []string
+	for i, t := range q.Terms {
+		if err := validNormalized(t); err != nil {
+			return q, Errorf(EINVALID, "terms[%d]: %s", i, err.Message)
+		}
+		if !seen[t] {
+			seen[t] = true
+			terms = append(terms, t)
+		}
+	}
+	q.Terms = terms
+	for i, r := range q.Roles {
+		if !validRoles[r] {
+			return q, Errorf(EINVALID, "roles[%d]: %q is not a term role", i, r)
+		}
+	}
+	var err error
+	q.Limit, err = limit("limit", q.Limit, DefaultTermPostings, MaxTermPostings)
+	return q, err
+}
+
+// Normalize validates q and applies its defaults.
+func (q PropertyLookup) Normalize() (PropertyLookup, error) {
+	if err := q.Filter.Validate(); err != nil {
+		return q, err
+	}
+	if err := validNormalized(q.Name); err != nil {
+		return q, Errorf(EINVALID, "name: %s", err.Message)
+	}
+	if err := validNormalized(q.Value); err != nil {
+		return q, Errorf(EINVALID, "value: %s", err.Message)
+	}
+	var err error
+	q.Limit, err = limit("limit", q.Limit, DefaultTermPostings, MaxTermPostings)
+	return q, err
+}
+
+// Normalize validates q and applies its defaults.
+func (q KnowledgeListQuery) Normalize() (KnowledgeListQuery, error) {
+	if err := q.Filter.Validate(); err != nil {
+		return q, err
+	}
+	if err := ValidKnowledgeKind(q.Kind); err != nil {
+		return q, err
+	}
+	if err := ValidPrefix(q.Prefix); err != nil {
+		return q, err
+	}
+	if _, err := DecodeKnowledgeCursor(q.Cursor); err != nil {
+		return q, err
+	}
+	var err error
+	q.Limit, err = limit("limit", q.Limit, DefaultKnowledgePage, MaxKnowledgePage)
+	return q, err
+}
+
+// ValidPrefix checks a prefix of Terms or ListKnowledge: valid UTF-8, at most
+// MaxTermBytes, no control characters; empty is valid.
+func ValidPrefix(prefix string) error {
+	if prefix != "" && !IndexableTerm(prefix) {
+		return Errorf(EINVALID, "prefix: must be valid UTF-8 of at most %d bytes without control characters", MaxTermBytes)
+	}
+	return nil
+}
+
+// TermsLimit validates the limit of TermIndex.Terms and applies its default.
+func TermsLimit(n int) (int, error) {
+	return limit("limit", n, DefaultTermCompletion, MaxTermPrefixResult)
+}
+
+// PageLimit validates the limit of PendingKnowledge and applies its default.
+func PageLimit(n int) (int, error) { return limit("limit", n, DefaultKnowledgePage, MaxKnowledgePage) }
+
+// VocabularyLimit validates the limit of Vocabulary and applies its default.
+func VocabularyLimit(n int) (int, error) {
+	return limit("limit", n, DefaultVocabularyPage, MaxVocabularyPage)
+}
+
+func limit(field string, n, def, max int) (int, error) {
+	switch {
+	case n == 0:
+		return def, nil
+	case n < 0 || n > max:
+		return 0, Errorf(EINVALID, "%s: %d is outside 1..%d", field, n, max)
+	}
+	return n, nil
+}
+
+func validNormalized(t string) *Error {
+	if !IndexableTerm(t) {
+		return Errorf(EINVALID, "must be a term of 1 to %d bytes of valid UTF-8 without control characters", MaxTermBytes)
+	}
+	if NormalizeTerm(t) != t {
+		return Errorf(EINVALID, "%q is not normalized (NormalizeTerm)", t)
+	}
+	return nil
+}
+
+// EncodeKnowledgeCursor returns the opaque cursor that continues a ListKnowledge
+// after the name last.
+func EncodeKnowledgeCursor(last string) string {
+	if last == "" {
+		return ""
+	}
+	return base64.RawURLEncoding.EncodeToString([]byte(last))
+}
+
+// DecodeKnowledgeCursor returns the name a ListKnowledge cursor continues after; ""
+// for no cursor.
+func DecodeKnowledgeCursor(c string) (string, error) {
+	if c == "" {
+		return "", nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil || !IndexableTerm(string(b)) {
+		return "", Errorf(EINVALID, "cursor: not a cursor returned by this API")
+	}
+	return string(b), nil
+}
+
+// VocabularyScopes returns the vocabulary counter scopes whose sum is what
+// f can see, and whether counters answer f at all: they do when f sets
+// nothing beyond the org, viewer, agent and IncludeArchived. The scopes are
+// ScopeAll, or ScopeOf(agent) of the org scope ("") and of one agent. A nil
+// slice with ok true means f sees nothing (an agent-bound viewer asking
+// for another agent).
+func VocabularyScopes(f Filter) (scopes []string, ok bool) {
+	if len(f.Types) > 0 || len(f.Kinds) > 0 || f.Durability != "" || f.RoomID != "" || f.EntityID != "" ||
+		f.SessionID != "" || f.DocumentID != "" || f.Start != 0 || f.End != 0 {
+		return nil, false
+	}
+	switch {
+	case f.AgentID == OrgScope:
+		return []string{ScopeOf("")}, true
+	case f.AgentID != "":
+		if f.Viewer != "" && f.Viewer != f.AgentID {
+			return nil, true
+		}
+		return []string{ScopeOf(f.AgentID)}, true
+	case f.Viewer != "":
+		return []string{ScopeOf(""), ScopeOf(f.Viewer)}, true
+	}
+	return []string{ScopeAll}, true
+}
+
+// ScopeAll is the vocabulary counter scope of every memory of an org.
+const ScopeAll = "*"
+
+// ScopeOf is the vocabulary counter scope of the memories of one agent
+// ("" for the org scope).
+func ScopeOf(agentID string) string { return "a:" + agentID }
+
+// VocabularyDelta is how one memory's knowledge changes the vocabulary
+// counters: per (scope, term), the change in refs of live and of archived
+// memories.
+type VocabularyDelta map[ScopedTerm]TermDelta
+
+// ScopedTerm is a vocabulary counter's key.
+type ScopedTerm struct{ Scope, Term string }
+
+// TermDelta is a change of a vocabulary counter.
+type TermDelta struct{ Live, Archived int }
+
+// AddVocabulary adds sign times the counts of refs (in a memory with attrs)
+// to d: each ref counts once per distinct term, in the memory's agent scope
+// and in ScopeAll, as live or archived.
+func (d VocabularyDelta) AddVocabulary(attrs Attrs, refs []SemanticRef, sign int) {
+	for _, r := range refs {
+		for _, t := range DistinctTerms(r) {
+			for _, s := range []string{ScopeAll, ScopeOf(attrs.AgentID)} {
+				k := ScopedTerm{s, t}
+				v := d[k]
+				if attrs.Archived {
+					v.Archived += sign
+				} else {
+					v.Live += sign
+				}
+				if v == (TermDelta{}) {
+					delete(d, k)
+				} else {
+					d[k] = v
+				}
+			}
+		}
+	}
+}
+
+// Sorted returns d's keys in (scope, term) order, for deterministic writes.
+func (d VocabularyDelta) Sorted() []ScopedTerm {
+	keys := make([]ScopedTerm, 0, len(d))
+	for k := range d {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].Scope != keys[j].Scope {
+			return keys[i].Scope < keys[j].Scope
+		}
+		return keys[i].Term < keys[j].Term
+	})
+	return keys
+}
+
+// KnowledgeBuilder folds the visible refs of one ListKnowledge name into its
+// KnowledgeItem; both adapters build items with it so that they agree.
+type KnowledgeBuilder struct {
+	item     KnowledgeItem
+	memories map[string]bool
+	types    map[string]bool
+	facets   map[Property]bool
+}
+
+// NewKnowledgeBuilder starts the item of name of kind.
+func NewKnowledgeBuilder(kind KnowledgeKind, name string) *KnowledgeBuilder {
+	return &KnowledgeBuilder{item: KnowledgeItem{Kind: kind, Name: name},
+		memories: map[string]bool{}, types: map[string]bool{}, facets: map[Property]bool{}}
+}
+
+// Add folds one ref, of a memory with attrs, into the item.
+func (b *KnowledgeBuilder) Add(r SemanticRef, attrs Attrs) {
+	it := &b.item
+	if it.Refs == 0 || attrs.CreatedAt < it.FirstAt {
+		it.FirstAt = attrs.CreatedAt
+	}
+	if it.Refs == 0 || attrs.CreatedAt > it.LastAt {
+		it.LastAt = attrs.CreatedAt
+	}
+	it.Refs++
+	if !b.memories[r.MemoryID] {
+		b.memories[r.MemoryID] = true
+		it.Memories++
+	}
+	if r.Kind != KnowledgeEntity || r.Entity == nil {
+		return
+	}
+	for _, t := range r.Entity.Types {
+		if t = NormalizeTerm(t); t != "" {
+			b.types[t] = true
+		}
+	}
+	for _, p := range IndexedProperties(r) {
+		b.facets[p] = true
+	}
+}
+
+// Item returns the item, its types and facets sorted and cut to
+// MaxListFacets.
+func (b *KnowledgeBuilder) Item() KnowledgeItem {
+	it := b.item
+	it.Types, it.Facets = nil, nil
+	for t := range b.types {
+		it.Types = append(it.Types, t)
+	}
+	sort.Strings(it.Types)
+	if len(it.Types) > MaxListFacets {
+		it.Types = it.Types[:MaxListFacets]
+	}
+	for p := range b.facets {
+		it.Facets = append(it.Facets, p)
+	}
+	sort.Slice(it.Facets, func(i, j int) bool {
+		if it.Facets[i].Name != it.Facets[j].Name {
+			return it.Facets[i].Name < it.Facets[j].Name
+		}
+		return it.Facets[i].Value < it.Facets[j].Value
+	})
+	if len(it.Facets) > MaxListFacets {
+		it.Facets = it.Facets[:MaxListFacets]
+	}
+	return it
+}
