@@ -546,8 +546,16 @@ func TermIndexSuite(t *testing.T, open func(t *testing.T) TermIndexStore, poison
 		}{
 			{"empty memory id", "", ms[0].Attrs(), nil},
 			{"another org's attrs", ms[0].ID, memory.Attrs{OrgID: OrgB}, nil},
-			{"refs out of order", ms[0].ID, ms[0].Attrs(), func() []memory.SemanticRef { r := append([]memory.SemanticRef(nil), good...); r[0].Ordinal = 3; return r }},
-			{"ref of another memory", ms[0].ID, ms[0].Attrs(), func() []memory.SemanticRef { r := append([]memory.SemanticRef(nil), good...); r[1].MemoryID = ms[1].ID; return r }},
+			{"refs out of order", ms[0].ID, ms[0].Attrs(), func() []memory.SemanticRef {
+				r := append([]memory.SemanticRef(nil), good...)
+				r[0].Ordinal = 3
+				return r
+			}},
+			{"ref of another memory", ms[0].ID, ms[0].Attrs(), func() []memory.SemanticRef {
+				r := append([]memory.SemanticRef(nil), good...)
+				r[1].MemoryID = ms[1].ID
+				return r
+			}},
 			{"entity ref without entity", ms[0].ID, ms[0].Attrs(), func() []memory.SemanticRef {
 				return []memory.SemanticRef{{Kind: memory.KnowledgeEntity, Topic: "x"}}
 			}},
