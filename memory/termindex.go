@@ -126,6 +126,7 @@ const (
 	DefaultVocabularyPage = 1000   // terms per Vocabulary page when the limit is 0
 	MaxVocabularyPage     = 10_000 // terms per Vocabulary page
 	MaxListFacets         = 50     // merged types, and merged facets, per ListKnowledge item
+	MaxListMerge          = 100    // newest refs per ListKnowledge item whose types and facets are merged
 	MaxExtractorBytes     = 256    // bytes of an extractor's name
 )
 
@@ -215,10 +216,11 @@ type KnowledgeItem struct {
 	Kind KnowledgeKind `json:"kind"`
 	// Name is the normalized name (KnowledgeName).
 	Name string `json:"name"`
-	// Types are an entity's types, normalized, sorted, at most MaxListFacets.
+	// Types are an entity's types, normalized, sorted, at most
+	// MaxListFacets, merged from its newest MaxListMerge refs.
 	Types []string `json:"types,omitempty"`
-	// Facets are an entity's distinct facets (Properties), sorted, at
-	// most MaxListFacets.
+	// Facets are an entity's distinct facets (IndexedProperties), sorted,
+	// at most MaxListFacets, merged from its newest MaxListMerge refs.
 	Facets   []Property `json:"facets,omitempty"`
 	Refs     int        `json:"refs"`
 	Memories int        `json:"memories"`
@@ -606,62 +608,108 @@ func (d VocabularyDelta) Sorted() []ScopedTerm {
 	return keys
 }
 
-// KnowledgeBuilder folds the visible refs of one ListKnowledge name into its
-// KnowledgeItem; both adapters build items with it so that they agree.
+// KnowledgeBuilder folds the visible refs of one ListKnowledge name into
+// its KnowledgeItem; every adapter builds items with it so that they agree.
+// Refs and memories are counted over every visible ref; types and facets
+// are merged from the newest MaxListMerge of them, so that a name mentioned
+// thousands of times costs a bounded merge.
 type KnowledgeBuilder struct {
 	item     KnowledgeItem
 	memories map[string]bool
-	types    map[string]bool
-	facets   map[Property]bool
+	merge    []mergeRef
+}
+
+type mergeRef struct {
+	at  int64
+	ref SemanticRef
 }
 
 // NewKnowledgeBuilder starts the item of name of kind.
 func NewKnowledgeBuilder(kind KnowledgeKind, name string) *KnowledgeBuilder {
-	return &KnowledgeBuilder{item: KnowledgeItem{Kind: kind, Name: name},
-		memories: map[string]bool{}, types: map[string]bool{}, facets: map[Property]bool{}}
+	return &KnowledgeBuilder{item: KnowledgeItem{Kind: kind, Name: name}, memories: map[string]bool{}}
 }
 
-// Add folds one ref, of a memory with attrs, into the item.
+// Add counts one ref, of a memory with attrs, and merges it.
 func (b *KnowledgeBuilder) Add(r SemanticRef, attrs Attrs) {
+	b.Count(r.MemoryID, attrs.CreatedAt)
+	b.Merge(r, attrs.CreatedAt)
+}
+
+// Count counts one ref of a memory created at createdAt.
+func (b *KnowledgeBuilder) Count(memoryID string, createdAt int64) {
 	it := &b.item
-	if it.Refs == 0 || attrs.CreatedAt < it.FirstAt {
-		it.FirstAt = attrs.CreatedAt
+	if it.Refs == 0 || createdAt < it.FirstAt {
+		it.FirstAt = createdAt
 	}
-	if it.Refs == 0 || attrs.CreatedAt > it.LastAt {
-		it.LastAt = attrs.CreatedAt
+	if it.Refs == 0 || createdAt > it.LastAt {
+		it.LastAt = createdAt
 	}
 	it.Refs++
-	if !b.memories[r.MemoryID] {
-		b.memories[r.MemoryID] = true
+	if !b.memories[memoryID] {
+		b.memories[memoryID] = true
 		it.Memories++
 	}
+}
+
+// SetCounts sets the counts an adapter aggregated itself, instead of Count.
+func (b *KnowledgeBuilder) SetCounts(refs, memories int, firstAt, lastAt int64) {
+	b.item.Refs, b.item.Memories, b.item.FirstAt, b.item.LastAt = refs, memories, firstAt, lastAt
+}
+
+// Merge offers one ref, of a memory created at createdAt, for the merge of
+// types and facets; the newest MaxListMerge offered are merged.
+func (b *KnowledgeBuilder) Merge(r SemanticRef, createdAt int64) {
 	if r.Kind != KnowledgeEntity || r.Entity == nil {
 		return
 	}
-	for _, t := range r.Entity.Types {
-		if t = NormalizeTerm(t); t != "" {
-			b.types[t] = true
-		}
+	b.merge = append(b.merge, mergeRef{at: createdAt, ref: r})
+	if len(b.merge) >= 4*MaxListMerge {
+		b.trim()
 	}
-	for _, p := range IndexedProperties(r) {
-		b.facets[p] = true
+}
+
+// trim keeps the newest MaxListMerge refs offered, newest first
+// (CreatedAt, MemoryID, Ordinal descending).
+func (b *KnowledgeBuilder) trim() {
+	sort.Slice(b.merge, func(i, j int) bool {
+		x, y := b.merge[i], b.merge[j]
+		switch {
+		case x.at != y.at:
+			return x.at > y.at
+		case x.ref.MemoryID != y.ref.MemoryID:
+			return x.ref.MemoryID > y.ref.MemoryID
+		}
+		return x.ref.Ordinal > y.ref.Ordinal
+	})
+	if len(b.merge) > MaxListMerge {
+		b.merge = b.merge[:MaxListMerge]
 	}
 }
 
 // Item returns the item, its types and facets sorted and cut to
 // MaxListFacets.
 func (b *KnowledgeBuilder) Item() KnowledgeItem {
+	b.trim()
 	it := b.item
 	it.Types, it.Facets = nil, nil
-	for t := range b.types {
-		it.Types = append(it.Types, t)
+	types, facets := map[string]bool{}, map[Property]bool{}
+	for _, m := range b.merge {
+		for _, t := range m.ref.Entity.Types {
+			if t = NormalizeTerm(t); t != "" && !types[t] {
+				types[t] = true
+				it.Types = append(it.Types, t)
+			}
+		}
+		for _, p := range IndexedProperties(m.ref) {
+			if !facets[p] {
+				facets[p] = true
+				it.Facets = append(it.Facets, p)
+			}
+		}
 	}
 	sort.Strings(it.Types)
 	if len(it.Types) > MaxListFacets {
 		it.Types = it.Types[:MaxListFacets]
-	}
-	for p := range b.facets {
-		it.Facets = append(it.Facets, p)
 	}
 	sort.Slice(it.Facets, func(i, j int) bool {
 		if it.Facets[i].Name != it.Facets[j].Name {

@@ -107,6 +107,7 @@ CREATE TABLE IF NOT EXISTS knowledge_vocab (
 	archived INTEGER NOT NULL,
 	PRIMARY KEY (org_id, scope, term)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS knowledge_vocab_rank ON knowledge_vocab (org_id, scope, live DESC, term);
 `
 
 var _ memory.TermIndex = (*Store)(nil)
@@ -193,7 +194,7 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // archived state of the memory.
 func oldVocabulary(ctx context.Context, tx *sql.Tx, orgID, memoryID string) (memory.VocabularyDelta, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT term, COUNT(DISTINCT ordinal), agent_id, archived FROM knowledge_terms
-		WHERE org_id = ? AND memory_id = ? GROUP BY term`, orgID, memoryID)
+		INDEXED BY knowledge_terms_memory WHERE org_id = ? AND memory_id = ? GROUP BY term`, orgID, memoryID)
 	if err != nil {
 		return nil, err
 	}
@@ -223,39 +224,69 @@ func oldVocabulary(ctx context.Context, tx *sql.Tx, orgID, memoryID string) (mem
 // applyVocabulary adds delta to the counters and removes the counters that
 // reach zero.
 func applyVocabulary(ctx context.Context, tx *sql.Tx, orgID string, delta memory.VocabularyDelta) error {
-	if len(delta) == 0 {
-		return nil
-	}
-	up, err := tx.PrepareContext(ctx, `INSERT INTO knowledge_vocab (org_id, scope, term, live, archived) VALUES (?,?,?,?,?)
-		ON CONFLICT (org_id, scope, term) DO UPDATE SET live = live + excluded.live, archived = archived + excluded.archived`)
-	if err != nil {
-		return err
-	}
-	defer up.Close()
-	gc, err := tx.PrepareContext(ctx, `DELETE FROM knowledge_vocab WHERE org_id = ? AND scope = ? AND term = ? AND live <= 0 AND archived <= 0`)
-	if err != nil {
-		return err
-	}
-	defer gc.Close()
+	up := newBulk(`INSERT INTO knowledge_vocab (org_id, scope, term, live, archived) VALUES`, 5,
+		` ON CONFLICT (org_id, scope, term) DO UPDATE SET live = live + excluded.live, archived = archived + excluded.archived`)
+	gc := newBulk(`DELETE FROM knowledge_vocab WHERE live <= 0 AND archived <= 0 AND (org_id, scope, term) IN (VALUES`, 3, `)`)
 	for _, k := range delta.Sorted() {
 		d := delta[k]
 		if d == (memory.TermDelta{}) {
 			continue
 		}
-		if _, err := up.ExecContext(ctx, orgID, k.Scope, k.Term, d.Live, d.Archived); err != nil {
+		if err := up.add(ctx, tx, orgID, k.Scope, k.Term, d.Live, d.Archived); err != nil {
 			return err
 		}
 		if d.Live < 0 || d.Archived < 0 {
-			if _, err := gc.ExecContext(ctx, orgID, k.Scope, k.Term); err != nil {
+			if err := gc.add(ctx, tx, orgID, k.Scope, k.Term); err != nil {
 				return err
 			}
 		}
 	}
+	if err := up.flush(ctx, tx); err != nil {
+		return err
+	}
+	return gc.flush(ctx, tx)
+}
+
+// bulk accumulates the rows of a multi-row statement, head VALUES
+// (?,...),(?,...) tail, and runs it every bulkRows rows: one statement
+// per table instead of one per row.
+type bulk struct {
+	head, tail string
+	cols, rows int
+	args       []any
+}
+
+const bulkRows = 256
+
+func newBulk(head string, cols int, tail string) *bulk { return &bulk{head: head, tail: tail, cols: cols} }
+
+func (b *bulk) add(ctx context.Context, tx *sql.Tx, vals ...any) error {
+	b.args = append(b.args, vals...)
+	if b.rows++; b.rows == bulkRows {
+		return b.flush(ctx, tx)
+	}
 	return nil
 }
 
+func (b *bulk) flush(ctx context.Context, tx *sql.Tx) error {
+	if b.rows == 0 {
+		return nil
+	}
+	row := "(" + placeholders(b.cols) + ")"
+	q := b.head + " " + strings.TrimSuffix(strings.Repeat(row+",", b.rows), ",") + b.tail
+	_, err := tx.ExecContext(ctx, q, b.args...)
+	b.rows, b.args = 0, b.args[:0]
+	return err
+}
+
+// byMemory names the knowledge tables with the index that finds a memory's
+// rows; SQLite, without statistics, would rather scan the org's part of
+// the primary key.
+var byMemory = []string{"knowledge_refs", "knowledge_terms INDEXED BY knowledge_terms_memory",
+	"knowledge_props INDEXED BY knowledge_props_memory"}
+
 func deleteKnowledgeRows(ctx context.Context, tx *sql.Tx, orgID, memoryID string) error {
-	for _, table := range []string{"knowledge_refs", "knowledge_terms", "knowledge_props"} {
+	for _, table := range byMemory {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE org_id = ? AND memory_id = ?`, orgID, memoryID); err != nil {
 			return err
 		}
@@ -264,51 +295,38 @@ func deleteKnowledgeRows(ctx context.Context, tx *sql.Tx, orgID, memoryID string
 }
 
 func insertKnowledge(ctx context.Context, tx *sql.Tx, a memory.Attrs, memoryID string, refs []memory.SemanticRef) error {
-	if len(refs) == 0 {
-		return nil
-	}
-	ref, err := tx.PrepareContext(ctx, `INSERT INTO knowledge_refs (org_id, memory_id, ordinal, ref_kind, name, body,
-		agent_id, type, kind, room_id, entity_id, session_id, document_id, durability, created_at, archived)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
-	if err != nil {
-		return err
-	}
-	defer ref.Close()
-	term, err := tx.PrepareContext(ctx, `INSERT INTO knowledge_terms (org_id, term, created_at, memory_id, ordinal, role,
-		ref_kind, agent_id, type, kind, room_id, entity_id, session_id, document_id, durability, archived)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
-	if err != nil {
-		return err
-	}
-	defer term.Close()
-	prop, err := tx.PrepareContext(ctx, `INSERT INTO knowledge_props (org_id, name, value, created_at, memory_id, ordinal,
-		ref_kind, agent_id, type, kind, room_id, entity_id, session_id, document_id, durability, archived)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
-	if err != nil {
-		return err
-	}
-	defer prop.Close()
+	ref := newBulk(`INSERT INTO knowledge_refs (org_id, memory_id, ordinal, ref_kind, name, body, agent_id, type, kind,
+		room_id, entity_id, session_id, document_id, durability, created_at, archived) VALUES`, 16, "")
+	term := newBulk(`INSERT INTO knowledge_terms (org_id, term, created_at, memory_id, ordinal, role, ref_kind, agent_id,
+		type, kind, room_id, entity_id, session_id, document_id, durability, archived) VALUES`, 16, "")
+	prop := newBulk(`INSERT INTO knowledge_props (org_id, name, value, created_at, memory_id, ordinal, ref_kind, agent_id,
+		type, kind, room_id, entity_id, session_id, document_id, durability, archived) VALUES`, 16, "")
 	rest := []any{a.AgentID, string(a.Type), string(a.Kind), a.RoomID, a.EntityID, a.SessionID, a.DocumentID, string(a.Durability)}
 	for _, r := range refs {
 		body, err := json.Marshal(r)
 		if err != nil {
 			return err
 		}
-		if _, err := ref.ExecContext(ctx, append([]any{a.OrgID, memoryID, r.Ordinal, string(r.Kind), memory.KnowledgeName(r), body},
-			append(rest[:len(rest):len(rest)], a.CreatedAt, a.Archived)...)...); err != nil {
+		if err := ref.add(ctx, tx, append(append([]any{a.OrgID, memoryID, r.Ordinal, string(r.Kind), memory.KnowledgeName(r), body},
+			rest...), a.CreatedAt, a.Archived)...); err != nil {
 			return err
 		}
 		for _, t := range memory.IndexedTerms(r) {
-			if _, err := term.ExecContext(ctx, append([]any{a.OrgID, t.Term, a.CreatedAt, memoryID, r.Ordinal, t.Role, string(r.Kind)},
-				append(rest[:len(rest):len(rest)], a.Archived)...)...); err != nil {
+			if err := term.add(ctx, tx, append(append([]any{a.OrgID, t.Term, a.CreatedAt, memoryID, r.Ordinal, t.Role, string(r.Kind)},
+				rest...), a.Archived)...); err != nil {
 				return err
 			}
 		}
 		for _, p := range memory.IndexedProperties(r) {
-			if _, err := prop.ExecContext(ctx, append([]any{a.OrgID, p.Name, p.Value, a.CreatedAt, memoryID, r.Ordinal, string(r.Kind)},
-				append(rest[:len(rest):len(rest)], a.Archived)...)...); err != nil {
+			if err := prop.add(ctx, tx, append(append([]any{a.OrgID, p.Name, p.Value, a.CreatedAt, memoryID, r.Ordinal, string(r.Kind)},
+				rest...), a.Archived)...); err != nil {
 				return err
 			}
+		}
+	}
+	for _, b := range []*bulk{ref, term, prop} {
+		if err := b.flush(ctx, tx); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -375,7 +393,7 @@ func (s *Store) SetKnowledgeAttrs(ctx context.Context, orgID, memoryID string, a
 		set := `agent_id = ?, type = ?, kind = ?, room_id = ?, entity_id = ?, session_id = ?, document_id = ?,
 			durability = ?, created_at = ?, archived = ?`
 		args := append(attrArgs(attrs)[1:], orgID, memoryID)
-		for _, table := range []string{"knowledge_refs", "knowledge_terms", "knowledge_props"} {
+		for _, table := range byMemory {
 			if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET `+set+` WHERE org_id = ? AND memory_id = ?`, args...); err != nil {
 				return err
 			}
@@ -601,9 +619,11 @@ func prefixRange(col, prefix string) (string, []any) {
 	return " AND " + col + " >= ? AND " + col + " < ?", []any{prefix, prefix + "\xff"}
 }
 
-// Terms implements memory.TermIndex. A filter that counters answer reads
-// knowledge_vocab; any other counts the distinct refs of the postings of
-// the prefix's terms that the filter selects.
+// Terms implements memory.TermIndex. A filter that the counters answer
+// without archived memories reads the most frequent terms of its one or two
+// scopes (topLive); with archived memories it sums the counters of the
+// prefix's range. Any other filter counts the distinct refs of the postings
+// of the prefix's terms that it selects.
 func (s *Store) Terms(ctx context.Context, f memory.Filter, prefix string, limit int) ([]memory.TermCount, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
@@ -615,48 +635,145 @@ func (s *Store) Terms(ctx context.Context, f memory.Filter, prefix string, limit
 	if err != nil {
 		return nil, err
 	}
+	scopes, ok := memory.VocabularyScopes(f)
+	switch {
+	case ok && len(scopes) == 0:
+		return nil, nil
+	case ok && !f.IncludeArchived:
+		out, err := s.topTerms(ctx, f.OrgID, scopes, prefix, limit)
+		return out, termsOp("terms", err)
+	}
 	rng, rargs := prefixRange("term", prefix)
-	var rows *sql.Rows
-	if scopes, ok := memory.VocabularyScopes(f); ok {
-		if len(scopes) == 0 {
-			return nil, nil
-		}
-		n := "live"
-		if f.IncludeArchived {
-			n = "live + archived"
-		}
-		args := []any{f.OrgID}
+	var query string
+	var args []any
+	if ok {
+		args = []any{f.OrgID}
 		for _, sc := range scopes {
 			args = append(args, sc)
 		}
-		args = append(append(args, rargs...), limit)
-		rows, err = s.db.QueryContext(ctx, `SELECT term, SUM(`+n+`) AS n FROM knowledge_vocab
-			WHERE org_id = ? AND scope IN (`+placeholders(len(scopes))+`)`+rng+`
-			GROUP BY term HAVING n > 0 ORDER BY n DESC, term LIMIT ?`, args...)
+		query = `SELECT term, SUM(live + archived) AS n FROM knowledge_vocab WHERE org_id = ? AND scope IN (` +
+			placeholders(len(scopes)) + `)` + rng + ` GROUP BY term HAVING n > 0 ORDER BY n DESC, term LIMIT ?`
 	} else {
-		cond, args := where(f)
-		args = append(append(args, rargs...), limit)
-		rows, err = s.db.QueryContext(ctx, `SELECT term, COUNT(*) AS n FROM (SELECT DISTINCT term, memory_id, ordinal
-			FROM knowledge_terms WHERE `+cond+rng+`) GROUP BY term ORDER BY n DESC, term LIMIT ?`, args...)
+		var cond string
+		cond, args = where(f)
+		query = `SELECT term, COUNT(*) AS n FROM (SELECT DISTINCT term, memory_id, ordinal FROM knowledge_terms WHERE ` +
+			cond + rng + `) GROUP BY term ORDER BY n DESC, term LIMIT ?`
 	}
+	out, err := s.termCounts(ctx, query, append(append(args, rargs...), limit)...)
+	return out, termsOp("terms", err)
+}
+
+func (s *Store) termCounts(ctx context.Context, query string, args ...any) ([]memory.TermCount, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, termsOp("terms", err)
+		return nil, err
 	}
 	defer rows.Close()
 	var out []memory.TermCount
 	for rows.Next() {
 		var tc memory.TermCount
 		if err := rows.Scan(&tc.Term, &tc.Count); err != nil {
-			return nil, termsOp("terms", err)
+			return nil, err
 		}
 		out = append(out, tc)
 	}
-	return out, termsOp("terms", rows.Err())
+	return out, rows.Err()
 }
 
-// ListKnowledge implements memory.TermIndex: a forward scan of (org, kind,
-// name) from the cursor, folding the visible refs of each name, until the
-// name after the page's last.
+// smallRange is the most terms a prefix's range may hold for topLive to
+// read it whole; a larger range is common enough that the terms in count
+// order meet limit matches soon.
+const smallRange = 512
+
+// topLive returns the n terms of scope that start with prefix with the
+// most refs of live memories, most first, and whether there are no more.
+func (s *Store) topLive(ctx context.Context, orgID, scope, prefix string, n int) ([]memory.TermCount, bool, error) {
+	rng, rargs := prefixRange("term", prefix)
+	args := append([]any{orgID, scope}, rargs...)
+	if prefix != "" {
+		var size int
+		if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM knowledge_vocab WHERE org_id = ? AND scope = ?`+
+			rng+` LIMIT ?)`, append(args, smallRange+1)...).Scan(&size); err != nil {
+			return nil, false, err
+		}
+		if size <= smallRange {
+			out, err := s.termCounts(ctx, `SELECT term, live FROM knowledge_vocab WHERE org_id = ? AND scope = ?`+rng+
+				` AND live > 0 ORDER BY live DESC, term LIMIT ?`, append(args, n+1)...)
+			return cut(out, n), len(out) <= n, err
+		}
+	}
+	out, err := s.termCounts(ctx, `SELECT term, live FROM knowledge_vocab INDEXED BY knowledge_vocab_rank
+		WHERE org_id = ? AND scope = ?`+rng+` AND live > 0 ORDER BY live DESC, term LIMIT ?`, append(args, n+1)...)
+	return cut(out, n), len(out) <= n, err
+}
+
+// maxCandidates bounds the candidates of topTerms per scope; beyond, it
+// sums the counters of the whole range.
+const maxCandidates = 4096
+
+func cut(ts []memory.TermCount, n int) []memory.TermCount {
+	if len(ts) > n {
+		return ts[:n]
+	}
+	return ts
+}
+
+// topTerms ranks the terms of the sum of the live counters of scopes (one
+// or two). With two it is Fagin's threshold algorithm: the top n of each
+// scope are candidates, summed exactly; a term in neither top n has at most
+// the sum of the two n-th counts, so once the limit-th candidate exceeds
+// that the answer is exact, and otherwise n grows.
+func (s *Store) topTerms(ctx context.Context, orgID string, scopes []string, prefix string, limit int) ([]memory.TermCount, error) {
+	if len(scopes) == 1 {
+		out, _, err := s.topLive(ctx, orgID, scopes[0], prefix, limit)
+		return out, err
+	}
+	for n := 4 * limit; ; n *= 4 {
+		if n > maxCandidates {
+			rng, rargs := prefixRange("term", prefix)
+			args := append([]any{orgID}, scopes[0], scopes[1])
+			return s.termCounts(ctx, `SELECT term, SUM(live) AS n FROM knowledge_vocab WHERE org_id = ? AND scope IN (?, ?)`+
+				rng+` GROUP BY term HAVING n > 0 ORDER BY n DESC, term LIMIT ?`, append(append(args, rargs...), limit)...)
+		}
+		bound, done := 0, true
+		cands := map[string]bool{}
+		for _, sc := range scopes {
+			top, all, err := s.topLive(ctx, orgID, sc, prefix, n)
+			if err != nil {
+				return nil, err
+			}
+			for _, tc := range top {
+				cands[tc.Term] = true
+			}
+			if !all {
+				bound += top[len(top)-1].Count
+				done = false
+			}
+		}
+		args := []any{orgID}
+		for _, sc := range scopes {
+			args = append(args, sc)
+		}
+		for t := range cands {
+			args = append(args, t)
+		}
+		if len(cands) == 0 {
+			return nil, nil
+		}
+		out, err := s.termCounts(ctx, `SELECT term, SUM(live) AS n FROM knowledge_vocab WHERE org_id = ? AND scope IN (`+
+			placeholders(len(scopes))+`) AND term IN (`+placeholders(len(cands))+`) GROUP BY term ORDER BY n DESC, term`, args...)
+		if err != nil {
+			return nil, err
+		}
+		if done || (len(out) >= limit && out[limit-1].Count > bound) {
+			return cut(out, limit), nil
+		}
+	}
+}
+
+// ListKnowledge implements memory.TermIndex: the page's names and counts
+// come from one aggregate over the (org, kind, name) index from the
+// cursor, their types and facets from the newest MaxListMerge refs of each.
 func (s *Store) ListKnowledge(ctx context.Context, q memory.KnowledgeListQuery) (memory.KnowledgePage, error) {
 	q, err := q.Normalize()
 	if err != nil {
@@ -666,46 +783,72 @@ func (s *Store) ListKnowledge(ctx context.Context, q memory.KnowledgeListQuery) 
 	cond, args := where(q.Filter)
 	rng, rargs := prefixRange("name", q.Prefix)
 	args = append(append(args, string(q.Kind), after), rargs...)
-	rows, err := s.db.QueryContext(ctx, `SELECT name, body, `+attrCols+` FROM knowledge_refs
-		WHERE `+cond+` AND ref_kind = ? AND name > ?`+rng+` ORDER BY name`, args...)
+	rows, err := s.db.QueryContext(ctx, `SELECT name, COUNT(*), COUNT(DISTINCT memory_id), MIN(created_at), MAX(created_at)
+		FROM knowledge_refs WHERE `+cond+` AND ref_kind = ? AND name > ?`+rng+` GROUP BY name ORDER BY name LIMIT ?`,
+		append(args, q.Limit+1)...)
 	if err != nil {
 		return memory.KnowledgePage{}, termsOp("list knowledge", err)
 	}
-	defer rows.Close()
-	var page memory.KnowledgePage
-	var cur *memory.KnowledgeBuilder
-	curName := ""
+	var names []string
+	builders := map[string]*memory.KnowledgeBuilder{}
 	for rows.Next() {
 		var name string
-		var body []byte
-		var a memory.Attrs
-		if err := rows.Scan(append([]any{&name, &body}, attrDests(&a)...)...); err != nil {
+		var refs, mems int
+		var first, last int64
+		if err := rows.Scan(&name, &refs, &mems, &first, &last); err != nil {
+			rows.Close()
+			return memory.KnowledgePage{}, termsOp("list knowledge", err)
+		}
+		b := memory.NewKnowledgeBuilder(q.Kind, name)
+		b.SetCounts(refs, mems, first, last)
+		names, builders[name] = append(names, name), b
+	}
+	if err := rows.Close(); err != nil {
+		return memory.KnowledgePage{}, termsOp("list knowledge", err)
+	}
+	var page memory.KnowledgePage
+	if len(names) > q.Limit {
+		names = names[:q.Limit]
+		page.Next = memory.EncodeKnowledgeCursor(names[q.Limit-1])
+	}
+	if len(names) == 0 {
+		return page, nil
+	}
+	if q.Kind == memory.KnowledgeEntity {
+		cond, args := where(q.Filter)
+		args = append(args, string(q.Kind))
+		for _, n := range names {
+			args = append(args, n)
+		}
+		rows, err := s.db.QueryContext(ctx, `SELECT name, created_at, org_id, body FROM (SELECT name, created_at, org_id, body,
+			ROW_NUMBER() OVER (PARTITION BY name ORDER BY created_at DESC, memory_id DESC, ordinal DESC) AS n
+			FROM knowledge_refs WHERE `+cond+` AND ref_kind = ? AND name IN (`+placeholders(len(names))+`)) WHERE n <= ?`,
+			append(args, memory.MaxListMerge)...)
+		if err != nil {
 			return page, termsOp("list knowledge", err)
 		}
-		if a.OrgID != q.Filter.OrgID {
-			continue
-		}
-		if cur == nil || name != curName {
-			if cur != nil {
-				page.Items = append(page.Items, cur.Item())
+		defer rows.Close()
+		for rows.Next() {
+			var name, org string
+			var at int64
+			var body []byte
+			if err := rows.Scan(&name, &at, &org, &body); err != nil {
+				return page, termsOp("list knowledge", err)
 			}
-			if len(page.Items) == q.Limit {
-				page.Next = memory.EncodeKnowledgeCursor(page.Items[len(page.Items)-1].Name)
-				return page, nil
+			var r memory.SemanticRef
+			if err := json.Unmarshal(body, &r); err != nil {
+				return page, fmt.Errorf("sqlite: list knowledge: decode a ref of %q: %w", name, err)
 			}
-			cur, curName = memory.NewKnowledgeBuilder(q.Kind, name), name
+			if b := builders[name]; b != nil && org == q.Filter.OrgID {
+				b.Merge(r, at)
+			}
 		}
-		var r memory.SemanticRef
-		if err := json.Unmarshal(body, &r); err != nil {
-			return page, fmt.Errorf("sqlite: list knowledge: decode a ref of %q: %w", name, err)
+		if err := rows.Err(); err != nil {
+			return page, termsOp("list knowledge", err)
 		}
-		cur.Add(r, a)
 	}
-	if err := rows.Err(); err != nil {
-		return page, termsOp("list knowledge", err)
-	}
-	if cur != nil {
-		page.Items = append(page.Items, cur.Item())
+	for _, n := range names {
+		page.Items = append(page.Items, builders[n].Item())
 	}
 	return page, nil
 }
