@@ -258,7 +258,9 @@ type bulk struct {
 
 const bulkRows = 256
 
-func newBulk(head string, cols int, tail string) *bulk { return &bulk{head: head, tail: tail, cols: cols} }
+func newBulk(head string, cols int, tail string) *bulk {
+	return &bulk{head: head, tail: tail, cols: cols}
+}
 
 func (b *bulk) add(ctx context.Context, tx *sql.Tx, vals ...any) error {
 	b.args = append(b.args, vals...)

@@ -8,7 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-		"testing"
+	"testing"
 	"time"
 
 	"github.com/agentmem/agentmem/memory"
