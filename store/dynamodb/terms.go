@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
 // The knowledge index (memory.TermIndex) is kept in the same table, every
@@ -110,8 +111,9 @@ func knowOp(op string, err error) error {
 	}
 	var thr *types.ProvisionedThroughputExceededException
 	var lim *types.RequestLimitExceeded
-	if errors.As(err, &thr) || errors.As(err, &lim) {
-		return fmt.Errorf("dynamodb: %s: %w", op, memory.Errorf(memory.EUNAVAILABLE, "the knowledge index is throttled; retry"))
+	var send *smithyhttp.RequestSendError
+	if errors.As(err, &thr) || errors.As(err, &lim) || errors.As(err, &send) {
+		return fmt.Errorf("dynamodb: %s: %w (%v)", op, memory.Errorf(memory.EUNAVAILABLE, "the knowledge index is unavailable; retry"), err)
 	}
 	return fmt.Errorf("dynamodb: %s: %w", op, err)
 }

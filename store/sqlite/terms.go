@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/memory"
+	sqlite3 "modernc.org/sqlite"
+	sqlite3lib "modernc.org/sqlite/lib"
 )
 
 // The knowledge index (memory.TermIndex) lives in the same database as the
@@ -136,6 +138,10 @@ func termsOp(op string, err error) error {
 	var me *memory.Error
 	if errors.As(err, &me) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
+	}
+	var se *sqlite3.Error
+	if errors.As(err, &se) && (se.Code()&0xff == sqlite3lib.SQLITE_BUSY || se.Code()&0xff == sqlite3lib.SQLITE_LOCKED) {
+		return fmt.Errorf("sqlite: %s: %w (%v)", op, memory.Errorf(memory.EUNAVAILABLE, "the database is busy; retry"), err)
 	}
 	return fmt.Errorf("sqlite: %s: %w", op, err)
 }
