@@ -11,65 +11,74 @@ import (
 // TermIndex is the per-org knowledge index of the Structured RAG layer,
 // after KnowPro's ITermToSemanticRefIndex and IPropertyToSemanticRefIndex:
 // the semantic refs extracted from each memory, a posting per (term, role)
-// of each ref (SemanticRef.Terms) and per property (SemanticRef.Properties),
-// the org's vocabulary with counts, and each memory's extraction status.
+// of each ref (IndexedTerms) and per property (IndexedProperties), the
+// org's vocabulary with counts, and each memory's extraction status.
 //
-// It is kept in the store, beside the memories: it is derived data,
-// rebuildable from them, and it is the store's to forget. Every method is
-// scoped to one org, given as orgID or as Filter.OrgID; adapters put the org
-// in every key and check it again on every item they return.
+// It is kept in the store, beside the memories: derived data, rebuildable
+// from them. Store.Delete does not remove it: whoever deletes memories calls
+// DeleteKnowledge next, and PutKnowledge refuses a memory the store no
+// longer holds, so a late extraction cannot revive a forgotten memory.
+// Every method is scoped to one org, given as orgID or as Filter.OrgID;
+// adapters put the org in every key and check it again on every item they
+// return.
 //
 // A posting carries the attributes of its memory (Attrs), so that a query
 // applies a Filter (scope, visibility, type, room, session, time, archived)
 // without loading memories. Filter.Match is the reference semantics.
 //
-// Error codes, as the methods below state: EINVALID for bad arguments (the
+// Extraction status: MarkKnowledgePending makes a memory pending;
+// PutKnowledge, all or nothing, makes it done. An extraction that fails
+// leaves the memory pending, so PendingKnowledge lists it again and nothing
+// is ever half-indexed. A memory that was never marked has no status:
+// KnowledgeStatus tells a rebuild which memories to extract.
+//
+// Error codes, as the methods state: EINVALID for bad arguments (the
 // message names the field), ENOTFOUND when the memory a write is about is
 // not in the store, ECONFLICT when concurrent writers of one memory keep
 // colliding, EUNAVAILABLE when the backing store is down or throttling, and
-// EINTERNAL (an unwrapped error) for anything else, such as a query without
-// an org.
+// EINTERNAL for anything else, a query without an org included.
 type TermIndex interface {
-	// PutKnowledge atomically replaces the knowledge of one memory: its refs, their
-	// term and property postings and its vocabulary counts, all or nothing;
-	// readers see the old refs or the new ones, never a mix. attrs (its
-	// OrgID empty or orgID) is copied onto every posting. An empty refs
-	// records "extracted, nothing found". The status becomes
-	// KnowledgeDone with extractor (the KnowledgeExtractor's Name).
+	// PutKnowledge atomically replaces the knowledge of one memory: its
+	// refs, their term and property postings and its vocabulary counts, all
+	// or nothing; readers see the old refs or the new ones, never a mix.
+	// attrs (OrgID empty or orgID) is copied onto every posting. Empty refs
+	// record "extracted, nothing found". The status becomes KnowledgeDone
+	// with extractor (the KnowledgeExtractor's Name).
 	//
 	// refs must be numbered in order (refs[i].Ordinal == i, as
 	// Knowledge.Refs does), with MemoryID empty or memoryID. Refs beyond
 	// MaxRefsPerMemory are dropped. Terms and properties that are not
-	// IndexableTerm are not indexed; their refs are kept.
+	// IndexableTerm (too long, control characters) are not indexed; their
+	// refs are kept.
 	//
-	// Errors: EINVALID (memoryID, attrs.orgId, extractor, refs[i].ordinal,
-	// refs[i].kind...); ENOTFOUND when the memory is not in the store, so
-	// that a late extraction never brings back the knowledge of a memory
-	// that was forgotten; ECONFLICT when concurrent writers of the same
-	// memory keep colliding; EUNAVAILABLE.
+	// Errors: EINVALID (memoryId, attrs.orgId, extractor, refs[i]...);
+	// ENOTFOUND when the memory is not in the store; ECONFLICT when
+	// concurrent writers of the same memory keep colliding; EUNAVAILABLE.
 	PutKnowledge(ctx context.Context, orgID, memoryID string, attrs Attrs, extractor string, refs []SemanticRef) error
-	// DeleteKnowledge removes every ref, posting, count and status of the memories;
-	// absent ids are ignored. Errors: EINVALID; EUNAVAILABLE. After an
-	// error, calling DeleteKnowledge again finishes the job.
+	// DeleteKnowledge removes every ref, posting, count and status of the
+	// memories; absent ids are ignored. After an error, calling it again
+	// finishes the job. Errors: EINVALID; EUNAVAILABLE.
 	DeleteKnowledge(ctx context.Context, orgID string, memoryIDs []string) error
-	// SetKnowledgeAttrs replaces the attributes copied onto the postings of one
-	// memory (archived, moved to another scope, re-dated), and moves its
-	// vocabulary counts accordingly. A memory with no knowledge yet is not
-	// an error: there is nothing to update. Errors: EINVALID; ECONFLICT;
-	// EUNAVAILABLE.
+	// SetKnowledgeAttrs replaces the attributes copied onto the postings of
+	// one memory (archived, moved to another scope, re-dated) and moves its
+	// vocabulary counts accordingly. A memory without knowledge, or gone
+	// from the store, is not an error: there is nothing to update. Errors:
+	// EINVALID; ECONFLICT; EUNAVAILABLE.
 	SetKnowledgeAttrs(ctx context.Context, orgID, memoryID string, attrs Attrs) error
-	// MarkKnowledgePending records that the memories' knowledge must be (re)extracted.
-	// Knowledge already indexed stays until PutKnowledge replaces it. Ids of
-	// memories not in the store are ignored. Errors: EINVALID; EUNAVAILABLE.
+	// MarkKnowledgePending records that the memories' knowledge must be
+	// (re)extracted. Knowledge already indexed is served until PutKnowledge
+	// replaces it. Ids of memories not in the store are ignored. Errors:
+	// EINVALID; EUNAVAILABLE.
 	MarkKnowledgePending(ctx context.Context, orgID string, memoryIDs []string) error
-	// PendingKnowledge returns up to limit memories whose status is KnowledgePending,
-	// in id order after the id after ("" from the start), so that a worker
-	// pages past memories that keep failing. limit 0 means
-	// DefaultKnowledgePage. Errors: EINVALID (limit); EUNAVAILABLE.
+	// PendingKnowledge returns up to limit pending memories in id order,
+	// after the id after ("" from the start), so that a worker can page past
+	// memories that keep failing. limit 0 means DefaultKnowledgePage.
+	// DynamoDB reads it from an index, eventually consistent. Errors:
+	// EINVALID (limit); EUNAVAILABLE.
 	PendingKnowledge(ctx context.Context, orgID, after string, limit int) ([]KnowledgeStatus, error)
-	// KnowledgeStatus returns the extraction status of the memories that have one
-	// (pending, or done by PutKnowledge); a memory absent from the map was never
-	// marked nor extracted. Errors: EINVALID; EUNAVAILABLE.
+	// KnowledgeStatus returns the status of the memories that have one;
+	// a memory absent from the map was never marked nor extracted. Errors:
+	// EINVALID; EUNAVAILABLE.
 	KnowledgeStatus(ctx context.Context, orgID string, memoryIDs []string) (map[string]KnowledgeStatus, error)
 
 	// LookupTerms returns, for each of q.Terms, the postings of the refs
@@ -78,40 +87,42 @@ type TermIndex interface {
 	// (Attrs.CreatedAt, Ref.MemoryID, Ref.Ordinal, Role, all descending).
 	// Errors: EINVALID (terms, roles, limit, filter); EUNAVAILABLE.
 	LookupTerms(ctx context.Context, q TermLookup) ([]TermPosting, error)
-	// LookupProperty returns the postings of the refs with property (Name,
-	// Value) whose memory q.Filter selects, at most q.Limit, newest first
-	// (Attrs.CreatedAt, Ref.MemoryID, Ref.Ordinal descending). Errors:
-	// EINVALID (name, value, limit, filter); EUNAVAILABLE.
+	// LookupProperty returns the postings of the refs with the property
+	// (q.Name, q.Value) whose memory q.Filter selects, at most q.Limit,
+	// newest first (Attrs.CreatedAt, Ref.MemoryID, Ref.Ordinal descending).
+	// Errors: EINVALID (name, value, limit, filter); EUNAVAILABLE.
 	LookupProperty(ctx context.Context, q PropertyLookup) ([]PropertyPosting, error)
-	// Refs loads refs by key. Keys that are absent from the org are absent
-	// from the map. It does not check visibility: callers load the keys of
-	// postings a filtered lookup returned. Errors: EINVALID (more than
+	// Refs loads refs by key; keys absent from the org are absent from the
+	// map. It does not check visibility: callers load the keys of postings
+	// that a filtered lookup returned. Errors: EINVALID (more than
 	// MaxRefKeys keys); EUNAVAILABLE.
 	Refs(ctx context.Context, orgID string, keys []RefKey) (map[RefKey]SemanticRef, error)
 
-	// Terms completes prefix over the vocabulary the filter can see: up to
-	// limit terms that start with prefix (bytewise; the caller normalizes
-	// it), each with the number of refs indexed under it among the memories
-	// f selects, most refs first (SortTermCounts). It is called on every
-	// keystroke: with a filter that only sets the org, viewer, agent and
-	// IncludeArchived, adapters read counters kept per scope; a filter that
-	// narrows further counts postings, which costs more, and DynamoDB then
-	// ranks only the terms most frequent in the caller's scope (see its
-	// package). limit 0 means 10. Errors: EINVALID (prefix, limit, filter);
+	// Terms completes prefix over the vocabulary f can see: up to limit
+	// terms that start with prefix (bytewise; the caller normalizes it),
+	// each with the number of refs indexed under it among the memories f
+	// selects, most first (SortTermCounts). It runs on every keystroke, so
+	// a filter of org, viewer, agent and IncludeArchived only (see
+	// VocabularyScopes) is answered from counters kept per scope; a filter
+	// that narrows further counts postings, which costs more. In DynamoDB
+	// the ranking is exact over the first 20,000 terms of the prefix in
+	// byte order, and a narrower filter counts the 200 terms of the prefix
+	// most frequent in the caller's scope. limit 0 means
+	// DefaultTermCompletion. Errors: EINVALID (prefix, limit, filter);
 	// EUNAVAILABLE.
 	Terms(ctx context.Context, f Filter, prefix string, limit int) ([]TermCount, error)
-	// ListKnowledge pages through the knowledge the filter can see, one item per
-	// normalized name of one kind (entity names, topics, tags, verbs), in
-	// bytewise name order, with counts and, for entities, their merged
-	// types and facets. Errors: EINVALID (kind, prefix, cursor, limit,
-	// filter); EUNAVAILABLE.
+	// ListKnowledge pages through the knowledge q.Filter can see, one item
+	// per normalized name of one kind (entity names, action verbs, topics,
+	// tags), in bytewise name order, with counts and, for entities, merged
+	// types and facets (KnowledgeBuilder). Errors: EINVALID (kind, prefix,
+	// cursor, limit, filter); EUNAVAILABLE.
 	ListKnowledge(ctx context.Context, q KnowledgeListQuery) (KnowledgePage, error)
-	// Vocabulary pages through every distinct term of the org, whatever its
-	// scope or archived state, in bytewise order after the term after ("" from
-	// the start); it returns the term to continue from ("" at the end). It is
-	// for org-wide jobs such as computing related terms once per term, not
-	// for callers bound to an agent. limit 0 means DefaultVocabularyPage.
-	// Errors: EINVALID (limit); EUNAVAILABLE.
+	// Vocabulary pages through every distinct term of the org, whatever
+	// its scope or archived state, in byte order after the term after (""
+	// from the start), and returns the term to continue from ("" at the
+	// end). It is for org-wide jobs, such as computing related terms once
+	// per term, not for callers bound to an agent. limit 0 means
+	// DefaultVocabularyPage. Errors: EINVALID (limit); EUNAVAILABLE.
 	Vocabulary(ctx context.Context, orgID, after string, limit int) ([]string, string, error)
 }
 
@@ -126,6 +137,7 @@ const (
 	DefaultVocabularyPage = 1000   // terms per Vocabulary page when the limit is 0
 	MaxVocabularyPage     = 10_000 // terms per Vocabulary page
 	MaxListFacets         = 50     // merged types, and merged facets, per ListKnowledge item
+	MaxListMerge          = 100    // newest refs per ListKnowledge item whose types and facets are merged
 	MaxExtractorBytes     = 256    // bytes of an extractor's name
 )
 
@@ -215,10 +227,11 @@ type KnowledgeItem struct {
 	Kind KnowledgeKind `json:"kind"`
 	// Name is the normalized name (KnowledgeName).
 	Name string `json:"name"`
-	// Types are an entity's types, normalized, sorted, at most MaxListFacets.
+	// Types are an entity's types, normalized, sorted, at most
+	// MaxListFacets, merged from its newest MaxListMerge refs.
 	Types []string `json:"types,omitempty"`
-	// Facets are an entity's distinct facets (Properties), sorted, at
-	// most MaxListFacets.
+	// Facets are an entity's distinct facets (IndexedProperties), sorted,
+	// at most MaxListFacets, merged from its newest MaxListMerge refs.
 	Facets   []Property `json:"facets,omitempty"`
 	Refs     int        `json:"refs"`
 	Memories int        `json:"memories"`
@@ -606,62 +619,108 @@ func (d VocabularyDelta) Sorted() []ScopedTerm {
 	return keys
 }
 
-// KnowledgeBuilder folds the visible refs of one ListKnowledge name into its
-// KnowledgeItem; both adapters build items with it so that they agree.
+// KnowledgeBuilder folds the visible refs of one ListKnowledge name into
+// its KnowledgeItem; every adapter builds items with it so that they agree.
+// Refs and memories are counted over every visible ref; types and facets
+// are merged from the newest MaxListMerge of them, so that a name mentioned
+// thousands of times costs a bounded merge.
 type KnowledgeBuilder struct {
 	item     KnowledgeItem
 	memories map[string]bool
-	types    map[string]bool
-	facets   map[Property]bool
+	merge    []mergeRef
+}
+
+type mergeRef struct {
+	at  int64
+	ref SemanticRef
 }
 
 // NewKnowledgeBuilder starts the item of name of kind.
 func NewKnowledgeBuilder(kind KnowledgeKind, name string) *KnowledgeBuilder {
-	return &KnowledgeBuilder{item: KnowledgeItem{Kind: kind, Name: name},
-		memories: map[string]bool{}, types: map[string]bool{}, facets: map[Property]bool{}}
+	return &KnowledgeBuilder{item: KnowledgeItem{Kind: kind, Name: name}, memories: map[string]bool{}}
 }
 
-// Add folds one ref, of a memory with attrs, into the item.
+// Add counts one ref, of a memory with attrs, and merges it.
 func (b *KnowledgeBuilder) Add(r SemanticRef, attrs Attrs) {
+	b.Count(r.MemoryID, attrs.CreatedAt)
+	b.Merge(r, attrs.CreatedAt)
+}
+
+// Count counts one ref of a memory created at createdAt.
+func (b *KnowledgeBuilder) Count(memoryID string, createdAt int64) {
 	it := &b.item
-	if it.Refs == 0 || attrs.CreatedAt < it.FirstAt {
-		it.FirstAt = attrs.CreatedAt
+	if it.Refs == 0 || createdAt < it.FirstAt {
+		it.FirstAt = createdAt
 	}
-	if it.Refs == 0 || attrs.CreatedAt > it.LastAt {
-		it.LastAt = attrs.CreatedAt
+	if it.Refs == 0 || createdAt > it.LastAt {
+		it.LastAt = createdAt
 	}
 	it.Refs++
-	if !b.memories[r.MemoryID] {
-		b.memories[r.MemoryID] = true
+	if !b.memories[memoryID] {
+		b.memories[memoryID] = true
 		it.Memories++
 	}
+}
+
+// SetCounts sets the counts an adapter aggregated itself, instead of Count.
+func (b *KnowledgeBuilder) SetCounts(refs, memories int, firstAt, lastAt int64) {
+	b.item.Refs, b.item.Memories, b.item.FirstAt, b.item.LastAt = refs, memories, firstAt, lastAt
+}
+
+// Merge offers one ref, of a memory created at createdAt, for the merge of
+// types and facets; the newest MaxListMerge offered are merged.
+func (b *KnowledgeBuilder) Merge(r SemanticRef, createdAt int64) {
 	if r.Kind != KnowledgeEntity || r.Entity == nil {
 		return
 	}
-	for _, t := range r.Entity.Types {
-		if t = NormalizeTerm(t); t != "" {
-			b.types[t] = true
-		}
+	b.merge = append(b.merge, mergeRef{at: createdAt, ref: r})
+	if len(b.merge) >= 4*MaxListMerge {
+		b.trim()
 	}
-	for _, p := range IndexedProperties(r) {
-		b.facets[p] = true
+}
+
+// trim keeps the newest MaxListMerge refs offered, newest first
+// (CreatedAt, MemoryID, Ordinal descending).
+func (b *KnowledgeBuilder) trim() {
+	sort.Slice(b.merge, func(i, j int) bool {
+		x, y := b.merge[i], b.merge[j]
+		switch {
+		case x.at != y.at:
+			return x.at > y.at
+		case x.ref.MemoryID != y.ref.MemoryID:
+			return x.ref.MemoryID > y.ref.MemoryID
+		}
+		return x.ref.Ordinal > y.ref.Ordinal
+	})
+	if len(b.merge) > MaxListMerge {
+		b.merge = b.merge[:MaxListMerge]
 	}
 }
 
 // Item returns the item, its types and facets sorted and cut to
 // MaxListFacets.
 func (b *KnowledgeBuilder) Item() KnowledgeItem {
+	b.trim()
 	it := b.item
 	it.Types, it.Facets = nil, nil
-	for t := range b.types {
-		it.Types = append(it.Types, t)
+	types, facets := map[string]bool{}, map[Property]bool{}
+	for _, m := range b.merge {
+		for _, t := range m.ref.Entity.Types {
+			if t = NormalizeTerm(t); t != "" && !types[t] {
+				types[t] = true
+				it.Types = append(it.Types, t)
+			}
+		}
+		for _, p := range IndexedProperties(m.ref) {
+			if !facets[p] {
+				facets[p] = true
+				it.Facets = append(it.Facets, p)
+			}
+		}
 	}
 	sort.Strings(it.Types)
 	if len(it.Types) > MaxListFacets {
 		it.Types = it.Types[:MaxListFacets]
-	}
-	for p := range b.facets {
-		it.Facets = append(it.Facets, p)
 	}
 	sort.Slice(it.Facets, func(i, j int) bool {
 		if it.Facets[i].Name != it.Facets[j].Name {

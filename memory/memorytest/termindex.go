@@ -3,6 +3,8 @@ package memorytest
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"reflect"
 	"sort"
 	"strings"
@@ -297,7 +299,8 @@ func TermIndexSuite(t *testing.T, open func(t *testing.T) TermIndexStore, poison
 			w.put(m, KnowledgeOf(i))
 		}
 		for _, lim := range []int{0, 1, 3, memory.MaxTermPrefixResult} {
-			for _, f := range []memory.Filter{all(OrgA), {OrgID: OrgA, Viewer: AgentY, IncludeArchived: true}, {OrgID: OrgA, SessionID: "s1"}} {
+			for _, f := range []memory.Filter{all(OrgA), {OrgID: OrgA, Viewer: AgentX}, {OrgID: OrgA, Viewer: AgentY, IncludeArchived: true},
+				{OrgID: OrgA, AgentID: memory.OrgScope}, {OrgID: OrgA, SessionID: "s1"}} {
 				for _, p := range kPrefixs {
 					w.checkTerms(f, p, lim)
 				}
@@ -321,6 +324,39 @@ func TermIndexSuite(t *testing.T, open func(t *testing.T) TermIndexStore, poison
 		}
 		if _, err := w.s.Terms(ctx, memory.Filter{}, "a", 10); err == nil {
 			t.Fatal("terms without an org succeeded")
+		}
+	})
+
+	t.Run("completion sums the org scope and the viewer's agent", func(t *testing.T) {
+		// "pt" is fourth in each scope and first in their sum: an adapter
+		// that ranks each scope's top terms must still find it.
+		w := newKWorld(t, open(t))
+		for _, c := range []struct {
+			agent  string
+			topics []string
+			times  int
+		}{
+			{"", []string{"pxa", "pxb", "pxc", "pxd", "pxe"}, 5}, {"", []string{"pt"}, 4},
+			{AgentX, []string{"pya", "pyb", "pyc", "pyd", "pye"}, 5}, {AgentX, []string{"pt"}, 4},
+			{AgentY, []string{"pt", "pz"}, 9},
+		} {
+			for i := 0; i < c.times; i++ {
+				w.n++
+				m := New(OrgA, c.agent, memory.TypeFact, fmt.Sprintf("fact %d", w.n), Base+int64(w.n))
+				w.createMemories(m)
+				w.put(m, memory.Knowledge{Topics: c.topics})
+			}
+		}
+		x := memory.Filter{OrgID: OrgA, Viewer: AgentX}
+		got, err := w.s.Terms(ctx, x, "p", 1)
+		if err != nil || len(got) != 1 || got[0] != (memory.TermCount{Term: "pt", Count: 8}) {
+			t.Fatalf("top completion of p for viewer x: %v %v, want pt 8", got, err)
+		}
+		for _, lim := range []int{1, 2, 6, 20} {
+			for _, f := range []memory.Filter{x, {OrgID: OrgA, Viewer: AgentY}, all(OrgA)} {
+				w.checkTerms(f, "p", lim)
+				w.checkTerms(f, "", lim)
+			}
 		}
 	})
 
@@ -375,6 +411,20 @@ func TermIndexSuite(t *testing.T, open func(t *testing.T) TermIndexStore, poison
 					}
 				}
 			}
+		}
+		// A name mentioned more than MaxListMerge times: its facets are
+		// merged from the newest refs.
+		many := make([]*memory.Memory, memory.MaxListMerge+12)
+		for i := range many {
+			many[i] = New(OrgA, agents[i%3], memory.TypeMessage, fmt.Sprintf("ana said %d", i), Base+int64(i%50)*1000)
+		}
+		w.createMemories(many...)
+		for i, m := range many {
+			w.put(m, memory.Knowledge{Entities: []memory.Entity{{Name: "Ana", Types: []string{fmt.Sprintf("t%03d", i%70)},
+				Facets: []memory.Facet{{Name: "serial", Value: fmt.Sprint(i)}}}}})
+		}
+		for _, f := range []memory.Filter{all(OrgA), {OrgID: OrgA, Viewer: AgentY}} {
+			w.checkList(memory.KnowledgeListQuery{Filter: f, Kind: memory.KnowledgeEntity, Prefix: "ana"})
 		}
 		page, err := w.s.ListKnowledge(ctx, memory.KnowledgeListQuery{Filter: all(OrgA), Kind: memory.KnowledgeEntity, Prefix: "ana"})
 		if err != nil || len(page.Items) != 2 || page.Items[0].Name != "ana" || page.Items[1].Name != "ana lima" ||
@@ -546,8 +596,16 @@ func TermIndexSuite(t *testing.T, open func(t *testing.T) TermIndexStore, poison
 		}{
 			{"empty memory id", "", ms[0].Attrs(), nil},
 			{"another org's attrs", ms[0].ID, memory.Attrs{OrgID: OrgB}, nil},
-			{"refs out of order", ms[0].ID, ms[0].Attrs(), func() []memory.SemanticRef { r := append([]memory.SemanticRef(nil), good...); r[0].Ordinal = 3; return r }},
-			{"ref of another memory", ms[0].ID, ms[0].Attrs(), func() []memory.SemanticRef { r := append([]memory.SemanticRef(nil), good...); r[1].MemoryID = ms[1].ID; return r }},
+			{"refs out of order", ms[0].ID, ms[0].Attrs(), func() []memory.SemanticRef {
+				r := append([]memory.SemanticRef(nil), good...)
+				r[0].Ordinal = 3
+				return r
+			}},
+			{"ref of another memory", ms[0].ID, ms[0].Attrs(), func() []memory.SemanticRef {
+				r := append([]memory.SemanticRef(nil), good...)
+				r[1].MemoryID = ms[1].ID
+				return r
+			}},
 			{"entity ref without entity", ms[0].ID, ms[0].Attrs(), func() []memory.SemanticRef {
 				return []memory.SemanticRef{{Kind: memory.KnowledgeEntity, Topic: "x"}}
 			}},
@@ -1029,3 +1087,46 @@ func (w *kWorld) check(org string, f memory.Filter) {
 		}
 	}
 }
+
+// BenchKnowledge returns deterministic knowledge for the i-th memory of a
+// benchmark corpus, over a vocabulary the size of a large org's: people
+// from 400 first names and 8,000 surnames, 2,000 places, 3,000 two-word
+// topics, 300 verbs, 40 types and 30 facets of 500 values, drawn with
+// Zipf-like frequencies, about seven refs per memory.
+func BenchKnowledge(i int) memory.Knowledge {
+	r := rand.New(rand.NewPCG(uint64(i), 0x7e5))
+	zipf := func(n int) int { // rank in [0, n), rank k with weight ~1/(k+1)
+		return int(math.Exp(r.Float64()*math.Log(float64(n)+1))) - 1
+	}
+	person := func() string {
+		return capital(benchWord(zipf(400), 2)) + " " + capital(benchWord(zipf(8000), 3))
+	}
+	place := capital(benchWord(zipf(2000)+400, 3)) + "ville"
+	p1, p2 := person(), person()
+	k := memory.Knowledge{
+		Entities: []memory.Entity{
+			{Name: p1, Types: []string{"person"}, Facets: []memory.Facet{{Name: benchWord(zipf(30), 2), Value: benchWord(zipf(500), 2)}}},
+			{Name: p2, Types: []string{"person", benchWord(zipf(40), 2)}},
+			{Name: place, Types: []string{"place"}},
+		},
+		Actions: []memory.Action{{Verbs: []string{benchWord(zipf(300)+100, 2) + "s"}, Subject: p1, Object: place}},
+		Topics: []string{benchWord(zipf(3000), 3) + " " + benchWord(zipf(3000)+3000, 3),
+			benchWord(zipf(3000), 3) + " " + benchWord(zipf(3000)+3000, 3)},
+		Tags: []string{benchWord(zipf(200), 2)},
+	}
+	return k
+}
+
+var benchSyllables = strings.Fields("ka lo mi ra ten so vi do ne lu pa ri zo be ta go fe ha jo qu")
+
+// benchWord spells n in syllables (at least min of them).
+func benchWord(n, min int) string {
+	var b strings.Builder
+	for i := 0; i < min || n > 0; i++ {
+		b.WriteString(benchSyllables[n%len(benchSyllables)])
+		n /= len(benchSyllables)
+	}
+	return b.String()
+}
+
+func capital(w string) string { return strings.ToUpper(w[:1]) + w[1:] }

@@ -10,6 +10,8 @@
 //	              ORG#<org>#MEM#<to>        RREL#<type>#<from>   (both directions in one query)
 //	record        ORG#<org>#<kind>#<id>     RECORD         document status, checkpoints (JSON value)
 //	API key       KEY#<sha256 of the key>   KEY            orgId, agentId (the key itself is never stored)
+//	knowledge     ORG#<org>#MEM#<id>        KNOW, KGEN#…, KREF#…, KCNT#…   status, generations, refs (terms.go)
+//	              ORG#<org>#KTERM#<term>, #KPROP#<name>, #KLIST#<kind>, #KVOCAB#<scope>   postings, counters
 //
 // Memories carry sparse global secondary indexes, all sorted by
 // "<createdAt, 16 digits>#<id>" (newest first when read backwards):
@@ -20,6 +22,9 @@
 //	GSI4 bySession  ORG#<org>#SES#<session>
 //	GSI5 byType     ORG#<org>#TYPE#<type>
 //	GSI6 byDocument ORG#<org>#DOC#<document>   (fragments of a document)
+//
+// GSI1 also holds ORG#<org>#KPENDING, sorted by memory id: the knowledge
+// statuses that are pending (terms.go).
 //
 // A list uses the most selective index the filter allows and applies the
 // rest as a filter expression; pages continue from an opaque cursor. Memory

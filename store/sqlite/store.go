@@ -72,7 +72,7 @@ CREATE TABLE IF NOT EXISTS records (
 	value   BLOB    NOT NULL,
 	PRIMARY KEY (org_id, kind, id)
 ) WITHOUT ROWID;
-`
+` + knowledgeSchema
 
 // Store is the SQLite Store. It is safe for concurrent use.
 type Store struct {

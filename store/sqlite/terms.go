@@ -1,0 +1,898 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentmem/agentmem/memory"
+	sqlite3 "modernc.org/sqlite"
+	sqlite3lib "modernc.org/sqlite/lib"
+)
+
+// The knowledge index (memory.TermIndex) lives in the same database as the
+// memories, and every write to it is one transaction. Each row of a ref, a
+// term posting or a property posting carries the attributes of its memory
+// under the column names of the memories table, so the Filter renders with
+// the same where().
+//
+//	knowledge_refs    (org, memory, ordinal)              the refs as JSON, listed by (org, kind, name)
+//	knowledge_terms   (org, term, created_at, memory, ordinal, role)   postings, newest first per term
+//	knowledge_props   (org, name, value, created_at, memory, ordinal)  property postings
+//	knowledge_vocab   (org, scope, term) -> live, archived refs         counters for prefix completion
+//	knowledge_status  (org, memory) -> state, extractor, refs           pending / done
+//
+// The vocabulary counters are kept per agent scope ("a:" + agent, "a:" for
+// the org scope) and for the whole org ("*"), so that a prefix completion
+// for an org-level caller is one range scan of (org, "*", term), and for an
+// agent-bound one the merge of two.
+const knowledgeSchema = `
+CREATE TABLE IF NOT EXISTS knowledge_status (
+	org_id     TEXT    NOT NULL,
+	memory_id  TEXT    NOT NULL,
+	state      TEXT    NOT NULL,
+	extractor  TEXT    NOT NULL,
+	refs       INTEGER NOT NULL,
+	updated_at INTEGER NOT NULL,
+	PRIMARY KEY (org_id, memory_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS knowledge_status_state ON knowledge_status (org_id, state, memory_id);
+CREATE TABLE IF NOT EXISTS knowledge_refs (
+	org_id      TEXT    NOT NULL,
+	memory_id   TEXT    NOT NULL,
+	ordinal     INTEGER NOT NULL,
+	ref_kind    TEXT    NOT NULL,
+	name        TEXT    NOT NULL,
+	body        BLOB    NOT NULL,
+	agent_id    TEXT    NOT NULL,
+	type        TEXT    NOT NULL,
+	kind        TEXT    NOT NULL,
+	room_id     TEXT    NOT NULL,
+	entity_id   TEXT    NOT NULL,
+	session_id  TEXT    NOT NULL,
+	document_id TEXT    NOT NULL,
+	durability  TEXT    NOT NULL,
+	created_at  INTEGER NOT NULL,
+	archived    INTEGER NOT NULL,
+	PRIMARY KEY (org_id, memory_id, ordinal)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS knowledge_refs_name ON knowledge_refs (org_id, ref_kind, name);
+CREATE TABLE IF NOT EXISTS knowledge_terms (
+	org_id      TEXT    NOT NULL,
+	term        TEXT    NOT NULL,
+	created_at  INTEGER NOT NULL,
+	memory_id   TEXT    NOT NULL,
+	ordinal     INTEGER NOT NULL,
+	role        TEXT    NOT NULL,
+	ref_kind    TEXT    NOT NULL,
+	agent_id    TEXT    NOT NULL,
+	type        TEXT    NOT NULL,
+	kind        TEXT    NOT NULL,
+	room_id     TEXT    NOT NULL,
+	entity_id   TEXT    NOT NULL,
+	session_id  TEXT    NOT NULL,
+	document_id TEXT    NOT NULL,
+	durability  TEXT    NOT NULL,
+	archived    INTEGER NOT NULL,
+	PRIMARY KEY (org_id, term, created_at, memory_id, ordinal, role)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS knowledge_terms_memory ON knowledge_terms (org_id, memory_id);
+CREATE TABLE IF NOT EXISTS knowledge_props (
+	org_id      TEXT    NOT NULL,
+	name        TEXT    NOT NULL,
+	value       TEXT    NOT NULL,
+	created_at  INTEGER NOT NULL,
+	memory_id   TEXT    NOT NULL,
+	ordinal     INTEGER NOT NULL,
+	ref_kind    TEXT    NOT NULL,
+	agent_id    TEXT    NOT NULL,
+	type        TEXT    NOT NULL,
+	kind        TEXT    NOT NULL,
+	room_id     TEXT    NOT NULL,
+	entity_id   TEXT    NOT NULL,
+	session_id  TEXT    NOT NULL,
+	document_id TEXT    NOT NULL,
+	durability  TEXT    NOT NULL,
+	archived    INTEGER NOT NULL,
+	PRIMARY KEY (org_id, name, value, created_at, memory_id, ordinal)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS knowledge_props_memory ON knowledge_props (org_id, memory_id);
+CREATE TABLE IF NOT EXISTS knowledge_vocab (
+	org_id   TEXT    NOT NULL,
+	scope    TEXT    NOT NULL,
+	term     TEXT    NOT NULL,
+	live     INTEGER NOT NULL,
+	archived INTEGER NOT NULL,
+	PRIMARY KEY (org_id, scope, term)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS knowledge_vocab_rank ON knowledge_vocab (org_id, scope, live DESC, term);
+`
+
+var _ memory.TermIndex = (*Store)(nil)
+
+// attrCols are the memory attributes every knowledge row carries, in the
+// order scanAttrs reads them.
+const attrCols = "org_id, agent_id, type, kind, room_id, entity_id, session_id, document_id, durability, created_at, archived"
+
+func attrArgs(a memory.Attrs) []any {
+	return []any{a.OrgID, a.AgentID, string(a.Type), string(a.Kind), a.RoomID, a.EntityID, a.SessionID,
+		a.DocumentID, string(a.Durability), a.CreatedAt, a.Archived}
+}
+
+// attrDests returns scan destinations for attrCols into a.
+func attrDests(a *memory.Attrs) []any {
+	return []any{&a.OrgID, &a.AgentID, (*string)(&a.Type), (*string)(&a.Kind), &a.RoomID, &a.EntityID, &a.SessionID,
+		&a.DocumentID, (*string)(&a.Durability), &a.CreatedAt, &a.Archived}
+}
+
+// termsOp wraps a database error of a knowledge operation; context
+// cancellation and memory errors pass through.
+func termsOp(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var me *memory.Error
+	if errors.As(err, &me) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	var se *sqlite3.Error
+	if errors.As(err, &se) && (se.Code()&0xff == sqlite3lib.SQLITE_BUSY || se.Code()&0xff == sqlite3lib.SQLITE_LOCKED) {
+		return fmt.Errorf("sqlite: %s: %w (%v)", op, memory.Errorf(memory.EUNAVAILABLE, "the database is busy; retry"), err)
+	}
+	return fmt.Errorf("sqlite: %s: %w", op, err)
+}
+
+// PutKnowledge implements memory.TermIndex in one transaction.
+func (s *Store) PutKnowledge(ctx context.Context, orgID, memoryID string, attrs memory.Attrs, extractor string, refs []memory.SemanticRef) error {
+	attrs, refs, err := memory.ValidPut(orgID, memoryID, attrs, extractor, refs)
+	if err != nil {
+		return err
+	}
+	return termsOp("put knowledge", s.inTx(ctx, func(tx *sql.Tx) error {
+		var one int
+		err := tx.QueryRowContext(ctx, `SELECT 1 FROM memories WHERE org_id = ? AND id = ?`, orgID, memoryID).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return memory.ErrNotFound(memoryID)
+		} else if err != nil {
+			return err
+		}
+		delta, err := oldVocabulary(ctx, tx, orgID, memoryID)
+		if err != nil {
+			return err
+		}
+		delta.AddVocabulary(attrs, refs, +1)
+		if err := deleteKnowledgeRows(ctx, tx, orgID, memoryID); err != nil {
+			return err
+		}
+		if err := insertKnowledge(ctx, tx, attrs, memoryID, refs); err != nil {
+			return err
+		}
+		if err := applyVocabulary(ctx, tx, orgID, delta); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO knowledge_status (org_id, memory_id, state, extractor, refs, updated_at)
+			VALUES (?,?,?,?,?,?) ON CONFLICT (org_id, memory_id) DO UPDATE SET state = excluded.state,
+			extractor = excluded.extractor, refs = excluded.refs, updated_at = excluded.updated_at`,
+			orgID, memoryID, memory.KnowledgeDone, extractor, len(refs), time.Now().UnixMilli())
+		return err
+	}))
+}
+
+// inTx runs fn in a write transaction.
+func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// oldVocabulary returns the negated vocabulary counts of what the memory
+// has indexed now: per term, the refs indexed under it, in the scope and
+// archived state of the memory.
+func oldVocabulary(ctx context.Context, tx *sql.Tx, orgID, memoryID string) (memory.VocabularyDelta, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT term, COUNT(DISTINCT ordinal), agent_id, archived FROM knowledge_terms
+		INDEXED BY knowledge_terms_memory WHERE org_id = ? AND memory_id = ? GROUP BY term`, orgID, memoryID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	d := memory.VocabularyDelta{}
+	for rows.Next() {
+		var term, agent string
+		var n int
+		var archived bool
+		if err := rows.Scan(&term, &n, &agent, &archived); err != nil {
+			return nil, err
+		}
+		for _, scope := range []string{memory.ScopeAll, memory.ScopeOf(agent)} {
+			k := memory.ScopedTerm{Scope: scope, Term: term}
+			v := d[k]
+			if archived {
+				v.Archived -= n
+			} else {
+				v.Live -= n
+			}
+			d[k] = v
+		}
+	}
+	return d, rows.Err()
+}
+
+// applyVocabulary adds delta to the counters and removes the counters that
+// reach zero.
+func applyVocabulary(ctx context.Context, tx *sql.Tx, orgID string, delta memory.VocabularyDelta) error {
+	up := newBulk(`INSERT INTO knowledge_vocab (org_id, scope, term, live, archived) VALUES`, 5,
+		` ON CONFLICT (org_id, scope, term) DO UPDATE SET live = live + excluded.live, archived = archived + excluded.archived`)
+	gc := newBulk(`DELETE FROM knowledge_vocab WHERE live <= 0 AND archived <= 0 AND (org_id, scope, term) IN (VALUES`, 3, `)`)
+	for _, k := range delta.Sorted() {
+		d := delta[k]
+		if d == (memory.TermDelta{}) {
+			continue
+		}
+		if err := up.add(ctx, tx, orgID, k.Scope, k.Term, d.Live, d.Archived); err != nil {
+			return err
+		}
+		if d.Live < 0 || d.Archived < 0 {
+			if err := gc.add(ctx, tx, orgID, k.Scope, k.Term); err != nil {
+				return err
+			}
+		}
+	}
+	if err := up.flush(ctx, tx); err != nil {
+		return err
+	}
+	return gc.flush(ctx, tx)
+}
+
+// bulk accumulates the rows of a multi-row statement, head VALUES
+// (?,...),(?,...) tail, and runs it every bulkRows rows: one statement
+// per table instead of one per row.
+type bulk struct {
+	head, tail string
+	cols, rows int
+	args       []any
+}
+
+const bulkRows = 256
+
+func newBulk(head string, cols int, tail string) *bulk {
+	return &bulk{head: head, tail: tail, cols: cols}
+}
+
+func (b *bulk) add(ctx context.Context, tx *sql.Tx, vals ...any) error {
+	b.args = append(b.args, vals...)
+	if b.rows++; b.rows == bulkRows {
+		return b.flush(ctx, tx)
+	}
+	return nil
+}
+
+func (b *bulk) flush(ctx context.Context, tx *sql.Tx) error {
+	if b.rows == 0 {
+		return nil
+	}
+	row := "(" + placeholders(b.cols) + ")"
+	q := b.head + " " + strings.TrimSuffix(strings.Repeat(row+",", b.rows), ",") + b.tail
+	_, err := tx.ExecContext(ctx, q, b.args...)
+	b.rows, b.args = 0, b.args[:0]
+	return err
+}
+
+// byMemory names the knowledge tables with the index that finds a memory's
+// rows; SQLite, without statistics, would rather scan the org's part of
+// the primary key.
+var byMemory = []string{"knowledge_refs", "knowledge_terms INDEXED BY knowledge_terms_memory",
+	"knowledge_props INDEXED BY knowledge_props_memory"}
+
+func deleteKnowledgeRows(ctx context.Context, tx *sql.Tx, orgID, memoryID string) error {
+	for _, table := range byMemory {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE org_id = ? AND memory_id = ?`, orgID, memoryID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func insertKnowledge(ctx context.Context, tx *sql.Tx, a memory.Attrs, memoryID string, refs []memory.SemanticRef) error {
+	ref := newBulk(`INSERT INTO knowledge_refs (org_id, memory_id, ordinal, ref_kind, name, body, agent_id, type, kind,
+		room_id, entity_id, session_id, document_id, durability, created_at, archived) VALUES`, 16, "")
+	term := newBulk(`INSERT INTO knowledge_terms (org_id, term, created_at, memory_id, ordinal, role, ref_kind, agent_id,
+		type, kind, room_id, entity_id, session_id, document_id, durability, archived) VALUES`, 16, "")
+	prop := newBulk(`INSERT INTO knowledge_props (org_id, name, value, created_at, memory_id, ordinal, ref_kind, agent_id,
+		type, kind, room_id, entity_id, session_id, document_id, durability, archived) VALUES`, 16, "")
+	rest := []any{a.AgentID, string(a.Type), string(a.Kind), a.RoomID, a.EntityID, a.SessionID, a.DocumentID, string(a.Durability)}
+	for _, r := range refs {
+		body, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		if err := ref.add(ctx, tx, append(append([]any{a.OrgID, memoryID, r.Ordinal, string(r.Kind), memory.KnowledgeName(r), body},
+			rest...), a.CreatedAt, a.Archived)...); err != nil {
+			return err
+		}
+		for _, t := range memory.IndexedTerms(r) {
+			if err := term.add(ctx, tx, append(append([]any{a.OrgID, t.Term, a.CreatedAt, memoryID, r.Ordinal, t.Role, string(r.Kind)},
+				rest...), a.Archived)...); err != nil {
+				return err
+			}
+		}
+		for _, p := range memory.IndexedProperties(r) {
+			if err := prop.add(ctx, tx, append(append([]any{a.OrgID, p.Name, p.Value, a.CreatedAt, memoryID, r.Ordinal, string(r.Kind)},
+				rest...), a.Archived)...); err != nil {
+				return err
+			}
+		}
+	}
+	for _, b := range []*bulk{ref, term, prop} {
+		if err := b.flush(ctx, tx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DeleteKnowledge implements memory.TermIndex in one transaction.
+func (s *Store) DeleteKnowledge(ctx context.Context, orgID string, memoryIDs []string) error {
+	if err := memory.ValidMemoryIDs(orgID, memoryIDs); err != nil {
+		return err
+	}
+	if len(memoryIDs) == 0 {
+		return nil
+	}
+	return termsOp("delete knowledge", s.inTx(ctx, func(tx *sql.Tx) error {
+		for _, id := range memoryIDs {
+			delta, err := oldVocabulary(ctx, tx, orgID, id)
+			if err != nil {
+				return err
+			}
+			if err := deleteKnowledgeRows(ctx, tx, orgID, id); err != nil {
+				return err
+			}
+			if err := applyVocabulary(ctx, tx, orgID, delta); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM knowledge_status WHERE org_id = ? AND memory_id = ?`, orgID, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+}
+
+// SetKnowledgeAttrs implements memory.TermIndex in one transaction.
+func (s *Store) SetKnowledgeAttrs(ctx context.Context, orgID, memoryID string, attrs memory.Attrs) error {
+	attrs, _, err := memory.ValidPut(orgID, memoryID, attrs, "", nil)
+	if err != nil {
+		return err
+	}
+	return termsOp("set knowledge attrs", s.inTx(ctx, func(tx *sql.Tx) error {
+		delta, err := oldVocabulary(ctx, tx, orgID, memoryID)
+		if err != nil || len(delta) == 0 {
+			return err
+		}
+		// The same terms, counted in the new scope and archived state.
+		refs := map[string]int{}
+		for k, d := range delta {
+			if k.Scope == memory.ScopeAll {
+				refs[k.Term] = -(d.Live + d.Archived)
+			}
+		}
+		for term, n := range refs {
+			for _, scope := range []string{memory.ScopeAll, memory.ScopeOf(attrs.AgentID)} {
+				k := memory.ScopedTerm{Scope: scope, Term: term}
+				v := delta[k]
+				if attrs.Archived {
+					v.Archived += n
+				} else {
+					v.Live += n
+				}
+				delta[k] = v
+			}
+		}
+		set := `agent_id = ?, type = ?, kind = ?, room_id = ?, entity_id = ?, session_id = ?, document_id = ?,
+			durability = ?, created_at = ?, archived = ?`
+		args := append(attrArgs(attrs)[1:], orgID, memoryID)
+		for _, table := range byMemory {
+			if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET `+set+` WHERE org_id = ? AND memory_id = ?`, args...); err != nil {
+				return err
+			}
+		}
+		return applyVocabulary(ctx, tx, orgID, delta)
+	}))
+}
+
+// MarkKnowledgePending implements memory.TermIndex.
+func (s *Store) MarkKnowledgePending(ctx context.Context, orgID string, memoryIDs []string) error {
+	if err := memory.ValidMemoryIDs(orgID, memoryIDs); err != nil {
+		return err
+	}
+	now := time.Now().UnixMilli()
+	for start := 0; start < len(memoryIDs); start += 500 {
+		chunk := memoryIDs[start:min(len(memoryIDs), start+500)]
+		args := []any{memory.KnowledgePending, now, orgID}
+		for _, id := range chunk {
+			args = append(args, id)
+		}
+		if _, err := s.db.ExecContext(ctx, `INSERT INTO knowledge_status (org_id, memory_id, state, extractor, refs, updated_at)
+			SELECT org_id, id, ?1, '', 0, ?2 FROM memories WHERE org_id = ?3 AND id IN (`+placeholders(len(chunk))+`)
+			ON CONFLICT (org_id, memory_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`, args...); err != nil {
+			return termsOp("mark knowledge pending", err)
+		}
+	}
+	return nil
+}
+
+// PendingKnowledge implements memory.TermIndex.
+func (s *Store) PendingKnowledge(ctx context.Context, orgID, after string, limit int) ([]memory.KnowledgeStatus, error) {
+	if orgID == "" {
+		return nil, memory.Errorf(memory.EINTERNAL, "term index: pending without org")
+	}
+	limit, err := memory.PageLimit(limit)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT org_id, memory_id, state, extractor, refs, updated_at FROM knowledge_status
+		WHERE org_id = ? AND state = ? AND memory_id > ? ORDER BY memory_id LIMIT ?`, orgID, memory.KnowledgePending, after, limit)
+	if err != nil {
+		return nil, termsOp("pending knowledge", err)
+	}
+	out, err := scanStatuses(rows, orgID)
+	return out, termsOp("pending knowledge", err)
+}
+
+func scanStatuses(rows *sql.Rows, orgID string) ([]memory.KnowledgeStatus, error) {
+	defer rows.Close()
+	var out []memory.KnowledgeStatus
+	for rows.Next() {
+		var st memory.KnowledgeStatus
+		var org string
+		if err := rows.Scan(&org, &st.MemoryID, (*string)(&st.State), &st.Extractor, &st.Refs, &st.UpdatedAt); err != nil {
+			return nil, err
+		}
+		if org == orgID {
+			out = append(out, st)
+		}
+	}
+	return out, rows.Err()
+}
+
+// KnowledgeStatus implements memory.TermIndex.
+func (s *Store) KnowledgeStatus(ctx context.Context, orgID string, memoryIDs []string) (map[string]memory.KnowledgeStatus, error) {
+	if err := memory.ValidMemoryIDs(orgID, memoryIDs); err != nil {
+		return nil, err
+	}
+	out := map[string]memory.KnowledgeStatus{}
+	for start := 0; start < len(memoryIDs); start += 500 {
+		chunk := memoryIDs[start:min(len(memoryIDs), start+500)]
+		args := []any{orgID}
+		for _, id := range chunk {
+			args = append(args, id)
+		}
+		rows, err := s.db.QueryContext(ctx, `SELECT org_id, memory_id, state, extractor, refs, updated_at FROM knowledge_status
+			WHERE org_id = ? AND memory_id IN (`+placeholders(len(chunk))+`)`, args...)
+		if err != nil {
+			return nil, termsOp("knowledge status", err)
+		}
+		sts, err := scanStatuses(rows, orgID)
+		if err != nil {
+			return nil, termsOp("knowledge status", err)
+		}
+		for _, st := range sts {
+			out[st.MemoryID] = st
+		}
+	}
+	return out, nil
+}
+
+// LookupTerms implements memory.TermIndex: per term, a backward range scan
+// of (org, term, created_at, ...).
+func (s *Store) LookupTerms(ctx context.Context, q memory.TermLookup) ([]memory.TermPosting, error) {
+	q, err := q.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	cond, args := where(q.Filter)
+	if len(q.Roles) > 0 {
+		cond += " AND role IN (" + placeholders(len(q.Roles)) + ")"
+		for _, r := range q.Roles {
+			args = append(args, r)
+		}
+	}
+	query := `SELECT term, role, memory_id, ordinal, ref_kind, ` + attrCols + ` FROM knowledge_terms
+		WHERE ` + cond + ` AND term = ? ORDER BY created_at DESC, memory_id DESC, ordinal DESC, role DESC LIMIT ?`
+	var out []memory.TermPosting
+	for _, term := range q.Terms {
+		rows, err := s.db.QueryContext(ctx, query, append(args[:len(args):len(args)], term, q.Limit)...)
+		if err != nil {
+			return nil, termsOp("lookup terms", err)
+		}
+		for rows.Next() {
+			var p memory.TermPosting
+			dest := append([]any{&p.Term, &p.Role, &p.Ref.MemoryID, &p.Ref.Ordinal, (*string)(&p.Kind)}, attrDests(&p.Attrs)...)
+			if err := rows.Scan(dest...); err != nil {
+				rows.Close()
+				return nil, termsOp("lookup terms", err)
+			}
+			if p.Attrs.OrgID == q.Filter.OrgID {
+				out = append(out, p)
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return nil, termsOp("lookup terms", err)
+		}
+	}
+	return out, nil
+}
+
+// LookupProperty implements memory.TermIndex: a backward range scan of
+// (org, name, value, created_at, ...).
+func (s *Store) LookupProperty(ctx context.Context, q memory.PropertyLookup) ([]memory.PropertyPosting, error) {
+	q, err := q.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	cond, args := where(q.Filter)
+	rows, err := s.db.QueryContext(ctx, `SELECT name, value, memory_id, ordinal, ref_kind, `+attrCols+` FROM knowledge_props
+		WHERE `+cond+` AND name = ? AND value = ? ORDER BY created_at DESC, memory_id DESC, ordinal DESC LIMIT ?`,
+		append(args, q.Name, q.Value, q.Limit)...)
+	if err != nil {
+		return nil, termsOp("lookup property", err)
+	}
+	defer rows.Close()
+	var out []memory.PropertyPosting
+	for rows.Next() {
+		var p memory.PropertyPosting
+		dest := append([]any{&p.Property.Name, &p.Property.Value, &p.Ref.MemoryID, &p.Ref.Ordinal, (*string)(&p.Kind)}, attrDests(&p.Attrs)...)
+		if err := rows.Scan(dest...); err != nil {
+			return nil, termsOp("lookup property", err)
+		}
+		if p.Attrs.OrgID == q.Filter.OrgID {
+			out = append(out, p)
+		}
+	}
+	return out, termsOp("lookup property", rows.Err())
+}
+
+// Refs implements memory.TermIndex.
+func (s *Store) Refs(ctx context.Context, orgID string, keys []memory.RefKey) (map[memory.RefKey]memory.SemanticRef, error) {
+	if orgID == "" {
+		return nil, memory.Errorf(memory.EINTERNAL, "term index: refs without org")
+	}
+	if len(keys) > memory.MaxRefKeys {
+		return nil, memory.Errorf(memory.EINVALID, "keys: %d exceeds the limit of %d", len(keys), memory.MaxRefKeys)
+	}
+	want := map[memory.RefKey]bool{}
+	var ids []string
+	seen := map[string]bool{}
+	for _, k := range keys {
+		want[k] = true
+		if !seen[k.MemoryID] {
+			seen[k.MemoryID] = true
+			ids = append(ids, k.MemoryID)
+		}
+	}
+	out := map[memory.RefKey]memory.SemanticRef{}
+	for start := 0; start < len(ids); start += 500 {
+		chunk := ids[start:min(len(ids), start+500)]
+		args := []any{orgID}
+		for _, id := range chunk {
+			args = append(args, id)
+		}
+		rows, err := s.db.QueryContext(ctx, `SELECT org_id, memory_id, ordinal, body FROM knowledge_refs
+			WHERE org_id = ? AND memory_id IN (`+placeholders(len(chunk))+`)`, args...)
+		if err != nil {
+			return nil, termsOp("refs", err)
+		}
+		for rows.Next() {
+			var org string
+			var k memory.RefKey
+			var body []byte
+			if err := rows.Scan(&org, &k.MemoryID, &k.Ordinal, &body); err != nil {
+				rows.Close()
+				return nil, termsOp("refs", err)
+			}
+			if org != orgID || !want[k] {
+				continue
+			}
+			var r memory.SemanticRef
+			if err := json.Unmarshal(body, &r); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("sqlite: refs: decode %v: %w", k, err)
+			}
+			out[k] = r
+		}
+		if err := rows.Close(); err != nil {
+			return nil, termsOp("refs", err)
+		}
+	}
+	return out, nil
+}
+
+// prefixRange renders "col starts with prefix" as a range on col, which an
+// index answers: col >= prefix AND col < prefix || 0xff (no UTF-8 text
+// holds the byte 0xff).
+func prefixRange(col, prefix string) (string, []any) {
+	if prefix == "" {
+		return "", nil
+	}
+	return " AND " + col + " >= ? AND " + col + " < ?", []any{prefix, prefix + "\xff"}
+}
+
+// Terms implements memory.TermIndex. A filter that the counters answer
+// without archived memories reads the most frequent terms of its one or two
+// scopes (topLive); with archived memories it sums the counters of the
+// prefix's range. Any other filter counts the distinct refs of the postings
+// of the prefix's terms that it selects.
+func (s *Store) Terms(ctx context.Context, f memory.Filter, prefix string, limit int) ([]memory.TermCount, error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	if err := memory.ValidPrefix(prefix); err != nil {
+		return nil, err
+	}
+	limit, err := memory.TermsLimit(limit)
+	if err != nil {
+		return nil, err
+	}
+	scopes, ok := memory.VocabularyScopes(f)
+	switch {
+	case ok && len(scopes) == 0:
+		return nil, nil
+	case ok && !f.IncludeArchived:
+		out, err := s.topTerms(ctx, f.OrgID, scopes, prefix, limit)
+		return out, termsOp("terms", err)
+	}
+	rng, rargs := prefixRange("term", prefix)
+	var query string
+	var args []any
+	if ok {
+		args = []any{f.OrgID}
+		for _, sc := range scopes {
+			args = append(args, sc)
+		}
+		query = `SELECT term, SUM(live + archived) AS n FROM knowledge_vocab WHERE org_id = ? AND scope IN (` +
+			placeholders(len(scopes)) + `)` + rng + ` GROUP BY term HAVING n > 0 ORDER BY n DESC, term LIMIT ?`
+	} else {
+		var cond string
+		cond, args = where(f)
+		query = `SELECT term, COUNT(*) AS n FROM (SELECT DISTINCT term, memory_id, ordinal FROM knowledge_terms WHERE ` +
+			cond + rng + `) GROUP BY term ORDER BY n DESC, term LIMIT ?`
+	}
+	out, err := s.termCounts(ctx, query, append(append(args, rargs...), limit)...)
+	return out, termsOp("terms", err)
+}
+
+func (s *Store) termCounts(ctx context.Context, query string, args ...any) ([]memory.TermCount, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []memory.TermCount
+	for rows.Next() {
+		var tc memory.TermCount
+		if err := rows.Scan(&tc.Term, &tc.Count); err != nil {
+			return nil, err
+		}
+		out = append(out, tc)
+	}
+	return out, rows.Err()
+}
+
+// smallRange is the most terms a prefix's range may hold for topLive to
+// read it whole; a larger range is common enough that the terms in count
+// order meet limit matches soon.
+const smallRange = 512
+
+// topLive returns the n terms of scope that start with prefix with the
+// most refs of live memories, most first, and whether there are no more.
+func (s *Store) topLive(ctx context.Context, orgID, scope, prefix string, n int) ([]memory.TermCount, bool, error) {
+	rng, rargs := prefixRange("term", prefix)
+	args := append([]any{orgID, scope}, rargs...)
+	if prefix != "" {
+		var size int
+		if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM knowledge_vocab WHERE org_id = ? AND scope = ?`+
+			rng+` LIMIT ?)`, append(args, smallRange+1)...).Scan(&size); err != nil {
+			return nil, false, err
+		}
+		if size <= smallRange {
+			out, err := s.termCounts(ctx, `SELECT term, live FROM knowledge_vocab WHERE org_id = ? AND scope = ?`+rng+
+				` AND live > 0 ORDER BY live DESC, term LIMIT ?`, append(args, n+1)...)
+			return cut(out, n), len(out) <= n, err
+		}
+	}
+	out, err := s.termCounts(ctx, `SELECT term, live FROM knowledge_vocab INDEXED BY knowledge_vocab_rank
+		WHERE org_id = ? AND scope = ?`+rng+` AND live > 0 ORDER BY live DESC, term LIMIT ?`, append(args, n+1)...)
+	return cut(out, n), len(out) <= n, err
+}
+
+// maxCandidates bounds the candidates of topTerms per scope; beyond, it
+// sums the counters of the whole range.
+const maxCandidates = 4096
+
+func cut(ts []memory.TermCount, n int) []memory.TermCount {
+	if len(ts) > n {
+		return ts[:n]
+	}
+	return ts
+}
+
+// topTerms ranks the terms of the sum of the live counters of scopes (one
+// or two). With two it is Fagin's threshold algorithm: the top n of each
+// scope are candidates, summed exactly; a term in neither top n has at most
+// the sum of the two n-th counts, so once the limit-th candidate exceeds
+// that the answer is exact, and otherwise n grows.
+func (s *Store) topTerms(ctx context.Context, orgID string, scopes []string, prefix string, limit int) ([]memory.TermCount, error) {
+	if len(scopes) == 1 {
+		out, _, err := s.topLive(ctx, orgID, scopes[0], prefix, limit)
+		return out, err
+	}
+	for n := 4 * limit; ; n *= 4 {
+		if n > maxCandidates {
+			rng, rargs := prefixRange("term", prefix)
+			args := append([]any{orgID}, scopes[0], scopes[1])
+			return s.termCounts(ctx, `SELECT term, SUM(live) AS n FROM knowledge_vocab WHERE org_id = ? AND scope IN (?, ?)`+
+				rng+` GROUP BY term HAVING n > 0 ORDER BY n DESC, term LIMIT ?`, append(append(args, rargs...), limit)...)
+		}
+		bound, done := 0, true
+		cands := map[string]bool{}
+		for _, sc := range scopes {
+			top, all, err := s.topLive(ctx, orgID, sc, prefix, n)
+			if err != nil {
+				return nil, err
+			}
+			for _, tc := range top {
+				cands[tc.Term] = true
+			}
+			if !all {
+				bound += top[len(top)-1].Count
+				done = false
+			}
+		}
+		args := []any{orgID}
+		for _, sc := range scopes {
+			args = append(args, sc)
+		}
+		for t := range cands {
+			args = append(args, t)
+		}
+		if len(cands) == 0 {
+			return nil, nil
+		}
+		out, err := s.termCounts(ctx, `SELECT term, SUM(live) AS n FROM knowledge_vocab WHERE org_id = ? AND scope IN (`+
+			placeholders(len(scopes))+`) AND term IN (`+placeholders(len(cands))+`) GROUP BY term ORDER BY n DESC, term`, args...)
+		if err != nil {
+			return nil, err
+		}
+		if done || (len(out) >= limit && out[limit-1].Count > bound) {
+			return cut(out, limit), nil
+		}
+	}
+}
+
+// ListKnowledge implements memory.TermIndex: the page's names and counts
+// come from one aggregate over the (org, kind, name) index from the
+// cursor, their types and facets from the newest MaxListMerge refs of each.
+func (s *Store) ListKnowledge(ctx context.Context, q memory.KnowledgeListQuery) (memory.KnowledgePage, error) {
+	q, err := q.Normalize()
+	if err != nil {
+		return memory.KnowledgePage{}, err
+	}
+	after, _ := memory.DecodeKnowledgeCursor(q.Cursor)
+	cond, args := where(q.Filter)
+	rng, rargs := prefixRange("name", q.Prefix)
+	args = append(append(args, string(q.Kind), after), rargs...)
+	rows, err := s.db.QueryContext(ctx, `SELECT name, COUNT(*), COUNT(DISTINCT memory_id), MIN(created_at), MAX(created_at)
+		FROM knowledge_refs WHERE `+cond+` AND ref_kind = ? AND name > ?`+rng+` GROUP BY name ORDER BY name LIMIT ?`,
+		append(args, q.Limit+1)...)
+	if err != nil {
+		return memory.KnowledgePage{}, termsOp("list knowledge", err)
+	}
+	var names []string
+	builders := map[string]*memory.KnowledgeBuilder{}
+	for rows.Next() {
+		var name string
+		var refs, mems int
+		var first, last int64
+		if err := rows.Scan(&name, &refs, &mems, &first, &last); err != nil {
+			rows.Close()
+			return memory.KnowledgePage{}, termsOp("list knowledge", err)
+		}
+		b := memory.NewKnowledgeBuilder(q.Kind, name)
+		b.SetCounts(refs, mems, first, last)
+		names, builders[name] = append(names, name), b
+	}
+	if err := rows.Close(); err != nil {
+		return memory.KnowledgePage{}, termsOp("list knowledge", err)
+	}
+	var page memory.KnowledgePage
+	if len(names) > q.Limit {
+		names = names[:q.Limit]
+		page.Next = memory.EncodeKnowledgeCursor(names[q.Limit-1])
+	}
+	if len(names) == 0 {
+		return page, nil
+	}
+	if q.Kind == memory.KnowledgeEntity {
+		cond, args := where(q.Filter)
+		args = append(args, string(q.Kind))
+		for _, n := range names {
+			args = append(args, n)
+		}
+		rows, err := s.db.QueryContext(ctx, `SELECT name, created_at, org_id, body FROM (SELECT name, created_at, org_id, body,
+			ROW_NUMBER() OVER (PARTITION BY name ORDER BY created_at DESC, memory_id DESC, ordinal DESC) AS n
+			FROM knowledge_refs WHERE `+cond+` AND ref_kind = ? AND name IN (`+placeholders(len(names))+`)) WHERE n <= ?`,
+			append(args, memory.MaxListMerge)...)
+		if err != nil {
+			return page, termsOp("list knowledge", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var name, org string
+			var at int64
+			var body []byte
+			if err := rows.Scan(&name, &at, &org, &body); err != nil {
+				return page, termsOp("list knowledge", err)
+			}
+			var r memory.SemanticRef
+			if err := json.Unmarshal(body, &r); err != nil {
+				return page, fmt.Errorf("sqlite: list knowledge: decode a ref of %q: %w", name, err)
+			}
+			if b := builders[name]; b != nil && org == q.Filter.OrgID {
+				b.Merge(r, at)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return page, termsOp("list knowledge", err)
+		}
+	}
+	for _, n := range names {
+		page.Items = append(page.Items, builders[n].Item())
+	}
+	return page, nil
+}
+
+// Vocabulary implements memory.TermIndex: the "*" counters hold every
+// term of the org.
+func (s *Store) Vocabulary(ctx context.Context, orgID, after string, limit int) ([]string, string, error) {
+	if orgID == "" {
+		return nil, "", memory.Errorf(memory.EINTERNAL, "term index: vocabulary without org")
+	}
+	limit, err := memory.VocabularyLimit(limit)
+	if err != nil {
+		return nil, "", err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT term FROM knowledge_vocab WHERE org_id = ? AND scope = ? AND term > ?
+		ORDER BY term LIMIT ?`, orgID, memory.ScopeAll, after, limit+1)
+	if err != nil {
+		return nil, "", termsOp("vocabulary", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return nil, "", termsOp("vocabulary", err)
+		}
+		out = append(out, t)
+	}
+	next := ""
+	if len(out) > limit {
+		out = out[:limit]
+		next = out[limit-1]
+	}
+	return out, next, termsOp("vocabulary", rows.Err())
+}
+
+// knowledgeTables lists the tables of the knowledge index, for tests and
+// maintenance.
+var knowledgeTables = strings.Fields("knowledge_refs knowledge_terms knowledge_props knowledge_vocab knowledge_status")

@@ -1,0 +1,251 @@
+package sqlite_test
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/memory/memorytest"
+	"github.com/agentmem/agentmem/store/sqlite"
+)
+
+func TestTermIndexContract(t *testing.T) {
+	paths := map[memorytest.TermIndexStore]string{}
+	memorytest.TermIndexSuite(t, func(t *testing.T) memorytest.TermIndexStore {
+		path := filepath.Join(t.TempDir(), "memories.db")
+		s := open(t, path)
+		t.Cleanup(func() { s.Close() })
+		paths[s] = path
+		return s
+	}, func(t *testing.T, s memorytest.TermIndexStore, ordinal int) memory.SemanticRef {
+		// A trigger aborts the insert of the ref named "poison pill", so
+		// that the Put fails after it has written the refs before it.
+		db, err := sql.Open("sqlite", "file:"+paths[s]+"?_pragma=busy_timeout(10000)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.Exec(`CREATE TRIGGER poison BEFORE INSERT ON knowledge_refs
+			WHEN NEW.name = 'poison pill' BEGIN SELECT RAISE(ABORT, 'poisoned'); END`); err != nil {
+			t.Fatal(err)
+		}
+		return memory.SemanticRef{Ordinal: ordinal, Kind: memory.KnowledgeTopic, Topic: "Poison Pill"}
+	})
+}
+
+// BenchmarkTermIndex measures the knowledge index of an org of
+// TERMINDEX_BENCH_N memories (default 100,000) with BenchKnowledge (about
+// seven refs and forty postings each): prefix completion per keystroke,
+// for an org-level and an agent-bound caller (counters) and for a filter
+// the counters cannot answer (postings), term lookups, a list page and a
+// replacing put. Each reports its p50 and p95 besides the mean.
+//
+//	go test -run '^$' -bench TermIndex -benchtime 2000x ./store/sqlite/
+func BenchmarkTermIndex(b *testing.B) {
+	ctx := context.Background()
+	n := 100_000
+	if v, err := strconv.Atoi(os.Getenv("TERMINDEX_BENCH_N")); err == nil && v > 0 {
+		n = v
+	}
+	// TERMINDEX_BENCH_DB keeps the database for the next run, which then
+	// skips the indexing.
+	path := os.Getenv("TERMINDEX_BENCH_DB")
+	if path == "" {
+		path = filepath.Join(b.TempDir(), "memories.db")
+	}
+	s, err := sqlite.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	start := time.Now()
+	if total, err := s.Total(ctx); err != nil {
+		b.Fatal(err)
+	} else if total == 0 {
+		corpus := memorytest.Corpus(memorytest.OrgA, n)
+		for i := 0; i < n; i += 1000 {
+			if _, err := s.Create(ctx, corpus[i:min(n, i+1000)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for i, m := range corpus {
+			if err := s.PutKnowledge(ctx, m.OrgID, m.ID, m.Attrs(), "bench", memorytest.BenchKnowledge(i).Refs(m.ID)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	} else {
+		n = total
+	}
+	page, err := s.List(ctx, memory.ListQuery{Filter: memory.Filter{OrgID: memorytest.OrgA, IncludeArchived: true}, Limit: 1000})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sample := page.Memories
+	var terms int
+	for after := ""; ; {
+		page, next, err := s.Vocabulary(ctx, memorytest.OrgA, after, memory.MaxVocabularyPage)
+		if err != nil {
+			b.Fatal(err)
+		}
+		terms += len(page)
+		if after = next; next == "" {
+			break
+		}
+	}
+	b.Logf("%d memories indexed in %v; vocabulary of %d terms", n, time.Since(start).Round(time.Second), terms)
+
+	// Keystroke prefixes: the first 1, 2 and 3 bytes of terms drawn as
+	// queries would draw them.
+	prefixes := func(size int) []string {
+		var out []string
+		for i := 0; i < 512; i++ {
+			k := memorytest.BenchKnowledge(n + i)
+			t := memory.NormalizeTerm(k.Entities[i%3].Name)
+			out = append(out, t[:min(size, len(t))])
+		}
+		return out
+	}
+	org := memory.Filter{OrgID: memorytest.OrgA}
+	viewer := memory.Filter{OrgID: memorytest.OrgA, Viewer: memorytest.AgentX}
+	room := memory.Filter{OrgID: memorytest.OrgA, Viewer: memorytest.AgentX, RoomID: "room-1"}
+	for _, c := range []struct {
+		name string
+		f    memory.Filter
+		size int
+	}{
+		{"terms/org/prefix-1", org, 1}, {"terms/org/prefix-2", org, 2}, {"terms/org/prefix-3", org, 3},
+		{"terms/viewer/prefix-1", viewer, 1}, {"terms/viewer/prefix-2", viewer, 2}, {"terms/viewer/prefix-3", viewer, 3},
+		{"terms/org/prefix-0", org, 0},
+		{"terms/room/prefix-2", room, 2}, {"terms/room/prefix-3", room, 3},
+	} {
+		ps := prefixes(c.size)
+		b.Run(c.name, func(b *testing.B) {
+			lat := latencies(b, func(i int) error {
+				_, err := s.Terms(ctx, c.f, ps[i%len(ps)], 10)
+				return err
+			})
+			lat.report(b)
+		})
+	}
+	b.Run("lookup/3-terms", func(b *testing.B) {
+		lat := latencies(b, func(i int) error {
+			k := memorytest.BenchKnowledge(i)
+			q := memory.TermLookup{Filter: viewer, Limit: 100, Terms: []string{
+				memory.NormalizeTerm(k.Entities[0].Name), memory.NormalizeTerm(k.Entities[2].Name), memory.NormalizeTerm(k.Topics[0])}}
+			_, err := s.LookupTerms(ctx, q)
+			return err
+		})
+		lat.report(b)
+	})
+	b.Run("list/entities-page-50", func(b *testing.B) {
+		ps := prefixes(2)
+		lat := latencies(b, func(i int) error {
+			_, err := s.ListKnowledge(ctx, memory.KnowledgeListQuery{Filter: viewer, Kind: memory.KnowledgeEntity, Prefix: ps[i%len(ps)], Limit: 50})
+			return err
+		})
+		lat.report(b)
+	})
+	b.Run("put/replace", func(b *testing.B) {
+		lat := latencies(b, func(i int) error {
+			m := sample[i%len(sample)]
+			return s.PutKnowledge(ctx, m.OrgID, m.ID, m.Attrs(), "bench", memorytest.BenchKnowledge(n+i).Refs(m.ID))
+		})
+		lat.report(b)
+	})
+}
+
+type latency []time.Duration
+
+// latencies runs fn b.N times and returns the duration of each call.
+func latencies(b *testing.B, fn func(i int) error) latency {
+	out := make(latency, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t := time.Now()
+		if err := fn(i); err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, time.Since(t))
+	}
+	return out
+}
+
+// report adds the p50 and p95 in milliseconds to the benchmark's line.
+func (l latency) report(b *testing.B) {
+	if len(l) == 0 {
+		return
+	}
+	slices.Sort(l)
+	q := func(p float64) float64 { return float64(l[int(p*float64(len(l)-1))].Microseconds()) / 1000 }
+	b.ReportMetric(q(0.50), "p50-ms")
+	b.ReportMetric(q(0.95), "p95-ms")
+}
+
+// TestTermsCountersAgreeWithPostings completes prefixes over a vocabulary
+// large enough that the counters are read in count order (a prefix's range
+// holds more terms than is read whole) and checks the answers against the
+// same filter counted from the postings (a Start before every memory makes
+// the filter one the counters cannot answer).
+func TestTermsCountersAgreeWithPostings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("indexes 1,500 memories")
+	}
+	ctx := context.Background()
+	s := open(t, filepath.Join(t.TempDir(), "memories.db"))
+	defer s.Close()
+	corpus := memorytest.Corpus(memorytest.OrgA, 1500)
+	if _, err := s.Create(ctx, corpus); err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range corpus {
+		if err := s.PutKnowledge(ctx, m.OrgID, m.ID, m.Attrs(), "bench", memorytest.BenchKnowledge(i).Refs(m.ID)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	voc, _, err := s.Vocabulary(ctx, memorytest.OrgA, "", memory.MaxVocabularyPage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	largest := map[string]int{}
+	for _, term := range voc {
+		largest[term[:1]]++
+	}
+	big := ""
+	for p, n := range largest {
+		if n > largest[big] {
+			big = p
+		}
+	}
+	if largest[big] <= 512 {
+		t.Fatalf("the largest one-letter range holds %d terms; the test needs more than 512", largest[big])
+	}
+	for _, f := range []memory.Filter{
+		{OrgID: memorytest.OrgA}, {OrgID: memorytest.OrgA, Viewer: memorytest.AgentX},
+		{OrgID: memorytest.OrgA, AgentID: memorytest.AgentY}, {OrgID: memorytest.OrgA, Viewer: memorytest.AgentY, IncludeArchived: true},
+	} {
+		for _, prefix := range []string{"", big, big + "a", "lo", "zo", "mika", "q"} {
+			for _, limit := range []int{1, 10, memory.MaxTermPrefixResult} {
+				got, err := s.Terms(ctx, f, prefix, limit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				slow := f
+				slow.Start = 1
+				want, err := s.Terms(ctx, slow, prefix, limit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("terms %q limit %d for %+v:\ncounters %v\npostings %v", prefix, limit, f, got, want)
+				}
+			}
+		}
+	}
+}
