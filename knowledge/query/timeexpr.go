@@ -1,0 +1,489 @@
+package query
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentmem/agentmem/memory"
+)
+
+// Range is a time range [Start, End); a zero bound is open.
+type Range struct {
+	Start, End time.Time
+}
+
+// ResolveTime resolves a time expression ("yesterday", "last month", "in
+// May 2023", "3 weeks ago", "before 8 May 2023"...: the grammar is in the
+// package documentation) against now, in now's location. The whole text
+// must be one expression. Errors: EINVALID when it is not one.
+func ResolveTime(expr string, now time.Time) (Range, error) {
+	toks := tokenize(expr)
+	for len(toks) > 0 && toks[len(toks)-1].punct != 0 {
+		toks = toks[:len(toks)-1]
+	}
+	p := timeParser{toks: toks, now: now}
+	r, n, ok := p.at(0)
+	if !ok || n != len(toks) {
+		return Range{}, memory.Errorf(memory.EINVALID, "time expression %q: not understood", expr)
+	}
+	return r, nil
+}
+
+// timeParser matches time expressions in tokens. In free text (strict),
+// words that are not always times ("may", "march", "summer", "monday", a
+// bare year) count only where they clearly are: capitalized inside a
+// sentence, after a preposition of time, or followed by a day or a year.
+type timeParser struct {
+	toks   []token
+	now    time.Time
+	strict bool
+}
+
+func (p *timeParser) low(i int) string {
+	if i >= 0 && i < len(p.toks) && p.toks[i].punct == 0 {
+		return p.toks[i].low
+	}
+	if i >= 0 && i < len(p.toks) {
+		return string(p.toks[i].punct)
+	}
+	return ""
+}
+
+func (p *timeParser) today() time.Time {
+	y, m, d := p.now.Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, p.now.Location())
+}
+
+// at matches a time expression starting at token i: an optional relation
+// (before, after, since, until, between... and...) or preposition, then a
+// point or span. It returns the range and the number of tokens used.
+func (p *timeParser) at(i int) (Range, int, bool) {
+	switch w := p.low(i); w {
+	case "before", "after", "since", "until", "till", "by":
+		k := i + 1
+		if w == "by" && p.low(k) == "the" && p.low(k+1) == "end" && p.low(k+2) == "of" {
+			k += 3
+		}
+		r, n, ok := p.point(k, true)
+		if !ok {
+			return Range{}, 0, false
+		}
+		switch w {
+		case "before":
+			r = Range{End: r.Start}
+		case "after":
+			r = Range{Start: r.End}
+		case "since":
+			r = Range{Start: r.Start}
+		default:
+			r = Range{End: r.End}
+		}
+		return r, k - i + n, true
+	case "between", "from":
+		a, n, ok := p.point(i+1, true)
+		sep := p.low(i + 1 + n)
+		if !ok || (w == "between" && sep != "and") || (w == "from" && sep != "to" && sep != "until" && sep != "till") {
+			if w == "from" && ok { // from May: since May
+				return Range{Start: a.Start}, n + 1, true
+			}
+			return Range{}, 0, false
+		}
+		b, m, ok := p.point(i+2+n, true)
+		if !ok || !b.End.After(a.Start) {
+			return Range{}, 0, false
+		}
+		return Range{Start: a.Start, End: b.End}, n + m + 2, true
+	case "in", "on", "during", "around", "of", "over", "throughout", "within":
+		if r, n, ok := p.point(i+1, true); ok {
+			return r, n + 1, true
+		}
+		return Range{}, 0, false
+	}
+	return p.point(i, false)
+}
+
+// Vague counts: "a couple of" days ago is 2 to 3 days ago.
+var vague = map[string][2]int{"couple": {2, 3}, "few": {2, 5}, "several": {3, 7}}
+
+var numberWords = map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+	"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30}
+
+var units = map[string]string{"day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month",
+	"months": "month", "year": "year", "years": "year"}
+
+var months = map[string]time.Month{"january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3,
+	"april": 4, "apr": 4, "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8,
+	"september": 9, "sep": 9, "sept": 9, "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12, "dec": 12}
+
+var weekdays = map[string]time.Weekday{"sunday": 0, "monday": 1, "tuesday": 2, "wednesday": 3, "thursday": 4,
+	"friday": 5, "saturday": 6}
+
+// seasons map to their first month (meteorological, northern hemisphere).
+var seasons = map[string]time.Month{"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
+
+// count reads a count at i: a number, a number word, or a vague count ("a
+// few", "a couple of", "several"). It returns the range of the count and
+// the tokens used.
+func (p *timeParser) count(i int) (lo, hi, n int, ok bool) {
+	w := p.low(i)
+	if w == "a" || w == "the" {
+		if v, ok := vague[p.low(i+1)]; ok {
+			n := 2
+			if p.low(i+2) == "of" {
+				n++
+			}
+			return v[0], v[1], n, true
+		}
+	}
+	if v, ok := vague[w]; ok {
+		n := 1
+		if p.low(i+1) == "of" {
+			n++
+		}
+		return v[0], v[1], n, true
+	}
+	if v, ok := numberWords[w]; ok {
+		return v, v, 1, true
+	}
+	if i < len(p.toks) && p.toks[i].num > 0 && p.toks[i].num < 1000 {
+		return p.toks[i].num, p.toks[i].num, 1, true
+	}
+	return 0, 0, 0, false
+}
+
+// point matches a time point or span at i. afterPrep says a preposition of
+// time came before, which makes ambiguous words times.
+func (p *timeParser) point(i int, afterPrep bool) (Range, int, bool) {
+	today := p.today()
+	w, w1, w2 := p.low(i), p.low(i+1), p.low(i+2)
+	switch {
+	case w == "the" && w1 == "day" && (w2 == "before" || w2 == "after") && p.low(i+3) == map[string]string{"before": "yesterday", "after": "tomorrow"}[w2]:
+		d := -2
+		if w2 == "after" {
+			d = 2
+		}
+		return unitRange("day", today.AddDate(0, 0, d)), 4, true
+	case w == "yesterday":
+		return unitRange("day", today.AddDate(0, 0, -1)), 1, true
+	case w == "today" || w == "tonight":
+		return unitRange("day", today), 1, true
+	case w == "tomorrow":
+		return unitRange("day", today.AddDate(0, 0, 1)), 1, true
+	case w == "last" && w1 == "night":
+		return unitRange("day", today.AddDate(0, 0, -1)), 2, true
+	case w == "this" && (w1 == "morning" || w1 == "afternoon" || w1 == "evening"):
+		return unitRange("day", today), 2, true
+	case w == "earlier" && w1 == "today":
+		return Range{Start: today, End: p.now}, 2, true
+	case w == "earlier" && w1 == "this" && units[w2] != "":
+		return Range{Start: unitStart(units[w2], today), End: p.now}, 3, true
+	}
+	// the last 3 days, the past few weeks, past week: rolling windows
+	k := i
+	if w == "the" {
+		k++
+	}
+	if lw := p.low(k); lw == "last" || lw == "past" {
+		if _, hi, n, ok := p.count(k + 1); ok && units[p.low(k+1+n)] != "" {
+			u := units[p.low(k+1+n)]
+			return Range{Start: addUnits(p.now, u, -hi), End: p.now}, k - i + n + 2, true
+		}
+		if u := units[p.low(k+1)]; u != "" && (lw == "past" || k > i) && !strings.HasSuffix(p.low(k+1), "s") {
+			return Range{Start: addUnits(p.now, u, -1), End: p.now}, k - i + 2, true
+		}
+	}
+	// last week, this month, next year, last weekend, last summer, last May, last Monday
+	switch w {
+	case "last", "previous", "this", "next", "coming":
+		rel := map[string]int{"last": -1, "previous": -1, "this": 0, "next": 1, "coming": 1}[w]
+		if u, ok := units[w1]; ok && !strings.HasSuffix(w1, "s") {
+			return unitRange(u, addUnits(unitStart(u, today), u, rel)), 2, true
+		}
+		if w1 == "weekend" {
+			sat := unitStart("week", today).AddDate(0, 0, 5+7*rel)
+			return Range{Start: sat, End: sat.AddDate(0, 0, 2)}, 2, true
+		}
+		if s, ok := seasons[w1]; ok {
+			return p.relSeason(s, rel), 2, true
+		}
+		if m, ok := months[w1]; ok && (len(w1) > 3 || w1 == "may") {
+			return p.relMonth(m, rel), 2, true
+		}
+		if d, ok := weekdays[w1]; ok {
+			return p.relWeekday(d, rel), 2, true
+		}
+	}
+	// 3 days ago, a week ago, a few months ago
+	if lo, hi, n, ok := p.count(i); ok && units[p.low(i+n)] != "" && p.low(i+n+1) == "ago" {
+		u := units[p.low(i+n)]
+		s := unitStart(u, today)
+		return Range{Start: addUnits(s, u, -hi), End: addUnits(s, u, 1-lo)}, n + 2, true
+	}
+	if r, n, ok := p.date(i, afterPrep); ok {
+		return r, n, true
+	}
+	return Range{}, 0, false
+}
+
+// date matches an absolute date or a date without its year: ISO dates,
+// "8 May 2023", "the 8th of May", "May 8th, 2023", "May 2023", "May of
+// 2023", "May", "2022", "the summer of 2023", "summer 2023", "Monday".
+func (p *timeParser) date(i int, afterPrep bool) (Range, int, bool) {
+	if i >= len(p.toks) || p.toks[i].punct != 0 {
+		return Range{}, 0, false
+	}
+	today := p.today()
+	loc := p.now.Location()
+	w := p.low(i)
+	if t, err := time.ParseInLocation("2006-01-02", w, loc); err == nil {
+		return unitRange("day", t), 1, true
+	}
+	if t, err := time.ParseInLocation("2006-01", w, loc); err == nil {
+		return unitRange("month", t), 1, true
+	}
+	// the 8th of May [2023], 8th of May, 8 May [2023]
+	k := i
+	if w == "the" {
+		k++
+	}
+	if d := p.dayNumber(k); d > 0 {
+		j := k + 1
+		if p.low(j) == "of" {
+			j++
+		}
+		if m, ok := months[p.low(j)]; ok && (j > k+1 || k == i) {
+			if y, n := p.year(j + 1); n > 0 {
+				return dayOf(y, m, d, loc, j+1+n-i)
+			}
+			r, n, ok := p.latestDay(m, d, j+1-i)
+			return r, n, ok
+		}
+	}
+	// May 8th[,] [2023]; May[,] 2023; May of 2023; May
+	if m, ok := months[w]; ok && p.monthWord(i, afterPrep) {
+		if d := p.dayNumber(i + 1); d > 0 && !p.isYear(i+1) {
+			if y, n := p.year(i + 2); n > 0 {
+				return dayOf(y, m, d, loc, 2+n)
+			}
+			return p.latestDay(m, d, 2)
+		}
+		j := i + 1
+		if p.low(j) == "of" {
+			j++
+		}
+		if y, n := p.year(j); n > 0 {
+			return unitRange("month", time.Date(y, m, 1, 0, 0, 0, 0, loc)), j + n - i, true
+		}
+		s := time.Date(today.Year(), m, 1, 0, 0, 0, 0, loc)
+		if s.After(today) {
+			s = s.AddDate(-1, 0, 0)
+		}
+		return unitRange("month", s), 1, true
+	}
+	// [the] summer [of] [2023]
+	k = i
+	if w == "the" {
+		k++
+	}
+	if s, ok := seasons[p.low(k)]; ok {
+		j := k + 1
+		if p.low(j) == "of" {
+			j++
+		}
+		if y, n := p.year(j); n > 0 {
+			return seasonRange(y, s, loc), j + n - i, true
+		}
+		if afterPrep || !p.strict {
+			return p.relSeason(s, 2), k + 1 - i, true
+		}
+		return Range{}, 0, false
+	}
+	// 2022
+	if p.isYear(i) && (afterPrep || !p.strict) {
+		return unitRange("year", time.Date(p.toks[i].num, 1, 1, 0, 0, 0, 0, loc)), 1, true
+	}
+	// Monday: the latest one, today included
+	if d, ok := weekdays[w]; ok && (afterPrep || !p.strict || (p.toks[i].cap && !p.toks[i].start)) {
+		back := (int(today.Weekday()) - int(d) + 7) % 7
+		return unitRange("day", today.AddDate(0, 0, -back)), 1, true
+	}
+	return Range{}, 0, false
+}
+
+// monthWord reports whether the month name at i is a month here: always in
+// an expression; in free text when capitalized or after a preposition of
+// time, except "may" and "march", which also need a preposition, a day or a
+// year unless capitalized inside a sentence.
+func (p *timeParser) monthWord(i int, afterPrep bool) bool {
+	if !p.strict || afterPrep || p.dayNumber(i+1) > 0 || p.isYear(i+1) || p.low(i+1) == "of" && p.isYear(i+2) {
+		return true
+	}
+	t := p.toks[i]
+	if t.low == "may" || t.low == "march" {
+		return t.cap && !t.start
+	}
+	return t.cap && len(t.low) > 3
+}
+
+func (p *timeParser) isYear(i int) bool {
+	return i < len(p.toks) && p.toks[i].num >= 1900 && p.toks[i].num <= 2099 && len(p.toks[i].low) == 4
+}
+
+// year reads an optional comma and a year at i.
+func (p *timeParser) year(i int) (int, int) {
+	if p.low(i) == "," && p.isYear(i+1) {
+		return p.toks[i+1].num, 2
+	}
+	if p.isYear(i) {
+		return p.toks[i].num, 1
+	}
+	return 0, 0
+}
+
+// dayNumber reads a day of the month at i: 8, 8th, 21st; 0 when none.
+func (p *timeParser) dayNumber(i int) int {
+	if i >= len(p.toks) || p.toks[i].punct != 0 {
+		return 0
+	}
+	w := p.toks[i].low
+	if n := len(w); n >= 3 && n <= 4 {
+		switch w[n-2:] {
+		case "st", "nd", "rd", "th":
+			w = w[:n-2]
+		}
+	}
+	d, err := strconv.Atoi(w)
+	if err != nil || d < 1 || d > 31 || len(w) > 2 {
+		return 0
+	}
+	return d
+}
+
+func dayOf(y int, m time.Month, d int, loc *time.Location, n int) (Range, int, bool) {
+	t := time.Date(y, m, d, 0, 0, 0, 0, loc)
+	if t.Day() != d {
+		return Range{}, 0, false // 31 June
+	}
+	return unitRange("day", t), n, true
+}
+
+// latestDay is the latest (m, d) that has begun by today.
+func (p *timeParser) latestDay(m time.Month, d, n int) (Range, int, bool) {
+	today := p.today()
+	y := today.Year()
+	if time.Date(y, m, d, 0, 0, 0, 0, today.Location()).After(today) {
+		y--
+	}
+	if d == 29 && m == time.February {
+		for time.Date(y, m, d, 0, 0, 0, 0, today.Location()).Day() != 29 {
+			y--
+		}
+	}
+	return dayOf(y, m, d, today.Location(), n)
+}
+
+// relMonth: rel -1 is the latest month m that has ended, 0 the one of this
+// year, 1 the first that has not begun.
+func (p *timeParser) relMonth(m time.Month, rel int) Range {
+	today := p.today()
+	s := time.Date(today.Year(), m, 1, 0, 0, 0, 0, today.Location())
+	switch {
+	case rel < 0 && s.AddDate(0, 1, 0).After(today):
+		s = s.AddDate(-1, 0, 0)
+	case rel > 0 && !s.After(today):
+		s = s.AddDate(1, 0, 0)
+	}
+	return unitRange("month", s)
+}
+
+// relSeason: rel -1 is the latest season s that has ended, 0 the current
+// one (or this year's), 1 the first that has not begun, 2 the latest that
+// has begun.
+func (p *timeParser) relSeason(s time.Month, rel int) Range {
+	today := p.today()
+	loc := today.Location()
+	y := today.Year()
+	if s == time.December && today.Month() <= time.February {
+		y-- // the winter that began last December
+	}
+	r := seasonRange(y, s, loc)
+	switch rel {
+	case -1:
+		for r.End.After(today) {
+			y--
+			r = seasonRange(y, s, loc)
+		}
+	case 1:
+		for !r.Start.After(today) {
+			y++
+			r = seasonRange(y, s, loc)
+		}
+	case 2:
+		for r.Start.After(today) {
+			y--
+			r = seasonRange(y, s, loc)
+		}
+	}
+	return r
+}
+
+// relWeekday: rel -1 is the latest weekday d before today, 0 the one of
+// this week, 1 the first after today.
+func (p *timeParser) relWeekday(d time.Weekday, rel int) Range {
+	today := p.today()
+	switch rel {
+	case -1:
+		back := (int(today.Weekday()) - int(d) + 7) % 7
+		if back == 0 {
+			back = 7
+		}
+		return unitRange("day", today.AddDate(0, 0, -back))
+	case 1:
+		ahead := (int(d) - int(today.Weekday()) + 7) % 7
+		if ahead == 0 {
+			ahead = 7
+		}
+		return unitRange("day", today.AddDate(0, 0, ahead))
+	}
+	return unitRange("day", unitStart("week", today).AddDate(0, 0, (int(d)+6)%7))
+}
+
+func seasonRange(y int, s time.Month, loc *time.Location) Range {
+	start := time.Date(y, s, 1, 0, 0, 0, 0, loc)
+	return Range{Start: start, End: start.AddDate(0, 3, 0)}
+}
+
+// unitStart is the start of the day, week (Monday), month or year holding t.
+func unitStart(u string, t time.Time) time.Time {
+	y, m, d := t.Date()
+	loc := t.Location()
+	switch u {
+	case "week":
+		day := time.Date(y, m, d, 0, 0, 0, 0, loc)
+		return day.AddDate(0, 0, -((int(day.Weekday()) + 6) % 7))
+	case "month":
+		return time.Date(y, m, 1, 0, 0, 0, 0, loc)
+	case "year":
+		return time.Date(y, 1, 1, 0, 0, 0, 0, loc)
+	}
+	return time.Date(y, m, d, 0, 0, 0, 0, loc)
+}
+
+func addUnits(t time.Time, u string, n int) time.Time {
+	switch u {
+	case "week":
+		return t.AddDate(0, 0, 7*n)
+	case "month":
+		return t.AddDate(0, n, 0)
+	case "year":
+		return t.AddDate(n, 0, 0)
+	}
+	return t.AddDate(0, 0, n)
+}
+
+// unitRange is the day, week, month or year that starts at unitStart(t).
+func unitRange(u string, t time.Time) Range {
+	s := unitStart(u, t)
+	return Range{Start: s, End: addUnits(s, u, 1)}
+}
