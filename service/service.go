@@ -25,6 +25,29 @@ type Service struct {
 	forgetters []Forgetter
 	// retrieval is the search pipeline (lists, fusion, rerank).
 	retrieval *retrieval.Pipeline
+	// deriver derives data from new memories (Structured RAG knowledge).
+	deriver Deriver
+}
+
+// Deriver derives data from memories as they are written, the knowledge of
+// Structured RAG for example. A failure leaves the memories stored and
+// searchable by the other lists; the Deriver records what is pending and
+// retries it itself.
+type Deriver interface {
+	Index(ctx context.Context, orgID string, ms []*memory.Memory) error
+}
+
+// WithDeriver makes Create and content updates call d.
+func WithDeriver(d Deriver) Option { return func(s *Service) { s.deriver = d } }
+
+// deriveKnowledge runs the deriver on ms, logging a failure.
+func (s *Service) deriveKnowledge(ctx context.Context, orgID string, ms []*memory.Memory) {
+	if s.deriver == nil || len(ms) == 0 {
+		return
+	}
+	if err := s.deriver.Index(ctx, orgID, ms); err != nil {
+		s.log.WarnContext(ctx, "deriving knowledge failed: marked pending", "op", "derive", "org", orgID, "count", len(ms), "err", err)
+	}
 }
 
 // Option configures a Service.
@@ -221,6 +244,7 @@ func (s *Service) Create(ctx context.Context, c memory.Caller, in []NewMemory) (
 		}
 		return nil, unavailable("index", err)
 	}
+	s.deriveKnowledge(ctx, c.OrgID, created)
 	out := make([]memory.CreateResult, len(ms))
 	seen := map[int]bool{}
 	for i := range ms {
@@ -379,6 +403,9 @@ func (s *Service) Update(ctx context.Context, c memory.Caller, id string, p Patc
 				s.log.ErrorContext(ctx, "rollback after index failure", "org", c.OrgID, "id", id, "err", rerr)
 			}
 			return nil, unavailable("index", err)
+		}
+		if textChanged {
+			s.deriveKnowledge(ctx, c.OrgID, []*memory.Memory{&m})
 		}
 		return &m, nil
 	}

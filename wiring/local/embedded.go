@@ -7,6 +7,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentmem/agentmem/knowledge"
+	"github.com/agentmem/agentmem/knowledge/extractor/offline"
 	"github.com/agentmem/agentmem/service"
 	"log/slog"
 	"path/filepath"
@@ -23,6 +25,8 @@ type Backend struct {
 	Index    *bolt.Index
 	Embedder memory.Embedder
 	Service  *service.Service
+	// Knowledge is the Structured RAG layer over the store's term index.
+	Knowledge *knowledge.Service
 }
 
 // Open opens the backend in dataDir with embedder. When the index is
@@ -67,7 +71,12 @@ func Open(ctx context.Context, dataDir string, embedder memory.Embedder, log *sl
 		}
 		log.Info("index rebuilt", "indexed", st.Indexed, "reembedded", st.Reembedded, "ms", time.Since(start).Milliseconds())
 	}
-	b.Service = service.NewService(store, ix, embedder, append([]service.Option{service.WithLogger(log)}, opts...)...)
+	// Structured RAG: knowledge extracted offline as memories are written,
+	// kept in the SQLite term index, answered as the "knowledge" list.
+	k := &knowledge.Service{Store: store, Terms: store, Extractor: offline.New(offline.Options{}), Log: log}
+	b.Knowledge = k
+	base := []service.Option{service.WithLogger(log), service.WithRetriever(k.Retriever()), service.WithForgetter(k), service.WithDeriver(k)}
+	b.Service = service.NewService(store, ix, embedder, append(base, opts...)...)
 	return b, nil
 }
 

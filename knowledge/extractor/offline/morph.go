@@ -151,3 +151,26 @@ func singular(w string) string {
 	}
 	return w[:n-1]
 }
+
+// Forms returns the forms under which the extractor indexes word w (lower
+// case): w itself, the lemma of a verb form it knows ("went" → "go"), and
+// the singular of a plural noun ("sports" → "sport"). Query translation uses
+// it so that a question's words meet the terms the extractor wrote.
+func Forms(w string) []string {
+	out := []string{w}
+	add := func(s string) {
+		for _, o := range out {
+			if o == s {
+				return
+			}
+		}
+		out = append(out, s)
+	}
+	if l, _, known := lemmaVerb(w); known && l != "" {
+		add(l)
+	}
+	if s := singular(w); s != "" {
+		add(s)
+	}
+	return out
+}
