@@ -1,0 +1,103 @@
+package knowledge_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/agentmem/agentmem/embed/hashing"
+	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/retrieval"
+	"github.com/agentmem/agentmem/service"
+	"github.com/agentmem/agentmem/wiring/local"
+)
+
+var ctx = context.Background()
+
+func open(t *testing.T) *local.Backend {
+	t.Helper()
+	b, err := local.Open(ctx, t.TempDir(), hashing.New(64), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+func say(speaker, text string, at int64) service.NewMemory {
+	return service.NewMemory{Type: memory.TypeMessage, EntityID: speaker, RoomID: "r", Content: memory.Content{Text: text}, CreatedAt: at}
+}
+
+// TestKnowledgeList: messages get knowledge as they are written; the
+// knowledge list finds a memory by a type its words never say (fencing is
+// a sport), ignores the speakers' names that every turn carries, respects
+// the caller's view, and forgets a deleted memory's refs.
+func TestKnowledgeList(t *testing.T) {
+	b := open(t)
+	svc := b.Service
+	org := memory.Caller{OrgID: "o"}
+	res, err := svc.Create(ctx, org, []service.NewMemory{
+		say("Ana", "I tried fencing last weekend and loved it", 1000),
+		say("Bo", "My sister adopted a puppy in May", 2000),
+		say("Ana", "The weather was grey all week", 3000),
+		say("Bo", "We cooked pasta for dinner", 4000),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fencing, puppy := res[0].ID, res[1].ID
+	private, err := svc.Create(ctx, memory.Caller{OrgID: "o", AgentID: "x"}, []service.NewMemory{
+		{Scope: "agent", Type: memory.TypeMessage, EntityID: "Ana", RoomID: "r", Content: memory.Content{Text: "I also tried archery, a secret sport"}, CreatedAt: 5000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := b.Store.KnowledgeStatus(ctx, "o", []string{fencing, puppy})
+	if err != nil || st[fencing].State != memory.KnowledgeDone || st[fencing].Refs == 0 {
+		t.Fatalf("knowledge status %+v, %v", st, err)
+	}
+	search := func(c memory.Caller, q string) []string {
+		t.Helper()
+		out, err := svc.Search(ctx, c, service.SearchRequest{Query: q, Lists: []string{retrieval.ListKnowledge}, K: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, r := range out {
+			ids = append(ids, r.Memory.ID)
+		}
+		return ids
+	}
+	for _, tc := range []struct {
+		name   string
+		caller memory.Caller
+		query  string
+		want   []string
+	}{
+		{"by entity type (an org key sees every agent's)", org, "What sports has Ana tried?", []string{private[0].ID, fencing}},
+		{"by a lexicon type", org, "Does anyone have a dog?", []string{puppy}},
+		{"a speaker's name alone singles out nothing", org, "Ana", nil},
+		{"an agent sees its own and the org's", memory.Caller{OrgID: "o", AgentID: "x"}, "which sport", []string{private[0].ID, fencing}},
+		{"another agent does not see x's", memory.Caller{OrgID: "o", AgentID: "y"}, "which sport", []string{fencing}},
+		{"another org sees nothing", memory.Caller{OrgID: "p"}, "which sport", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := search(tc.caller, tc.query)
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+			for i := range got {
+				if got[i] != tc.want[i] {
+					t.Fatalf("got %v, want %v", got, tc.want)
+				}
+			}
+		})
+	}
+	if err := svc.Delete(ctx, org, fencing); err != nil {
+		t.Fatal(err)
+	}
+	if got := search(org, "What sports has Ana tried?"); len(got) != 1 || got[0] != private[0].ID {
+		t.Fatalf("a deleted memory is still found by its knowledge: %v", got)
+	}
+	if st, _ := b.Store.KnowledgeStatus(ctx, "o", []string{fencing}); len(st) != 0 {
+		t.Fatalf("a deleted memory keeps its knowledge status: %+v", st)
+	}
+}
