@@ -28,6 +28,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentmem/agentmem/auth"
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/transport/httpapi"
@@ -370,7 +371,7 @@ func run(data, jsonOut, svgOut, missesOut string, withFacts bool) error {
 			clients[c.name+"/"+v] = client{key: key}
 		}
 	}
-	keys, err := httpapi.ParseKeys(strings.Join(spec, ","))
+	keys, err := auth.ParseKeys(strings.Join(spec, ","))
 	if err != nil {
 		return err
 	}

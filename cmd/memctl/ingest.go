@@ -13,7 +13,6 @@ import (
 
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/memory"
-	"github.com/agentmem/agentmem/pipeline/ingest"
 	"github.com/agentmem/agentmem/wiring/backend"
 )
 
@@ -51,7 +50,7 @@ func ingestDir(ctx context.Context, args []string) error {
 		return err
 	}
 	defer b.Close()
-	seg := ingest.OrgScope
+	seg := memory.OrgScope
 	if *agent != "" {
 		seg = *agent
 	}

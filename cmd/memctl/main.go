@@ -89,6 +89,9 @@ func createKey(ctx context.Context, args []string) error {
 	if *org == "" {
 		return fmt.Errorf("create-key: -org is required")
 	}
+	if !memory.ValidName(*org) || (*agent != "" && !memory.ValidName(*agent)) || *agent == memory.OrgScope {
+		return fmt.Errorf("create-key: org and agent names are 1-%d of A-Z a-z 0-9 . _ - (and the agent is not %s)", memory.MaxNameLen, memory.OrgScope)
+	}
 	cfg, err := config.Load(os.Getenv)
 	if err != nil {
 		return err

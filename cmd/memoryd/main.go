@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentmem/agentmem/auth"
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/pipeline/consolidate"
 	"github.com/agentmem/agentmem/pipeline/extract"
@@ -88,21 +89,21 @@ func run() error {
 // loadKeys picks the authenticator: API_KEYS when set; else the keys kept
 // in DynamoDB (BACKEND=aws, created with memctl create-key); else the
 // development key of the data directory, printed at start.
-func loadKeys(cfg config.Config, b *backend.Backend, log *slog.Logger) (httpapi.Authenticator, error) {
+func loadKeys(cfg config.Config, b *backend.Backend, log *slog.Logger) (auth.Authenticator, error) {
 	if cfg.APIKeys != "" {
-		return httpapi.ParseKeys(cfg.APIKeys)
+		return auth.ParseKeys(cfg.APIKeys)
 	}
 	if b.DynamoDB != nil {
 		log.Info("API keys are read from DynamoDB (memctl create-key)", "table", cfg.DynamoDBTable)
 		return b.DynamoDB, nil
 	}
-	key, err := httpapi.DevKey(cfg.DataDir)
+	key, err := auth.DevKey(cfg.DataDir)
 	if err != nil {
 		return nil, fmt.Errorf("dev key: %w", err)
 	}
-	log.Warn("API_KEYS is not set: using the development key of the data directory", "org", httpapi.DevOrg)
-	fmt.Fprintf(os.Stderr, "development API key (org %q): %s\n", httpapi.DevOrg, key)
-	return httpapi.ParseKeys(key + "=" + httpapi.DevOrg)
+	log.Warn("API_KEYS is not set: using the development key of the data directory", "org", auth.DevOrg)
+	fmt.Fprintf(os.Stderr, "development API key (org %q): %s\n", auth.DevOrg, key)
+	return auth.ParseKeys(key + "=" + auth.DevOrg)
 }
 
 // consolidateEvery runs consolidation for every org at each interval until
