@@ -105,9 +105,9 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 	if err != nil {
 		return err
 	}
-	cfg.DataDir, cfg.Index, cfg.Backend = dir, index, "embedded"
+	cfg.DataDir, cfg.Index.Kind, cfg.Store.Backend = dir, index, "embedded"
 	if index == "opensearch" {
-		cfg.OpenSearchURLs, cfg.OpenSearchAlias = []string{osURL}, fmt.Sprintf("bench-%d", time.Now().UnixNano())
+		cfg.Index.OpenSearchURLs, cfg.Index.OpenSearchAlias = []string{osURL}, fmt.Sprintf("bench-%d", time.Now().UnixNano())
 	}
 	base, err := backend.NewEmbedder(ctx, cfg)
 	if err != nil {

@@ -350,7 +350,7 @@ func run(data, jsonOut, svgOut, missesOut string, withFacts bool) error {
 	if err != nil {
 		return err
 	}
-	cfg.DataDir, cfg.Index, cfg.Backend = dir, "embedded", "embedded"
+	cfg.DataDir, cfg.Index.Kind, cfg.Store.Backend = dir, "embedded", "embedded"
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	b, err := backend.Open(context.Background(), cfg, quiet)
 	if err != nil {

@@ -60,7 +60,7 @@ func reindex(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if cfg.Index != "opensearch" {
+	if cfg.Index.Kind != "opensearch" {
 		return fmt.Errorf("reindex needs INDEX=opensearch (the embedded index rebuilds itself at start when needed)")
 	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
@@ -96,7 +96,7 @@ func createKey(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if cfg.Backend != "aws" {
+	if cfg.Store.Backend != "aws" {
 		return fmt.Errorf("create-key needs BACKEND=aws (the embedded backend reads API_KEYS)")
 	}
 	b, err := backend.Open(ctx, cfg, slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))

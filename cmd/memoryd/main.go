@@ -50,12 +50,12 @@ func run() error {
 	}
 	queue := extract.NewLocalQueue(b.Facts, 1000)
 	defer queue.Close()
-	if cfg.ConsolidateEvery > 0 {
-		go consolidateEvery(ctx, b.Consolidation, cfg.ConsolidateEvery, log)
+	if cfg.Consolidation.Every > 0 {
+		go consolidateEvery(ctx, b.Consolidation, cfg.Consolidation.Every, log)
 	}
 
 	srv := &http.Server{
-		Addr: net.JoinHostPort(cfg.Addr, strconv.Itoa(cfg.Port)),
+		Addr: net.JoinHostPort(cfg.Server.Addr, strconv.Itoa(cfg.Server.Port)),
 		Handler: httpapi.New(b.Service, keys, log, httpapi.WithDocuments(b.Documents), httpapi.WithExtraction(queue),
 			httpapi.WithConsolidation(b.Consolidation)),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -67,8 +67,8 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "data_dir", cfg.DataDir, "backend", cfg.Backend,
-		"index", cfg.Index, "embedder", b.Embedder.Model())
+	log.Info("listening", "addr", ln.Addr().String(), "data_dir", cfg.DataDir, "backend", cfg.Store.Backend,
+		"index", cfg.Index.Kind, "embedder", b.Embedder.Model())
 	fmt.Fprintf(os.Stderr, "memoryd listening on http://%s\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -90,11 +90,11 @@ func run() error {
 // in DynamoDB (BACKEND=aws, created with memctl create-key); else the
 // development key of the data directory, printed at start.
 func loadKeys(cfg config.Config, b *backend.Backend, log *slog.Logger) (auth.Authenticator, error) {
-	if cfg.APIKeys != "" {
-		return auth.ParseKeys(cfg.APIKeys)
+	if cfg.Server.APIKeys != "" {
+		return auth.ParseKeys(cfg.Server.APIKeys)
 	}
 	if b.DynamoDB != nil {
-		log.Info("API keys are read from DynamoDB (memctl create-key)", "table", cfg.DynamoDBTable)
+		log.Info("API keys are read from DynamoDB (memctl create-key)", "table", cfg.Store.DynamoDBTable)
 		return b.DynamoDB, nil
 	}
 	key, err := auth.DevKey(cfg.DataDir)

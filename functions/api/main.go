@@ -18,10 +18,10 @@ func main() {
 	ctx := context.Background()
 	b, cfg, log := backend.Setup(ctx)
 	opts := []httpapi.Option{httpapi.WithDocuments(b.Documents), httpapi.WithConsolidation(b.Consolidation)}
-	if cfg.ExtractQueueURL != "" {
-		c, err := sqs.NewClient(ctx, sqs.ClientOptions{Endpoint: cfg.SQSEndpoint, Region: cfg.AWSRegion})
+	if cfg.Extraction.QueueURL != "" {
+		c, err := sqs.NewClient(ctx, sqs.ClientOptions{Endpoint: cfg.Extraction.QueueEndpoint, Region: cfg.AWS.Region})
 		backend.Must(log, "sqs", err)
-		opts = append(opts, httpapi.WithExtraction(sqs.New(c, cfg.ExtractQueueURL)))
+		opts = append(opts, httpapi.WithExtraction(sqs.New(c, cfg.Extraction.QueueURL)))
 	}
 	lambda.Start(httpapi.New(b.Service, nil, log, opts...).HandleAPIGateway)
 }

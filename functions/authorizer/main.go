@@ -20,10 +20,10 @@ func main() {
 		log.Error("config", "err", err)
 		os.Exit(1)
 	}
-	c, err := dynamodb.NewClient(context.Background(), dynamodb.ClientOptions{Endpoint: cfg.DynamoDBEndpoint, Region: cfg.AWSRegion})
+	c, err := dynamodb.NewClient(context.Background(), dynamodb.ClientOptions{Endpoint: cfg.Store.DynamoDBEndpoint, Region: cfg.AWS.Region})
 	if err != nil {
 		log.Error("dynamodb", "err", err)
 		os.Exit(1)
 	}
-	lambda.Start(authorizer.Handler{Keys: dynamodb.New(c, cfg.DynamoDBTable)}.Handle)
+	lambda.Start(authorizer.Handler{Keys: dynamodb.New(c, cfg.Store.DynamoDBTable)}.Handle)
 }

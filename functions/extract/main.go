@@ -5,8 +5,8 @@ package main
 
 import (
 	"context"
-	"os"
 
+	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/wiring/backend"
 	"github.com/aws/aws-lambda-go/lambda"
 )
@@ -14,8 +14,8 @@ import (
 func main() {
 	ctx := context.Background()
 	b, cfg, log := backend.Setup(ctx)
-	if model := os.Getenv("BEDROCK_LLM_MODEL"); model != "" {
-		backend.Must(log, "extractor", b.UseBedrockExtractor(ctx, cfg, model))
+	if cfg.LLM.Provider == config.LLMBedrock {
+		backend.Must(log, "extractor", b.UseBedrockExtractor(ctx, cfg, cfg.LLM.Model))
 	}
 	lambda.Start(b.Facts.HandleSQS)
 }

@@ -15,7 +15,7 @@ import (
 func main() {
 	ctx := context.Background()
 	b, cfg, log := backend.Setup(ctx)
-	c, err := s3.NewClient(ctx, s3.ClientOptions{Region: cfg.AWSRegion})
+	c, err := s3.NewClient(ctx, s3.ClientOptions{Region: cfg.AWS.Region})
 	backend.Must(log, "s3", err)
 	fetch := func(ctx context.Context, bucket, key string) ([]byte, string, error) {
 		data, obj, err := s3.New(c, bucket).Get(ctx, key)

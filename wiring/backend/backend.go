@@ -57,19 +57,19 @@ func (b *Backend) finish(cfg config.Config, log *slog.Logger) *Backend {
 	if r, ok := b.Store.(memory.RecordStore); ok {
 		b.Records = r
 	}
-	b.Documents = &ingest.Pipeline{Service: b.Service, Records: b.Records, Log: log, MaxBytes: cfg.IngestMaxBytes,
-		Splitter: ingest.Splitter{Size: cfg.IngestChunkSize, Overlap: cfg.IngestChunkOverlap}}
+	b.Documents = &ingest.Pipeline{Service: b.Service, Records: b.Records, Log: log, MaxBytes: cfg.Ingest.MaxBytes,
+		Splitter: ingest.Splitter{Size: cfg.Ingest.ChunkSize, Overlap: cfg.Ingest.ChunkOverlap}}
 	b.Facts = &extract.Pipeline{Service: b.Service, Extractor: extract.Local{}, Log: log}
 	b.Consolidation = &consolidate.Job{Service: b.Service, Records: b.Records, Log: log, Config: consolidate.Config{
-		HalfLifeStandard: cfg.HalfLifeStandard, HalfLifeEphemeral: cfg.HalfLifeEphemeral,
-		ArchiveBelow: cfg.ArchiveBelow, Retention: cfg.Retention}}
+		HalfLifeStandard: cfg.Consolidation.HalfLifeStandard, HalfLifeEphemeral: cfg.Consolidation.HalfLifeEphemeral,
+		ArchiveBelow: cfg.Consolidation.ArchiveBelow, Retention: cfg.Consolidation.Retention}}
 	return b
 }
 
 // UseBedrockExtractor makes the extraction pipeline call model through
 // Bedrock's Converse API.
 func (b *Backend) UseBedrockExtractor(ctx context.Context, cfg config.Config, model string) error {
-	c, err := bedrock.NewClient(ctx, bedrock.ClientOptions{Endpoint: cfg.BedrockEndpoint, Region: cfg.AWSRegion})
+	c, err := bedrock.NewClient(ctx, bedrock.ClientOptions{Endpoint: cfg.AWS.BedrockEndpoint, Region: cfg.AWS.Region})
 	if err != nil {
 		return err
 	}
@@ -91,29 +91,29 @@ func NewEmbedder(ctx context.Context, cfg config.Config) (memory.Embedder, error
 }
 
 func newEmbedder(ctx context.Context, cfg config.Config, log *slog.Logger) (memory.Embedder, error) {
-	switch cfg.Embedder {
+	switch cfg.Embedder.Kind {
 	case "", "auto", "onnx":
-		e, err := onnx.Open(cfg.ModelDir)
+		e, err := onnx.Open(cfg.Embedder.ModelDir)
 		if err == nil {
 			return e, nil
 		}
-		if cfg.Embedder == "onnx" {
+		if cfg.Embedder.Kind == "onnx" {
 			return nil, err
 		}
 		log.Warn("the semantic embedding model is not available: falling back to the hashing embedder, "+
 			"which matches words, not meaning; run scripts/models.sh fetch (make run does) or set MODEL_DIR",
-			"model_dir", cfg.ModelDir, "reason", err.Error())
+			"model_dir", cfg.Embedder.ModelDir, "reason", err.Error())
 		return hashing.New(hashing.DefaultDimensions), nil
 	case "hash":
 		return hashing.New(hashing.DefaultDimensions), nil
 	case "bedrock":
-		c, err := bedrock.NewClient(ctx, bedrock.ClientOptions{Endpoint: cfg.BedrockEndpoint, Region: cfg.AWSRegion})
+		c, err := bedrock.NewClient(ctx, bedrock.ClientOptions{Endpoint: cfg.AWS.BedrockEndpoint, Region: cfg.AWS.Region})
 		if err != nil {
 			return nil, err
 		}
-		return bedrock.NewEmbedder(c, bedrock.EmbedderOptions{Model: cfg.BedrockModel, Dimensions: cfg.BedrockDims})
+		return bedrock.NewEmbedder(c, bedrock.EmbedderOptions{Model: cfg.Embedder.BedrockModel, Dimensions: cfg.Embedder.BedrockDimensions})
 	}
-	return nil, errors.New("backend: unknown embedder " + cfg.Embedder)
+	return nil, errors.New("backend: unknown embedder " + cfg.Embedder.Kind)
 }
 
 // Open opens the backend of cfg with the embedder it selects.
@@ -146,10 +146,10 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		log = slog.Default()
 	}
 	opts = append([]service.Option{service.WithLogger(log)}, opts...)
-	if cfg.AccessRecording == "async" {
+	if cfg.Service.AccessRecording == "async" {
 		opts = append(opts, service.WithAsyncAccess(accessQueue))
 	}
-	if cfg.Backend != "aws" && (cfg.Index == "" || cfg.Index == "embedded") {
+	if cfg.Store.Backend != "aws" && (cfg.Index.Kind == "" || cfg.Index.Kind == "embedded") {
 		b, err := local.Open(ctx, cfg.DataDir, emb, log, opts...)
 		if err != nil {
 			return nil, err
@@ -162,17 +162,17 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		return nil, err
 	}
 	// The store.
-	if cfg.Backend == "aws" {
-		c, err := dynamodb.NewClient(ctx, dynamodb.ClientOptions{Endpoint: cfg.DynamoDBEndpoint, Region: cfg.AWSRegion})
+	if cfg.Store.Backend == "aws" {
+		c, err := dynamodb.NewClient(ctx, dynamodb.ClientOptions{Endpoint: cfg.Store.DynamoDBEndpoint, Region: cfg.AWS.Region})
 		if err != nil {
 			return fail(err)
 		}
-		if cfg.DynamoDBCreateTable {
-			if err := dynamodb.CreateTable(ctx, c, cfg.DynamoDBTable); err != nil {
+		if cfg.Store.DynamoDBCreateTable {
+			if err := dynamodb.CreateTable(ctx, c, cfg.Store.DynamoDBTable); err != nil {
 				return fail(err)
 			}
 		}
-		b.DynamoDB = dynamodb.New(c, cfg.DynamoDBTable)
+		b.DynamoDB = dynamodb.New(c, cfg.Store.DynamoDBTable)
 		b.Store = b.DynamoDB
 	} else {
 		s, err := sqlite.Open(filepath.Join(cfg.DataDir, "memories.db"))
@@ -184,12 +184,12 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 	}
 	// The index, filled from the store when it is new or stale.
 	fill := false
-	switch cfg.Index {
+	switch cfg.Index.Kind {
 	case "opensearch":
-		oc := opensearch.Config{URLs: cfg.OpenSearchURLs, Alias: cfg.OpenSearchAlias,
-			Username: cfg.OpenSearchUser, Password: cfg.OpenSearchSecret, Dimensions: emb.Dimensions()}
-		if cfg.OpenSearchSigV4 {
-			sig, err := opensearch.NewSigV4Signer(ctx, cfg.AWSRegion, "es")
+		oc := opensearch.Config{URLs: cfg.Index.OpenSearchURLs, Alias: cfg.Index.OpenSearchAlias,
+			Username: cfg.Index.OpenSearchUser, Password: cfg.Index.OpenSearchSecret, Dimensions: emb.Dimensions()}
+		if cfg.Index.OpenSearchSigV4 {
+			sig, err := opensearch.NewSigV4Signer(ctx, cfg.AWS.Region, "es")
 			if err != nil {
 				return fail(err)
 			}
@@ -202,8 +202,8 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		if fill, err = ix.Ensure(ctx); err != nil {
 			return fail(err)
 		}
-		if len(cfg.OpenSearchWriterRoles) > 0 {
-			if err := ix.MapWriterRoles(ctx, cfg.OpenSearchWriterRoles); err != nil {
+		if len(cfg.Index.OpenSearchWriterRoles) > 0 {
+			if err := ix.MapWriterRoles(ctx, cfg.Index.OpenSearchWriterRoles); err != nil {
 				return fail(fmt.Errorf("map the pipeline roles in OpenSearch: %w", err))
 			}
 		}
