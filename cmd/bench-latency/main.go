@@ -27,7 +27,7 @@ import (
 
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/memory"
-	"github.com/agentmem/agentmem/wiring/backend"
+	"github.com/agentmem/agentmem/wiring/server"
 )
 
 func main() {
@@ -101,7 +101,7 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 		dir = tmp
 	}
 	ctx := context.Background()
-	cfg, err := config.Load(os.Getenv) // EMBEDDER, MODEL_DIR, ...
+	cfg, err := config.FromEnv() // EMBEDDER, MODEL_DIR, ...
 	if err != nil {
 		return err
 	}
@@ -109,12 +109,12 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 	if index == "opensearch" {
 		cfg.Index.OpenSearchURLs, cfg.Index.OpenSearchAlias = []string{osURL}, fmt.Sprintf("bench-%d", time.Now().UnixNano())
 	}
-	base, err := backend.NewEmbedder(ctx, cfg)
+	base, err := server.NewEmbedder(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	emb := &timedEmbedder{Embedder: base}
-	b, err := backend.OpenWith(ctx, cfg, emb, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b, err := server.OpenWith(ctx, cfg, emb, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		return err
 	}

@@ -32,7 +32,7 @@ import (
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/transport/httpapi"
-	"github.com/agentmem/agentmem/wiring/backend"
+	"github.com/agentmem/agentmem/wiring/server"
 )
 
 type turn struct {
@@ -346,13 +346,13 @@ func run(data, jsonOut, svgOut, missesOut string, withFacts bool) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	cfg, err := config.Load(os.Getenv)
+	cfg, err := config.FromEnv()
 	if err != nil {
 		return err
 	}
 	cfg.DataDir, cfg.Index.Kind, cfg.Store.Backend = dir, "embedded", "embedded"
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	b, err := backend.Open(context.Background(), cfg, quiet)
+	b, err := server.Open(context.Background(), cfg, quiet)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/agentmem/agentmem/pipeline/consolidate"
 	"github.com/agentmem/agentmem/pipeline/extract"
 	"github.com/agentmem/agentmem/transport/httpapi"
-	"github.com/agentmem/agentmem/wiring/backend"
+	"github.com/agentmem/agentmem/wiring/server"
 )
 
 func main() {
@@ -31,7 +31,7 @@ func main() {
 }
 
 func run() error {
-	cfg, err := config.Load(os.Getenv)
+	cfg, err := config.FromEnv()
 	if err != nil {
 		return err
 	}
@@ -39,7 +39,7 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	b, err := backend.Open(ctx, cfg, log)
+	b, err := server.Open(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func run() error {
 // loadKeys picks the authenticator: API_KEYS when set; else the keys kept
 // in DynamoDB (BACKEND=aws, created with memctl create-key); else the
 // development key of the data directory, printed at start.
-func loadKeys(cfg config.Config, b *backend.Backend, log *slog.Logger) (auth.Authenticator, error) {
+func loadKeys(cfg config.Config, b *server.Backend, log *slog.Logger) (auth.Authenticator, error) {
 	if cfg.Server.APIKeys != "" {
 		return auth.ParseKeys(cfg.Server.APIKeys)
 	}

@@ -1,5 +1,7 @@
 // Command authorizer is the API Gateway request authorizer Lambda: bearer
 // keys are looked up, hashed, in the DynamoDB table (memctl create-key).
+// It is its own composition root: the configuration, the DynamoDB client
+// and the key check, nothing of the memory service.
 package main
 
 import (
@@ -15,7 +17,7 @@ import (
 
 func main() {
 	log := slog.New(slog.NewJSONHandler(os.Stdout, nil))
-	cfg, err := config.Load(os.Getenv)
+	cfg, err := config.FromEnv()
 	if err != nil {
 		log.Error("config", "err", err)
 		os.Exit(1)

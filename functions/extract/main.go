@@ -1,21 +1,23 @@
 // Command extract is the SQS Lambda of fact extraction: each message is a
 // job naming conversation turns; failures are reported per message
 // (ReportBatchItemFailures) so that only they are retried, then dead-lettered.
+// Facts are extracted by the LLM of LLM_PROVIDER (bedrock with
+// BEDROCK_LLM_MODEL in the CDK app), else by the local pattern extractor.
 package main
 
 import (
 	"context"
 
-	"github.com/agentmem/agentmem/internal/config"
-	"github.com/agentmem/agentmem/wiring/backend"
+	"github.com/agentmem/agentmem/wiring/aws"
+	"github.com/agentmem/agentmem/wiring/extraction"
+	"github.com/agentmem/agentmem/wiring/llm"
 	"github.com/aws/aws-lambda-go/lambda"
 )
 
 func main() {
 	ctx := context.Background()
-	b, cfg, log := backend.Setup(ctx)
-	if cfg.LLM.Provider == config.LLMBedrock {
-		backend.Must(log, "extractor", b.UseBedrockExtractor(ctx, cfg, cfg.LLM.Model))
-	}
-	lambda.Start(b.Facts.HandleSQS)
+	b, cfg, log := aws.Setup(ctx)
+	model, err := llm.New(ctx, cfg.LLM, cfg.AWS)
+	aws.Must(log, "llm", err)
+	lambda.Start(extraction.New(b.Service, model, log).HandleSQS)
 }

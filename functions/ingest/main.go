@@ -7,21 +7,23 @@ import (
 
 	"github.com/agentmem/agentmem/blob/s3"
 	"github.com/agentmem/agentmem/pipeline/ingest"
-	"github.com/agentmem/agentmem/wiring/backend"
+	"github.com/agentmem/agentmem/wiring/aws"
+	"github.com/agentmem/agentmem/wiring/ingestion"
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 )
 
 func main() {
 	ctx := context.Background()
-	b, cfg, log := backend.Setup(ctx)
+	b, cfg, log := aws.Setup(ctx)
+	docs := ingestion.New(b.Service, b.Store, cfg.Ingest, log)
 	c, err := s3.NewClient(ctx, s3.ClientOptions{Region: cfg.AWS.Region})
-	backend.Must(log, "s3", err)
+	aws.Must(log, "s3", err)
 	fetch := func(ctx context.Context, bucket, key string) ([]byte, string, error) {
 		data, obj, err := s3.New(c, bucket).Get(ctx, key)
 		return data, obj.ETag, err
 	}
 	lambda.Start(func(ctx context.Context, ev events.S3Event) ([]ingest.Outcome, error) {
-		return b.Documents.HandleS3(ctx, ev, fetch)
+		return docs.HandleS3(ctx, ev, fetch)
 	})
 }

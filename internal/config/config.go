@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -177,6 +178,10 @@ type Consolidation struct {
 	ArchiveBelow      float64       // CONSOLIDATE_ARCHIVE_BELOW (default 0.1)
 	Retention         time.Duration // CONSOLIDATE_RETENTION: archived memories are deleted after (default 2160h)
 }
+
+// FromEnv reads and validates the configuration from the process
+// environment (Load with os.Getenv).
+func FromEnv() (Config, error) { return Load(os.Getenv) }
 
 // Load reads and validates the configuration through getenv (os.Getenv in
 // production). The error names every variable that is wrong.
