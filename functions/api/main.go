@@ -19,8 +19,10 @@ import (
 func main() {
 	ctx := context.Background()
 	b, cfg, log := aws.Setup(ctx)
-	docs := ingestion.New(b.Service, b.Store, cfg.Ingest, log)
-	job := consolidation.New(b.Service, b.Store, cfg.Consolidation, log)
+	docs, err := ingestion.New(b.Service, b.Caps, cfg.Ingest, log)
+	aws.Must(log, "documents", err)
+	job, err := consolidation.New(b.Service, b.Caps, cfg.Consolidation, log)
+	aws.Must(log, "consolidation", err)
 	opts := []httpapi.Option{httpapi.WithDocuments(docs), httpapi.WithConsolidation(job)}
 	if cfg.Extraction.QueueURL != "" {
 		c, err := sqs.NewClient(ctx, sqs.ClientOptions{Endpoint: cfg.Extraction.QueueEndpoint, Region: cfg.AWS.Region})

@@ -14,7 +14,8 @@ import (
 
 func main() {
 	b, cfg, log := aws.Setup(context.Background())
-	job := consolidation.New(b.Service, b.Store, cfg.Consolidation, log)
+	job, err := consolidation.New(b.Service, b.Caps, cfg.Consolidation, log)
+	aws.Must(log, "consolidation", err)
 	lambda.Start(func(ctx context.Context, ev events.EventBridgeEvent) ([]consolidate.Report, error) {
 		log.Info("scheduled consolidation", "event_id", ev.ID, "time", ev.Time)
 		return job.RunAll(ctx)

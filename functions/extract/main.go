@@ -19,5 +19,7 @@ func main() {
 	b, cfg, log := aws.Setup(ctx)
 	model, err := llm.New(ctx, cfg.LLM, cfg.AWS)
 	aws.Must(log, "llm", err)
-	lambda.Start(extraction.New(b.Service, model, log).HandleSQS)
+	facts, err := extraction.New(b.Service, b.Caps, model, log)
+	aws.Must(log, "extraction", err)
+	lambda.Start(facts.HandleSQS)
 }

@@ -16,7 +16,8 @@ import (
 func main() {
 	ctx := context.Background()
 	b, cfg, log := aws.Setup(ctx)
-	docs := ingestion.New(b.Service, b.Store, cfg.Ingest, log)
+	docs, err := ingestion.New(b.Service, b.Caps, cfg.Ingest, log)
+	aws.Must(log, "documents", err)
 	c, err := s3.NewClient(ctx, s3.ClientOptions{Region: cfg.AWS.Region})
 	aws.Must(log, "s3", err)
 	fetch := func(ctx context.Context, bucket, key string) ([]byte, string, error) {

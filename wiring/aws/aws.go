@@ -28,7 +28,9 @@ type Backend struct {
 	Store    *dynamodb.Store
 	Index    *opensearch.Index
 	Embedder memory.Embedder
-	closers  wiring.Closers
+	// Caps are what the store keeps beyond memories (see Capabilities).
+	Caps    wiring.Capabilities
+	closers wiring.Closers
 }
 
 // Open opens the backend cfg describes, which must name the AWS adapters
@@ -57,7 +59,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...serv
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{Store: store, Index: ix, Embedder: emb}
+	b := &Backend{Store: store, Index: ix, Embedder: emb, Caps: Capabilities(store)}
 	b.Service = service.NewService(store, ix, emb, wiring.ServiceOptions(cfg.Service, log, opts...)...)
 	b.closers.Add(b.Service.Close)
 	return b, nil
@@ -65,6 +67,12 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...serv
 
 // Close flushes the service's queued accesses.
 func (b *Backend) Close() error { return b.closers.Close() }
+
+// Capabilities declares what the DynamoDB store keeps beyond memories:
+// relations, records and the list of its orgs.
+func Capabilities(s *dynamodb.Store) wiring.Capabilities {
+	return wiring.Capabilities{Store: "dynamodb", Relations: s, Records: s, Orgs: s}
+}
 
 // OpenStore connects to the DynamoDB table of cfg, creating it first with
 // DYNAMODB_CREATE_TABLE (local servers).

@@ -7,14 +7,21 @@ import (
 	"log/slog"
 
 	"github.com/agentmem/agentmem/internal/config"
-	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/pipeline/ingest"
 	"github.com/agentmem/agentmem/service"
+	"github.com/agentmem/agentmem/wiring"
 )
 
-// New returns the ingestion pipeline over svc, keeping document status in
-// records, with the limits and fragment sizes of cfg.
-func New(svc *service.Service, records memory.RecordStore, cfg config.Ingest, log *slog.Logger) *ingest.Pipeline {
-	return &ingest.Pipeline{Service: svc, Records: records, Log: log, MaxBytes: cfg.MaxBytes,
-		Splitter: ingest.Splitter{Size: cfg.ChunkSize, Overlap: cfg.ChunkOverlap}}
+// Consumer names the pipeline in capability errors.
+const Consumer = "document ingestion"
+
+// New returns the ingestion pipeline over svc, with the limits and fragment
+// sizes of cfg. It keeps each document's status in the store's records: a
+// store without them fails here, at start.
+func New(svc *service.Service, caps wiring.Capabilities, cfg config.Ingest, log *slog.Logger) (*ingest.Pipeline, error) {
+	if err := caps.Require(Consumer, wiring.Records); err != nil {
+		return nil, err
+	}
+	return &ingest.Pipeline{Service: svc, Records: caps.Records, Log: log, MaxBytes: cfg.MaxBytes,
+		Splitter: ingest.Splitter{Size: cfg.ChunkSize, Overlap: cfg.ChunkOverlap}}, nil
 }

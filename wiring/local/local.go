@@ -27,6 +27,8 @@ type Backend struct {
 	Index    *bolt.Index
 	Embedder memory.Embedder
 	Service  *service.Service
+	// Caps are what the store keeps beyond memories (see Capabilities).
+	Caps wiring.Capabilities
 }
 
 // Open opens the backend in dataDir with embedder: the store, and the index
@@ -45,7 +47,13 @@ func Open(ctx context.Context, dataDir string, embedder memory.Embedder, log *sl
 		return nil, err
 	}
 	svc := service.NewService(store, ix, embedder, append([]service.Option{service.WithLogger(log)}, opts...)...)
-	return &Backend{Store: store, Index: ix, Embedder: embedder, Service: svc}, nil
+	return &Backend{Store: store, Index: ix, Embedder: embedder, Service: svc, Caps: Capabilities(store)}, nil
+}
+
+// Capabilities declares what the SQLite store keeps beyond memories:
+// relations, records and the list of its orgs.
+func Capabilities(s *sqlite.Store) wiring.Capabilities {
+	return wiring.Capabilities{Store: "sqlite", Relations: s, Records: s, Orgs: s}
 }
 
 // Close closes the service, the index and the store.

@@ -40,8 +40,9 @@ type Backend struct {
 	OpenSearch *opensearch.Index
 	// DynamoDB is the store when BACKEND=aws (API keys, records).
 	DynamoDB *dynamodb.Store
-	// Records keeps document status and job checkpoints.
-	Records memory.RecordStore
+	// Caps are what the store keeps beyond memories; each pipeline
+	// checked what it needs when it was built.
+	Caps wiring.Capabilities
 	// Documents is the ingestion pipeline.
 	Documents *ingest.Pipeline
 	// Facts is the extraction pipeline, with the LLM the configuration
@@ -103,14 +104,14 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		if err != nil {
 			return fail(err)
 		}
-		b.DynamoDB, b.Store, b.Records = s, s, s
+		b.DynamoDB, b.Store, b.Caps = s, s, aws.Capabilities(s)
 	default:
 		s, err := local.OpenStore(cfg.DataDir)
 		if err != nil {
 			return fail(err)
 		}
 		b.closers.Add(s.Close)
-		b.Store, b.Records = s, s
+		b.Store, b.Caps = s, local.Capabilities(s)
 	}
 	switch cfg.Index.Kind {
 	case config.IndexOpenSearch:
@@ -133,9 +134,15 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 	if err != nil {
 		return fail(err)
 	}
-	b.Documents = ingestion.New(b.Service, b.Records, cfg.Ingest, log)
-	b.Facts = extraction.New(b.Service, model, log)
-	b.Consolidation = consolidation.New(b.Service, b.Records, cfg.Consolidation, log)
+	if b.Documents, err = ingestion.New(b.Service, b.Caps, cfg.Ingest, log); err != nil {
+		return fail(err)
+	}
+	if b.Facts, err = extraction.New(b.Service, b.Caps, model, log); err != nil {
+		return fail(err)
+	}
+	if b.Consolidation, err = consolidation.New(b.Service, b.Caps, cfg.Consolidation, log); err != nil {
+		return fail(err)
+	}
 	return b, nil
 }
 
