@@ -72,7 +72,7 @@ func key(pk, sk string) map[string]types.AttributeValue {
 func (s *Store) item(m *memory.Memory) (map[string]types.AttributeValue, error) {
 	body, err := json.Marshal(m)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("dynamodb: encode memory %s: %w", m.ID, err)
 	}
 	org, sk := "ORG#"+m.OrgID, sortKey(m.CreatedAt, m.ID)
 	it := map[string]types.AttributeValue{
