@@ -445,7 +445,7 @@ func TestAPIGatewayEvents(t *testing.T) {
 		t.Fatalf("agent x reads its own: %d", res.StatusCode)
 	}
 	// Errors keep their shape and status through the adapter.
-	res, body = call(gatewayEvent("POST", "/v1/memories", "org-a", "", `{"content":{}}`))
+	res, _ = call(gatewayEvent("POST", "/v1/memories", "org-a", "", `{"content":{}}`))
 	if res.StatusCode != 400 || !strings.Contains(res.Body, "content.text") {
 		t.Fatalf("bad input through the gateway: %d %s", res.StatusCode, res.Body)
 	}
