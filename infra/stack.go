@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/agentmem/agentmem/store/dynamodb/schema"
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigateway"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
@@ -75,13 +76,6 @@ var functions = []fn{
 	{"api", 1024, 29}, {"authorizer", 256, 5}, {"ingest", 1536, 300}, {"extract", 1024, 120}, {"consolidate", 1024, 900},
 }
 
-// TableIndexes are the global secondary indexes of the table, as the
-// DynamoDB store expects them (pkg/dynamodb).
-var TableIndexes = [][3]string{
-	{"byOrg", "GSI1PK", "GSI1SK"}, {"byRoom", "GSI2PK", "GSI2SK"}, {"byEntity", "GSI3PK", "GSI3SK"},
-	{"bySession", "GSI4PK", "GSI4SK"}, {"byType", "GSI5PK", "GSI5SK"}, {"byDocument", "GSI6PK", "GSI6SK"},
-}
-
 // NewStack defines the whole service.
 func NewStack(scope constructs.Construct, id string, p Props) awscdk.Stack {
 	stack := awscdk.NewStack(scope, &id, &p.StackProps)
@@ -92,23 +86,27 @@ func NewStack(scope constructs.Construct, id string, p Props) awscdk.Stack {
 	}
 	name := func(s string) *string { return jsii.String(fmt.Sprintf("agentmem-%s-%s", st.Name, s)) }
 
-	// Data.
+	// Data: the table the DynamoDB store expects, from its schema (keys,
+	// indexes, TTL; store/dynamodb/schema).
+	str := func(a string) *awsdynamodb.Attribute {
+		return &awsdynamodb.Attribute{Name: jsii.String(a), Type: awsdynamodb.AttributeType_STRING}
+	}
 	table := awsdynamodb.NewTable(stack, jsii.String("Table"), &awsdynamodb.TableProps{
 		TableName:                        name("memories"),
-		PartitionKey:                     &awsdynamodb.Attribute{Name: jsii.String("PK"), Type: awsdynamodb.AttributeType_STRING},
-		SortKey:                          &awsdynamodb.Attribute{Name: jsii.String("SK"), Type: awsdynamodb.AttributeType_STRING},
+		PartitionKey:                     str(schema.PartitionKey),
+		SortKey:                          str(schema.SortKey),
 		BillingMode:                      awsdynamodb.BillingMode_PAY_PER_REQUEST,
 		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: jsii.Bool(true)},
-		TimeToLiveAttribute:              jsii.String("ttl"),
+		TimeToLiveAttribute:              jsii.String(schema.TTLAttribute),
 		Encryption:                       awsdynamodb.TableEncryption_AWS_MANAGED,
 		DeletionProtection:               jsii.Bool(st.Prod),
 		RemovalPolicy:                    removal,
 	})
-	for _, ix := range TableIndexes {
+	for _, ix := range schema.Indexes {
 		table.AddGlobalSecondaryIndex(&awsdynamodb.GlobalSecondaryIndexProps{
-			IndexName:      jsii.String(ix[0]),
-			PartitionKey:   &awsdynamodb.Attribute{Name: jsii.String(ix[1]), Type: awsdynamodb.AttributeType_STRING},
-			SortKey:        &awsdynamodb.Attribute{Name: jsii.String(ix[2]), Type: awsdynamodb.AttributeType_STRING},
+			IndexName:      jsii.String(ix.Name),
+			PartitionKey:   str(ix.PartitionKey),
+			SortKey:        str(ix.SortKey),
 			ProjectionType: awsdynamodb.ProjectionType_ALL,
 		})
 	}

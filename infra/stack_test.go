@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmem/agentmem/store/dynamodb/schema"
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
@@ -55,11 +56,11 @@ func TestStack(t *testing.T) {
 				"TimeToLiveSpecification":          map[string]any{"AttributeName": "ttl", "Enabled": true},
 				"DeletionProtectionEnabled":        prod,
 			}))
-			for _, ix := range TableIndexes {
+			for _, ix := range schema.Indexes {
 				tmpl.HasResourceProperties(jsii.String("AWS::DynamoDB::Table"), props(map[string]any{
 					"GlobalSecondaryIndexes": assertions.Match_ArrayWith(&[]any{assertions.Match_ObjectLike(&map[string]any{
-						"IndexName": ix[0],
-						"KeySchema": []any{map[string]any{"AttributeName": ix[1], "KeyType": "HASH"}, map[string]any{"AttributeName": ix[2], "KeyType": "RANGE"}},
+						"IndexName": ix.Name,
+						"KeySchema": []any{map[string]any{"AttributeName": ix.PartitionKey, "KeyType": "HASH"}, map[string]any{"AttributeName": ix.SortKey, "KeyType": "RANGE"}},
 					})}),
 				}))
 			}

@@ -15,8 +15,10 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/agentmem/agentmem/knowledge/extractor/offline"
+	"github.com/agentmem/agentmem/knowledge/query"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/retrieval"
 )
@@ -272,4 +274,44 @@ func QueryTerms(text string) map[string][]string {
 		}
 	}
 	return out
+}
+
+// ExpressionRetriever is the "knowledge" list answered through query
+// expressions: the question is translated offline (names, types, actions,
+// time ranges, "when" questions) and evaluated against the term index, as
+// POST /v1/knowledge/search does. now is the clock relative time
+// expressions are resolved against.
+func (k *Service) ExpressionRetriever(now func() time.Time) retrieval.Retriever {
+	return exprList{k: k, now: now}
+}
+
+type exprList struct {
+	k   *Service
+	now func() time.Time
+}
+
+// Lists implements retrieval.Retriever.
+func (exprList) Lists() []string { return []string{retrieval.ListKnowledge} }
+
+// Retrieve implements retrieval.Retriever. A question the translator finds
+// nothing to look up in yields an empty list.
+func (e exprList) Retrieve(ctx context.Context, q *retrieval.Query, _ []string) (map[string][]memory.Hit, error) {
+	x, err := query.Translate(q.Text, e.now())
+	if err != nil {
+		if memory.ErrorCode(err) == memory.EINVALID {
+			return map[string][]memory.Hit{retrieval.ListKnowledge: nil}, nil
+		}
+		return nil, err
+	}
+	x.Limit = min(q.K, query.MaxLimit)
+	ev := &query.Evaluator{Index: e.k.Terms, Now: e.now, Logger: e.k.Log}
+	res, err := ev.Evaluate(ctx, q.Filter, x)
+	if err != nil {
+		return nil, fmt.Errorf("knowledge: evaluate: %w", err)
+	}
+	hits := make([]memory.Hit, len(res.Memories))
+	for i, m := range res.Memories {
+		hits[i] = memory.Hit{ID: m.ID, Score: m.Score}
+	}
+	return map[string][]memory.Hit{retrieval.ListKnowledge: hits}, nil
 }

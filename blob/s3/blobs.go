@@ -56,7 +56,7 @@ type ClientOptions struct {
 func NewClient(ctx context.Context, o ClientOptions) (*s3.Client, error) {
 	cfg, err := awsconf.Load(ctx, awsconf.Options{Endpoint: o.Endpoint, Region: o.Region, AccessKey: o.AccessKey, SecretKey: o.SecretKey})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("s3: client: %w", err)
 	}
 	return s3.NewFromConfig(cfg, func(so *s3.Options) {
 		if o.Endpoint != "" {

@@ -17,7 +17,7 @@ import (
 
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/memory"
-	"github.com/agentmem/agentmem/wiring/backend"
+	"github.com/agentmem/agentmem/wiring/server"
 )
 
 var words = strings.Fields(`the a she he we they my our your friend family dog cat trip weekend dinner coffee tea
@@ -41,13 +41,13 @@ func main() {
 	frags := flag.Int("fragments", 200, "fragments of 1,000 characters")
 	batch := flag.Int("batch", 64, "texts per Embed call")
 	flag.Parse()
-	cfg, err := config.Load(os.Getenv)
+	cfg, err := config.FromEnv()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	ctx := context.Background()
-	emb, err := backend.NewEmbedder(ctx, cfg)
+	emb, err := server.NewEmbedder(ctx, cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -46,7 +46,7 @@ import (
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/pipeline/extract"
-	"github.com/agentmem/agentmem/wiring/backend"
+	"github.com/agentmem/agentmem/wiring/server"
 )
 
 type turn struct {
@@ -355,7 +355,7 @@ func run(data, jsonOut, names string, threshold float64, samplesOut string) erro
 	if err != nil {
 		return err
 	}
-	emb, err := backend.NewEmbedder(ctx, cfg)
+	emb, err := server.NewEmbedder(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -380,8 +380,8 @@ func run(data, jsonOut, names string, threshold float64, samplesOut string) erro
 				return err
 			}
 			defer os.RemoveAll(dir)
-			cfg.DataDir, cfg.Index, cfg.Backend = dir, "embedded", "embedded"
-			b, err := backend.Open(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			cfg.DataDir, cfg.Index.Kind, cfg.Store.Backend = dir, "embedded", "embedded"
+			b, err := server.Open(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 			if err != nil {
 				return err
 			}

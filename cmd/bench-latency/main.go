@@ -27,7 +27,7 @@ import (
 
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/memory"
-	"github.com/agentmem/agentmem/wiring/backend"
+	"github.com/agentmem/agentmem/wiring/server"
 )
 
 func main() {
@@ -102,20 +102,20 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 		dir = tmp
 	}
 	ctx := context.Background()
-	cfg, err := config.Load(os.Getenv) // EMBEDDER, MODEL_DIR, ...
+	cfg, err := config.FromEnv() // EMBEDDER, MODEL_DIR, ...
 	if err != nil {
 		return err
 	}
-	cfg.DataDir, cfg.Index, cfg.Backend = dir, index, "embedded"
+	cfg.DataDir, cfg.Index.Kind, cfg.Store.Backend = dir, index, "embedded"
 	if index == "opensearch" {
-		cfg.OpenSearchURLs, cfg.OpenSearchAlias = []string{osURL}, fmt.Sprintf("bench-%d", time.Now().UnixNano())
+		cfg.Index.OpenSearchURLs, cfg.Index.OpenSearchAlias = []string{osURL}, fmt.Sprintf("bench-%d", time.Now().UnixNano())
 	}
-	base, err := backend.NewEmbedder(ctx, cfg)
+	base, err := server.NewEmbedder(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	emb := &timedEmbedder{Embedder: base}
-	b, err := backend.OpenWith(ctx, cfg, emb, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b, err := server.OpenWith(ctx, cfg, emb, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		return err
 	}

@@ -28,10 +28,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentmem/agentmem/auth"
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/transport/httpapi"
-	"github.com/agentmem/agentmem/wiring/backend"
+	"github.com/agentmem/agentmem/wiring/server"
 )
 
 type turn struct {
@@ -371,13 +372,13 @@ func run(data, jsonOut, svgOut, missesOut string, withFacts bool) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	cfg, err := config.Load(os.Getenv)
+	cfg, err := config.FromEnv()
 	if err != nil {
 		return err
 	}
-	cfg.DataDir, cfg.Index, cfg.Backend = dir, "embedded", "embedded"
+	cfg.DataDir, cfg.Index.Kind, cfg.Store.Backend = dir, "embedded", "embedded"
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	b, err := backend.Open(context.Background(), cfg, quiet)
+	b, err := server.Open(context.Background(), cfg, quiet)
 	if err != nil {
 		return err
 	}
@@ -396,7 +397,7 @@ func run(data, jsonOut, svgOut, missesOut string, withFacts bool) error {
 			clients[c.name+"/"+v] = client{key: key}
 		}
 	}
-	keys, err := httpapi.ParseKeys(strings.Join(spec, ","))
+	keys, err := auth.ParseKeys(strings.Join(spec, ","))
 	if err != nil {
 		return err
 	}

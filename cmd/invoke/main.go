@@ -19,7 +19,7 @@ import (
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/pipeline/ingest"
 	"github.com/agentmem/agentmem/transport/httpapi"
-	"github.com/agentmem/agentmem/wiring/backend"
+	"github.com/agentmem/agentmem/wiring/server"
 	"github.com/aws/aws-lambda-go/events"
 )
 
@@ -40,12 +40,12 @@ func run(fn, eventFile, blobs string) error {
 		return err
 	}
 	ctx := context.Background()
-	cfg, err := config.Load(os.Getenv)
+	cfg, err := config.FromEnv()
 	if err != nil {
 		return err
 	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	b, err := backend.Open(ctx, cfg, log)
+	b, err := server.Open(ctx, cfg, log)
 	if err != nil {
 		return err
 	}

@@ -13,8 +13,7 @@ import (
 
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/memory"
-	"github.com/agentmem/agentmem/pipeline/ingest"
-	"github.com/agentmem/agentmem/wiring/backend"
+	"github.com/agentmem/agentmem/wiring/server"
 )
 
 // ingestDir ingests a directory of files through the ingestion pipeline.
@@ -42,16 +41,16 @@ func ingestDir(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := config.Load(os.Getenv)
+	cfg, err := config.FromEnv()
 	if err != nil {
 		return err
 	}
-	b, err := backend.Open(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b, err := server.Open(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		return err
 	}
 	defer b.Close()
-	seg := ingest.OrgScope
+	seg := memory.OrgScope
 	if *agent != "" {
 		seg = *agent
 	}

@@ -17,7 +17,8 @@ import (
 
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/memory"
-	"github.com/agentmem/agentmem/wiring/backend"
+	"github.com/agentmem/agentmem/wiring/aws"
+	"github.com/agentmem/agentmem/wiring/server"
 )
 
 const usage = `usage: memctl <command> [flags]
@@ -56,15 +57,15 @@ func main() {
 }
 
 func reindex(ctx context.Context) error {
-	cfg, err := config.Load(os.Getenv)
+	cfg, err := config.FromEnv()
 	if err != nil {
 		return err
 	}
-	if cfg.Index != "opensearch" {
+	if cfg.Index.Kind != "opensearch" {
 		return fmt.Errorf("reindex needs INDEX=opensearch (the embedded index rebuilds itself at start when needed)")
 	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	b, err := backend.Open(ctx, cfg, log)
+	b, err := server.Open(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
@@ -89,24 +90,26 @@ func createKey(ctx context.Context, args []string) error {
 	if *org == "" {
 		return fmt.Errorf("create-key: -org is required")
 	}
-	cfg, err := config.Load(os.Getenv)
+	if !memory.ValidName(*org) || (*agent != "" && !memory.ValidName(*agent)) || *agent == memory.OrgScope {
+		return fmt.Errorf("create-key: org and agent names are 1-%d of A-Z a-z 0-9 . _ - (and the agent is not %s)", memory.MaxNameLen, memory.OrgScope)
+	}
+	cfg, err := config.FromEnv()
 	if err != nil {
 		return err
 	}
-	if cfg.Backend != "aws" {
+	if cfg.Store.Backend != "aws" {
 		return fmt.Errorf("create-key needs BACKEND=aws (the embedded backend reads API_KEYS)")
 	}
-	b, err := backend.Open(ctx, cfg, slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	store, err := aws.OpenStore(ctx, cfg.Store, cfg.AWS)
 	if err != nil {
 		return err
 	}
-	defer b.Close()
 	var raw [24]byte
 	if _, err := rand.Read(raw[:]); err != nil {
 		return err
 	}
 	key := "amk_" + hex.EncodeToString(raw[:])
-	if err := b.DynamoDB.PutAPIKey(ctx, key, memory.Caller{OrgID: *org, AgentID: *agent}, *name); err != nil {
+	if err := store.PutAPIKey(ctx, key, memory.Caller{OrgID: *org, AgentID: *agent}, *name); err != nil {
 		return err
 	}
 	fmt.Println(key)

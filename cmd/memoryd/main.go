@@ -15,11 +15,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentmem/agentmem/auth"
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/pipeline/consolidate"
 	"github.com/agentmem/agentmem/pipeline/extract"
 	"github.com/agentmem/agentmem/transport/httpapi"
-	"github.com/agentmem/agentmem/wiring/backend"
+	"github.com/agentmem/agentmem/wiring/server"
 )
 
 func main() {
@@ -30,7 +31,7 @@ func main() {
 }
 
 func run() error {
-	cfg, err := config.Load(os.Getenv)
+	cfg, err := config.FromEnv()
 	if err != nil {
 		return err
 	}
@@ -38,7 +39,7 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	b, err := backend.Open(ctx, cfg, log)
+	b, err := server.Open(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
@@ -49,12 +50,12 @@ func run() error {
 	}
 	queue := extract.NewLocalQueue(b.Facts, 1000)
 	defer queue.Close()
-	if cfg.ConsolidateEvery > 0 {
-		go consolidateEvery(ctx, b.Consolidation, cfg.ConsolidateEvery, log)
+	if cfg.Consolidation.Every > 0 {
+		go consolidateEvery(ctx, b.Consolidation, cfg.Consolidation.Every, log)
 	}
 
 	srv := &http.Server{
-		Addr: net.JoinHostPort(cfg.Addr, strconv.Itoa(cfg.Port)),
+		Addr: net.JoinHostPort(cfg.Server.Addr, strconv.Itoa(cfg.Server.Port)),
 		Handler: httpapi.New(b.Service, keys, log, httpapi.WithDocuments(b.Documents), httpapi.WithExtraction(queue),
 			httpapi.WithConsolidation(b.Consolidation)),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -66,8 +67,8 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "data_dir", cfg.DataDir, "backend", cfg.Backend,
-		"index", cfg.Index, "embedder", b.Embedder.Model())
+	log.Info("listening", "addr", ln.Addr().String(), "data_dir", cfg.DataDir, "backend", cfg.Store.Backend,
+		"index", cfg.Index.Kind, "embedder", b.Embedder.Model())
 	fmt.Fprintf(os.Stderr, "memoryd listening on http://%s\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -88,21 +89,21 @@ func run() error {
 // loadKeys picks the authenticator: API_KEYS when set; else the keys kept
 // in DynamoDB (BACKEND=aws, created with memctl create-key); else the
 // development key of the data directory, printed at start.
-func loadKeys(cfg config.Config, b *backend.Backend, log *slog.Logger) (httpapi.Authenticator, error) {
-	if cfg.APIKeys != "" {
-		return httpapi.ParseKeys(cfg.APIKeys)
+func loadKeys(cfg config.Config, b *server.Backend, log *slog.Logger) (auth.Authenticator, error) {
+	if cfg.Server.APIKeys != "" {
+		return auth.ParseKeys(cfg.Server.APIKeys)
 	}
 	if b.DynamoDB != nil {
-		log.Info("API keys are read from DynamoDB (memctl create-key)", "table", cfg.DynamoDBTable)
+		log.Info("API keys are read from DynamoDB (memctl create-key)", "table", cfg.Store.DynamoDBTable)
 		return b.DynamoDB, nil
 	}
-	key, err := httpapi.DevKey(cfg.DataDir)
+	key, err := auth.DevKey(cfg.DataDir)
 	if err != nil {
 		return nil, fmt.Errorf("dev key: %w", err)
 	}
-	log.Warn("API_KEYS is not set: using the development key of the data directory", "org", httpapi.DevOrg)
-	fmt.Fprintf(os.Stderr, "development API key (org %q): %s\n", httpapi.DevOrg, key)
-	return httpapi.ParseKeys(key + "=" + httpapi.DevOrg)
+	log.Warn("API_KEYS is not set: using the development key of the data directory", "org", auth.DevOrg)
+	fmt.Fprintf(os.Stderr, "development API key (org %q): %s\n", auth.DevOrg, key)
+	return auth.ParseKeys(key + "=" + auth.DevOrg)
 }
 
 // consolidateEvery runs consolidation for every org at each interval until

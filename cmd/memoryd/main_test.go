@@ -142,7 +142,7 @@ func has(ids []string, id string) bool {
 	return false
 }
 
-type server struct {
+type daemon struct {
 	cmd *exec.Cmd
 	url string
 	log *syncBuffer
@@ -166,7 +166,7 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-func start(t *testing.T, bin string, env []string) *server {
+func start(t *testing.T, bin string, env []string) *daemon {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -180,7 +180,7 @@ func start(t *testing.T, bin string, env []string) *server {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &server{cmd: cmd, url: fmt.Sprintf("http://127.0.0.1:%d", port), log: &syncBuffer{}}
+	s := &daemon{cmd: cmd, url: fmt.Sprintf("http://127.0.0.1:%d", port), log: &syncBuffer{}}
 	ready := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -202,7 +202,7 @@ func start(t *testing.T, bin string, env []string) *server {
 	return s
 }
 
-func (s *server) stop(t *testing.T) {
+func (s *daemon) stop(t *testing.T) {
 	t.Helper()
 	s.cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan error, 1)

@@ -4,6 +4,7 @@ package onnx
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -46,7 +47,13 @@ var (
 )
 
 // Open loads the model in dir (model.onnx, vocab.txt, libonnxruntime.so).
-func Open(dir string) (*Embedder, error) {
+// When a file or ONNX Runtime is missing the error wraps ErrUnavailable.
+func Open(dir string) (_ *Embedder, err error) {
+	defer func() {
+		if err != nil && !errors.Is(err, ErrUnavailable) {
+			err = fmt.Errorf("onnx: open %s: %w", dir, err)
+		}
+	}()
 	if m := Missing(dir); len(m) > 0 {
 		return nil, fmt.Errorf("%w: %v missing in %s (run scripts/models.sh fetch)", ErrUnavailable, m, dir)
 	}
@@ -129,7 +136,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, p memory.Purpose) 
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("onnx: embed %d texts: %w", len(texts), err)
 	}
 	return out, nil
 }

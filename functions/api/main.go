@@ -1,8 +1,8 @@
 // Command api is the API Gateway Lambda: the HTTP API behind a REST API
 // proxy integration, the caller taken from the request authorizer's context.
-// The configuration selects the adapters: BACKEND=aws (DynamoDB),
-// INDEX=opensearch, EMBEDDER=bedrock, EXTRACT_QUEUE_URL (SQS) for
-// POST /v1/messages.
+// It opens the AWS backend (BACKEND=aws, INDEX=opensearch, EMBEDDER=bedrock)
+// with document ingestion and the consolidation admin endpoints; with
+// EXTRACT_QUEUE_URL, POST /v1/messages queues extraction jobs on SQS.
 package main
 
 import (
@@ -10,18 +10,24 @@ import (
 
 	"github.com/agentmem/agentmem/queue/sqs"
 	"github.com/agentmem/agentmem/transport/httpapi"
-	"github.com/agentmem/agentmem/wiring/backend"
+	"github.com/agentmem/agentmem/wiring/aws"
+	"github.com/agentmem/agentmem/wiring/consolidation"
+	"github.com/agentmem/agentmem/wiring/ingestion"
 	"github.com/aws/aws-lambda-go/lambda"
 )
 
 func main() {
 	ctx := context.Background()
-	b, cfg, log := backend.Setup(ctx)
-	opts := []httpapi.Option{httpapi.WithDocuments(b.Documents), httpapi.WithConsolidation(b.Consolidation)}
-	if cfg.ExtractQueueURL != "" {
-		c, err := sqs.NewClient(ctx, sqs.ClientOptions{Endpoint: cfg.SQSEndpoint, Region: cfg.AWSRegion})
-		backend.Must(log, "sqs", err)
-		opts = append(opts, httpapi.WithExtraction(sqs.New(c, cfg.ExtractQueueURL)))
+	b, cfg, log := aws.Setup(ctx)
+	docs, err := ingestion.New(b.Service, b.Caps, cfg.Ingest, log)
+	aws.Must(log, "documents", err)
+	job, err := consolidation.New(b.Service, b.Caps, cfg.Consolidation, log)
+	aws.Must(log, "consolidation", err)
+	opts := []httpapi.Option{httpapi.WithDocuments(docs), httpapi.WithConsolidation(job)}
+	if cfg.Extraction.QueueURL != "" {
+		c, err := sqs.NewClient(ctx, sqs.ClientOptions{Endpoint: cfg.Extraction.QueueEndpoint, Region: cfg.AWS.Region})
+		aws.Must(log, "sqs", err)
+		opts = append(opts, httpapi.WithExtraction(sqs.New(c, cfg.Extraction.QueueURL)))
 	}
 	lambda.Start(httpapi.New(b.Service, nil, log, opts...).HandleAPIGateway)
 }

@@ -1,5 +1,7 @@
 // Command authorizer is the API Gateway request authorizer Lambda: bearer
 // keys are looked up, hashed, in the DynamoDB table (memctl create-key).
+// It is its own composition root: the configuration, the DynamoDB client
+// and the key check, nothing of the memory service.
 package main
 
 import (
@@ -15,15 +17,15 @@ import (
 
 func main() {
 	log := slog.New(slog.NewJSONHandler(os.Stdout, nil))
-	cfg, err := config.Load(os.Getenv)
+	cfg, err := config.FromEnv()
 	if err != nil {
 		log.Error("config", "err", err)
 		os.Exit(1)
 	}
-	c, err := dynamodb.NewClient(context.Background(), dynamodb.ClientOptions{Endpoint: cfg.DynamoDBEndpoint, Region: cfg.AWSRegion})
+	c, err := dynamodb.NewClient(context.Background(), dynamodb.ClientOptions{Endpoint: cfg.Store.DynamoDBEndpoint, Region: cfg.AWS.Region})
 	if err != nil {
 		log.Error("dynamodb", "err", err)
 		os.Exit(1)
 	}
-	lambda.Start(authorizer.Handler{Keys: dynamodb.New(c, cfg.DynamoDBTable)}.Handle)
+	lambda.Start(authorizer.Handler{Keys: dynamodb.New(c, cfg.Store.DynamoDBTable)}.Handle)
 }

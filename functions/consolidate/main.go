@@ -6,15 +6,18 @@ import (
 	"context"
 
 	"github.com/agentmem/agentmem/pipeline/consolidate"
-	"github.com/agentmem/agentmem/wiring/backend"
+	"github.com/agentmem/agentmem/wiring/aws"
+	"github.com/agentmem/agentmem/wiring/consolidation"
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 )
 
 func main() {
-	b, _, log := backend.Setup(context.Background())
+	b, cfg, log := aws.Setup(context.Background())
+	job, err := consolidation.New(b.Service, b.Caps, cfg.Consolidation, log)
+	aws.Must(log, "consolidation", err)
 	lambda.Start(func(ctx context.Context, ev events.EventBridgeEvent) ([]consolidate.Report, error) {
 		log.Info("scheduled consolidation", "event_id", ev.ID, "time", ev.Time)
-		return b.Consolidation.RunAll(ctx)
+		return job.RunAll(ctx)
 	})
 }

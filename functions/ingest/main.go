@@ -7,21 +7,24 @@ import (
 
 	"github.com/agentmem/agentmem/blob/s3"
 	"github.com/agentmem/agentmem/pipeline/ingest"
-	"github.com/agentmem/agentmem/wiring/backend"
+	"github.com/agentmem/agentmem/wiring/aws"
+	"github.com/agentmem/agentmem/wiring/ingestion"
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 )
 
 func main() {
 	ctx := context.Background()
-	b, cfg, log := backend.Setup(ctx)
-	c, err := s3.NewClient(ctx, s3.ClientOptions{Region: cfg.AWSRegion})
-	backend.Must(log, "s3", err)
+	b, cfg, log := aws.Setup(ctx)
+	docs, err := ingestion.New(b.Service, b.Caps, cfg.Ingest, log)
+	aws.Must(log, "documents", err)
+	c, err := s3.NewClient(ctx, s3.ClientOptions{Region: cfg.AWS.Region})
+	aws.Must(log, "s3", err)
 	fetch := func(ctx context.Context, bucket, key string) ([]byte, string, error) {
 		data, obj, err := s3.New(c, bucket).Get(ctx, key)
 		return data, obj.ETag, err
 	}
 	lambda.Start(func(ctx context.Context, ev events.S3Event) ([]ingest.Outcome, error) {
-		return b.Documents.HandleS3(ctx, ev, fetch)
+		return docs.HandleS3(ctx, ev, fetch)
 	})
 }

@@ -1,60 +1,70 @@
 // Package config reads the service configuration from environment
-// variables, once, at start-up, and validates it.
+// variables, once, at start-up, and validates it. It is the only package
+// that reads the environment: every other package receives its group.
+//
+// The configuration is grouped per component (Server, Store, Index,
+// Embedder, LLM, Ingest, Extraction, Consolidation, ...); each group has
+// its own loader, and Load runs them all and reports every bad variable at
+// once. The README's configuration table lists each variable.
 package config
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// Config is the service configuration. See the README's configuration
-// table for each variable.
+// Config is the service configuration.
 type Config struct {
-	Port     int        // PORT, default 8080
-	Addr     string     // ADDR, default 127.0.0.1 (0.0.0.0 to listen on every interface)
-	DataDir  string     // DATA_DIR, default ./data
-	APIKeys  string     // API_KEYS: key=org or key=org/agent, comma-separated; empty = dev key
-	Backend  string     // BACKEND: embedded (default) or aws (DynamoDB store)
 	LogLevel slog.Level // LOG_LEVEL: debug, info (default), warn, error
+	// DataDir (DATA_DIR, default ./data) holds the embedded store, the
+	// embedded index and the development key.
+	DataDir string
 
-	Index            string   // INDEX: embedded (default) or opensearch
-	OpenSearchURLs   []string // OPENSEARCH_URL: comma-separated node URLs (INDEX=opensearch)
-	OpenSearchAlias  string   // OPENSEARCH_ALIAS: default memories
-	OpenSearchUser   string   // OPENSEARCH_USERNAME
-	OpenSearchSecret string   // OPENSEARCH_PASSWORD
-	OpenSearchSigV4  bool     // OPENSEARCH_SIGV4: sign requests with AWS credentials (Amazon OpenSearch Service)
-	// OPENSEARCH_WRITER_ROLES: comma-separated IAM role ARNs the master (API)
-	// function maps to the writer role at start (fine-grained access control).
-	OpenSearchWriterRoles []string
+	AWS           AWS
+	Server        Server
+	Service       Service
+	Store         Store
+	Index         Index
+	Embedder      Embedder
+	LLM           LLM
+	Ingest        Ingest
+	Extraction    Extraction
+	Consolidation Consolidation
+}
 
-	DynamoDBTable       string // DYNAMODB_TABLE: default agentmem (BACKEND=aws)
-	DynamoDBEndpoint    string // DYNAMODB_ENDPOINT: DynamoDB Local or LocalStack; empty for AWS
-	DynamoDBCreateTable bool   // DYNAMODB_CREATE_TABLE: create the table if missing (local servers)
+// AWS is what every AWS adapter shares.
+type AWS struct {
+	Region string // AWS_REGION (credentials come from the SDK's usual chain)
+	// BedrockEndpoint (BEDROCK_ENDPOINT) overrides Bedrock's endpoint for
+	// the embedder and the LLM (tests, VPC endpoints).
+	BedrockEndpoint string
+	// InLambda is set when AWS_LAMBDA_FUNCTION_NAME is (the Lambda runtime
+	// sets it).
+	InLambda bool
+}
 
-	Embedder        string // EMBEDDER: auto (default: the offline model, onnx, if its files are there, else hash), onnx, hash or bedrock
-	ModelDir        string // MODEL_DIR: where scripts/models.sh put the model (default /var/tmp/agentmem/models/bge-small-en-v1.5-int8)
-	BedrockModel    string // BEDROCK_EMBED_MODEL: default amazon.titan-embed-text-v2:0
-	BedrockDims     int    // BEDROCK_EMBED_DIMENSIONS: Titan 256, 512 or 1024 (default 1024)
-	BedrockEndpoint string // BEDROCK_ENDPOINT: override (tests, VPC endpoints)
-	AWSRegion       string // AWS_REGION
+// Server is the local HTTP server (memoryd).
+type Server struct {
+	Port int    // PORT, default 8080
+	Addr string // ADDR, default 127.0.0.1 (0.0.0.0 to listen on every interface)
+	// APIKeys (API_KEYS): key=org or key=org/agent, comma-separated; empty
+	// means the keys in DynamoDB with BACKEND=aws, else the dev key.
+	APIKeys string
+}
 
-	ConsolidateEvery time.Duration // CONSOLIDATE_EVERY: local server's consolidation interval (default 24h; 0 disables)
+// The ways searches record accesses (ACCESS_RECORDING).
+const (
+	AccessAsync = "async"
+	AccessSync  = "sync"
+)
 
-	IngestMaxBytes     int // INGEST_MAX_BYTES: largest document ingested (default 25 MiB)
-	IngestChunkSize    int // INGEST_CHUNK_SIZE: fragment size in characters (default 1000)
-	IngestChunkOverlap int // INGEST_CHUNK_OVERLAP: overlap in characters (default 200)
-
-	HalfLifeStandard  time.Duration // CONSOLIDATE_HALF_LIFE_STANDARD (default 2160h = 90 days)
-	HalfLifeEphemeral time.Duration // CONSOLIDATE_HALF_LIFE_EPHEMERAL (default 168h = 7 days)
-	ArchiveBelow      float64       // CONSOLIDATE_ARCHIVE_BELOW (default 0.1)
-	Retention         time.Duration // CONSOLIDATE_RETENTION: archived memories are deleted after (default 2160h)
-
-	ExtractQueueURL string // EXTRACT_QUEUE_URL: the SQS queue of extraction jobs (the API Lambda sends to it)
-	SQSEndpoint     string // SQS_ENDPOINT: override (ElasticMQ, LocalStack)
-
+// Service configures the memory service.
+type Service struct {
 	// AccessRecording (ACCESS_RECORDING) is how searches record accesses:
 	// async (in the background, the default of a long-running server) or
 	// sync (before answering, the default in Lambda, whose environment may
@@ -62,167 +72,417 @@ type Config struct {
 	AccessRecording string
 }
 
-// Load reads the configuration through getenv (os.Getenv in production).
+// The stores (BACKEND).
+const (
+	BackendEmbedded = "embedded"
+	BackendAWS      = "aws"
+)
+
+// Store selects and configures the store, the source of truth.
+type Store struct {
+	Backend             string // BACKEND: embedded (SQLite in DATA_DIR, the default) or aws (DynamoDB)
+	DynamoDBTable       string // DYNAMODB_TABLE: default agentmem (BACKEND=aws)
+	DynamoDBEndpoint    string // DYNAMODB_ENDPOINT: DynamoDB Local or LocalStack; empty for AWS
+	DynamoDBCreateTable bool   // DYNAMODB_CREATE_TABLE: create the table if missing (local servers)
+}
+
+// The indexes (INDEX).
+const (
+	IndexEmbedded   = "embedded"
+	IndexOpenSearch = "opensearch"
+)
+
+// Index selects and configures the search index.
+type Index struct {
+	Kind             string   // INDEX: embedded (default, in DATA_DIR) or opensearch
+	OpenSearchURLs   []string // OPENSEARCH_URL: comma-separated node URLs (required with INDEX=opensearch)
+	OpenSearchAlias  string   // OPENSEARCH_ALIAS: default memories
+	OpenSearchUser   string   // OPENSEARCH_USERNAME
+	OpenSearchSecret string   // OPENSEARCH_PASSWORD
+	OpenSearchSigV4  bool     // OPENSEARCH_SIGV4: sign requests with AWS credentials (Amazon OpenSearch Service)
+	// OpenSearchWriterRoles (OPENSEARCH_WRITER_ROLES): comma-separated IAM
+	// role ARNs the master (API) function maps to the writer role at start
+	// (fine-grained access control).
+	OpenSearchWriterRoles []string
+}
+
+// The embedders (EMBEDDER).
+const (
+	EmbedderAuto    = "auto"
+	EmbedderONNX    = "onnx"
+	EmbedderHash    = "hash"
+	EmbedderBedrock = "bedrock"
+)
+
+// Embedder selects and configures the embedder.
+type Embedder struct {
+	// Kind (EMBEDDER): auto (default: the offline model, onnx, if its
+	// files are in ModelDir, else hash), onnx, hash or bedrock.
+	Kind              string
+	ModelDir          string // MODEL_DIR: where scripts/models.sh put the model
+	BedrockModel      string // BEDROCK_EMBED_MODEL: default amazon.titan-embed-text-v2:0
+	BedrockDimensions int    // BEDROCK_EMBED_DIMENSIONS: Titan 256, 512 or 1024 (0: the model's default)
+}
+
+// The LLM providers (LLM_PROVIDER).
+const (
+	LLMNone    = "none"
+	LLMBedrock = "bedrock"
+	LLMOpenAI  = "openai"
+)
+
+// The ways an LLM is made to answer with structured output (LLM_MODE).
+const (
+	LLMModeTools      = "tools"
+	LLMModeJSONSchema = "json_schema"
+)
+
+// LLM selects and configures the language model that extraction (and the
+// other LLM stages) call.
+type LLM struct {
+	// Provider (LLM_PROVIDER): none (the default, unless
+	// BEDROCK_LLM_MODEL is set: then bedrock), bedrock or openai (any
+	// OpenAI-compatible server).
+	Provider string
+	// Model (LLM_MODEL; for bedrock, BEDROCK_LLM_MODEL too): required
+	// unless the provider is none.
+	Model   string
+	BaseURL string // LLM_BASE_URL: the OpenAI-compatible server (required with openai)
+	APIKey  string // LLM_API_KEY: bearer key of the OpenAI-compatible server, if it needs one
+	// Mode (LLM_MODE): tools (a forced tool call, the default) or
+	// json_schema (structured output), for OpenAI-compatible servers.
+	Mode    string
+	Timeout time.Duration // LLM_TIMEOUT: per call (default 60s)
+}
+
+// Ingest configures document ingestion.
+type Ingest struct {
+	MaxBytes     int // INGEST_MAX_BYTES: largest document ingested (default 25 MiB)
+	ChunkSize    int // INGEST_CHUNK_SIZE: fragment size in characters (default 1000)
+	ChunkOverlap int // INGEST_CHUNK_OVERLAP: overlap in characters (default 200)
+}
+
+// Extraction configures the fact-extraction queue.
+type Extraction struct {
+	// QueueURL (EXTRACT_QUEUE_URL) is the SQS queue of extraction jobs
+	// (the API Lambda sends to it).
+	QueueURL      string
+	QueueEndpoint string // SQS_ENDPOINT: override (ElasticMQ, LocalStack)
+}
+
+// Consolidation configures the consolidation job.
+type Consolidation struct {
+	Every             time.Duration // CONSOLIDATE_EVERY: the local server's interval (default 24h; 0 disables)
+	HalfLifeStandard  time.Duration // CONSOLIDATE_HALF_LIFE_STANDARD (default 2160h = 90 days)
+	HalfLifeEphemeral time.Duration // CONSOLIDATE_HALF_LIFE_EPHEMERAL (default 168h = 7 days)
+	ArchiveBelow      float64       // CONSOLIDATE_ARCHIVE_BELOW (default 0.1)
+	Retention         time.Duration // CONSOLIDATE_RETENTION: archived memories are deleted after (default 2160h)
+}
+
+// FromEnv reads and validates the configuration from the process
+// environment (Load with os.Getenv).
+func FromEnv() (Config, error) { return Load(os.Getenv) }
+
+// Load reads and validates the configuration through getenv (os.Getenv in
+// production). The error names every variable that is wrong.
 func Load(getenv func(string) string) (Config, error) {
-	c := Config{Port: 8080, Addr: "127.0.0.1", DataDir: "./data", Backend: "embedded", LogLevel: slog.LevelInfo}
-	if v := getenv("PORT"); v != "" {
-		p, err := strconv.Atoi(v)
-		if err != nil || p < 0 || p > 65535 {
-			return c, fmt.Errorf("PORT: %q is not a port number", v)
-		}
-		c.Port = p
-	}
-	if v := getenv("ADDR"); v != "" {
-		c.Addr = v
-	}
-	if v := getenv("DATA_DIR"); v != "" {
-		c.DataDir = v
-	}
-	c.APIKeys = getenv("API_KEYS")
-	if v := getenv("BACKEND"); v != "" {
-		c.Backend = strings.ToLower(v)
-	}
-	switch c.Backend {
-	case "embedded", "aws":
-	default:
-		return c, fmt.Errorf("BACKEND: %q is not embedded or aws", c.Backend)
-	}
-	c.DynamoDBTable = getenv("DYNAMODB_TABLE")
-	if c.DynamoDBTable == "" {
-		c.DynamoDBTable = "agentmem"
-	}
-	c.DynamoDBEndpoint = getenv("DYNAMODB_ENDPOINT")
-	if v := getenv("DYNAMODB_CREATE_TABLE"); v != "" {
-		b, err := strconv.ParseBool(v)
+	e := env(getenv)
+	var c Config
+	var errs []error
+	check := func(err error) {
 		if err != nil {
-			return c, fmt.Errorf("DYNAMODB_CREATE_TABLE: %q is not true or false", v)
+			errs = append(errs, err)
 		}
-		c.DynamoDBCreateTable = b
 	}
-	c.AWSRegion = getenv("AWS_REGION")
-	c.Embedder = strings.ToLower(getenv("EMBEDDER"))
-	switch c.Embedder {
-	case "":
-		c.Embedder = "auto"
-	case "auto", "onnx", "hash", "bedrock":
-	default:
-		return c, fmt.Errorf("EMBEDDER: %q is not auto, onnx, hash or bedrock", c.Embedder)
+	var err error
+	c.LogLevel, err = e.logLevel("LOG_LEVEL")
+	check(err)
+	c.DataDir = e.str("DATA_DIR", "./data")
+	c.AWS = LoadAWS(getenv)
+	c.Server, err = LoadServer(getenv)
+	check(err)
+	c.Service, err = LoadService(getenv)
+	check(err)
+	c.Store, err = LoadStore(getenv)
+	check(err)
+	c.Index, err = LoadIndex(getenv)
+	check(err)
+	c.Embedder, err = LoadEmbedder(getenv)
+	check(err)
+	c.LLM, err = LoadLLM(getenv)
+	check(err)
+	c.Ingest, err = LoadIngest(getenv)
+	check(err)
+	c.Extraction = LoadExtraction(getenv)
+	c.Consolidation, err = LoadConsolidation(getenv)
+	check(err)
+	return c, errors.Join(errs...)
+}
+
+// LoadAWS reads the AWS group.
+func LoadAWS(getenv func(string) string) AWS {
+	e := env(getenv)
+	return AWS{Region: e.str("AWS_REGION", ""), BedrockEndpoint: e.str("BEDROCK_ENDPOINT", ""),
+		InLambda: e.str("AWS_LAMBDA_FUNCTION_NAME", "") != ""}
+}
+
+// LoadServer reads the Server group.
+func LoadServer(getenv func(string) string) (Server, error) {
+	e := env(getenv)
+	s := Server{Addr: e.str("ADDR", "127.0.0.1"), APIKeys: e.str("API_KEYS", "")}
+	var err error
+	s.Port, err = e.integer("PORT", 8080, 0, 65535, "a port number")
+	return s, err
+}
+
+// LoadService reads the Service group; accesses are recorded in the
+// background by default, before answering in Lambda.
+func LoadService(getenv func(string) string) (Service, error) {
+	e := env(getenv)
+	def := AccessAsync
+	if LoadAWS(getenv).InLambda {
+		def = AccessSync
 	}
-	c.ModelDir = getenv("MODEL_DIR")
-	if c.ModelDir == "" {
-		c.ModelDir = "/var/tmp/agentmem/models/bge-small-en-v1.5-int8"
+	rec, err := e.choice("ACCESS_RECORDING", def, AccessAsync, AccessSync)
+	return Service{AccessRecording: rec}, err
+}
+
+// LoadStore reads the Store group.
+func LoadStore(getenv func(string) string) (Store, error) {
+	e := env(getenv)
+	s := Store{DynamoDBTable: e.str("DYNAMODB_TABLE", "agentmem"), DynamoDBEndpoint: e.str("DYNAMODB_ENDPOINT", "")}
+	var errs [2]error
+	s.Backend, errs[0] = e.choice("BACKEND", BackendEmbedded, BackendEmbedded, BackendAWS)
+	s.DynamoDBCreateTable, errs[1] = e.boolean("DYNAMODB_CREATE_TABLE", false)
+	return s, errors.Join(errs[:]...)
+}
+
+// LoadIndex reads the Index group; OPENSEARCH_URL is required with
+// INDEX=opensearch.
+func LoadIndex(getenv func(string) string) (Index, error) {
+	e := env(getenv)
+	ix := Index{OpenSearchAlias: e.str("OPENSEARCH_ALIAS", "memories"), OpenSearchUser: e.str("OPENSEARCH_USERNAME", ""),
+		OpenSearchSecret: e.str("OPENSEARCH_PASSWORD", ""), OpenSearchWriterRoles: e.list("OPENSEARCH_WRITER_ROLES")}
+	var errs []error
+	var err error
+	if ix.Kind, err = e.choice("INDEX", IndexEmbedded, IndexEmbedded, IndexOpenSearch); err != nil {
+		errs = append(errs, err)
 	}
-	c.BedrockModel = getenv("BEDROCK_EMBED_MODEL")
-	if c.BedrockModel == "" {
-		c.BedrockModel = "amazon.titan-embed-text-v2:0"
+	if ix.OpenSearchSigV4, err = e.boolean("OPENSEARCH_SIGV4", false); err != nil {
+		errs = append(errs, err)
 	}
-	if v := getenv("BEDROCK_EMBED_DIMENSIONS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return c, fmt.Errorf("BEDROCK_EMBED_DIMENSIONS: %q is not a number", v)
-		}
-		c.BedrockDims = n
-	}
-	c.BedrockEndpoint = getenv("BEDROCK_ENDPOINT")
-	c.ExtractQueueURL, c.SQSEndpoint = getenv("EXTRACT_QUEUE_URL"), getenv("SQS_ENDPOINT")
-	c.AccessRecording = strings.ToLower(getenv("ACCESS_RECORDING"))
-	switch c.AccessRecording {
-	case "":
-		c.AccessRecording = "async"
-		if getenv("AWS_LAMBDA_FUNCTION_NAME") != "" {
-			c.AccessRecording = "sync"
-		}
-	case "async", "sync":
-	default:
-		return c, fmt.Errorf("ACCESS_RECORDING: %q is not async or sync", c.AccessRecording)
-	}
-	ints := []struct {
-		name     string
-		dst      *int
-		def, min int
-	}{{"INGEST_MAX_BYTES", &c.IngestMaxBytes, 25 << 20, 1}, {"INGEST_CHUNK_SIZE", &c.IngestChunkSize, 1000, 50},
-		{"INGEST_CHUNK_OVERLAP", &c.IngestChunkOverlap, 200, 0}}
-	for _, v := range ints {
-		*v.dst = v.def
-		if s := getenv(v.name); s != "" {
-			n, err := strconv.Atoi(s)
-			if err != nil || n < v.min {
-				return c, fmt.Errorf("%s: %q is not a whole number >= %d", v.name, s, v.min)
+	if ix.Kind == IndexOpenSearch {
+		for _, u := range e.list("OPENSEARCH_URL") {
+			if !httpURL(u) {
+				errs = append(errs, fmt.Errorf("OPENSEARCH_URL: %q is not an http(s) URL", u))
+				continue
 			}
-			*v.dst = n
+			ix.OpenSearchURLs = append(ix.OpenSearchURLs, u)
+		}
+		if len(ix.OpenSearchURLs) == 0 && len(errs) == 0 {
+			errs = append(errs, fmt.Errorf("OPENSEARCH_URL: required with INDEX=opensearch"))
 		}
 	}
-	if c.IngestChunkOverlap >= c.IngestChunkSize {
-		return c, fmt.Errorf("INGEST_CHUNK_OVERLAP: %d must be smaller than INGEST_CHUNK_SIZE %d", c.IngestChunkOverlap, c.IngestChunkSize)
+	return ix, errors.Join(errs...)
+}
+
+// LoadEmbedder reads the Embedder group.
+func LoadEmbedder(getenv func(string) string) (Embedder, error) {
+	e := env(getenv)
+	em := Embedder{ModelDir: e.str("MODEL_DIR", "/var/tmp/agentmem/models/bge-small-en-v1.5-int8"),
+		BedrockModel: e.str("BEDROCK_EMBED_MODEL", "amazon.titan-embed-text-v2:0")}
+	var errs [2]error
+	em.Kind, errs[0] = e.choice("EMBEDDER", EmbedderAuto, EmbedderAuto, EmbedderONNX, EmbedderHash, EmbedderBedrock)
+	em.BedrockDimensions, errs[1] = e.integer("BEDROCK_EMBED_DIMENSIONS", 0, 0, 1<<16, "a number of dimensions")
+	return em, errors.Join(errs[:]...)
+}
+
+// LoadLLM reads the LLM group. BEDROCK_LLM_MODEL is the Bedrock model's
+// older name: it sets the model and, without LLM_PROVIDER, selects
+// bedrock. An OpenAI-compatible provider needs LLM_BASE_URL and LLM_MODEL.
+func LoadLLM(getenv func(string) string) (LLM, error) {
+	e := env(getenv)
+	l := LLM{Model: e.str("LLM_MODEL", ""), BaseURL: e.str("LLM_BASE_URL", ""), APIKey: e.str("LLM_API_KEY", "")}
+	bedrockModel := e.str("BEDROCK_LLM_MODEL", "")
+	def := LLMNone
+	if bedrockModel != "" {
+		def = LLMBedrock
 	}
-	durs := []struct {
-		name string
-		dst  *time.Duration
-		def  time.Duration
-	}{{"CONSOLIDATE_HALF_LIFE_STANDARD", &c.HalfLifeStandard, 90 * 24 * time.Hour},
-		{"CONSOLIDATE_HALF_LIFE_EPHEMERAL", &c.HalfLifeEphemeral, 7 * 24 * time.Hour},
-		{"CONSOLIDATE_RETENTION", &c.Retention, 90 * 24 * time.Hour}}
-	for _, v := range durs {
-		*v.dst = v.def
-		if s := getenv(v.name); s != "" {
-			d, err := time.ParseDuration(s)
-			if err != nil || d <= 0 {
-				return c, fmt.Errorf("%s: %q is not a positive duration such as 2160h", v.name, s)
-			}
-			*v.dst = d
+	var errs []error
+	var err error
+	if l.Provider, err = e.choice("LLM_PROVIDER", def, LLMNone, LLMBedrock, LLMOpenAI); err != nil {
+		errs = append(errs, err)
+	}
+	if l.Mode, err = e.choice("LLM_MODE", LLMModeTools, LLMModeTools, LLMModeJSONSchema); err != nil {
+		errs = append(errs, err)
+	}
+	if l.Timeout, err = e.duration("LLM_TIMEOUT", 60*time.Second, false); err != nil {
+		errs = append(errs, err)
+	}
+	switch l.Provider {
+	case LLMBedrock:
+		switch {
+		case l.Model == "":
+			l.Model = bedrockModel
+		case bedrockModel != "" && bedrockModel != l.Model:
+			errs = append(errs, fmt.Errorf("LLM_MODEL: %q and BEDROCK_LLM_MODEL %q name different models; set one", l.Model, bedrockModel))
+		}
+		if l.Model == "" {
+			errs = append(errs, fmt.Errorf("LLM_MODEL: required with LLM_PROVIDER=bedrock (or set BEDROCK_LLM_MODEL)"))
+		}
+	case LLMOpenAI:
+		if l.BaseURL == "" {
+			errs = append(errs, fmt.Errorf("LLM_BASE_URL: required with LLM_PROVIDER=openai"))
+		} else if !httpURL(l.BaseURL) {
+			errs = append(errs, fmt.Errorf("LLM_BASE_URL: %q is not an http(s) URL", l.BaseURL))
+		}
+		if l.Model == "" {
+			errs = append(errs, fmt.Errorf("LLM_MODEL: required with LLM_PROVIDER=openai"))
 		}
 	}
+	return l, errors.Join(errs...)
+}
+
+// LoadIngest reads the Ingest group; the overlap must be smaller than the
+// fragment.
+func LoadIngest(getenv func(string) string) (Ingest, error) {
+	e := env(getenv)
+	var in Ingest
+	var errs [3]error
+	in.MaxBytes, errs[0] = e.integer("INGEST_MAX_BYTES", 25<<20, 1, 1<<40, "a whole number >= 1")
+	in.ChunkSize, errs[1] = e.integer("INGEST_CHUNK_SIZE", 1000, 50, 1<<30, "a whole number >= 50")
+	in.ChunkOverlap, errs[2] = e.integer("INGEST_CHUNK_OVERLAP", 200, 0, 1<<30, "a whole number >= 0")
+	if err := errors.Join(errs[:]...); err != nil {
+		return in, err
+	}
+	if in.ChunkOverlap >= in.ChunkSize {
+		return in, fmt.Errorf("INGEST_CHUNK_OVERLAP: %d must be smaller than INGEST_CHUNK_SIZE %d", in.ChunkOverlap, in.ChunkSize)
+	}
+	return in, nil
+}
+
+// LoadExtraction reads the Extraction group.
+func LoadExtraction(getenv func(string) string) Extraction {
+	e := env(getenv)
+	return Extraction{QueueURL: e.str("EXTRACT_QUEUE_URL", ""), QueueEndpoint: e.str("SQS_ENDPOINT", "")}
+}
+
+// LoadConsolidation reads the Consolidation group.
+func LoadConsolidation(getenv func(string) string) (Consolidation, error) {
+	e := env(getenv)
+	var c Consolidation
+	var errs [5]error
+	c.Every, errs[0] = e.duration("CONSOLIDATE_EVERY", 24*time.Hour, true)
+	c.HalfLifeStandard, errs[1] = e.duration("CONSOLIDATE_HALF_LIFE_STANDARD", 90*24*time.Hour, false)
+	c.HalfLifeEphemeral, errs[2] = e.duration("CONSOLIDATE_HALF_LIFE_EPHEMERAL", 7*24*time.Hour, false)
+	c.Retention, errs[3] = e.duration("CONSOLIDATE_RETENTION", 90*24*time.Hour, false)
 	c.ArchiveBelow = 0.1
 	if s := getenv("CONSOLIDATE_ARCHIVE_BELOW"); s != "" {
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil || f < 0 || f >= 1 {
-			return c, fmt.Errorf("CONSOLIDATE_ARCHIVE_BELOW: %q is not a number in [0, 1)", s)
-		}
-		c.ArchiveBelow = f
-	}
-	c.ConsolidateEvery = 24 * time.Hour
-	if v := getenv("CONSOLIDATE_EVERY"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			return c, fmt.Errorf("CONSOLIDATE_EVERY: %q is not a duration such as 24h or 30m (0 disables)", v)
-		}
-		c.ConsolidateEvery = d
-	}
-	c.Index = strings.ToLower(getenv("INDEX"))
-	switch c.Index {
-	case "":
-		c.Index = "embedded"
-	case "embedded":
-	case "opensearch":
-		for _, u := range strings.Split(getenv("OPENSEARCH_URL"), ",") {
-			if u = strings.TrimSpace(u); u != "" {
-				if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
-					return c, fmt.Errorf("OPENSEARCH_URL: %q is not an http(s) URL", u)
-				}
-				c.OpenSearchURLs = append(c.OpenSearchURLs, u)
-			}
-		}
-		if len(c.OpenSearchURLs) == 0 {
-			return c, fmt.Errorf("OPENSEARCH_URL: required with INDEX=opensearch")
-		}
-	default:
-		return c, fmt.Errorf("INDEX: %q is not embedded or opensearch", c.Index)
-	}
-	c.OpenSearchAlias = getenv("OPENSEARCH_ALIAS")
-	if c.OpenSearchAlias == "" {
-		c.OpenSearchAlias = "memories"
-	}
-	c.OpenSearchUser, c.OpenSearchSecret = getenv("OPENSEARCH_USERNAME"), getenv("OPENSEARCH_PASSWORD")
-	c.OpenSearchSigV4 = getenv("OPENSEARCH_SIGV4") == "true"
-	for _, r := range strings.Split(getenv("OPENSEARCH_WRITER_ROLES"), ",") {
-		if r = strings.TrimSpace(r); r != "" {
-			c.OpenSearchWriterRoles = append(c.OpenSearchWriterRoles, r)
+			errs[4] = fmt.Errorf("CONSOLIDATE_ARCHIVE_BELOW: %q is not a number in [0, 1)", s)
+		} else {
+			c.ArchiveBelow = f
 		}
 	}
-	if v := getenv("LOG_LEVEL"); v != "" {
-		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
-			return c, fmt.Errorf("LOG_LEVEL: %q is not debug, info, warn or error", v)
+	return c, errors.Join(errs[:]...)
+}
+
+// env reads variables with defaults; each parser names its variable in
+// its error.
+type env func(string) string
+
+func (e env) str(name, def string) string {
+	if v := e(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// choice returns the lower-cased value of name, one of allowed.
+func (e env) choice(name, def string, allowed ...string) (string, error) {
+	v := strings.ToLower(e(name))
+	if v == "" {
+		return def, nil
+	}
+	for _, a := range allowed {
+		if v == a {
+			return v, nil
 		}
 	}
-	return c, nil
+	return def, fmt.Errorf("%s: %q is not %s", name, v, orList(allowed))
+}
+
+func (e env) integer(name string, def, min, max int, what string) (int, error) {
+	s := e(name)
+	if s == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < min || n > max {
+		return def, fmt.Errorf("%s: %q is not %s", name, s, what)
+	}
+	return n, nil
+}
+
+// duration parses a positive duration, or one >= 0 with zero allowed (0
+// disables).
+func (e env) duration(name string, def time.Duration, zero bool) (time.Duration, error) {
+	s := e(name)
+	if s == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(s)
+	switch {
+	case err == nil && (d > 0 || zero && d == 0):
+		return d, nil
+	case zero:
+		return def, fmt.Errorf("%s: %q is not a duration such as 24h or 30m (0 disables)", name, s)
+	}
+	return def, fmt.Errorf("%s: %q is not a positive duration such as 2160h or 60s", name, s)
+}
+
+func (e env) boolean(name string, def bool) (bool, error) {
+	s := e(name)
+	if s == "" {
+		return def, nil
+	}
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return def, fmt.Errorf("%s: %q is not true or false", name, s)
+	}
+	return b, nil
+}
+
+// list splits a comma-separated value, dropping empty items.
+func (e env) list(name string) []string {
+	var out []string
+	for _, v := range strings.Split(e(name), ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (e env) logLevel(name string) (slog.Level, error) {
+	l := slog.LevelInfo
+	if v := e(name); v != "" {
+		if err := l.UnmarshalText([]byte(v)); err != nil {
+			return slog.LevelInfo, fmt.Errorf("%s: %q is not debug, info, warn or error", name, v)
+		}
+	}
+	return l, nil
+}
+
+func httpURL(u string) bool {
+	return strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://")
+}
+
+// orList renders "a, b or c".
+func orList(vs []string) string {
+	if len(vs) == 1 {
+		return vs[0]
+	}
+	return strings.Join(vs[:len(vs)-1], ", ") + " or " + vs[len(vs)-1]
 }

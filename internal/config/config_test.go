@@ -8,54 +8,71 @@ import (
 	"time"
 )
 
+// defaults is the configuration of an empty environment.
+func defaults() Config {
+	return Config{
+		LogLevel: slog.LevelInfo, DataDir: "./data",
+		Server:  Server{Port: 8080, Addr: "127.0.0.1"},
+		Service: Service{AccessRecording: AccessAsync},
+		Store:   Store{Backend: BackendEmbedded, DynamoDBTable: "agentmem"},
+		Index:   Index{Kind: IndexEmbedded, OpenSearchAlias: "memories"},
+		Embedder: Embedder{Kind: EmbedderAuto, ModelDir: "/var/tmp/agentmem/models/bge-small-en-v1.5-int8",
+			BedrockModel: "amazon.titan-embed-text-v2:0"},
+		LLM:    LLM{Provider: LLMNone, Mode: LLMModeTools, Timeout: 60 * time.Second},
+		Ingest: Ingest{MaxBytes: 25 << 20, ChunkSize: 1000, ChunkOverlap: 200},
+		Consolidation: Consolidation{Every: 24 * time.Hour, HalfLifeStandard: 2160 * time.Hour,
+			HalfLifeEphemeral: 168 * time.Hour, Retention: 2160 * time.Hour, ArchiveBelow: 0.1},
+	}
+}
+
 func TestLoad(t *testing.T) {
 	tests := []struct {
 		name    string
 		env     map[string]string
-		want    Config
+		want    func(*Config) // applied to defaults()
 		wantErr string
 	}{
-		{"defaults", nil, Config{Port: 8080, Addr: "127.0.0.1", DataDir: "./data", Backend: "embedded", LogLevel: slog.LevelInfo,
-			Index: "embedded", OpenSearchAlias: "memories", DynamoDBTable: "agentmem", Embedder: "auto",
-			BedrockModel: "amazon.titan-embed-text-v2:0", ModelDir: "/var/tmp/agentmem/models/bge-small-en-v1.5-int8", ConsolidateEvery: 24 * time.Hour,
-			IngestMaxBytes: 25 << 20, IngestChunkSize: 1000, IngestChunkOverlap: 200, HalfLifeStandard: 2160 * time.Hour, HalfLifeEphemeral: 168 * time.Hour, Retention: 2160 * time.Hour, ArchiveBelow: 0.1, AccessRecording: "async"}, ""},
+		{"defaults", nil, func(*Config) {}, ""},
 		{"aws", map[string]string{"BACKEND": "aws", "DYNAMODB_TABLE": "mem", "DYNAMODB_ENDPOINT": "http://127.0.0.1:18000",
-			"DYNAMODB_CREATE_TABLE": "true", "EMBEDDER": "bedrock", "BEDROCK_EMBED_MODEL": "cohere.embed-english-v3", "AWS_REGION": "eu-west-1", "EXTRACT_QUEUE_URL": "https://sqs.example/q", "SQS_ENDPOINT": "http://127.0.0.1:19324"},
-			Config{Port: 8080, Addr: "127.0.0.1", DataDir: "./data", Backend: "aws", LogLevel: slog.LevelInfo, Index: "embedded",
-				OpenSearchAlias: "memories", DynamoDBTable: "mem", DynamoDBEndpoint: "http://127.0.0.1:18000", DynamoDBCreateTable: true,
-				Embedder: "bedrock", BedrockModel: "cohere.embed-english-v3", AWSRegion: "eu-west-1", ModelDir: "/var/tmp/agentmem/models/bge-small-en-v1.5-int8", ConsolidateEvery: 24 * time.Hour,
-				ExtractQueueURL: "https://sqs.example/q", SQSEndpoint: "http://127.0.0.1:19324",
-				IngestMaxBytes: 25 << 20, IngestChunkSize: 1000, IngestChunkOverlap: 200, HalfLifeStandard: 2160 * time.Hour, HalfLifeEphemeral: 168 * time.Hour, Retention: 2160 * time.Hour, ArchiveBelow: 0.1, AccessRecording: "async"}, ""},
-		{"overlap not below size", map[string]string{"INGEST_CHUNK_SIZE": "100", "INGEST_CHUNK_OVERLAP": "100"}, Config{}, "INGEST_CHUNK_OVERLAP"},
-		{"bad chunk size", map[string]string{"INGEST_CHUNK_SIZE": "ten"}, Config{}, "INGEST_CHUNK_SIZE"},
-		{"bad half-life", map[string]string{"CONSOLIDATE_HALF_LIFE_STANDARD": "-1h"}, Config{}, "CONSOLIDATE_HALF_LIFE_STANDARD"},
-		{"bad archive threshold", map[string]string{"CONSOLIDATE_ARCHIVE_BELOW": "2"}, Config{}, "CONSOLIDATE_ARCHIVE_BELOW"},
-		{"bad interval", map[string]string{"CONSOLIDATE_EVERY": "daily"}, Config{}, "CONSOLIDATE_EVERY"},
-		{"bad embedder", map[string]string{"EMBEDDER": "openai"}, Config{}, "EMBEDDER"},
-		{"bad create table", map[string]string{"DYNAMODB_CREATE_TABLE": "yes please"}, Config{}, "DYNAMODB_CREATE_TABLE"},
+			"DYNAMODB_CREATE_TABLE": "true", "EMBEDDER": "bedrock", "BEDROCK_EMBED_MODEL": "cohere.embed-english-v3", "AWS_REGION": "eu-west-1",
+			"EXTRACT_QUEUE_URL": "https://sqs.example/q", "SQS_ENDPOINT": "http://127.0.0.1:19324", "BEDROCK_ENDPOINT": "http://127.0.0.1:1"},
+			func(c *Config) {
+				c.Store = Store{Backend: BackendAWS, DynamoDBTable: "mem", DynamoDBEndpoint: "http://127.0.0.1:18000", DynamoDBCreateTable: true}
+				c.Embedder.Kind, c.Embedder.BedrockModel = EmbedderBedrock, "cohere.embed-english-v3"
+				c.AWS = AWS{Region: "eu-west-1", BedrockEndpoint: "http://127.0.0.1:1"}
+				c.Extraction = Extraction{QueueURL: "https://sqs.example/q", QueueEndpoint: "http://127.0.0.1:19324"}
+			}, ""},
 		{"all set", map[string]string{"PORT": "9000", "ADDR": "0.0.0.0", "DATA_DIR": "/tmp/x", "API_KEYS": "k=o", "BACKEND": "EMBEDDED", "LOG_LEVEL": "debug",
-			"INDEX": "opensearch", "OPENSEARCH_URL": "http://a:9200, https://b:9200", "OPENSEARCH_ALIAS": "mem", "OPENSEARCH_USERNAME": "u", "OPENSEARCH_PASSWORD": "p"},
-			Config{Port: 9000, Addr: "0.0.0.0", DataDir: "/tmp/x", APIKeys: "k=o", Backend: "embedded", LogLevel: slog.LevelDebug,
-				Index: "opensearch", OpenSearchURLs: []string{"http://a:9200", "https://b:9200"}, OpenSearchAlias: "mem", OpenSearchUser: "u", OpenSearchSecret: "p",
-				DynamoDBTable: "agentmem", Embedder: "auto", BedrockModel: "amazon.titan-embed-text-v2:0", ModelDir: "/var/tmp/agentmem/models/bge-small-en-v1.5-int8", ConsolidateEvery: 24 * time.Hour,
-				IngestMaxBytes: 25 << 20, IngestChunkSize: 1000, IngestChunkOverlap: 200, HalfLifeStandard: 2160 * time.Hour, HalfLifeEphemeral: 168 * time.Hour, Retention: 2160 * time.Hour, ArchiveBelow: 0.1, AccessRecording: "async"}, ""},
-		{"opensearch without url", map[string]string{"INDEX": "opensearch"}, Config{}, "OPENSEARCH_URL: required"},
-		{"opensearch bad url", map[string]string{"INDEX": "opensearch", "OPENSEARCH_URL": "a:9200"}, Config{}, "not an http(s) URL"},
-		{"bad index", map[string]string{"INDEX": "solr"}, Config{}, "INDEX"},
-		{"bad port", map[string]string{"PORT": "http"}, Config{}, "PORT"},
-		{"port out of range", map[string]string{"PORT": "70000"}, Config{}, "PORT"},
-		{"bad backend", map[string]string{"BACKEND": "mongo"}, Config{}, "BACKEND"},
-		{"bad log level", map[string]string{"LOG_LEVEL": "loud"}, Config{}, "LOG_LEVEL"},
-		{"bad access recording", map[string]string{"ACCESS_RECORDING": "later"}, Config{}, "ACCESS_RECORDING"},
-	}
-	// In Lambda, accesses are recorded before answering unless told otherwise.
-	for env, want := range map[string]string{"": "sync", "async": "async", "sync": "sync"} {
-		got, err := Load(func(k string) string {
-			return map[string]string{"AWS_LAMBDA_FUNCTION_NAME": "api", "ACCESS_RECORDING": env}[k]
-		})
-		if err != nil || got.AccessRecording != want {
-			t.Errorf("in Lambda with ACCESS_RECORDING=%q: %q, %v; want %q", env, got.AccessRecording, err, want)
-		}
+			"INDEX": "opensearch", "OPENSEARCH_URL": "http://a:9200, https://b:9200", "OPENSEARCH_ALIAS": "mem", "OPENSEARCH_USERNAME": "u", "OPENSEARCH_PASSWORD": "p",
+			"OPENSEARCH_SIGV4": "true", "OPENSEARCH_WRITER_ROLES": "arn:a, arn:b,", "BEDROCK_EMBED_DIMENSIONS": "256",
+			"INGEST_MAX_BYTES": "1000", "INGEST_CHUNK_SIZE": "100", "INGEST_CHUNK_OVERLAP": "0",
+			"CONSOLIDATE_EVERY": "0", "CONSOLIDATE_ARCHIVE_BELOW": "0.25", "CONSOLIDATE_RETENTION": "24h"},
+			func(c *Config) {
+				c.LogLevel, c.DataDir = slog.LevelDebug, "/tmp/x"
+				c.Server = Server{Port: 9000, Addr: "0.0.0.0", APIKeys: "k=o"}
+				c.Index = Index{Kind: IndexOpenSearch, OpenSearchURLs: []string{"http://a:9200", "https://b:9200"}, OpenSearchAlias: "mem",
+					OpenSearchUser: "u", OpenSearchSecret: "p", OpenSearchSigV4: true, OpenSearchWriterRoles: []string{"arn:a", "arn:b"}}
+				c.Embedder.BedrockDimensions = 256
+				c.Ingest = Ingest{MaxBytes: 1000, ChunkSize: 100, ChunkOverlap: 0}
+				c.Consolidation.Every, c.Consolidation.ArchiveBelow, c.Consolidation.Retention = 0, 0.25, 24*time.Hour
+			}, ""},
+		{"overlap not below size", map[string]string{"INGEST_CHUNK_SIZE": "100", "INGEST_CHUNK_OVERLAP": "100"}, nil, "INGEST_CHUNK_OVERLAP"},
+		{"bad chunk size", map[string]string{"INGEST_CHUNK_SIZE": "ten"}, nil, "INGEST_CHUNK_SIZE"},
+		{"bad half-life", map[string]string{"CONSOLIDATE_HALF_LIFE_STANDARD": "-1h"}, nil, "CONSOLIDATE_HALF_LIFE_STANDARD"},
+		{"bad archive threshold", map[string]string{"CONSOLIDATE_ARCHIVE_BELOW": "2"}, nil, "CONSOLIDATE_ARCHIVE_BELOW"},
+		{"bad interval", map[string]string{"CONSOLIDATE_EVERY": "daily"}, nil, "CONSOLIDATE_EVERY"},
+		{"bad embedder", map[string]string{"EMBEDDER": "word2vec"}, nil, "EMBEDDER"},
+		{"bad dimensions", map[string]string{"BEDROCK_EMBED_DIMENSIONS": "many"}, nil, "BEDROCK_EMBED_DIMENSIONS"},
+		{"bad create table", map[string]string{"DYNAMODB_CREATE_TABLE": "yes please"}, nil, "DYNAMODB_CREATE_TABLE"},
+		{"bad sigv4", map[string]string{"OPENSEARCH_SIGV4": "maybe"}, nil, "OPENSEARCH_SIGV4"},
+		{"opensearch without url", map[string]string{"INDEX": "opensearch"}, nil, "OPENSEARCH_URL: required"},
+		{"opensearch bad url", map[string]string{"INDEX": "opensearch", "OPENSEARCH_URL": "a:9200"}, nil, "not an http(s) URL"},
+		{"bad index", map[string]string{"INDEX": "solr"}, nil, "INDEX"},
+		{"bad port", map[string]string{"PORT": "http"}, nil, "PORT"},
+		{"port out of range", map[string]string{"PORT": "70000"}, nil, "PORT"},
+		{"bad backend", map[string]string{"BACKEND": "mongo"}, nil, "BACKEND"},
+		{"bad log level", map[string]string{"LOG_LEVEL": "loud"}, nil, "LOG_LEVEL"},
+		{"bad access recording", map[string]string{"ACCESS_RECORDING": "later"}, nil, "ACCESS_RECORDING"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,7 +83,79 @@ func TestLoad(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || !reflect.DeepEqual(got, tc.want) {
+			want := defaults()
+			tc.want(&want)
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("got %+v, %v; want %+v", got, err, want)
+			}
+		})
+	}
+}
+
+// TestLoadReportsEveryBadVariable: one start tells about every mistake,
+// not the first one only.
+func TestLoadReportsEveryBadVariable(t *testing.T) {
+	env := map[string]string{"PORT": "http", "EMBEDDER": "word2vec", "LLM_PROVIDER": "openai", "CONSOLIDATE_EVERY": "daily"}
+	_, err := Load(func(k string) string { return env[k] })
+	for _, name := range []string{"PORT", "EMBEDDER", "LLM_BASE_URL", "LLM_MODEL", "CONSOLIDATE_EVERY"} {
+		if err == nil || !strings.Contains(err.Error(), name+":") {
+			t.Errorf("the error does not name %s: %v", name, err)
+		}
+	}
+}
+
+// TestAccessRecordingInLambda: in Lambda, accesses are recorded before
+// answering unless told otherwise.
+func TestAccessRecordingInLambda(t *testing.T) {
+	for env, want := range map[string]string{"": AccessSync, "async": AccessAsync, "sync": AccessSync} {
+		got, err := Load(func(k string) string {
+			return map[string]string{"AWS_LAMBDA_FUNCTION_NAME": "api", "ACCESS_RECORDING": env}[k]
+		})
+		if err != nil || got.Service.AccessRecording != want || !got.AWS.InLambda {
+			t.Errorf("in Lambda with ACCESS_RECORDING=%q: %+v, %v; want %q", env, got.Service, err, want)
+		}
+	}
+}
+
+func TestLoadLLM(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		want    LLM
+		wantErr string
+	}{
+		{"none by default", nil, LLM{Provider: LLMNone, Mode: LLMModeTools, Timeout: time.Minute}, ""},
+		{"bedrock from the old variable", map[string]string{"BEDROCK_LLM_MODEL": "anthropic.claude-3-5-haiku"},
+			LLM{Provider: LLMBedrock, Model: "anthropic.claude-3-5-haiku", Mode: LLMModeTools, Timeout: time.Minute}, ""},
+		{"bedrock named", map[string]string{"LLM_PROVIDER": "Bedrock", "LLM_MODEL": "amazon.nova-lite", "LLM_TIMEOUT": "20s"},
+			LLM{Provider: LLMBedrock, Model: "amazon.nova-lite", Mode: LLMModeTools, Timeout: 20 * time.Second}, ""},
+		{"bedrock, both names agree", map[string]string{"LLM_PROVIDER": "bedrock", "LLM_MODEL": "m", "BEDROCK_LLM_MODEL": "m"},
+			LLM{Provider: LLMBedrock, Model: "m", Mode: LLMModeTools, Timeout: time.Minute}, ""},
+		{"openai-compatible", map[string]string{"LLM_PROVIDER": "openai", "LLM_BASE_URL": "http://127.0.0.1:11434/v1",
+			"LLM_MODEL": "qwen2.5:7b", "LLM_API_KEY": "secret", "LLM_MODE": "json_schema"},
+			LLM{Provider: LLMOpenAI, Model: "qwen2.5:7b", BaseURL: "http://127.0.0.1:11434/v1", APIKey: "secret",
+				Mode: LLMModeJSONSchema, Timeout: time.Minute}, ""},
+		{"none despite the old variable", map[string]string{"LLM_PROVIDER": "none", "BEDROCK_LLM_MODEL": "m"},
+			LLM{Provider: LLMNone, Mode: LLMModeTools, Timeout: time.Minute}, ""},
+		{"openai without base URL", map[string]string{"LLM_PROVIDER": "openai", "LLM_MODEL": "m"}, LLM{}, "LLM_BASE_URL: required"},
+		{"openai bad base URL", map[string]string{"LLM_PROVIDER": "openai", "LLM_MODEL": "m", "LLM_BASE_URL": "localhost:8000"}, LLM{}, "LLM_BASE_URL: \"localhost:8000\" is not an http(s) URL"},
+		{"openai without model", map[string]string{"LLM_PROVIDER": "openai", "LLM_BASE_URL": "http://127.0.0.1:8000/v1"}, LLM{}, "LLM_MODEL: required"},
+		{"bedrock without model", map[string]string{"LLM_PROVIDER": "bedrock"}, LLM{}, "LLM_MODEL: required"},
+		{"bedrock, two models", map[string]string{"LLM_MODEL": "a", "BEDROCK_LLM_MODEL": "b"}, LLM{}, "different models"},
+		{"bad provider", map[string]string{"LLM_PROVIDER": "mistral"}, LLM{}, "LLM_PROVIDER"},
+		{"bad mode", map[string]string{"LLM_MODE": "grammar"}, LLM{}, "LLM_MODE"},
+		{"bad timeout", map[string]string{"LLM_TIMEOUT": "0s"}, LLM{}, "LLM_TIMEOUT"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := LoadLLM(func(k string) string { return tc.env[k] })
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("want error naming %s, got %v", tc.wantErr, err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
 				t.Fatalf("got %+v, %v; want %+v", got, err, tc.want)
 			}
 		})

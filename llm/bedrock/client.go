@@ -11,6 +11,7 @@ package bedrock
 
 import (
 	"context"
+	"fmt"
 	"github.com/agentmem/agentmem/internal/awsconf"
 	"time"
 
@@ -43,7 +44,7 @@ func NewClient(ctx context.Context, o ClientOptions) (*bedrockruntime.Client, er
 	cfg, err := awsconf.Load(ctx, awsconf.Options{Endpoint: o.Endpoint, Region: o.Region, AccessKey: o.AccessKey,
 		SecretKey: o.SecretKey, MaxAttempts: o.MaxAttempts, MaxBackoff: o.MaxBackoff, NoRateLimit: true})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("bedrock: client: %w", err)
 	}
 	return bedrockruntime.NewFromConfig(cfg, func(bo *bedrockruntime.Options) {
 		if o.Endpoint != "" {

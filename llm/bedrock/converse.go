@@ -112,7 +112,10 @@ func (c *Converser) Call(ctx context.Context, system, user string, tool Tool) (j
 			return nil, u, fmt.Errorf("bedrock: %s tool input is not a JSON object: %w", c.model, err)
 		}
 		js, err := json.Marshal(jsonNumbers(v))
-		return js, u, err
+		if err != nil {
+			return nil, u, fmt.Errorf("bedrock: %s tool input: %w", c.model, err)
+		}
+		return js, u, nil
 	}
 	return nil, u, fmt.Errorf("%w %q (stop reason %s)", ErrNoToolUse, tool.Name, res.StopReason)
 }

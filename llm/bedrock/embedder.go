@@ -227,7 +227,7 @@ func (e *Embedder) call(ctx context.Context, texts []string, p memory.Purpose) (
 	}
 	js, err := json.Marshal(body)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("bedrock: embed with %s: %w", e.model, err)
 	}
 	res, err := e.c.InvokeModel(ctx, &bedrockruntime.InvokeModelInput{
 		ModelId: aws.String(e.model), Body: js,

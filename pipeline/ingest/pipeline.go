@@ -61,39 +61,25 @@ func DocumentID(org, key string) string {
 	return "doc_" + hex.EncodeToString(sum[:12])
 }
 
-// OrgScope is the agent segment of a key for org-scope documents.
-const OrgScope = "_org"
-
 // ParseKey splits an object key of the form {orgId}/{agentId or _org}/{path}
-// into the caller the document belongs to. Anything else is EINVALID: the
-// owner of a document is never guessed.
+// (the agent segment memory.OrgScope for org-scope documents) into the
+// caller the document belongs to; the ids must pass memory.ValidName.
+// Anything else is EINVALID: the owner of a document is never guessed.
 func ParseKey(key string) (memory.Caller, error) {
 	parts := strings.SplitN(key, "/", 3)
 	if len(parts) != 3 || parts[0] == "" || parts[1] == "" || strings.Trim(parts[2], "/") == "" {
-		return memory.Caller{}, memory.Errorf(memory.EINVALID, "key %q: not {orgId}/{agentId or %s}/{path}", key, OrgScope)
+		return memory.Caller{}, memory.Errorf(memory.EINVALID, "key %q: not {orgId}/{agentId or %s}/{path}", key, memory.OrgScope)
 	}
 	for _, p := range parts[:2] {
-		if !validName(p) {
+		if !memory.ValidName(p) {
 			return memory.Caller{}, memory.Errorf(memory.EINVALID, "key %q: %q is not a valid org or agent id", key, p)
 		}
 	}
 	c := memory.Caller{OrgID: parts[0]}
-	if parts[1] != OrgScope {
+	if parts[1] != memory.OrgScope {
 		c.AgentID = parts[1]
 	}
 	return c, nil
-}
-
-func validName(s string) bool {
-	if len(s) > 64 {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
-			return false
-		}
-	}
-	return true
 }
 
 func (p *Pipeline) now() time.Time {

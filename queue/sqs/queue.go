@@ -36,7 +36,7 @@ type ClientOptions struct {
 func NewClient(ctx context.Context, o ClientOptions) (*sqs.Client, error) {
 	cfg, err := awsconf.Load(ctx, awsconf.Options{Endpoint: o.Endpoint, Region: o.Region, AccessKey: o.AccessKey, SecretKey: o.SecretKey})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sqs: client: %w", err)
 	}
 	return sqs.NewFromConfig(cfg, func(so *sqs.Options) {
 		if o.Endpoint != "" {
@@ -50,7 +50,7 @@ func NewClient(ctx context.Context, o ClientOptions) (*sqs.Client, error) {
 func (q *Queue) Enqueue(ctx context.Context, j extract.Job) error {
 	body, err := json.Marshal(j)
 	if err != nil {
-		return err
+		return fmt.Errorf("sqs: encode job: %w", err)
 	}
 	_, err = q.c.SendMessage(ctx, &sqs.SendMessageInput{
 		QueueUrl:    aws.String(q.url),

@@ -2,6 +2,7 @@ package dynamodb
 
 import (
 	"context"
+	"fmt"
 	"github.com/agentmem/agentmem/internal/awsconf"
 	"time"
 
@@ -26,7 +27,7 @@ func NewClient(ctx context.Context, o ClientOptions) (*dynamodb.Client, error) {
 	cfg, err := awsconf.Load(ctx, awsconf.Options{Endpoint: o.Endpoint, Region: o.Region, AccessKey: o.AccessKey,
 		SecretKey: o.SecretKey, MaxAttempts: 8, MaxBackoff: 5 * time.Second})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("dynamodb: client: %w", err)
 	}
 	return dynamodb.NewFromConfig(cfg, func(do *dynamodb.Options) {
 		if o.Endpoint != "" {

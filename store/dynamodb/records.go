@@ -38,8 +38,10 @@ func (s *Store) PutAPIKey(ctx context.Context, apiKey string, c memory.Caller, n
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return memory.Errorf(memory.ECONFLICT, "the key exists already")
+	} else if err != nil {
+		return fmt.Errorf("dynamodb: put API key of %s: %w", c.OrgID, err)
 	}
-	return err
+	return nil
 }
 
 // Authenticate implements the API's Authenticator: the caller a key
@@ -65,8 +67,10 @@ func (s *Store) RevokeAPIKey(ctx context.Context, apiKey string) error {
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return memory.Errorf(memory.ENOTFOUND, "no such key")
+	} else if err != nil {
+		return fmt.Errorf("dynamodb: revoke API key: %w", err)
 	}
-	return err
+	return nil
 }
 
 // Records live in one partition per org and kind, sorted by id, so a kind
@@ -79,7 +83,7 @@ var _ memory.RecordStore = (*Store)(nil)
 func (s *Store) PutRecord(ctx context.Context, org, kind, id string, value any, ifVersion int64) (int64, error) {
 	js, err := json.Marshal(value)
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("dynamodb: put record %s/%s: %w", kind, id, err)
 	}
 	in := &dynamodb.UpdateItemInput{
 		TableName:                aws.String(s.table),
@@ -147,6 +151,8 @@ func (s *Store) ListRecords(ctx context.Context, org, kind, after string, limit 
 
 // DeleteRecord implements memory.RecordStore.
 func (s *Store) DeleteRecord(ctx context.Context, org, kind, id string) error {
-	_, err := s.c.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.table), Key: key(recordPK(org, kind), id)})
-	return err
+	if _, err := s.c.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.table), Key: key(recordPK(org, kind), id)}); err != nil {
+		return fmt.Errorf("dynamodb: delete record %s/%s: %w", kind, id, err)
+	}
+	return nil
 }

@@ -21,7 +21,7 @@ var _ memory.RelationStore = (*Store)(nil)
 func relItems(r memory.Relation) ([2]map[string]types.AttributeValue, error) {
 	body, err := json.Marshal(r)
 	if err != nil {
-		return [2]map[string]types.AttributeValue{}, err
+		return [2]map[string]types.AttributeValue{}, fmt.Errorf("dynamodb: encode relation %s: %w", r.FromID, err)
 	}
 	mk := func(pk, sk string) map[string]types.AttributeValue {
 		return map[string]types.AttributeValue{"PK": str(pk), "SK": str(sk), "orgId": str(r.OrgID), "body": str(string(body))}
@@ -104,7 +104,7 @@ func (s *Store) Relations(ctx context.Context, orgID, memoryID string) ([]memory
 	for _, it := range items {
 		var r memory.Relation
 		if err := json.Unmarshal([]byte(attrS(it, "body")), &r); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("dynamodb: decode relation of %s: %w", memoryID, err)
 		}
 		if r.OrgID == orgID {
 			out = append(out, r)

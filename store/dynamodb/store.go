@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/store/dynamodb/schema"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -71,7 +72,7 @@ func key(pk, sk string) map[string]types.AttributeValue {
 func (s *Store) item(m *memory.Memory) (map[string]types.AttributeValue, error) {
 	body, err := json.Marshal(m)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("dynamodb: encode memory %s: %w", m.ID, err)
 	}
 	org, sk := "ORG#"+m.OrgID, sortKey(m.CreatedAt, m.ID)
 	it := map[string]types.AttributeValue{
@@ -82,15 +83,17 @@ func (s *Store) item(m *memory.Memory) (map[string]types.AttributeValue, error) 
 		"dedupKey": str(memory.DedupKey(m)), "createdAt": num(m.CreatedAt), "archived": boolean(m.Archived),
 		"version": num(m.Version), "accessCount": num(m.AccessCount), "lastAccessedAt": num(m.LastAccessedAt),
 		"body": str(string(body)), "embeddingModel": str(m.EmbeddingModel),
-		"GSI1PK": str(org), "GSI1SK": str(sk),
-		"GSI5PK": str(org + "#TYPE#" + string(m.Type)), "GSI5SK": str(sk),
+		schema.ByOrg.PartitionKey: str(org), schema.ByOrg.SortKey: str(sk),
+		schema.ByType.PartitionKey: str(org + "#TYPE#" + string(m.Type)), schema.ByType.SortKey: str(sk),
 	}
 	if len(m.Embedding) > 0 {
 		it["embedding"] = &types.AttributeValueMemberB{Value: memory.EncodeVector(m.Embedding)}
 	}
 	for _, g := range []struct{ pk, sk, prefix, v string }{
-		{"GSI2PK", "GSI2SK", "#ROOM#", m.RoomID}, {"GSI3PK", "GSI3SK", "#ENT#", m.EntityID},
-		{"GSI4PK", "GSI4SK", "#SES#", m.SessionID}, {"GSI6PK", "GSI6SK", "#DOC#", m.DocumentID},
+		{schema.ByRoom.PartitionKey, schema.ByRoom.SortKey, "#ROOM#", m.RoomID},
+		{schema.ByEntity.PartitionKey, schema.ByEntity.SortKey, "#ENT#", m.EntityID},
+		{schema.BySession.PartitionKey, schema.BySession.SortKey, "#SES#", m.SessionID},
+		{schema.ByDocument.PartitionKey, schema.ByDocument.SortKey, "#DOC#", m.DocumentID},
 	} {
 		if g.v != "" {
 			it[g.pk], it[g.sk] = str(org+g.prefix+g.v), str(sk)
@@ -450,10 +453,11 @@ func (s *Store) deleteMemoryItems(ctx context.Context, orgID, id, dedupKey strin
 // query is a planned list query: the index, its partition, and the rest of
 // the filter as a filter expression.
 type query struct {
-	index, pkAttr, skAttr, pk string
-	filter                    string
-	names                     map[string]string
-	values                    map[string]types.AttributeValue
+	idx    schema.Index // the index queried
+	pk     string
+	filter string
+	names  map[string]string
+	values map[string]types.AttributeValue
 }
 
 // plan picks the most selective index for f and renders the remaining
@@ -464,17 +468,17 @@ func plan(f memory.Filter) query {
 	used := ""
 	switch {
 	case f.DocumentID != "":
-		q.index, q.pkAttr, q.skAttr, q.pk, used = "byDocument", "GSI6PK", "GSI6SK", org+"#DOC#"+f.DocumentID, "document"
+		q.idx, q.pk, used = schema.ByDocument, org+"#DOC#"+f.DocumentID, "document"
 	case f.SessionID != "":
-		q.index, q.pkAttr, q.skAttr, q.pk, used = "bySession", "GSI4PK", "GSI4SK", org+"#SES#"+f.SessionID, "session"
+		q.idx, q.pk, used = schema.BySession, org+"#SES#"+f.SessionID, "session"
 	case f.EntityID != "":
-		q.index, q.pkAttr, q.skAttr, q.pk, used = "byEntity", "GSI3PK", "GSI3SK", org+"#ENT#"+f.EntityID, "entity"
+		q.idx, q.pk, used = schema.ByEntity, org+"#ENT#"+f.EntityID, "entity"
 	case f.RoomID != "":
-		q.index, q.pkAttr, q.skAttr, q.pk, used = "byRoom", "GSI2PK", "GSI2SK", org+"#ROOM#"+f.RoomID, "room"
+		q.idx, q.pk, used = schema.ByRoom, org+"#ROOM#"+f.RoomID, "room"
 	case len(f.Types) == 1:
-		q.index, q.pkAttr, q.skAttr, q.pk, used = "byType", "GSI5PK", "GSI5SK", org+"#TYPE#"+string(f.Types[0]), "type"
+		q.idx, q.pk, used = schema.ByType, org+"#TYPE#"+string(f.Types[0]), "type"
 	default:
-		q.index, q.pkAttr, q.skAttr, q.pk = "byOrg", "GSI1PK", "GSI1SK", org
+		q.idx, q.pk = schema.ByOrg, org
 	}
 	var conds []string
 	n := 0
@@ -549,7 +553,7 @@ func plan(f memory.Filter) query {
 // input renders the query for a page ending before cursor (newest first);
 // nil when the range is empty.
 func (q query) input(table string, f memory.Filter, cursor *memory.Cursor, limit int32, count bool) *dynamodb.QueryInput {
-	names := map[string]string{"#pk": q.pkAttr}
+	names := map[string]string{"#pk": q.idx.PartitionKey}
 	values := map[string]types.AttributeValue{":pk": str(q.pk)}
 	for k, v := range q.names {
 		names[k] = v
@@ -571,7 +575,7 @@ func (q query) input(table string, f memory.Filter, cursor *memory.Cursor, limit
 		}
 	}
 	if lo != "" || hi != "" {
-		names["#sk"] = q.skAttr
+		names["#sk"] = q.idx.SortKey
 	}
 	switch {
 	case lo != "" && hi != "" && below(hi) < lo:
@@ -588,7 +592,7 @@ func (q query) input(table string, f memory.Filter, cursor *memory.Cursor, limit
 		values[":hi"] = str(hi)
 	}
 	in := &dynamodb.QueryInput{
-		TableName: aws.String(table), IndexName: aws.String(q.index),
+		TableName: aws.String(table), IndexName: aws.String(q.idx.Name),
 		KeyConditionExpression: aws.String(cond), ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 		ScanIndexForward: aws.Bool(false),
 	}

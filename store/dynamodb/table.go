@@ -13,8 +13,9 @@
 //	knowledge     ORG#<org>#MEM#<id>        KNOW, KGEN#…, KREF#…, KCNT#…   status, generations, refs (terms.go)
 //	              ORG#<org>#KTERM#<term>, #KPROP#<name>, #KLIST#<kind>, #KVOCAB#<scope>   postings, counters
 //
-// Memories carry sparse global secondary indexes, all sorted by
-// "<createdAt, 16 digits>#<id>" (newest first when read backwards):
+// Memories carry sparse global secondary indexes (package schema states
+// the table: keys, indexes, TTL), all sorted by "<createdAt, 16
+// digits>#<id>" (newest first when read backwards):
 //
 //	GSI1 byOrg      ORG#<org>
 //	GSI2 byRoom     ORG#<org>#ROOM#<room>
@@ -41,56 +42,51 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentmem/agentmem/store/dynamodb/schema"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// GSI names and their key attributes.
-var gsis = []struct{ name, pk, sk string }{
-	{"byOrg", "GSI1PK", "GSI1SK"},
-	{"byRoom", "GSI2PK", "GSI2SK"},
-	{"byEntity", "GSI3PK", "GSI3SK"},
-	{"bySession", "GSI4PK", "GSI4SK"},
-	{"byType", "GSI5PK", "GSI5SK"},
-	{"byDocument", "GSI6PK", "GSI6SK"},
-}
-
 // TTLAttribute is the table's time-to-live attribute (epoch seconds).
-const TTLAttribute = "ttl"
+const TTLAttribute = schema.TTLAttribute
 
-// CreateTable creates the table with its indexes (on-demand billing) and
-// waits until it is active, then enables TTL. The CDK app creates the same
-// table in AWS; this is for local servers and tests.
-func CreateTable(ctx context.Context, c *dynamodb.Client, name string) error {
-	attrs := []types.AttributeDefinition{
-		{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS},
-		{AttributeName: aws.String("SK"), AttributeType: types.ScalarAttributeTypeS},
+// TableInput is the definition of the table called name, from package
+// schema: its key, its indexes (all attributes projected) and on-demand
+// billing.
+func TableInput(name string) *dynamodb.CreateTableInput {
+	var attrs []types.AttributeDefinition
+	for _, a := range schema.Attributes() {
+		attrs = append(attrs, types.AttributeDefinition{AttributeName: aws.String(a), AttributeType: types.ScalarAttributeTypeS})
+	}
+	key := func(pk, sk string) []types.KeySchemaElement {
+		return []types.KeySchemaElement{
+			{AttributeName: aws.String(pk), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String(sk), KeyType: types.KeyTypeRange},
+		}
 	}
 	var indexes []types.GlobalSecondaryIndex
-	for _, g := range gsis {
-		attrs = append(attrs,
-			types.AttributeDefinition{AttributeName: aws.String(g.pk), AttributeType: types.ScalarAttributeTypeS},
-			types.AttributeDefinition{AttributeName: aws.String(g.sk), AttributeType: types.ScalarAttributeTypeS})
+	for _, ix := range schema.Indexes {
 		indexes = append(indexes, types.GlobalSecondaryIndex{
-			IndexName: aws.String(g.name),
-			KeySchema: []types.KeySchemaElement{
-				{AttributeName: aws.String(g.pk), KeyType: types.KeyTypeHash},
-				{AttributeName: aws.String(g.sk), KeyType: types.KeyTypeRange},
-			},
+			IndexName:  aws.String(ix.Name),
+			KeySchema:  key(ix.PartitionKey, ix.SortKey),
 			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
 		})
 	}
-	_, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            aws.String(name),
-		AttributeDefinitions: attrs,
-		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String("SK"), KeyType: types.KeyTypeRange},
-		},
+	return &dynamodb.CreateTableInput{
+		TableName:              aws.String(name),
+		AttributeDefinitions:   attrs,
+		KeySchema:              key(schema.PartitionKey, schema.SortKey),
 		GlobalSecondaryIndexes: indexes,
 		BillingMode:            types.BillingModePayPerRequest,
-	})
+	}
+}
+
+// CreateTable creates the table (TableInput) and waits until it is active,
+// then enables TTL. The CDK app declares the same table in AWS from the
+// same schema; this is for local servers and tests.
+func CreateTable(ctx context.Context, c *dynamodb.Client, name string) error {
+	_, err := c.CreateTable(ctx, TableInput(name))
 	var inUse *types.ResourceInUseException
 	if err != nil && !errors.As(err, &inUse) {
 		return fmt.Errorf("dynamodb: create table %s: %w", name, err)
@@ -118,6 +114,8 @@ func isTTLAlreadyOn(err error) bool {
 
 // DeleteTable removes the table (tests).
 func DeleteTable(ctx context.Context, c *dynamodb.Client, name string) error {
-	_, err := c.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-	return err
+	if _, err := c.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}); err != nil {
+		return fmt.Errorf("dynamodb: delete table %s: %w", name, err)
+	}
+	return nil
 }

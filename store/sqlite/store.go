@@ -86,7 +86,8 @@ var (
 )
 
 // Open opens (creating if needed) the database at path.
-func Open(path string) (*Store, error) {
+func Open(path string) (_ *Store, err error) {
+	defer wrap(&err, "open %s", path)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
@@ -99,13 +100,16 @@ func Open(path string) (*Store, error) {
 	db.SetMaxOpenConns(8)
 	if _, err := db.Exec(schema); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("sqlite schema: %w", err)
+		return nil, fmt.Errorf("schema: %w", err)
 	}
 	return &Store{db: db}, nil
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() (err error) {
+	defer wrap(&err, "close")
+	return s.db.Close()
+}
 
 const columns = "body, access_count, last_accessed_at, version, embedding_model, embedding"
 
@@ -128,13 +132,23 @@ func scanMemory(r scanner, extra ...any) (*memory.Memory, error) {
 	return &m, nil
 }
 
+// wrap prefixes the error of a failed operation with the adapter and the
+// operation, keeping it in the chain (%w): memory.ErrorCode still finds
+// ENOTFOUND, ECONFLICT and the other codes through it.
+func wrap(err *error, format string, args ...any) {
+	if *err != nil {
+		*err = fmt.Errorf("sqlite: "+format+": %w", append(args, *err)...)
+	}
+}
+
 func isUnique(err error) bool {
 	var e *sqlite3.Error
 	return errors.As(err, &e) && (e.Code() == sqlite3lib.SQLITE_CONSTRAINT_UNIQUE || e.Code() == sqlite3lib.SQLITE_CONSTRAINT_PRIMARYKEY)
 }
 
 // Create implements memory.Store.
-func (s *Store) Create(ctx context.Context, ms []*memory.Memory) ([]memory.CreateResult, error) {
+func (s *Store) Create(ctx context.Context, ms []*memory.Memory) (_ []memory.CreateResult, err error) {
+	defer wrap(&err, "create %d memories", len(ms))
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -176,7 +190,8 @@ func insert(ctx context.Context, tx *sql.Tx, m *memory.Memory, key string) error
 }
 
 // Get implements memory.Store.
-func (s *Store) Get(ctx context.Context, orgID, id string) (*memory.Memory, error) {
+func (s *Store) Get(ctx context.Context, orgID, id string) (_ *memory.Memory, err error) {
+	defer wrap(&err, "get %s", id)
 	m, err := scanMemory(s.db.QueryRowContext(ctx, `SELECT `+columns+` FROM memories WHERE org_id = ? AND id = ?`, orgID, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, memory.ErrNotFound(id)
@@ -185,7 +200,8 @@ func (s *Store) Get(ctx context.Context, orgID, id string) (*memory.Memory, erro
 }
 
 // GetMany implements memory.Store.
-func (s *Store) GetMany(ctx context.Context, orgID string, ids []string) (map[string]*memory.Memory, error) {
+func (s *Store) GetMany(ctx context.Context, orgID string, ids []string) (_ map[string]*memory.Memory, err error) {
+	defer wrap(&err, "get %d memories", len(ids))
 	out := make(map[string]*memory.Memory, len(ids))
 	for start := 0; start < len(ids); start += 500 {
 		chunk := ids[start:min(len(ids), start+500)]
@@ -215,7 +231,8 @@ func (s *Store) GetMany(ctx context.Context, orgID string, ids []string) (map[st
 func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
 
 // Update implements memory.Store.
-func (s *Store) Update(ctx context.Context, m *memory.Memory) error {
+func (s *Store) Update(ctx context.Context, m *memory.Memory) (err error) {
+	defer wrap(&err, "update %s", m.ID)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -261,7 +278,8 @@ func (s *Store) Update(ctx context.Context, m *memory.Memory) error {
 }
 
 // Delete implements memory.Store; the memory's relations go with it.
-func (s *Store) Delete(ctx context.Context, orgID, id string) error {
+func (s *Store) Delete(ctx context.Context, orgID, id string) (err error) {
+	defer wrap(&err, "delete %s", id)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -281,7 +299,8 @@ func (s *Store) Delete(ctx context.Context, orgID, id string) error {
 }
 
 // PutRelations implements memory.RelationStore.
-func (s *Store) PutRelations(ctx context.Context, rs []memory.Relation) error {
+func (s *Store) PutRelations(ctx context.Context, rs []memory.Relation) (err error) {
+	defer wrap(&err, "put %d relations", len(rs))
 	for _, r := range rs {
 		if err := r.Validate(); err != nil {
 			return err
@@ -307,7 +326,8 @@ func (s *Store) PutRelations(ctx context.Context, rs []memory.Relation) error {
 }
 
 // Relations implements memory.RelationStore.
-func (s *Store) Relations(ctx context.Context, orgID, memoryID string) ([]memory.Relation, error) {
+func (s *Store) Relations(ctx context.Context, orgID, memoryID string) (_ []memory.Relation, err error) {
+	defer wrap(&err, "relations of %s", memoryID)
 	rows, err := s.db.QueryContext(ctx, `SELECT body FROM relations WHERE org_id = ? AND (from_id = ? OR to_id = ?)
 		ORDER BY type, CASE WHEN from_id = ? THEN to_id ELSE from_id END`, orgID, memoryID, memoryID, memoryID)
 	if err != nil {
@@ -382,9 +402,10 @@ func where(f memory.Filter) (string, []any) {
 }
 
 // List implements memory.Store.
-func (s *Store) List(ctx context.Context, q memory.ListQuery) (memory.Page, error) {
+func (s *Store) List(ctx context.Context, q memory.ListQuery) (_ memory.Page, err error) {
+	defer wrap(&err, "list")
 	if q.Filter.OrgID == "" {
-		return memory.Page{}, errors.New("sqlite: list without org")
+		return memory.Page{}, errors.New("no org")
 	}
 	cond, args := where(q.Filter)
 	if q.Cursor != nil {
@@ -417,20 +438,22 @@ func (s *Store) List(ctx context.Context, q memory.ListQuery) (memory.Page, erro
 }
 
 // Count implements memory.Store.
-func (s *Store) Count(ctx context.Context, f memory.Filter) (int, error) {
+func (s *Store) Count(ctx context.Context, f memory.Filter) (_ int, err error) {
+	defer wrap(&err, "count")
 	if f.OrgID == "" {
-		return 0, errors.New("sqlite: count without org")
+		return 0, errors.New("no org")
 	}
 	cond, args := where(f)
 	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM memories WHERE `+cond, args...).Scan(&n)
+	err = s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM memories WHERE `+cond, args...).Scan(&n)
 	return n, err
 }
 
 // DeleteWhere implements memory.Store.
-func (s *Store) DeleteWhere(ctx context.Context, f memory.Filter) ([]string, error) {
+func (s *Store) DeleteWhere(ctx context.Context, f memory.Filter) (_ []string, err error) {
+	defer wrap(&err, "delete where")
 	if f.OrgID == "" {
-		return nil, errors.New("sqlite: delete without org")
+		return nil, errors.New("no org")
 	}
 	cond, args := where(f)
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -470,7 +493,8 @@ func (s *Store) DeleteWhere(ctx context.Context, f memory.Filter) ([]string, err
 }
 
 // Touch implements memory.Store.
-func (s *Store) Touch(ctx context.Context, orgID string, ids []string, at int64) error {
+func (s *Store) Touch(ctx context.Context, orgID string, ids []string, at int64) (err error) {
+	defer wrap(&err, "touch %d memories", len(ids))
 	if len(ids) == 0 {
 		return nil
 	}
@@ -478,7 +502,7 @@ func (s *Store) Touch(ctx context.Context, orgID string, ids []string, at int64)
 	for _, id := range ids {
 		args = append(args, id)
 	}
-	_, err := s.db.ExecContext(ctx, `UPDATE memories SET access_count = access_count + 1,
+	_, err = s.db.ExecContext(ctx, `UPDATE memories SET access_count = access_count + 1,
 		last_accessed_at = MAX(last_accessed_at, ?) WHERE org_id = ? AND id IN (`+placeholders(len(ids))+`)`, args...)
 	return err
 }
@@ -491,19 +515,19 @@ func (s *Store) Scan(ctx context.Context, fn func(*memory.Memory) error) error {
 		rows, err := s.db.QueryContext(ctx, `SELECT `+columns+`, org_id, id FROM memories
 			WHERE (org_id > ?) OR (org_id = ? AND id > ?) ORDER BY org_id, id LIMIT 1000`, lastOrg, lastOrg, lastID)
 		if err != nil {
-			return err
+			return fmt.Errorf("sqlite: scan after %s/%s: %w", lastOrg, lastID, err)
 		}
 		var batch []*memory.Memory
 		for rows.Next() {
 			m, err := scanMemory(rows, &lastOrg, &lastID)
 			if err != nil {
 				rows.Close()
-				return err
+				return fmt.Errorf("sqlite: scan after %s/%s: %w", lastOrg, lastID, err)
 			}
 			batch = append(batch, m)
 		}
 		if err := rows.Close(); err != nil {
-			return err
+			return fmt.Errorf("sqlite: scan after %s/%s: %w", lastOrg, lastID, err)
 		}
 		if len(batch) == 0 {
 			return nil
@@ -517,14 +541,16 @@ func (s *Store) Scan(ctx context.Context, fn func(*memory.Memory) error) error {
 }
 
 // Total counts every memory of every org, archived included.
-func (s *Store) Total(ctx context.Context) (int, error) {
+func (s *Store) Total(ctx context.Context) (_ int, err error) {
+	defer wrap(&err, "total")
 	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM memories`).Scan(&n)
+	err = s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM memories`).Scan(&n)
 	return n, err
 }
 
 // PutRecord implements memory.RecordStore.
-func (s *Store) PutRecord(ctx context.Context, org, kind, id string, value any, ifVersion int64) (int64, error) {
+func (s *Store) PutRecord(ctx context.Context, org, kind, id string, value any, ifVersion int64) (_ int64, err error) {
+	defer wrap(&err, "put record %s/%s", kind, id)
 	js, err := json.Marshal(value)
 	if err != nil {
 		return 0, err
@@ -551,10 +577,11 @@ func (s *Store) PutRecord(ctx context.Context, org, kind, id string, value any, 
 }
 
 // GetRecord implements memory.RecordStore.
-func (s *Store) GetRecord(ctx context.Context, org, kind, id string, out any) (int64, error) {
+func (s *Store) GetRecord(ctx context.Context, org, kind, id string, out any) (_ int64, err error) {
+	defer wrap(&err, "get record %s/%s", kind, id)
 	var v int64
 	var js []byte
-	err := s.db.QueryRowContext(ctx, `SELECT version, value FROM records WHERE org_id = ? AND kind = ? AND id = ?`, org, kind, id).Scan(&v, &js)
+	err = s.db.QueryRowContext(ctx, `SELECT version, value FROM records WHERE org_id = ? AND kind = ? AND id = ?`, org, kind, id).Scan(&v, &js)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, memory.Errorf(memory.ENOTFOUND, "%s %q not found", strings.ToLower(kind), id)
 	} else if err != nil {
@@ -564,7 +591,8 @@ func (s *Store) GetRecord(ctx context.Context, org, kind, id string, out any) (i
 }
 
 // ListRecords implements memory.RecordStore.
-func (s *Store) ListRecords(ctx context.Context, org, kind, after string, limit int) ([]memory.Record, string, error) {
+func (s *Store) ListRecords(ctx context.Context, org, kind, after string, limit int) (_ []memory.Record, _ string, err error) {
+	defer wrap(&err, "list records %s", kind)
 	rows, err := s.db.QueryContext(ctx, `SELECT id, version, value FROM records WHERE org_id = ? AND kind = ? AND id > ?
 		ORDER BY id LIMIT ?`, org, kind, after, limit+1)
 	if err != nil {
@@ -590,13 +618,15 @@ func (s *Store) ListRecords(ctx context.Context, org, kind, after string, limit 
 }
 
 // DeleteRecord implements memory.RecordStore.
-func (s *Store) DeleteRecord(ctx context.Context, org, kind, id string) error {
-	_, err := s.db.ExecContext(ctx, `DELETE FROM records WHERE org_id = ? AND kind = ? AND id = ?`, org, kind, id)
+func (s *Store) DeleteRecord(ctx context.Context, org, kind, id string) (err error) {
+	defer wrap(&err, "delete record %s/%s", kind, id)
+	_, err = s.db.ExecContext(ctx, `DELETE FROM records WHERE org_id = ? AND kind = ? AND id = ?`, org, kind, id)
 	return err
 }
 
 // Orgs lists every org that has memories (memory.OrgLister).
-func (s *Store) Orgs(ctx context.Context) ([]string, error) {
+func (s *Store) Orgs(ctx context.Context) (_ []string, err error) {
+	defer wrap(&err, "orgs")
 	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT org_id FROM memories ORDER BY org_id`)
 	if err != nil {
 		return nil, err

@@ -1,7 +1,9 @@
 // Package authorizer is the API Gateway Lambda request authorizer: it
 // resolves the bearer key of a request to the org (and agent) it belongs
 // to and hands them to the API in the authorizer context, which is the
-// only place the API reads the caller from.
+// only place the API reads the caller from. It shares the header parser
+// and the context keys with the HTTP API through package auth, and links
+// nothing of the API itself.
 package authorizer
 
 import (
@@ -9,8 +11,8 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/agentmem/agentmem/auth"
 	"github.com/agentmem/agentmem/memory"
-	"github.com/agentmem/agentmem/transport/httpapi"
 	"github.com/aws/aws-lambda-go/events"
 )
 
@@ -20,24 +22,24 @@ var ErrUnauthorized = errors.New("Unauthorized")
 
 // Handler authorizes requests with keys.
 type Handler struct {
-	Keys httpapi.Authenticator
+	Keys auth.Authenticator
 }
 
 // Handle returns an Allow policy for the whole API stage, so that the
 // result can be cached per key across methods, with orgId and agentId in
 // the context; a missing or unknown key is ErrUnauthorized.
 func (h Handler) Handle(ctx context.Context, req events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error) {
-	auth := ""
+	header := ""
 	for k, v := range req.Headers {
 		if strings.EqualFold(k, "Authorization") {
-			auth = v
+			header = v
 		}
 	}
-	scheme, key, ok := strings.Cut(strings.TrimSpace(auth), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(key) == "" {
+	key, err := auth.Bearer(header)
+	if err != nil {
 		return events.APIGatewayCustomAuthorizerResponse{}, ErrUnauthorized
 	}
-	c, err := h.Keys.Authenticate(ctx, strings.TrimSpace(key))
+	c, err := h.Keys.Authenticate(ctx, key)
 	if memory.ErrorCode(err) == memory.EUNAUTHORIZED {
 		return events.APIGatewayCustomAuthorizerResponse{}, ErrUnauthorized
 	} else if err != nil {
@@ -48,7 +50,7 @@ func (h Handler) Handle(ctx context.Context, req events.APIGatewayCustomAuthoriz
 		PolicyDocument: events.APIGatewayCustomAuthorizerPolicy{Version: "2012-10-17", Statement: []events.IAMPolicyStatement{{
 			Action: []string{"execute-api:Invoke"}, Effect: "Allow", Resource: []string{stageARN(req.MethodArn)},
 		}}},
-		Context: map[string]any{httpapi.AuthorizerOrgKey: c.OrgID, httpapi.AuthorizerAgentKey: c.AgentID},
+		Context: map[string]any{auth.ContextOrgKey: c.OrgID, auth.ContextAgentKey: c.AgentID},
 	}, nil
 }
 

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/agentmem/agentmem/auth"
 	"github.com/agentmem/agentmem/transport/authorizer"
-	"github.com/agentmem/agentmem/transport/httpapi"
 	"github.com/aws/aws-lambda-go/events"
 )
 
 func TestHandle(t *testing.T) {
-	keys, err := httpapi.ParseKeys("key-acme-0123456789ab=acme,key-bot-0123456789abc=acme/bot")
+	keys, err := auth.ParseKeys("key-acme-0123456789ab=acme,key-bot-0123456789abc=acme/bot")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,6 +26,8 @@ func TestHandle(t *testing.T) {
 		{"agent key, lower-case scheme", "bearer key-bot-0123456789abc", "acme", "bot", false},
 		{"unknown key", "Bearer key-nope-0123456789ab", "", "", true},
 		{"no scheme", "key-acme-0123456789ab", "", "", true},
+		{"other scheme", "Basic key-acme-0123456789ab", "", "", true},
+		{"scheme only", "Bearer ", "", "", true},
 		{"missing", "", "", "", true},
 	}
 	for _, tc := range tests {
@@ -40,7 +42,7 @@ func TestHandle(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || res.Context[httpapi.AuthorizerOrgKey] != tc.org || res.Context[httpapi.AuthorizerAgentKey] != tc.agent ||
+		if err != nil || res.Context[auth.ContextOrgKey] != tc.org || res.Context[auth.ContextAgentKey] != tc.agent ||
 			res.PolicyDocument.Statement[0].Effect != "Allow" ||
 			res.PolicyDocument.Statement[0].Resource[0] != "arn:aws:execute-api:us-east-1:123456789012:abc123/prod/*" {
 			t.Errorf("%s: %+v %v", tc.name, res, err)

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentmem/agentmem/auth"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/pipeline/consolidate"
 	"github.com/agentmem/agentmem/pipeline/extract"
@@ -129,15 +130,11 @@ func (s *Server) caller(r *http.Request) (memory.Caller, error) {
 	if s.auth == nil {
 		return memory.Caller{}, memory.Errorf(memory.EUNAUTHORIZED, "no authorizer context on the request")
 	}
-	h := r.Header.Get("Authorization")
-	scheme, key, ok := strings.Cut(h, " ")
-	if h == "" {
-		return memory.Caller{}, memory.Errorf(memory.EUNAUTHORIZED, "missing Authorization: Bearer <api key> header")
+	key, err := auth.Bearer(r.Header.Get("Authorization"))
+	if err != nil {
+		return memory.Caller{}, err
 	}
-	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(key) == "" {
-		return memory.Caller{}, memory.Errorf(memory.EUNAUTHORIZED, "the Authorization header must be Bearer <api key>")
-	}
-	return s.auth.Authenticate(r.Context(), strings.TrimSpace(key))
+	return s.auth.Authenticate(r.Context(), key)
 }
 
 // logWriter records the status for the access log, and turns the router's

@@ -13,12 +13,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 )
 
-// Authorizer context keys set by the request authorizer Lambda.
-const (
-	AuthorizerOrgKey   = "orgId"
-	AuthorizerAgentKey = "agentId"
-)
-
 // HandleAPIGateway serves one API Gateway REST API proxy event. The caller
 // is taken only from the authorizer context (orgId, agentId); a bearer key in
 // the request is never consulted here, so a request that did not pass the

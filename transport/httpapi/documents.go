@@ -53,7 +53,7 @@ func (s *Server) createDocument(w http.ResponseWriter, r *http.Request, c memory
 		return err
 	}
 	owner := memory.Caller{OrgID: c.OrgID, AgentID: agent}
-	seg := ingest.OrgScope
+	seg := memory.OrgScope
 	if agent != "" {
 		seg = agent
 	}

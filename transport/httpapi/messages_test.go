@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"errors"
+	"github.com/agentmem/agentmem/auth"
 	"io"
 	"log/slog"
 	"strings"
@@ -96,7 +97,7 @@ func TestQueueFullRetryIsExtracted(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
-	keys, _ := httpapi.ParseKeys(keyA + "=org-a")
+	keys, _ := auth.ParseKeys(keyA + "=org-a")
 	lq := extract.NewLocalQueue(&extract.Pipeline{Service: b.Service, Extractor: extract.Local{}, Log: log}, 10)
 	t.Cleanup(lq.Close)
 	c := newClient(t, httpapi.New(b.Service, keys, log, httpapi.WithExtraction(&fullOnce{Queue: lq})))

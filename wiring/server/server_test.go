@@ -1,4 +1,4 @@
-package backend_test
+package server_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/memory"
-	"github.com/agentmem/agentmem/wiring/backend"
+	"github.com/agentmem/agentmem/wiring/server"
 )
 
 // TestSwitchToOpenSearchFillsItFromTheStore writes memories with the
@@ -30,7 +30,7 @@ func TestSwitchToOpenSearchFillsItFromTheStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := backend.Open(ctx, cfg, nil)
+	b, err := server.Open(ctx, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestSwitchToOpenSearchFillsItFromTheStore(t *testing.T) {
 	if cfg, err = config.Load(func(k string) string { return env[k] }); err != nil {
 		t.Fatal(err)
 	}
-	b, err = backend.Open(ctx, cfg, nil)
+	b, err = server.Open(ctx, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func awsConfig(t *testing.T, dir string) config.Config {
 // filtered by type, scope and time), across batches and scopes.
 func TestConversationContextOnDynamoDB(t *testing.T) {
 	ctx := context.Background()
-	b, err := backend.Open(ctx, awsConfig(t, t.TempDir()), nil)
+	b, err := server.Open(ctx, awsConfig(t, t.TempDir()), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestAWSStoreWithEmbeddedIndex(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	cfg := awsConfig(t, dir)
-	b, err := backend.Open(ctx, cfg, nil)
+	b, err := server.Open(ctx, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestAWSStoreWithEmbeddedIndex(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(dir, "index")); err != nil {
 		t.Fatal(err)
 	}
-	b, err = backend.Open(ctx, cfg, nil)
+	b, err = server.Open(ctx, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

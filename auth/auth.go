@@ -1,0 +1,134 @@
+// Package auth resolves API keys to the callers they belong to: the
+// Authenticator port, the fixed key map of API_KEYS, the development key of
+// a data directory, and the one parser of the Authorization header that the
+// HTTP server and the API Gateway request authorizer share. It imports only
+// the vocabulary (package memory), so the authorizer Lambda links nothing
+// else of the service.
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentmem/agentmem/memory"
+)
+
+// Authenticator resolves an API key to the caller it belongs to.
+type Authenticator interface {
+	// Authenticate returns the caller of key, or EUNAUTHORIZED. Other
+	// errors mean the key store failed.
+	Authenticate(ctx context.Context, key string) (memory.Caller, error)
+}
+
+// The keys of the API Gateway authorizer context: the request authorizer
+// writes the caller under them and the API reads it from there, never from
+// the request.
+const (
+	ContextOrgKey   = "orgId"
+	ContextAgentKey = "agentId"
+)
+
+// Bearer returns the API key of an Authorization header value of the form
+// "Bearer <key>" (the scheme in any case). A missing or malformed header is
+// EUNAUTHORIZED with a message that says what is expected.
+func Bearer(header string) (string, error) {
+	if header == "" {
+		return "", memory.Errorf(memory.EUNAUTHORIZED, "missing Authorization: Bearer <api key> header")
+	}
+	scheme, key, ok := strings.Cut(strings.TrimSpace(header), " ")
+	key = strings.TrimSpace(key)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || key == "" {
+		return "", memory.Errorf(memory.EUNAUTHORIZED, "the Authorization header must be Bearer <api key>")
+	}
+	return key, nil
+}
+
+// MinKeyLen is the shortest API key accepted.
+const MinKeyLen = 16
+
+// KeyMap is an Authenticator over a fixed set of keys, kept as SHA-256
+// hashes so that the plain keys do not stay in memory longer than parsing.
+type KeyMap struct {
+	keys map[[32]byte]memory.Caller
+}
+
+// ParseKeys parses API_KEYS: a comma-separated list of key=org or
+// key=org/agent, keys of at least MinKeyLen characters, names that pass
+// memory.ValidName, and no agent named memory.OrgScope. Errors never show a
+// key.
+func ParseKeys(spec string) (*KeyMap, error) {
+	km := &KeyMap{keys: map[[32]byte]memory.Caller{}}
+	for _, item := range strings.Split(spec, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		key, owner, ok := strings.Cut(item, "=")
+		if !ok || key == "" || owner == "" {
+			return nil, fmt.Errorf("API_KEYS: %q is not key=org or key=org/agent", redact(item))
+		}
+		if len(key) < MinKeyLen {
+			return nil, fmt.Errorf("API_KEYS: a key for %q is shorter than %d characters", owner, MinKeyLen)
+		}
+		org, agent, _ := strings.Cut(owner, "/")
+		if !memory.ValidName(org) || (agent != "" && !memory.ValidName(agent)) || agent == memory.OrgScope {
+			return nil, fmt.Errorf("API_KEYS: %q: org and agent names are 1-%d of A-Z a-z 0-9 . _ -", owner, memory.MaxNameLen)
+		}
+		h := sha256.Sum256([]byte(key))
+		if _, dup := km.keys[h]; dup {
+			return nil, fmt.Errorf("API_KEYS: a key is listed twice (for %q)", owner)
+		}
+		km.keys[h] = memory.Caller{OrgID: org, AgentID: agent}
+	}
+	if len(km.keys) == 0 {
+		return nil, fmt.Errorf("API_KEYS: no keys")
+	}
+	return km, nil
+}
+
+func redact(item string) string {
+	if _, owner, ok := strings.Cut(item, "="); ok {
+		return "…=" + owner
+	}
+	return "…"
+}
+
+// Authenticate implements Authenticator.
+func (km *KeyMap) Authenticate(_ context.Context, key string) (memory.Caller, error) {
+	if c, ok := km.keys[sha256.Sum256([]byte(key))]; ok && key != "" {
+		return c, nil
+	}
+	return memory.Caller{}, memory.Errorf(memory.EUNAUTHORIZED, "unknown API key")
+}
+
+// DevOrg is the org of the generated development key.
+const DevOrg = "dev"
+
+// DevKey returns the development key kept in dataDir, creating it on first
+// use. It is used when no API_KEYS are configured.
+func DevKey(dataDir string) (string, error) {
+	path := filepath.Join(dataDir, "dev-api-key")
+	if b, err := os.ReadFile(path); err == nil {
+		if k := strings.TrimSpace(string(b)); len(k) >= MinKeyLen {
+			return k, nil
+		}
+	}
+	var raw [20]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", fmt.Errorf("auth: dev key: %w", err)
+	}
+	key := "amk_dev_" + hex.EncodeToString(raw[:])
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		return "", fmt.Errorf("auth: dev key: %w", err)
+	}
+	if err := os.WriteFile(path, []byte(key+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("auth: dev key: %w", err)
+	}
+	return key, nil
+}

@@ -1,0 +1,183 @@
+// Package functions_test checks what each Lambda links, as make
+// build-lambdas builds it (linux/arm64, no cgo, tag lambda.norpc): every
+// function links the adapters it uses and none it does not.
+package functions_test
+
+import (
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const mod = "github.com/agentmem/agentmem/"
+
+// What no Lambda links: the embedded adapters and the roots that open them.
+var embedded = []string{
+	"modernc.org/sqlite", "go.etcd.io/bbolt", "github.com/yalue/onnxruntime_go",
+	mod + "store/sqlite", mod + "index/bolt", mod + "embed/onnx", mod + "wiring/local", mod + "wiring/server",
+}
+
+// Adapters and pipelines, by what they are.
+const (
+	pdf         = "github.com/ledongthuc/pdf"
+	openSearch  = "github.com/opensearch-project/opensearch-go/v4"
+	bedrock     = "github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
+	dynamoDB    = "github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	s3          = "github.com/aws/aws-sdk-go-v2/service/s3"
+	sqs         = "github.com/aws/aws-sdk-go-v2/service/sqs"
+	lambda      = "github.com/aws/aws-lambda-go/lambda"
+	ingest      = mod + "pipeline/ingest"
+	extract     = mod + "pipeline/extract"
+	consolidate = mod + "pipeline/consolidate"
+)
+
+// tolerated are links to a forbidden module that arrive only through one
+// third-party package, with the reason. Each must still be needed: the test
+// fails when one no longer is, so that it is removed.
+var tolerated = []struct{ module, via, why string }{
+	{"go.etcd.io/bbolt", "github.com/blevesearch/bleve/v2/util",
+		"index/opensearch takes bleve's English stop list (analysis/lang/en), whose registry links bleve's util and bbolt; " +
+			"a copy of the list in index/opensearch drops bleve, roaring and bbolt from every Lambda"},
+}
+
+func TestLambdasLinkOnlyWhatTheyUse(t *testing.T) {
+	tests := []struct {
+		fn      string
+		must    []string
+		mustNot []string
+	}{
+		{"api", []string{lambda, openSearch, dynamoDB, bedrock, sqs, ingest, consolidate, mod + "transport/httpapi"},
+			[]string{s3, mod + "wiring/extraction", mod + "wiring/llm"}},
+		{"authorizer", []string{lambda, dynamoDB, mod + "auth", mod + "transport/authorizer"},
+			[]string{pdf, openSearch, bedrock, s3, sqs, mod + "service", mod + "pipeline", mod + "transport/httpapi", mod + "wiring"}},
+		{"ingest", []string{lambda, openSearch, dynamoDB, bedrock, s3, pdf, ingest},
+			[]string{sqs, extract, consolidate, mod + "transport"}},
+		{"extract", []string{lambda, openSearch, dynamoDB, bedrock, extract, mod + "wiring/llm"},
+			[]string{pdf, s3, sqs, ingest, consolidate, mod + "transport"}},
+		{"consolidate", []string{lambda, openSearch, dynamoDB, bedrock, consolidate},
+			[]string{pdf, s3, sqs, ingest, extract, mod + "transport"}},
+	}
+	g := importGraph(t)
+	used := make([]bool, len(tolerated))
+	for _, tc := range tests {
+		t.Run(tc.fn, func(t *testing.T) {
+			root := mod + "functions/" + tc.fn
+			if _, ok := g[root]; !ok {
+				t.Fatalf("go list did not list %s", root)
+			}
+			parent := g.reach(root)
+			for _, m := range tc.must {
+				if len(linked(parent, m)) == 0 {
+					t.Errorf("links no %s, which it uses", m)
+				}
+			}
+		forbidden:
+			for _, m := range append(tc.mustNot, embedded...) {
+				got := linked(parent, m)
+				if len(got) == 0 {
+					continue
+				}
+				for i, tol := range tolerated {
+					if tol.module == m && g.onlyVia(parent, got, tol.via) {
+						used[i] = true
+						t.Logf("links %s, tolerated: %s", m, tol.why)
+						continue forbidden
+					}
+				}
+				t.Errorf("links %s, which it does not use: %s", m, path(parent, got[0]))
+			}
+		})
+	}
+	for i, tol := range tolerated {
+		if !used[i] {
+			t.Errorf("no Lambda links %s through %s any more: remove it from tolerated", tol.module, tol.via)
+		}
+	}
+}
+
+// graph maps each package to its imports.
+type graph map[string][]string
+
+// importGraph lists the imports of every package the functions link, as
+// the Lambda build sees them.
+func importGraph(t *testing.T) graph {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps", "-tags", "lambda.norpc", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}",
+		"./api", "./authorizer", "./ingest", "./extract", "./consolidate")
+	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("go list: %v\n%s", err, stderr)
+	}
+	g := graph{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		g[f[0]] = f[1:]
+	}
+	return g
+}
+
+// reach returns every package root links, each with the package that
+// first imports it on a shortest path from root ("" for root).
+func (g graph) reach(root string) map[string]string {
+	parent := map[string]string{root: ""}
+	for queue := []string{root}; len(queue) > 0; queue = queue[1:] {
+		for _, q := range g[queue[0]] {
+			if _, seen := parent[q]; !seen {
+				parent[q] = queue[0]
+				queue = append(queue, q)
+			}
+		}
+	}
+	return parent
+}
+
+// onlyVia reports whether every package of pkgs that is imported from
+// outside pkgs is imported by via only.
+func (g graph) onlyVia(reached map[string]string, pkgs []string, via string) bool {
+	in := map[string]bool{}
+	for _, p := range pkgs {
+		in[p] = true
+	}
+	for p := range reached {
+		if in[p] {
+			continue
+		}
+		for _, q := range g[p] {
+			if in[q] && p != via {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// path renders how root reaches p.
+func path(parent map[string]string, p string) string {
+	var hops []string
+	for ; p != ""; p = parent[p] {
+		hops = append(hops, strings.TrimPrefix(p, mod))
+	}
+	for i, j := 0, len(hops)-1; i < j; i, j = i+1, j-1 {
+		hops[i], hops[j] = hops[j], hops[i]
+	}
+	return strings.Join(hops, " -> ")
+}
+
+// linked returns the packages of reached that are m or under m.
+func linked(reached map[string]string, m string) []string {
+	var out []string
+	for p := range reached {
+		if p == m || strings.HasPrefix(p, m+"/") {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,173 @@
+// Package aws is the composition root of the AWS deployment, which every
+// Lambda but the authorizer opens: the memory service on the DynamoDB
+// store, the OpenSearch index and the Bedrock (or hashing) embedder. It
+// links no SQLite, bolt or ONNX code. The pipelines are built by the
+// Lambdas that run them (wiring/ingestion, wiring/extraction,
+// wiring/consolidation), so none links a pipeline it does not run.
+package aws
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/agentmem/agentmem/embed/hashing"
+	"github.com/agentmem/agentmem/index/opensearch"
+	"github.com/agentmem/agentmem/internal/config"
+	"github.com/agentmem/agentmem/llm/bedrock"
+	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/service"
+	"github.com/agentmem/agentmem/store/dynamodb"
+	"github.com/agentmem/agentmem/wiring"
+)
+
+// Backend is an opened AWS backend.
+type Backend struct {
+	Service  *service.Service
+	Store    *dynamodb.Store
+	Index    *opensearch.Index
+	Embedder memory.Embedder
+	// Caps are what the store keeps beyond memories (see Capabilities).
+	Caps    wiring.Capabilities
+	closers wiring.Closers
+}
+
+// Open opens the backend cfg describes, which must name the AWS adapters
+// (BACKEND=aws, INDEX=opensearch): the store, the index (created and filled
+// from the store when new) and the embedder. opts follow the options cfg
+// selects.
+func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...service.Option) (*Backend, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	if cfg.Store.Backend != config.BackendAWS {
+		return nil, fmt.Errorf("BACKEND: the AWS deployment needs BACKEND=aws, not %q", cfg.Store.Backend)
+	}
+	if cfg.Index.Kind != config.IndexOpenSearch {
+		return nil, fmt.Errorf("INDEX: the AWS deployment needs INDEX=opensearch, not %q", cfg.Index.Kind)
+	}
+	emb, err := NewEmbedder(ctx, cfg.Embedder, cfg.AWS, log)
+	if err != nil {
+		return nil, err
+	}
+	store, err := OpenStore(ctx, cfg.Store, cfg.AWS)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := OpenIndex(ctx, cfg.Index, cfg.AWS, store, emb, log)
+	if err != nil {
+		return nil, err
+	}
+	b := &Backend{Store: store, Index: ix, Embedder: emb, Caps: Capabilities(store)}
+	b.Service = service.NewService(store, ix, emb, wiring.ServiceOptions(cfg.Service, log, append(wiring.KnowledgeOptions(store, log), opts...)...)...)
+	b.closers.Add(b.Service.Close)
+	return b, nil
+}
+
+// Close flushes the service's queued accesses.
+func (b *Backend) Close() error { return b.closers.Close() }
+
+// Capabilities declares what the DynamoDB store keeps beyond memories:
+// relations, records and the list of its orgs.
+func Capabilities(s *dynamodb.Store) wiring.Capabilities {
+	return wiring.Capabilities{Store: "dynamodb", Relations: s, Records: s, Orgs: s}
+}
+
+// OpenStore connects to the DynamoDB table of cfg, creating it first with
+// DYNAMODB_CREATE_TABLE (local servers).
+func OpenStore(ctx context.Context, cfg config.Store, a config.AWS) (*dynamodb.Store, error) {
+	c, err := dynamodb.NewClient(ctx, dynamodb.ClientOptions{Endpoint: cfg.DynamoDBEndpoint, Region: a.Region})
+	if err != nil {
+		return nil, err
+	}
+	if cfg.DynamoDBCreateTable {
+		if err := dynamodb.CreateTable(ctx, c, cfg.DynamoDBTable); err != nil {
+			return nil, err
+		}
+	}
+	return dynamodb.New(c, cfg.DynamoDBTable), nil
+}
+
+// OpenIndex connects to the OpenSearch alias of cfg for emb's vectors. When
+// the alias is new it is created and filled from store; with writer roles
+// configured (the API function, master of the domain) they are mapped to
+// the index writer role.
+func OpenIndex(ctx context.Context, cfg config.Index, a config.AWS, store memory.Store, emb memory.Embedder, log *slog.Logger) (*opensearch.Index, error) {
+	oc := opensearch.Config{URLs: cfg.OpenSearchURLs, Alias: cfg.OpenSearchAlias,
+		Username: cfg.OpenSearchUser, Password: cfg.OpenSearchSecret, Dimensions: emb.Dimensions()}
+	if cfg.OpenSearchSigV4 {
+		sig, err := opensearch.NewSigV4Signer(ctx, a.Region, "es")
+		if err != nil {
+			return nil, err
+		}
+		oc.Signer = sig
+	}
+	ix, err := opensearch.New(oc)
+	if err != nil {
+		return nil, err
+	}
+	created, err := ix.Ensure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(cfg.OpenSearchWriterRoles) > 0 {
+		if err := ix.MapWriterRoles(ctx, cfg.OpenSearchWriterRoles); err != nil {
+			return nil, fmt.Errorf("map the pipeline roles in OpenSearch: %w", err)
+		}
+	}
+	if created {
+		if err := wiring.Refill(ctx, store, ix, emb, "new alias "+ix.Alias(), log); err != nil {
+			return nil, err
+		}
+	}
+	return ix, nil
+}
+
+// NewEmbedder returns the embedder cfg selects among those the AWS build
+// has: bedrock, or hash. The offline model is not part of it: auto falls
+// back to hashing with a warning, and onnx is an error.
+func NewEmbedder(ctx context.Context, cfg config.Embedder, a config.AWS, log *slog.Logger) (memory.Embedder, error) {
+	switch cfg.Kind {
+	case config.EmbedderBedrock:
+		c, err := bedrock.NewClient(ctx, bedrock.ClientOptions{Endpoint: a.BedrockEndpoint, Region: a.Region})
+		if err != nil {
+			return nil, err
+		}
+		e, err := bedrock.NewEmbedder(c, bedrock.EmbedderOptions{Model: cfg.BedrockModel, Dimensions: cfg.BedrockDimensions})
+		if err != nil {
+			return nil, err // not a typed nil in the interface
+		}
+		return e, nil
+	case config.EmbedderHash:
+		return hashing.New(hashing.DefaultDimensions), nil
+	case config.EmbedderAuto, "":
+		log.Warn("EMBEDDER=auto in the AWS build: the offline model is not part of it, so the hashing embedder is used, "+
+			"which matches words, not meaning; set EMBEDDER=bedrock", "embedder", cfg.Kind)
+		return hashing.New(hashing.DefaultDimensions), nil
+	}
+	return nil, fmt.Errorf("EMBEDDER: %q is not available in the AWS build (bedrock or hash)", cfg.Kind)
+}
+
+// Setup is the start of every Lambda that opens the backend: the
+// configuration from the environment, a JSON logger on standard output and
+// the backend. It exits the process with a logged error if any of them
+// fails.
+func Setup(ctx context.Context) (*Backend, config.Config, *slog.Logger) {
+	log := wiring.Logger(os.Stdout, slog.LevelInfo)
+	cfg, err := config.FromEnv()
+	Must(log, "config", err)
+	log = wiring.Logger(os.Stdout, cfg.LogLevel)
+	b, err := Open(ctx, cfg, log)
+	Must(log, "backend", err)
+	return b, cfg, log
+}
+
+// Must exits the process with a logged error when err is not nil: a Lambda
+// that cannot start must not take events.
+func Must(log *slog.Logger, what string, err error) {
+	if err != nil {
+		log.Error(what, "err", err)
+		os.Exit(1)
+	}
+}

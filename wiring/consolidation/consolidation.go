@@ -1,0 +1,27 @@
+// Package consolidation builds the consolidation job from its
+// configuration. Only the binaries that consolidate import it.
+package consolidation
+
+import (
+	"log/slog"
+
+	"github.com/agentmem/agentmem/internal/config"
+	"github.com/agentmem/agentmem/pipeline/consolidate"
+	"github.com/agentmem/agentmem/service"
+	"github.com/agentmem/agentmem/wiring"
+)
+
+// Consumer names the job in capability errors.
+const Consumer = "consolidation"
+
+// New returns the consolidation job over svc with the policy of cfg. It
+// keeps its checkpoints and last report in the store's records and visits
+// every org the store lists: a store without either fails here, at start.
+func New(svc *service.Service, caps wiring.Capabilities, cfg config.Consolidation, log *slog.Logger) (*consolidate.Job, error) {
+	if err := caps.Require(Consumer, wiring.Records, wiring.OrgListing); err != nil {
+		return nil, err
+	}
+	return &consolidate.Job{Service: svc, Records: caps.Records, Log: log, Config: consolidate.Config{
+		HalfLifeStandard: cfg.HalfLifeStandard, HalfLifeEphemeral: cfg.HalfLifeEphemeral,
+		ArchiveBelow: cfg.ArchiveBelow, Retention: cfg.Retention}}, nil
+}

@@ -1,0 +1,27 @@
+// Package ingestion builds the document ingestion pipeline from its
+// configuration. Only the binaries that ingest documents import it: the
+// pipeline links the loaders, among them the PDF parser.
+package ingestion
+
+import (
+	"log/slog"
+
+	"github.com/agentmem/agentmem/internal/config"
+	"github.com/agentmem/agentmem/pipeline/ingest"
+	"github.com/agentmem/agentmem/service"
+	"github.com/agentmem/agentmem/wiring"
+)
+
+// Consumer names the pipeline in capability errors.
+const Consumer = "document ingestion"
+
+// New returns the ingestion pipeline over svc, with the limits and fragment
+// sizes of cfg. It keeps each document's status in the store's records: a
+// store without them fails here, at start.
+func New(svc *service.Service, caps wiring.Capabilities, cfg config.Ingest, log *slog.Logger) (*ingest.Pipeline, error) {
+	if err := caps.Require(Consumer, wiring.Records); err != nil {
+		return nil, err
+	}
+	return &ingest.Pipeline{Service: svc, Records: caps.Records, Log: log, MaxBytes: cfg.MaxBytes,
+		Splitter: ingest.Splitter{Size: cfg.ChunkSize, Overlap: cfg.ChunkOverlap}}, nil
+}

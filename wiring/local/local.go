@@ -1,0 +1,150 @@
+// Package local is the composition root of the embedded deployment: the
+// service on the SQLite store, the bolt index and a local embedder (the
+// offline model or the hashing one), all under one data directory, with no
+// cloud. memoryd's root (wiring/server) opens its pieces; the tests of the
+// service, the pipelines and the transports open it whole.
+package local
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/agentmem/agentmem/embed/hashing"
+	"github.com/agentmem/agentmem/embed/onnx"
+	"github.com/agentmem/agentmem/index/bolt"
+	"github.com/agentmem/agentmem/internal/config"
+	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/service"
+	"github.com/agentmem/agentmem/store/sqlite"
+	"github.com/agentmem/agentmem/wiring"
+)
+
+// Backend is an opened embedded backend.
+type Backend struct {
+	Store    *sqlite.Store
+	Index    *bolt.Index
+	Embedder memory.Embedder
+	Service  *service.Service
+	// Caps are what the store keeps beyond memories (see Capabilities).
+	Caps wiring.Capabilities
+}
+
+// Open opens the backend in dataDir with embedder: the store, and the index
+// refilled from it when needed (see OpenIndex). opts follow the logger.
+func Open(ctx context.Context, dataDir string, embedder memory.Embedder, log *slog.Logger, opts ...service.Option) (*Backend, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	store, err := OpenStore(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := OpenIndex(ctx, dataDir, store, embedder, log)
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	svc := service.NewService(store, ix, embedder, append(append([]service.Option{service.WithLogger(log)}, wiring.KnowledgeOptions(store, log)...), opts...)...)
+	return &Backend{Store: store, Index: ix, Embedder: embedder, Service: svc, Caps: Capabilities(store)}, nil
+}
+
+// Capabilities declares what the SQLite store keeps beyond memories:
+// relations, records and the list of its orgs.
+func Capabilities(s *sqlite.Store) wiring.Capabilities {
+	return wiring.Capabilities{Store: "sqlite", Relations: s, Records: s, Orgs: s}
+}
+
+// Close closes the service, the index and the store.
+func (b *Backend) Close() error {
+	c := wiring.Closers{b.Store.Close, b.Index.Close}
+	if b.Service != nil {
+		c.Add(b.Service.Close) // first: its queued accesses need the store
+	}
+	return c.Close()
+}
+
+// OpenStore opens the SQLite store of dataDir (memories.db).
+func OpenStore(dataDir string) (*sqlite.Store, error) {
+	s, err := sqlite.Open(filepath.Join(dataDir, "memories.db"))
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	return s, nil
+}
+
+// totaler is a store that counts all its memories cheaply (the SQLite one).
+type totaler interface {
+	Total(ctx context.Context) (int, error)
+}
+
+// OpenIndex opens the bolt index of dataDir (index/) for emb's model and
+// refills it from store when it is stale: missing, built by another
+// embedding model, or not holding every stored memory (a lost disk, a crash
+// between the store and index writes). A store that cannot count all its
+// memories cheaply (DynamoDB) refills an empty index only.
+func OpenIndex(ctx context.Context, dataDir string, store memory.Store, emb memory.Embedder, log *slog.Logger) (*bolt.Index, error) {
+	ix, rebuild, err := bolt.Open(filepath.Join(dataDir, "index"), emb.Model(), emb.Dimensions())
+	if err != nil {
+		return nil, fmt.Errorf("open index: %w", err)
+	}
+	fail := func(err error) (*bolt.Index, error) {
+		ix.Close()
+		return nil, err
+	}
+	docs, err := ix.DocCount()
+	if err != nil {
+		return fail(err)
+	}
+	reason := ""
+	switch t, counts := store.(totaler); {
+	case rebuild:
+		reason = "new, or built by another embedding model"
+	case counts:
+		total, err := t.Total(ctx)
+		if err != nil {
+			return fail(err)
+		}
+		if int(docs) != total {
+			reason = fmt.Sprintf("holds %d memories of the store's %d", docs, total)
+		}
+	case docs == 0:
+		reason = "empty"
+	}
+	if reason == "" {
+		return ix, nil
+	}
+	if err := ix.Clear(); err != nil {
+		return fail(err)
+	}
+	if err := wiring.Refill(ctx, store, ix, emb, reason, log); err != nil {
+		return fail(err)
+	}
+	return ix, nil
+}
+
+// NewEmbedder returns the local embedder cfg selects. With auto it is the
+// offline model (bge-small-en-v1.5, embed/onnx) when its files are in
+// cfg.ModelDir, else the hashing embedder, and the fallback is logged as a
+// warning that says why and how to fix it; onnx fails instead of falling
+// back. Other kinds are not local: EINVALID.
+func NewEmbedder(cfg config.Embedder, log *slog.Logger) (memory.Embedder, error) {
+	switch cfg.Kind {
+	case config.EmbedderAuto, config.EmbedderONNX, "":
+		e, err := onnx.Open(cfg.ModelDir)
+		if err == nil {
+			return e, nil
+		}
+		if cfg.Kind == config.EmbedderONNX {
+			return nil, err
+		}
+		log.Warn("the semantic embedding model is not available: falling back to the hashing embedder, "+
+			"which matches words, not meaning; run scripts/models.sh fetch (make run does) or set MODEL_DIR",
+			"model_dir", cfg.ModelDir, "reason", err.Error())
+		return hashing.New(hashing.DefaultDimensions), nil
+	case config.EmbedderHash:
+		return hashing.New(hashing.DefaultDimensions), nil
+	}
+	return nil, memory.Errorf(memory.EINVALID, "EMBEDDER: %q is not a local embedder (auto, onnx or hash)", cfg.Kind)
+}

@@ -1,0 +1,150 @@
+// Package server is the composition root of memoryd, and of the commands
+// that work on the same data (memctl, invoke, the benchmarks): the store
+// the configuration names (SQLite in DATA_DIR, or DynamoDB with
+// BACKEND=aws) with the index it names (bolt in DATA_DIR, or OpenSearch),
+// the embedder, the LLM and every pipeline. Unlike the Lambdas' root
+// (wiring/aws) it may mix flavours: BACKEND=aws with the bolt index is
+// make run-aws-local. It opens each piece with the flavour roots' own
+// openers, so both flavours fill their indexes by the same rules.
+package server
+
+import (
+	"context"
+	"io"
+	"log/slog"
+
+	"github.com/agentmem/agentmem/index/opensearch"
+	"github.com/agentmem/agentmem/internal/config"
+	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/pipeline/consolidate"
+	"github.com/agentmem/agentmem/pipeline/extract"
+	"github.com/agentmem/agentmem/pipeline/ingest"
+	"github.com/agentmem/agentmem/service"
+	"github.com/agentmem/agentmem/store/dynamodb"
+	"github.com/agentmem/agentmem/wiring"
+	"github.com/agentmem/agentmem/wiring/aws"
+	"github.com/agentmem/agentmem/wiring/consolidation"
+	"github.com/agentmem/agentmem/wiring/extraction"
+	"github.com/agentmem/agentmem/wiring/ingestion"
+	"github.com/agentmem/agentmem/wiring/llm"
+	"github.com/agentmem/agentmem/wiring/local"
+)
+
+// Backend is an opened service with its adapters and pipelines.
+type Backend struct {
+	Service  *service.Service
+	Store    memory.Store
+	Index    memory.Index
+	Embedder memory.Embedder
+	// OpenSearch is the index when INDEX=opensearch (for reindexing).
+	OpenSearch *opensearch.Index
+	// DynamoDB is the store when BACKEND=aws (API keys, records).
+	DynamoDB *dynamodb.Store
+	// Caps are what the store keeps beyond memories; each pipeline
+	// checked what it needs when it was built.
+	Caps wiring.Capabilities
+	// Documents is the ingestion pipeline.
+	Documents *ingest.Pipeline
+	// Facts is the extraction pipeline, with the LLM the configuration
+	// names (LLM_PROVIDER) or the local pattern extractor.
+	Facts *extract.Pipeline
+	// Consolidation is the scheduled consolidation job.
+	Consolidation *consolidate.Job
+	closers       wiring.Closers
+}
+
+// NewEmbedder returns the embedder the configuration selects: bedrock
+// through the AWS root, the others (auto, onnx, hash) through the local
+// one (see local.NewEmbedder for the fallback of auto).
+func NewEmbedder(ctx context.Context, cfg config.Config) (memory.Embedder, error) {
+	return newEmbedder(ctx, cfg, slog.Default())
+}
+
+func newEmbedder(ctx context.Context, cfg config.Config, log *slog.Logger) (memory.Embedder, error) {
+	if cfg.Embedder.Kind == config.EmbedderBedrock {
+		return aws.NewEmbedder(ctx, cfg.Embedder, cfg.AWS, log)
+	}
+	return local.NewEmbedder(cfg.Embedder, log)
+}
+
+// Open opens the backend of cfg with the embedder it selects.
+func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...service.Option) (*Backend, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	emb, err := newEmbedder(ctx, cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	b, err := OpenWith(ctx, cfg, emb, log, opts...)
+	if c, ok := emb.(io.Closer); ok {
+		if err != nil {
+			c.Close()
+		} else {
+			b.closers = append(wiring.Closers{c.Close}, b.closers...) // closed last
+		}
+	}
+	return b, err
+}
+
+// OpenWith opens the backend of cfg with the given embedder (benchmarks
+// wrap it to time it). opts follow the options cfg selects.
+func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *slog.Logger, opts ...service.Option) (*Backend, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	b := &Backend{Embedder: emb}
+	fail := func(err error) (*Backend, error) {
+		b.Close()
+		return nil, err
+	}
+	switch cfg.Store.Backend {
+	case config.BackendAWS:
+		s, err := aws.OpenStore(ctx, cfg.Store, cfg.AWS)
+		if err != nil {
+			return fail(err)
+		}
+		b.DynamoDB, b.Store, b.Caps = s, s, aws.Capabilities(s)
+	default:
+		s, err := local.OpenStore(cfg.DataDir)
+		if err != nil {
+			return fail(err)
+		}
+		b.closers.Add(s.Close)
+		b.Store, b.Caps = s, local.Capabilities(s)
+	}
+	switch cfg.Index.Kind {
+	case config.IndexOpenSearch:
+		ix, err := aws.OpenIndex(ctx, cfg.Index, cfg.AWS, b.Store, emb, log)
+		if err != nil {
+			return fail(err)
+		}
+		b.OpenSearch, b.Index = ix, ix
+	default:
+		ix, err := local.OpenIndex(ctx, cfg.DataDir, b.Store, emb, log)
+		if err != nil {
+			return fail(err)
+		}
+		b.closers.Add(ix.Close)
+		b.Index = ix
+	}
+	b.Service = service.NewService(b.Store, b.Index, emb, wiring.ServiceOptions(cfg.Service, log, append(wiring.KnowledgeOptions(b.Store, log), opts...)...)...)
+	b.closers.Add(b.Service.Close) // closed first: its queued accesses need the store
+	model, err := llm.New(ctx, cfg.LLM, cfg.AWS)
+	if err != nil {
+		return fail(err)
+	}
+	if b.Documents, err = ingestion.New(b.Service, b.Caps, cfg.Ingest, log); err != nil {
+		return fail(err)
+	}
+	if b.Facts, err = extraction.New(b.Service, b.Caps, model, log); err != nil {
+		return fail(err)
+	}
+	if b.Consolidation, err = consolidation.New(b.Service, b.Caps, cfg.Consolidation, log); err != nil {
+		return fail(err)
+	}
+	return b, nil
+}
+
+// Close releases the adapters.
+func (b *Backend) Close() error { return b.closers.Close() }

@@ -1,0 +1,102 @@
+// Package wiring holds what the composition roots share; the roots
+// themselves are its subpackages, one per deployment flavour:
+//
+//	wiring/local   the embedded backend: SQLite, the bolt index, the offline or hashing embedder
+//	wiring/aws     the AWS backend of the Lambdas: DynamoDB, OpenSearch, Bedrock or hashing
+//	wiring/server  memoryd's root (and the CLIs'): any store with any index, every pipeline
+//
+// and the builders that only the binaries running a pipeline import, so
+// that no binary links a pipeline it does not run:
+//
+//	wiring/ingestion      document ingestion (needs records)
+//	wiring/extraction     fact extraction (needs relations)
+//	wiring/consolidation  the consolidation job (needs records and org listing)
+//	wiring/llm            config.LLM -> memory.LLM, the one place a provider is added
+//
+// This package imports the vocabulary, the service and the configuration,
+// never an adapter.
+package wiring
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"github.com/agentmem/agentmem/knowledge"
+	"github.com/agentmem/agentmem/knowledge/extractor/offline"
+	"github.com/agentmem/agentmem/retrieval"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/agentmem/agentmem/internal/config"
+	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/service"
+)
+
+// accessQueue is how many searches' accesses may wait to be recorded.
+const accessQueue = 4096
+
+// ServiceOptions returns the service options cfg selects, with log, then
+// opts (which win).
+func ServiceOptions(cfg config.Service, log *slog.Logger, opts ...service.Option) []service.Option {
+	out := []service.Option{service.WithLogger(log)}
+	if cfg.AccessRecording == config.AccessAsync {
+		out = append(out, service.WithAsyncAccess(accessQueue))
+	}
+	return append(out, opts...)
+}
+
+// Refill writes every memory of the store into ix (see service.Rebuild): the
+// store is the truth, the index is derived and refilled from it when an
+// index opener finds it new, lost or stale (reason says which, for the
+// log).
+func Refill(ctx context.Context, store memory.Store, ix memory.Index, emb memory.Embedder, reason string, log *slog.Logger) error {
+	start := time.Now()
+	st, err := service.Rebuild(ctx, store, ix, emb)
+	if err != nil {
+		return fmt.Errorf("refill the index from the store: %w", err)
+	}
+	if st.Indexed > 0 {
+		log.Info("index filled from the store", "reason", reason, "indexed", st.Indexed, "reembedded", st.Reembedded,
+			"model", emb.Model(), "ms", time.Since(start).Milliseconds())
+	}
+	return nil
+}
+
+// Closers releases what a root opened, last opened first.
+type Closers []func() error
+
+// Add registers f.
+func (c *Closers) Add(f func() error) { *c = append(*c, f) }
+
+// Close calls every closer, last added first, and joins their errors.
+func (c Closers) Close() error {
+	var errs []error
+	for i := len(c) - 1; i >= 0; i-- {
+		errs = append(errs, c[i]())
+	}
+	return errors.Join(errs...)
+}
+
+// Logger is the JSON logger of the Lambdas and servers at level.
+func Logger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+// KnowledgeOptions wires Structured RAG when the store keeps a term index
+// (SQLite and DynamoDB both do): knowledge extracted offline as memories
+// are written, forgotten with them, and searched as the "knowledge" list
+// at weight KnowledgeWeight.
+func KnowledgeOptions(store memory.Store, log *slog.Logger) []service.Option {
+	ti, ok := store.(memory.TermIndex)
+	if !ok {
+		return nil
+	}
+	k := &knowledge.Service{Store: store, Terms: ti, Extractor: offline.New(offline.Options{}), Log: log}
+	return []service.Option{service.WithRetriever(k.Retriever()), service.WithForgetter(k), service.WithDeriver(k),
+		service.WithListWeights(map[string]float64{retrieval.ListKnowledge: KnowledgeWeight})}
+}
+
+// KnowledgeWeight is the knowledge list's weight in the fusion; keyword and
+// semantic weigh 1. See docs/benchmarks.md for the measurements behind it.
+const KnowledgeWeight = 0.5
