@@ -267,6 +267,9 @@ func loadJSON(ctx context.Context, data []byte, budget int, _ Limits) (string, e
 		f.expectKey = true
 	}
 	emit := func(v string) {
+		if len(path) == 0 && strings.TrimSpace(v) == "" {
+			return // nothing to search: no key, no value
+		}
 		if len(path) > 0 {
 			b.Write(path)
 			b.WriteString(": ")
