@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 
 	"github.com/ledongthuc/pdf"
@@ -119,9 +118,7 @@ func (x *pdfText) call(fn func() error) (err error) {
 		case nil:
 		case pdfStop:
 			err = p.err
-		case runtime.Error:
-			err = fmt.Errorf("corrupt PDF: %v", p)
-		default:
+		default: // the library's parse errors, and its runtime errors on broken input
 			err = fmt.Errorf("corrupt PDF: %v", p)
 		}
 	}()
