@@ -3,8 +3,11 @@ package ingest
 import (
 	"archive/zip"
 	"bytes"
+	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/pipeline/ingest/ingesttest"
@@ -48,7 +51,7 @@ func TestLoad(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			text, err := Load(tc.file, tc.data)
+			text, err := Load(context.Background(), tc.file, tc.data)
 			if tc.err != "" {
 				if memory.ErrorCode(err) != memory.EINVALID || !strings.Contains(memory.ErrorMessage(err), tc.err) ||
 					!strings.Contains(memory.ErrorMessage(err), tc.file) {
@@ -70,5 +73,105 @@ func TestLoad(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestLoadLimits(t *testing.T) {
+	nested := func(depth, leaves int) []byte {
+		var b strings.Builder
+		b.WriteString(strings.Repeat(`{"key":`, depth) + "[")
+		for i := 0; i < leaves; i++ {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString("0")
+		}
+		b.WriteString("]" + strings.Repeat("}", depth))
+		return []byte(b.String())
+	}
+	manyEntries := func(n int) []byte {
+		var buf bytes.Buffer
+		z := zip.NewWriter(&buf)
+		for i := 0; i < n; i++ {
+			z.Create(fmt.Sprintf("media/%d.bin", i))
+		}
+		w, _ := z.Create("word/document.xml")
+		w.Write([]byte(`<w:document xmlns:w="w"><w:body><w:p><w:r><w:t>Hi</w:t></w:r></w:p></w:body></w:document>`))
+		z.Close()
+		return buf.Bytes()
+	}
+	tests := []struct {
+		name   string
+		file   string
+		data   []byte
+		limits Limits
+		code   string
+		want   string
+	}{
+		{"file over MaxBytes", "a.txt", []byte("0123456789a"), Limits{MaxBytes: 10}, memory.ETOOLARGE, "11 bytes exceeds the limit of 10 bytes (MaxBytes)"},
+		{"text over MaxTextBytes", "a.txt", bytes.Repeat([]byte("a"), 200), Limits{MaxTextBytes: 100}, memory.ETOOLARGE, "the limit of 100 bytes of text (MaxTextBytes)"},
+		{"a 22 KB DOCX bomb over MaxExpansion", "bomb.docx", ingesttest.DOCXBomb(6 << 20), Limits{}, memory.ETOOLARGE, "times the file's"},
+		{"a DOCX part over MaxInflatedBytes", "big.docx", ingesttest.DOCXBomb(2 << 20), Limits{MaxInflatedBytes: 1 << 20, MaxExpansion: 1000},
+			memory.ETOOLARGE, "more than 1048576 bytes (MaxInflatedBytes)"},
+		{"a DOCX with more entries than MaxZipEntries", "many.docx", manyEntries(20), Limits{MaxZipEntries: 10}, memory.ETOOLARGE, "more than 10 entries (MaxZipEntries)"},
+		{"a DOCX nested 2,000 levels", "deep.docx", func() []byte {
+			var buf bytes.Buffer
+			z := zip.NewWriter(&buf)
+			w, _ := z.Create("word/document.xml")
+			w.Write([]byte(strings.Repeat("<a>", 2000) + strings.Repeat("</a>", 2000)))
+			z.Close()
+			return buf.Bytes()
+		}(), Limits{}, memory.EINVALID, "nested deeper than 1000 levels"},
+		{"JSON nested 20,000 levels", "deep.json", []byte(strings.Repeat("[", 20_000) + strings.Repeat("]", 20_000)), Limits{}, memory.EINVALID, "nested deeper than 10000 levels"},
+		{"JSON whose long paths repeat on every leaf", "paths.json", nested(1000, 20_000), Limits{}, memory.ETOOLARGE, "(MaxExpansion)"},
+		{"a small JSON within the allowance", "small.json", nested(10, 10), Limits{}, "", "key.key.key.key.key.key.key.key.key.key[9]: 0"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			text, err := tc.limits.Load(context.Background(), tc.file, tc.data)
+			if tc.code == "" {
+				if err != nil || !strings.Contains(text, tc.want) {
+					t.Fatalf("want text with %q, got %v", tc.want, err)
+				}
+				return
+			}
+			if memory.ErrorCode(err) != tc.code || !strings.Contains(memory.ErrorMessage(err), tc.want) ||
+				!strings.HasPrefix(memory.ErrorMessage(err), tc.file+": ") {
+				t.Fatalf("want %s naming %s and %q, got %v", tc.code, tc.file, tc.want, err)
+			}
+		})
+	}
+}
+
+func TestLoadDeadline(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	// A loader stuck in a loop that never checks its context.
+	loaders[".stuck"] = func(context.Context, []byte, int, Limits) (string, error) {
+		<-release
+		return "", nil
+	}
+	defer delete(loaders, ".stuck")
+	_, err := Limits{Timeout: 50 * time.Millisecond}.Load(context.Background(), "a.stuck", []byte("x"))
+	if memory.ErrorCode(err) != memory.ETOOLARGE || !strings.Contains(memory.ErrorMessage(err), "longer than the limit of 50ms (Timeout)") {
+		t.Fatalf("want ETOOLARGE naming the Timeout, got %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = Load(ctx, "a.stuck", []byte("x"))
+	if memory.ErrorCode(err) != memory.EUNAVAILABLE || !strings.Contains(memory.ErrorMessage(err), "interrupted") {
+		t.Fatalf("a caller that gives up is not the document's fault: want EUNAVAILABLE, got %v", err)
+	}
+}
+
+func TestSplitLimit(t *testing.T) {
+	text := strings.Repeat("word ", 1000)
+	if _, err := (Limits{MaxFragments: 5}).Split("a.txt", Splitter{Size: 100, Overlap: 10}, text); memory.ErrorCode(err) != memory.ETOOLARGE ||
+		memory.ErrorMessage(err) != "a.txt: more than 5 fragments (MaxFragments)" {
+		t.Fatalf("want ETOOLARGE naming MaxFragments, got %v", err)
+	}
+	chunks, err := (Limits{MaxFragments: 100}).Split("a.txt", Splitter{Size: 100, Overlap: 10}, text)
+	if err != nil || len(chunks) != len(Splitter{Size: 100, Overlap: 10}.Split(text)) {
+		t.Fatalf("within the limit: %d chunks, %v", len(chunks), err)
 	}
 }

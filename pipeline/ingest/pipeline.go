@@ -48,10 +48,14 @@ type Pipeline struct {
 	Service  *service.Service
 	Records  memory.RecordStore
 	Splitter Splitter
-	// MaxBytes bounds a document (default 25 MiB).
+	// MaxBytes bounds a document (default 25 MiB); it overrides
+	// Limits.MaxBytes when set.
 	MaxBytes int
-	Now      func() time.Time
-	Log      *slog.Logger
+	// Limits bound the loading and splitting of each document (zero
+	// fields: DefaultLimits).
+	Limits Limits
+	Now    func() time.Time
+	Log    *slog.Logger
 }
 
 // DocumentID derives a document's id from its org and key, so that every
@@ -120,18 +124,18 @@ func (p *Pipeline) Ingest(ctx context.Context, c memory.Caller, key string, data
 		p.log().WarnContext(ctx, "document failed", "org", c.OrgID, "document", st.ID, "reason", st.Reason)
 		return st, err
 	}
-	maxBytes := p.MaxBytes
-	if maxBytes == 0 {
-		maxBytes = 25 << 20
+	lim := p.Limits
+	if p.MaxBytes != 0 {
+		lim.MaxBytes = p.MaxBytes
 	}
-	if len(data) > maxBytes {
-		return fail(memory.Errorf(memory.ETOOLARGE, "%s: %d bytes exceeds the limit of %d", st.Name, len(data), maxBytes))
-	}
-	text, err := Load(st.Name, data)
+	text, err := lim.Load(ctx, st.Name, data)
 	if err != nil {
 		return fail(err)
 	}
-	chunks := p.Splitter.Split(text)
+	chunks, err := lim.Split(st.Name, p.Splitter, text)
+	if err != nil {
+		return fail(err)
+	}
 	st.LoadMs = p.now().Sub(start).Milliseconds()
 	scope := "org"
 	if c.AgentID != "" {

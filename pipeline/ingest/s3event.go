@@ -79,10 +79,15 @@ func (p *Pipeline) HandleS3(ctx context.Context, ev events.S3Event, fetch Fetch)
 }
 
 // FileFetch reads objects from a directory (dir/key), for running the
-// handler locally without S3.
+// handler locally without S3. A key that is not a clean path ("a/../b",
+// "a//b", "./a") names no file of its own: it is ENOTFOUND, never the
+// file its cleaned form names (which may lie in another tenant's folder).
 func FileFetch(dir string) Fetch {
 	return func(_ context.Context, _ string, key string) ([]byte, string, error) {
 		clean := filepath.Clean("/" + key)
+		if clean != "/"+key || strings.ContainsRune(key, '\\') {
+			return nil, "", memory.Errorf(memory.ENOTFOUND, "object %q not found", key)
+		}
 		data, err := os.ReadFile(filepath.Join(dir, clean))
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, "", memory.Errorf(memory.ENOTFOUND, "object %q not found", key)

@@ -29,7 +29,10 @@ type Splitter struct {
 var DefaultSplitter = Splitter{Size: 1000, Overlap: 200}
 
 // Split returns the chunks of text; an empty or blank text has none.
-func (s Splitter) Split(text string) []Chunk {
+func (s Splitter) Split(text string) []Chunk { return s.split(text, -1) }
+
+// split returns at most max chunks of text (all of them if max < 0).
+func (s Splitter) split(text string, max int) []Chunk {
 	size, overlap := s.Size, s.Overlap
 	if size <= 0 { // the zero Splitter is the default one
 		size, overlap = DefaultSplitter.Size, DefaultSplitter.Overlap
@@ -40,7 +43,7 @@ func (s Splitter) Split(text string) []Chunk {
 	rs := []rune(text)
 	var out []Chunk
 	start := skipSpace(rs, 0)
-	for start < len(rs) {
+	for start < len(rs) && len(out) != max {
 		end := len(rs)
 		if end-start > size {
 			end = cut(rs, start, start+size)

@@ -1,0 +1,41 @@
+package memory
+
+import (
+	"encoding/base64"
+	"testing"
+)
+
+// FuzzDecodeCursor fuzzes the opaque list cursor: "" is no cursor;
+// anything else either decodes to a cursor with an id, whose encoding
+// decodes back to the same cursor, or fails with the one EINVALID message
+// that says nothing of what was wrong.
+func FuzzDecodeCursor(f *testing.F) {
+	f.Add("")
+	f.Add((&Cursor{CreatedAt: 1767225600000, ID: "0190a1b2c3d4e5f60718293a4b5c6d7e"}).Encode())
+	f.Add((&Cursor{CreatedAt: -1, ID: "x"}).Encode())
+	f.Add(base64.RawURLEncoding.EncodeToString([]byte(`{"t":1,"i":""}`)))
+	f.Add(base64.RawURLEncoding.EncodeToString([]byte(`{"t":"1","i":"a"}`)))
+	f.Add(base64.RawURLEncoding.EncodeToString([]byte(`{"i":"a","x":[1,2]} trailing`)))
+	f.Add(base64.StdEncoding.EncodeToString([]byte(`{"t":1,"i":"a"}`)))
+	f.Add("garbage")
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := DecodeCursor(s)
+		switch {
+		case s == "":
+			if c != nil || err != nil {
+				t.Fatalf("empty cursor: %+v %v", c, err)
+			}
+		case err != nil:
+			if ErrorCode(err) != EINVALID || ErrorMessage(err) != "cursor: not a cursor returned by this API" || c != nil {
+				t.Fatalf("want the one EINVALID message, got %+v %v", c, err)
+			}
+		case c == nil || c.ID == "":
+			t.Fatalf("%q decoded to a cursor without an id: %+v", s, c)
+		default:
+			again, err := DecodeCursor(c.Encode())
+			if err != nil || again == nil || *again != *c {
+				t.Fatalf("%+v encodes to %q, which decodes to %+v, %v", *c, c.Encode(), again, err)
+			}
+		}
+	})
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# scripts/fuzz.sh [FUZZTIME]: runs every Go fuzz target of the module, one
+# after the other, for FUZZTIME each (default 10s; any -fuzztime value:
+# 30s, 2m, 5000x), and prints a table of targets, executions and results.
+# Exits non-zero if a target failed; its failing input is then in the
+# package's testdata/fuzz/<Target>/ (commit it once fixed: `go test` runs
+# it from then on).
+#
+# Environment:
+#   FUZZ_PKGS      packages to search for targets (default ./...)
+#   FUZZ_MINIMIZE  -fuzzminimizetime (default 200x: a short run spends its
+#                  time fuzzing, not minimizing each new input for up to a
+#                  minute; raise it to minimize a crasher further)
+#   FUZZ_CACHE     where the generated corpus is kept between runs (default:
+#                  a fresh directory per run, so each target replays only the
+#                  committed corpus and its seeds and fuzzes for all of
+#                  FUZZTIME: in the large test binaries (those that link the
+#                  SQLite backend) replaying one cached input costs ~40 ms, and
+#                  a cache that grows run after run would eat the whole
+#                  budget. For long local runs, FUZZ_CACHE=$(go env GOCACHE)/fuzz
+#                  shares go test's.)
+#
+# CI budget: 14 targets at the default 10s is under 2.5 minutes of fuzzing,
+# plus one link per package and a corpus replay per target (the first run
+# also compiles the instrumented packages; the build cache keeps them).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+fuzztime=${1:-10s}
+pkgs=${FUZZ_PKGS:-./...}
+minimize=${FUZZ_MINIMIZE:-200x}
+
+# go test -list prints each package's matching names, then a line
+# "ok <package> <time>" (or "? <package> [no test files]").
+targets=()
+names=()
+while read -r first second _; do
+  case $first in
+  Fuzz*) names+=("$first") ;;
+  ok)
+    for n in "${names[@]}"; do targets+=("$second $n"); done
+    names=()
+    ;;
+  *) names=() ;;
+  esac
+done < <(go test -list '^Fuzz' $pkgs)
+
+if [ ${#targets[@]} -eq 0 ]; then
+  echo "fuzz: no fuzz targets in $pkgs" >&2
+  exit 1
+fi
+echo "fuzz: ${#targets[@]} targets, $fuzztime each"
+
+# One instrumented test binary per package (go test -c -fuzz), run once per
+# target from the package's directory, with the corpus cache go test uses.
+bin=$(mktemp -d)
+trap 'rm -rf "$bin"' EXIT
+cache=${FUZZ_CACHE:-$bin/corpus}
+failed=0
+summary=()
+built=""
+for t in "${targets[@]}"; do
+  pkg=${t% *}
+  name=${t#* }
+  exe=$bin/$(echo "$pkg" | tr / _).test
+  if [ "$built" != "$pkg" ]; then
+    go test -c -fuzz . -o "$exe" "$pkg"
+    built=$pkg
+  fi
+  dir=$(go list -f '{{.Dir}}' "$pkg")
+  log=$(mktemp)
+  start=$SECONDS
+  if (cd "$dir" && "$exe" -test.run '^$' -test.fuzz "^${name}\$" -test.fuzztime "$fuzztime" \
+    -test.fuzzminimizetime "$minimize" -test.fuzzcachedir "$cache/$pkg") >"$log" 2>&1; then
+    result=ok
+  else
+    result=FAIL
+    failed=1
+    cat "$log"
+  fi
+  # No "execs" line: the time went to replaying the corpus (it grows in
+  # the cache with every run) before any new input ran.
+  execs=$(grep -o 'execs: [0-9]*' "$log" | tail -1 | cut -d' ' -f2 || true)
+  summary+=("$(printf '%-5s %-40s %-22s %10s execs %4ss' "$result" "${pkg#github.com/agentmem/agentmem/}" "$name" "${execs:-0}" $((SECONDS - start)))")
+  echo "${summary[-1]}"
+  rm -f "$log"
+done
+
+echo
+echo "fuzz: summary ($fuzztime per target)"
+printf '%s\n' "${summary[@]}"
+exit $failed
