@@ -32,13 +32,6 @@ type Service struct {
 	Log       *slog.Logger
 }
 
-func (k *Service) log() *slog.Logger {
-	if k.Log != nil {
-		return k.Log
-	}
-	return slog.Default()
-}
-
 // Extractable reports whether a memory of type t gets knowledge: messages,
 // fragments, facts and descriptions (documents are their fragments).
 func Extractable(t memory.Type) bool {

@@ -144,12 +144,6 @@ func splitIDs(s string) []string {
 	return out
 }
 
-// extracted is one fact an extractor found, with its vector.
-type extracted struct {
-	fact extract.Fact
-	vec  []float32
-}
-
 // counts are the tallies of one extractor on one conversation (or all).
 type counts struct {
 	Observations int           `json:"observations"`

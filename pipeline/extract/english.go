@@ -473,7 +473,7 @@ func rewrite(src statementSource, speaker, lastName string) (statement, bool) {
 		return st, false
 	}
 	c = strings.TrimSpace(youFillerRe.ReplaceAllString(c, ""))
-	lower := strings.ToLower(c)
+	var lower string
 	// Casual speech drops the subject: "Lost my job yesterday", "Finishing
 	// the choreography next month", "Excited for my trip".
 	switch elided(c) {

@@ -168,11 +168,8 @@ func canonicalSubject(subject string, turns []Turn) string {
 			return t.Speaker
 		}
 	}
-	for i, r := range subject {
-		if i == 0 && r >= 'a' && r <= 'z' {
-			return string(r-'a'+'A') + subject[1:]
-		}
-		break
+	if subject != "" && subject[0] >= 'a' && subject[0] <= 'z' {
+		return string(subject[0]-'a'+'A') + subject[1:]
 	}
 	return subject
 }

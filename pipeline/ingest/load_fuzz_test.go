@@ -339,17 +339,17 @@ func FuzzParseKey(f *testing.F) {
 		}
 		parts := strings.SplitN(key, "/", 3)
 		agent := parts[1]
-		if agent == OrgScope {
+		if agent == memory.OrgScope {
 			agent = ""
 		}
-		if c.OrgID != parts[0] || c.AgentID != agent || !validName(c.OrgID) || c.OrgID == "" || c.AgentID == OrgScope ||
-			(c.AgentID != "" && !validName(c.AgentID)) || strings.Trim(parts[2], "/") == "" {
+		if c.OrgID != parts[0] || c.AgentID != agent || !memory.ValidName(c.OrgID) || c.OrgID == "" || c.AgentID == memory.OrgScope ||
+			(c.AgentID != "" && !memory.ValidName(c.AgentID)) || strings.Trim(parts[2], "/") == "" {
 			t.Fatalf("key %q gave caller %+v", key, c)
 		}
 		if err := c.Valid(); err != nil {
 			t.Fatalf("key %q gave an invalid caller %+v: %v", key, c, err)
 		}
-		seg := OrgScope
+		seg := memory.OrgScope
 		if c.AgentID != "" {
 			seg = c.AgentID
 		}

@@ -892,7 +892,3 @@ func (s *Store) Vocabulary(ctx context.Context, orgID, after string, limit int) 
 	}
 	return out, next, termsOp("vocabulary", rows.Err())
 }
-
-// knowledgeTables lists the tables of the knowledge index, for tests and
-// maintenance.
-var knowledgeTables = strings.Fields("knowledge_refs knowledge_terms knowledge_props knowledge_vocab knowledge_status")

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/agentmem/agentmem/auth"
 	"io"
 	"log/slog"
 	"net/http"
@@ -218,7 +219,7 @@ func fuzzServer(f *testing.F) (*Server, *jobRecorder) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { b.Close() })
-	keys, err := ParseKeys(fuzzOrgKey + "=org-a," + fuzzAgentKey + "=org-a/x")
+	keys, err := auth.ParseKeys(fuzzOrgKey + "=org-a," + fuzzAgentKey + "=org-a/x")
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func New(svc *service.Service, caps wiring.Capabilities, model memory.LLM, log *
 	}
 	var ex extract.Extractor = extract.Local{}
 	if model != nil {
-		ex = extract.Bedrock{LLM: model}
+		ex = extract.LLM{LLM: model}
 	}
 	return &extract.Pipeline{Service: svc, Extractor: ex, Log: log}, nil
 }

@@ -42,7 +42,7 @@ func TestNew(t *testing.T) {
 		want  string
 	}{
 		{"no model", nil, extract.Local{}.Name()},
-		{"a model", model, extract.Bedrock{}.Name()},
+		{"a model", model, extract.LLM{}.Name()},
 	}
 	for _, tc := range tests {
 		p, err := extraction.New(b.Service, b.Caps, tc.model, nil)

@@ -8,6 +8,7 @@ package llm
 import (
 	"context"
 	"fmt"
+	"github.com/agentmem/agentmem/llm/openai"
 
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/llm/bedrock"
@@ -46,5 +47,9 @@ func New(ctx context.Context, cfg config.LLM, a config.AWS) (memory.LLM, error) 
 //	return openai.New(openai.Options{BaseURL: cfg.BaseURL, Model: cfg.Model,
 //		APIKey: cfg.APIKey, Mode: cfg.Mode, Timeout: cfg.Timeout})
 func openAI(cfg config.LLM) (memory.LLM, error) {
-	return nil, fmt.Errorf("LLM_PROVIDER=openai (%s at %s): the OpenAI-compatible adapter is not part of this build yet", cfg.Model, cfg.BaseURL)
+	c, err := openai.New(openai.Options{BaseURL: cfg.BaseURL, Model: cfg.Model, APIKey: cfg.APIKey, Mode: openai.Mode(cfg.Mode), Timeout: cfg.Timeout})
+	if err != nil {
+		return nil, err // an untyped nil: no half-made model
+	}
+	return c, nil
 }

@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +28,8 @@ func TestNew(t *testing.T) {
 		{"bedrock", config.LLM{Provider: config.LLMBedrock, Model: "amazon.nova-lite-v1:0", Mode: config.LLMModeTools, Timeout: time.Second}, true, ""},
 		{"bedrock without tools", config.LLM{Provider: config.LLMBedrock, Model: "m", Mode: config.LLMModeJSONSchema}, false, "LLM_MODE"},
 		{"bedrock without model", config.LLM{Provider: config.LLMBedrock, Mode: config.LLMModeTools}, false, "model id is required"},
-		{"openai, adapter not wired", config.LLM{Provider: config.LLMOpenAI, BaseURL: "http://127.0.0.1:8000/v1", Model: "m"}, false, "LLM_PROVIDER=openai"},
+		{"openai", config.LLM{Provider: config.LLMOpenAI, BaseURL: "http://127.0.0.1:8000/v1", Model: "m", Mode: config.LLMModeTools, Timeout: time.Second}, false, ""},
+		{"openai without a base URL", config.LLM{Provider: config.LLMOpenAI, Model: "m", Mode: config.LLMModeTools}, false, "BaseURL"},
 		{"unknown", config.LLM{Provider: "mistral"}, false, "LLM_PROVIDER"},
 	}
 	for _, tc := range tests {
@@ -42,7 +44,8 @@ func TestNew(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, ok := m.(*bedrock.Converser); ok != tc.bedrock || (!tc.bedrock && m != nil) {
+			if _, ok := m.(*bedrock.Converser); ok != tc.bedrock || (tc.cfg.Provider == config.LLMNone && m != nil) ||
+				(tc.cfg.Provider == config.LLMOpenAI && fmt.Sprintf("%T", m) != "*openai.Client") {
 				t.Fatalf("got %T, want bedrock %v", m, tc.bedrock)
 			}
 		})

@@ -19,16 +19,6 @@ func set(lists ...string) map[string]bool {
 	return m
 }
 
-// tagged maps every word of list to tag, keeping earlier tags.
-func tagged(m map[string]string, tag, list string) {
-	for _, w := range strings.Fields(list) {
-		w = strings.ReplaceAll(w, "_", " ")
-		if _, ok := m[w]; !ok {
-			m[w] = tag
-		}
-	}
-}
-
 var (
 	determiners = set(`a an the this that these those another every each either neither some any no
 		all both half several many much more most few fewer less least enough such what which whatever whichever`)
@@ -121,11 +111,6 @@ var (
 	personVerbs = set(`say says said tell tells told ask asks asked reply replies replied think thinks thought
 		feel feels felt believe believes believed text texts texted call calls called mention mentions mentioned
 		explain explains explained suggest suggests suggested wonder wonders wondered`)
-
-	// verbs after which a bare capitalized name is most likely a place.
-	placeVerbs = set(`visit visits visited visiting travel travels traveled travelled traveling travelling
-		move moves moved moving fly flies flew flying drive drove driving relocate relocated live lives lived living
-		stay stays stayed staying born raised grew grow`)
 
 	// verbs taking an infinitive: "want to learn".
 	catenatives = set(`want wants wanted need needs needed plan plans planned decide decides decided try tries tried

@@ -22,10 +22,6 @@ type np struct {
 	measureKey string // what it measures: distance, weight, duration...
 }
 
-func (n np) empty() bool {
-	return n.pron == "" && n.time == 0 && n.measure == "" && n.cto <= n.cfrom
-}
-
 // functionWord reports whether w ends a noun phrase.
 func functionWord(w string) bool {
 	if prepositions[w] || conjunctions[w] || determiners[w] || beForms[w] || haveForms[w] || doForms[w] ||
