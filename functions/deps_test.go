@@ -36,11 +36,7 @@ const (
 // tolerated are links to a forbidden module that arrive only through one
 // third-party package, with the reason. Each must still be needed: the test
 // fails when one no longer is, so that it is removed.
-var tolerated = []struct{ module, via, why string }{
-	{"go.etcd.io/bbolt", "github.com/blevesearch/bleve/v2/util",
-		"index/opensearch takes bleve's English stop list (analysis/lang/en), whose registry links bleve's util and bbolt; " +
-			"a copy of the list in index/opensearch drops bleve, roaring and bbolt from every Lambda"},
-}
+var tolerated = []struct{ module, via, why string }{}
 
 func TestLambdasLinkOnlyWhatTheyUse(t *testing.T) {
 	tests := []struct {

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentmem/agentmem/internal/retry"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/retrieval"
 	"log/slog"
-	"math/rand/v2"
 	"time"
 )
 
@@ -327,13 +327,7 @@ type Patch struct {
 const maxUpdateAttempts = 12
 
 func backoff(ctx context.Context, attempt int) error {
-	d := time.Duration(rand.Int64N(int64(time.Millisecond) << min(attempt, 6)))
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(d):
-		return nil
-	}
+	return retry.Wait(ctx, attempt+1, time.Millisecond, 64*time.Millisecond)
 }
 
 // Update applies p to memory id. Changing the text re-embeds and re-indexes

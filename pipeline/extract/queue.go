@@ -1,10 +1,13 @@
 package extract
 
 import (
+	"time"
+
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentmem/agentmem/internal/retry"
 	"sync"
 
 	"github.com/agentmem/agentmem/memory"
@@ -135,13 +138,15 @@ func NewLocalQueue(p *Pipeline, capacity int) *LocalQueue {
 	go func() {
 		defer q.wg.Done()
 		for j := range q.jobs {
-			for attempt := 1; attempt <= 3; attempt++ {
+			attempt := 0
+			retry.Do(context.Background(), 3, 100*time.Millisecond, 2*time.Second, func(err error) bool { return !Permanent(err) }, func() error {
+				attempt++
 				_, err := p.Run(context.Background(), j)
-				if err == nil || Permanent(err) {
-					break
+				if err != nil {
+					p.log().Warn("local extraction job failed", "org", j.OrgID, "attempt", attempt, "err", err)
 				}
-				p.log().Warn("local extraction job failed", "org", j.OrgID, "attempt", attempt, "err", err)
-			}
+				return err
+			})
 		}
 	}()
 	return q
