@@ -688,36 +688,40 @@ func (s *Store) termCounts(ctx context.Context, query string, args ...any) ([]me
 	return out, rows.Err()
 }
 
-// smallRange is the most terms a prefix's range may hold for topLive to
-// read it whole; a larger range is common enough that the terms in count
-// order meet limit matches soon.
-const smallRange = 512
+// smallRange is the most terms a prefix's range may hold to be read
+// whole; a larger range is common enough that reading the scope's terms in
+// count order meets limit matches soon. Reading r terms of the range costs
+// about as much as reading limit·V/r in count order (V the scope's terms)
+// when r is sqrt(limit·V): 2,048 suits vocabularies of a few hundred
+// thousand terms.
+const smallRange = 2048
 
-// topLive returns the n terms of scope that start with prefix with the
-// most refs of live memories, most first, and whether there are no more.
-func (s *Store) topLive(ctx context.Context, orgID, scope, prefix string, n int) ([]memory.TermCount, bool, error) {
-	rng, rargs := prefixRange("term", prefix)
-	args := append([]any{orgID, scope}, rargs...)
-	if prefix != "" {
-		var size int
-		if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM knowledge_vocab WHERE org_id = ? AND scope = ?`+
-			rng+` LIMIT ?)`, append(args, smallRange+1)...).Scan(&size); err != nil {
-			return nil, false, err
-		}
-		if size <= smallRange {
-			out, err := s.termCounts(ctx, `SELECT term, live FROM knowledge_vocab WHERE org_id = ? AND scope = ?`+rng+
-				` AND live > 0 ORDER BY live DESC, term LIMIT ?`, append(args, n+1)...)
-			return cut(out, n), len(out) <= n, err
-		}
+// rangeSize counts the terms of scope in prefix's range, up to smallRange+1.
+func (s *Store) rangeSize(ctx context.Context, orgID, scope, prefix string) (int, error) {
+	if prefix == "" {
+		return smallRange + 1, nil
 	}
-	out, err := s.termCounts(ctx, `SELECT term, live FROM knowledge_vocab INDEXED BY knowledge_vocab_rank
-		WHERE org_id = ? AND scope = ?`+rng+` AND live > 0 ORDER BY live DESC, term LIMIT ?`, append(args, n+1)...)
-	return cut(out, n), len(out) <= n, err
+	rng, rargs := prefixRange("term", prefix)
+	var size int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM knowledge_vocab WHERE org_id = ? AND scope = ?`+
+		rng+` LIMIT ?)`, append(append([]any{orgID, scope}, rargs...), smallRange+1)...).Scan(&size)
+	return size, err
 }
 
-// maxCandidates bounds the candidates of topTerms per scope; beyond, it
-// sums the counters of the whole range.
-const maxCandidates = 4096
+// topLive returns the n terms of scope that start with prefix with the
+// most refs of live memories, most first, and whether there are no more:
+// from the range when it is small, else from the terms in count order.
+func (s *Store) topLive(ctx context.Context, orgID, scope, prefix string, n int, small bool) ([]memory.TermCount, bool, error) {
+	rng, rargs := prefixRange("term", prefix)
+	args := append(append([]any{orgID, scope}, rargs...), n+1)
+	index := "INDEXED BY knowledge_vocab_rank"
+	if small {
+		index = ""
+	}
+	out, err := s.termCounts(ctx, `SELECT term, live FROM knowledge_vocab `+index+` WHERE org_id = ? AND scope = ?`+rng+
+		` AND live > 0 ORDER BY live DESC, term LIMIT ?`, args...)
+	return cut(out, n), len(out) <= n, err
+}
 
 func cut(ts []memory.TermCount, n int) []memory.TermCount {
 	if len(ts) > n {
@@ -727,26 +731,40 @@ func cut(ts []memory.TermCount, n int) []memory.TermCount {
 }
 
 // topTerms ranks the terms of the sum of the live counters of scopes (one
-// or two). With two it is Fagin's threshold algorithm: the top n of each
-// scope are candidates, summed exactly; a term in neither top n has at most
-// the sum of the two n-th counts, so once the limit-th candidate exceeds
-// that the answer is exact, and otherwise n grows.
+// or two). One scope is read in count order, or its range when small. Two
+// small ranges are summed whole. Two scopes of which one has a large range
+// go through Fagin's threshold algorithm: the top n of each scope are
+// candidates, summed exactly; a term in neither top n has at most the sum
+// of the two n-th counts, so once the limit-th candidate exceeds that the
+// answer is exact. After two rounds (n = 4·limit, 16·limit) without that,
+// the ranges are summed whole.
 func (s *Store) topTerms(ctx context.Context, orgID string, scopes []string, prefix string, limit int) ([]memory.TermCount, error) {
+	small := true
+	for _, sc := range scopes {
+		size, err := s.rangeSize(ctx, orgID, sc, prefix)
+		if err != nil {
+			return nil, err
+		}
+		small = small && size <= smallRange
+	}
 	if len(scopes) == 1 {
-		out, _, err := s.topLive(ctx, orgID, scopes[0], prefix, limit)
+		out, _, err := s.topLive(ctx, orgID, scopes[0], prefix, limit, small)
 		return out, err
 	}
-	for n := 4 * limit; ; n *= 4 {
-		if n > maxCandidates {
-			rng, rargs := prefixRange("term", prefix)
-			args := append([]any{orgID}, scopes[0], scopes[1])
-			return s.termCounts(ctx, `SELECT term, SUM(live) AS n FROM knowledge_vocab WHERE org_id = ? AND scope IN (?, ?)`+
-				rng+` GROUP BY term HAVING n > 0 ORDER BY n DESC, term LIMIT ?`, append(append(args, rargs...), limit)...)
-		}
+	sum := func() ([]memory.TermCount, error) {
+		rng, rargs := prefixRange("term", prefix)
+		args := append(append([]any{orgID, scopes[0], scopes[1]}, rargs...), limit)
+		return s.termCounts(ctx, `SELECT term, SUM(live) AS n FROM knowledge_vocab WHERE org_id = ? AND scope IN (?, ?)`+
+			rng+` GROUP BY term HAVING n > 0 ORDER BY n DESC, term LIMIT ?`, args...)
+	}
+	if small {
+		return sum()
+	}
+	for n := 4 * limit; n <= 16*limit; n *= 4 {
 		bound, done := 0, true
 		cands := map[string]bool{}
 		for _, sc := range scopes {
-			top, all, err := s.topLive(ctx, orgID, sc, prefix, n)
+			top, all, err := s.topLive(ctx, orgID, sc, prefix, n, false)
 			if err != nil {
 				return nil, err
 			}
@@ -758,18 +776,15 @@ func (s *Store) topTerms(ctx context.Context, orgID string, scopes []string, pre
 				done = false
 			}
 		}
-		args := []any{orgID}
-		for _, sc := range scopes {
-			args = append(args, sc)
-		}
-		for t := range cands {
-			args = append(args, t)
-		}
 		if len(cands) == 0 {
 			return nil, nil
 		}
-		out, err := s.termCounts(ctx, `SELECT term, SUM(live) AS n FROM knowledge_vocab WHERE org_id = ? AND scope IN (`+
-			placeholders(len(scopes))+`) AND term IN (`+placeholders(len(cands))+`) GROUP BY term ORDER BY n DESC, term`, args...)
+		args := []any{orgID, scopes[0], scopes[1]}
+		for t := range cands {
+			args = append(args, t)
+		}
+		out, err := s.termCounts(ctx, `SELECT term, SUM(live) AS n FROM knowledge_vocab WHERE org_id = ? AND scope IN (?, ?)
+			AND term IN (`+placeholders(len(cands))+`) GROUP BY term ORDER BY n DESC, term`, args...)
 		if err != nil {
 			return nil, err
 		}
@@ -777,6 +792,7 @@ func (s *Store) topTerms(ctx context.Context, orgID string, scopes []string, pre
 			return cut(out, limit), nil
 		}
 	}
+	return sum()
 }
 
 // ListKnowledge implements memory.TermIndex: the page's names and counts
