@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -20,7 +21,7 @@ import (
 // under the column names of the memories table, so the Filter renders with
 // the same where().
 //
-//	knowledge_refs    (org, memory, ordinal)              the refs as JSON, listed by (org, kind, name)
+//	knowledge_refs    (org, kind, name, memory, ordinal)  the refs as JSON, in List order; by (org, memory) too
 //	knowledge_terms   (org, term, created_at, memory, ordinal, role)   postings, newest first per term
 //	knowledge_props   (org, name, value, created_at, memory, ordinal)  property postings
 //	knowledge_vocab   (org, scope, term) -> live, archived refs         counters for prefix completion
@@ -58,9 +59,9 @@ CREATE TABLE IF NOT EXISTS knowledge_refs (
 	durability  TEXT    NOT NULL,
 	created_at  INTEGER NOT NULL,
 	archived    INTEGER NOT NULL,
-	PRIMARY KEY (org_id, memory_id, ordinal)
+	PRIMARY KEY (org_id, ref_kind, name, memory_id, ordinal)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS knowledge_refs_name ON knowledge_refs (org_id, ref_kind, name);
+CREATE INDEX IF NOT EXISTS knowledge_refs_memory ON knowledge_refs (org_id, memory_id, ordinal);
 CREATE TABLE IF NOT EXISTS knowledge_terms (
 	org_id      TEXT    NOT NULL,
 	term        TEXT    NOT NULL,
@@ -290,7 +291,7 @@ func (b *bulk) flush(ctx context.Context, tx *sql.Tx) error {
 // byMemory names the knowledge tables with the index that finds a memory's
 // rows; SQLite, without statistics, would rather scan the org's part of
 // the primary key.
-var byMemory = []string{"knowledge_refs", "knowledge_terms INDEXED BY knowledge_terms_memory",
+var byMemory = []string{"knowledge_refs INDEXED BY knowledge_refs_memory", "knowledge_terms INDEXED BY knowledge_terms_memory",
 	"knowledge_props INDEXED BY knowledge_props_memory"}
 
 func deleteKnowledgeRows(ctx context.Context, tx *sql.Tx, orgID, memoryID string) error {
@@ -587,7 +588,7 @@ func (s *Store) Refs(ctx context.Context, orgID string, keys []memory.RefKey) (m
 		for _, id := range chunk {
 			args = append(args, id)
 		}
-		rows, err := s.db.QueryContext(ctx, `SELECT org_id, memory_id, ordinal, body FROM knowledge_refs
+		rows, err := s.db.QueryContext(ctx, `SELECT org_id, memory_id, ordinal, body FROM knowledge_refs INDEXED BY knowledge_refs_memory
 			WHERE org_id = ? AND memory_id IN (`+placeholders(len(chunk))+`)`, args...)
 		if err != nil {
 			return nil, termsOp("refs", err)
@@ -795,9 +796,10 @@ func (s *Store) topTerms(ctx context.Context, orgID string, scopes []string, pre
 	return sum()
 }
 
-// ListKnowledge implements memory.TermIndex: the page's names and counts
-// come from one aggregate over the (org, kind, name) index from the
-// cursor, their types and facets from the newest MaxListMerge refs of each.
+// ListKnowledge implements memory.TermIndex: a forward scan of the
+// primary key (org, kind, name, ...) from the cursor, counting the visible
+// refs of each name and keeping the bodies of its newest MaxListMerge
+// entities, until the name after the page's last.
 func (s *Store) ListKnowledge(ctx context.Context, q memory.KnowledgeListQuery) (memory.KnowledgePage, error) {
 	q, err := q.Normalize()
 	if err != nil {
@@ -806,75 +808,113 @@ func (s *Store) ListKnowledge(ctx context.Context, q memory.KnowledgeListQuery) 
 	after, _ := memory.DecodeKnowledgeCursor(q.Cursor)
 	cond, args := where(q.Filter)
 	rng, rargs := prefixRange("name", q.Prefix)
-	args = append(append(args, string(q.Kind), after), rargs...)
-	rows, err := s.db.QueryContext(ctx, `SELECT name, COUNT(*), COUNT(DISTINCT memory_id), MIN(created_at), MAX(created_at)
-		FROM knowledge_refs WHERE `+cond+` AND ref_kind = ? AND name > ?`+rng+` GROUP BY name ORDER BY name LIMIT ?`,
-		append(args, q.Limit+1)...)
+	body := "NULL"
+	if q.Kind == memory.KnowledgeEntity {
+		body = "body"
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT name, memory_id, ordinal, created_at, org_id, `+body+` FROM knowledge_refs
+		WHERE `+cond+` AND ref_kind = ? AND name > ?`+rng+` ORDER BY name, memory_id, ordinal`,
+		append(append(args, string(q.Kind), after), rargs...)...)
 	if err != nil {
 		return memory.KnowledgePage{}, termsOp("list knowledge", err)
 	}
-	var names []string
-	builders := map[string]*memory.KnowledgeBuilder{}
-	for rows.Next() {
-		var name string
-		var refs, mems int
-		var first, last int64
-		if err := rows.Scan(&name, &refs, &mems, &first, &last); err != nil {
-			rows.Close()
-			return memory.KnowledgePage{}, termsOp("list knowledge", err)
-		}
-		b := memory.NewKnowledgeBuilder(q.Kind, name)
-		b.SetCounts(refs, mems, first, last)
-		names, builders[name] = append(names, name), b
-	}
-	if err := rows.Close(); err != nil {
-		return memory.KnowledgePage{}, termsOp("list knowledge", err)
-	}
+	defer rows.Close()
 	var page memory.KnowledgePage
-	if len(names) > q.Limit {
-		names = names[:q.Limit]
-		page.Next = memory.EncodeKnowledgeCursor(names[q.Limit-1])
-	}
-	if len(names) == 0 {
-		return page, nil
-	}
-	if q.Kind == memory.KnowledgeEntity {
-		cond, args := where(q.Filter)
-		args = append(args, string(q.Kind))
-		for _, n := range names {
-			args = append(args, n)
-		}
-		rows, err := s.db.QueryContext(ctx, `SELECT name, created_at, org_id, body FROM (SELECT name, created_at, org_id, body,
-			ROW_NUMBER() OVER (PARTITION BY name ORDER BY created_at DESC, memory_id DESC, ordinal DESC) AS n
-			FROM knowledge_refs WHERE `+cond+` AND ref_kind = ? AND name IN (`+placeholders(len(names))+`)) WHERE n <= ?`,
-			append(args, memory.MaxListMerge)...)
+	var cur *nameFold
+	finish := func() error {
+		it, err := cur.item()
 		if err != nil {
-			return page, termsOp("list knowledge", err)
+			return fmt.Errorf("sqlite: list knowledge: %w", err)
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var name, org string
-			var at int64
-			var body []byte
-			if err := rows.Scan(&name, &at, &org, &body); err != nil {
-				return page, termsOp("list knowledge", err)
-			}
-			var r memory.SemanticRef
-			if err := json.Unmarshal(body, &r); err != nil {
-				return page, fmt.Errorf("sqlite: list knowledge: decode a ref of %q: %w", name, err)
-			}
-			if b := builders[name]; b != nil && org == q.Filter.OrgID {
-				b.Merge(r, at)
-			}
-		}
-		if err := rows.Err(); err != nil {
-			return page, termsOp("list knowledge", err)
-		}
+		page.Items = append(page.Items, it)
+		return nil
 	}
-	for _, n := range names {
-		page.Items = append(page.Items, builders[n].Item())
+	for rows.Next() {
+		var r newestRef
+		var name, org string
+		if err := rows.Scan(&name, &r.memoryID, &r.ordinal, &r.at, &org, &r.body); err != nil {
+			return page, termsOp("list knowledge", err)
+		}
+		if org != q.Filter.OrgID {
+			continue
+		}
+		if cur == nil || name != cur.b.Name() {
+			if cur != nil {
+				if err := finish(); err != nil {
+					return page, err
+				}
+			}
+			if len(page.Items) == q.Limit {
+				page.Next = memory.EncodeKnowledgeCursor(page.Items[len(page.Items)-1].Name)
+				return page, nil
+			}
+			cur = &nameFold{b: memory.NewKnowledgeBuilder(q.Kind, name)}
+		}
+		cur.add(r)
+	}
+	if err := rows.Err(); err != nil {
+		return page, termsOp("list knowledge", err)
+	}
+	if cur != nil {
+		if err := finish(); err != nil {
+			return page, err
+		}
 	}
 	return page, nil
+}
+
+// newestRef is a listed ref, its body still encoded.
+type newestRef struct {
+	memoryID string
+	ordinal  int
+	at       int64
+	body     []byte
+}
+
+// nameFold counts the refs of one name and keeps the encoded bodies of its
+// newest MaxListMerge, so that only those are decoded.
+type nameFold struct {
+	b      *memory.KnowledgeBuilder
+	newest []newestRef
+}
+
+func (f *nameFold) add(r newestRef) {
+	f.b.Count(r.memoryID, r.at)
+	if r.body == nil {
+		return
+	}
+	f.newest = append(f.newest, r)
+	if len(f.newest) >= 4*memory.MaxListMerge {
+		f.trim()
+	}
+}
+
+func (f *nameFold) trim() {
+	sort.Slice(f.newest, func(i, j int) bool {
+		x, y := f.newest[i], f.newest[j]
+		switch {
+		case x.at != y.at:
+			return x.at > y.at
+		case x.memoryID != y.memoryID:
+			return x.memoryID > y.memoryID
+		}
+		return x.ordinal > y.ordinal
+	})
+	if len(f.newest) > memory.MaxListMerge {
+		f.newest = f.newest[:memory.MaxListMerge]
+	}
+}
+
+func (f *nameFold) item() (memory.KnowledgeItem, error) {
+	f.trim()
+	for _, n := range f.newest {
+		var r memory.SemanticRef
+		if err := json.Unmarshal(n.body, &r); err != nil {
+			return memory.KnowledgeItem{}, fmt.Errorf("decode a ref of %q: %w", f.b.Name(), err)
+		}
+		f.b.Merge(r, n.at)
+	}
+	return f.b.Item(), nil
 }
 
 // Vocabulary implements memory.TermIndex: the "*" counters hold every
