@@ -807,14 +807,23 @@ func (s *Store) ListKnowledge(ctx context.Context, q memory.KnowledgeListQuery) 
 	}
 	after, _ := memory.DecodeKnowledgeCursor(q.Cursor)
 	cond, args := where(q.Filter)
-	rng, rargs := prefixRange("name", q.Prefix)
+	// One lower bound, so that SQLite starts the scan there: after the
+	// cursor's name, or at the prefix, whichever is further.
+	rng, rargs := " AND name > ?", []any{after}
+	if q.Prefix != "" {
+		if after < q.Prefix {
+			rng, rargs = " AND name >= ?", []any{q.Prefix}
+		}
+		rng += " AND name < ?"
+		rargs = append(rargs, q.Prefix+"\xff")
+	}
 	body := "NULL"
 	if q.Kind == memory.KnowledgeEntity {
 		body = "body"
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT name, memory_id, ordinal, created_at, org_id, `+body+` FROM knowledge_refs
-		WHERE `+cond+` AND ref_kind = ? AND name > ?`+rng+` ORDER BY name, memory_id, ordinal`,
-		append(append(args, string(q.Kind), after), rargs...)...)
+		WHERE `+cond+` AND ref_kind = ?`+rng+` ORDER BY name, memory_id, ordinal`,
+		append(append(args, string(q.Kind)), rargs...)...)
 	if err != nil {
 		return memory.KnowledgePage{}, termsOp("list knowledge", err)
 	}
