@@ -640,6 +640,9 @@ func NewKnowledgeBuilder(kind KnowledgeKind, name string) *KnowledgeBuilder {
 	return &KnowledgeBuilder{item: KnowledgeItem{Kind: kind, Name: name}, memories: map[string]bool{}}
 }
 
+// Name returns the name the item is built for.
+func (b *KnowledgeBuilder) Name() string { return b.item.Name }
+
 // Add counts one ref, of a memory with attrs, and merges it.
 func (b *KnowledgeBuilder) Add(r SemanticRef, attrs Attrs) {
 	b.Count(r.MemoryID, attrs.CreatedAt)
@@ -660,11 +663,6 @@ func (b *KnowledgeBuilder) Count(memoryID string, createdAt int64) {
 		b.memories[memoryID] = true
 		it.Memories++
 	}
-}
-
-// SetCounts sets the counts an adapter aggregated itself, instead of Count.
-func (b *KnowledgeBuilder) SetCounts(refs, memories int, firstAt, lastAt int64) {
-	b.item.Refs, b.item.Memories, b.item.FirstAt, b.item.LastAt = refs, memories, firstAt, lastAt
 }
 
 // Merge offers one ref, of a memory created at createdAt, for the merge of

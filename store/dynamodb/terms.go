@@ -413,6 +413,11 @@ var errRetry = errors.New("retry")
 func (s *Store) replace(ctx context.Context, orgID, id string,
 	next func(st kstatus) (a memory.Attrs, state, extractor string, refs []memory.SemanticRef, skip bool, err error)) error {
 	for attempt := 0; attempt < knowRetries; attempt++ {
+		if attempt > 0 {
+			if err := sleep(ctx, attempt); err != nil {
+				return err
+			}
+		}
 		st, err := s.readStatus(ctx, orgID, id)
 		if err != nil {
 			return err
@@ -660,8 +665,18 @@ func (s *Store) DeleteKnowledge(ctx context.Context, orgID string, memoryIDs []s
 	return knowOp("delete knowledge", s.each(ctx, memoryIDs, func(id string) error { return s.deleteKnowledge(ctx, orgID, id) }))
 }
 
-// each calls fn for every id, eight at a time, and joins the errors.
+// each calls fn for every distinct id, eight at a time, and joins the
+// errors.
 func (s *Store) each(ctx context.Context, ids []string, fn func(id string) error) error {
+	seen := make(map[string]bool, len(ids))
+	distinct := ids[:0:0]
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			distinct = append(distinct, id)
+		}
+	}
+	ids = distinct
 	var wg sync.WaitGroup
 	errs := make([]error, len(ids))
 	sem := make(chan struct{}, lookupParallel)
@@ -680,6 +695,11 @@ func (s *Store) each(ctx context.Context, ids []string, fn func(id string) error
 
 func (s *Store) deleteKnowledge(ctx context.Context, orgID, id string) error {
 	for attempt := 0; attempt < knowRetries; attempt++ {
+		if attempt > 0 {
+			if err := sleep(ctx, attempt); err != nil {
+				return err
+			}
+		}
 		st, err := s.readStatus(ctx, orgID, id)
 		if err != nil {
 			return err
@@ -747,31 +767,51 @@ func (s *Store) MarkKnowledgePending(ctx context.Context, orgID string, memoryID
 	}
 	now := time.Now().UnixMilli()
 	return knowOp("mark knowledge pending", s.each(ctx, memoryIDs, func(id string) error {
-		_, err := s.c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
-			{ConditionCheck: &types.ConditionCheck{TableName: aws.String(s.table), Key: key(memPK(orgID, id), skMemory),
-				ConditionExpression:       aws.String("attribute_exists(PK) AND orgId = :org"),
-				ExpressionAttributeValues: map[string]types.AttributeValue{":org": str(orgID)}}},
-			{Update: &types.Update{TableName: aws.String(s.table), Key: key(memPK(orgID, id), skKnow),
-				UpdateExpression: aws.String(`SET #state = :p, orgId = :org, memoryId = :id, updatedAt = :now, GSI1PK = :gpk,
-					GSI1SK = :id, gen = if_not_exists(gen, :e), prev = if_not_exists(prev, :e),
-					counted = if_not_exists(counted, :t), extractor = if_not_exists(extractor, :e),
-					refs = if_not_exists(refs, :zero) ADD ver :one`),
-				ConditionExpression:      aws.String("attribute_not_exists(PK) OR #state <> :deleting"),
-				ExpressionAttributeNames: map[string]string{"#state": "state"},
-				ExpressionAttributeValues: map[string]types.AttributeValue{":p": str(string(memory.KnowledgePending)),
-					":org": str(orgID), ":id": str(id), ":now": num(now), ":gpk": str(pendingPK(orgID)), ":e": str(""),
-					":t": boolean(true), ":zero": num(0), ":one": num(1), ":deleting": str(stateDeleting)}}},
-		}})
-		var tc *types.TransactionCanceledException
-		if errors.As(err, &tc) {
-			for _, r := range tc.CancellationReasons {
-				if aws.ToString(r.Code) == "ConditionalCheckFailed" {
-					return nil // not in the store, or being deleted
-				}
+		for attempt := 0; ; attempt++ {
+			err := s.markPending(ctx, orgID, id, now)
+			if !errors.Is(err, errRetry) {
+				return err
+			}
+			if attempt == knowRetries {
+				return memory.Errorf(memory.ECONFLICT, "memory %q: its knowledge was changed concurrently, again and again", id)
+			}
+			if err := sleep(ctx, attempt+1); err != nil {
+				return err
 			}
 		}
-		return err
 	}))
+}
+
+// markPending sets one memory's state to pending; errRetry when a
+// concurrent transaction on the status got in the way.
+func (s *Store) markPending(ctx context.Context, orgID, id string, now int64) error {
+	_, err := s.c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{ConditionCheck: &types.ConditionCheck{TableName: aws.String(s.table), Key: key(memPK(orgID, id), skMemory),
+			ConditionExpression:       aws.String("attribute_exists(PK) AND orgId = :org"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":org": str(orgID)}}},
+		{Update: &types.Update{TableName: aws.String(s.table), Key: key(memPK(orgID, id), skKnow),
+			UpdateExpression: aws.String(`SET #state = :p, orgId = :org, memoryId = :id, updatedAt = :now, GSI1PK = :gpk,
+				GSI1SK = :id, gen = if_not_exists(gen, :e), prev = if_not_exists(prev, :e),
+				counted = if_not_exists(counted, :t), extractor = if_not_exists(extractor, :e),
+				refs = if_not_exists(refs, :zero) ADD ver :one`),
+			ConditionExpression:      aws.String("attribute_not_exists(PK) OR #state <> :deleting"),
+			ExpressionAttributeNames: map[string]string{"#state": "state"},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":p": str(string(memory.KnowledgePending)),
+				":org": str(orgID), ":id": str(id), ":now": num(now), ":gpk": str(pendingPK(orgID)), ":e": str(""),
+				":t": boolean(true), ":zero": num(0), ":one": num(1), ":deleting": str(stateDeleting)}}},
+	}})
+	var tc *types.TransactionCanceledException
+	if errors.As(err, &tc) {
+		for _, r := range tc.CancellationReasons {
+			if aws.ToString(r.Code) == "ConditionalCheckFailed" {
+				return nil // not in the store, or being deleted
+			}
+		}
+		if isTransactionConflict(tc.CancellationReasons) {
+			return errRetry
+		}
+	}
+	return err
 }
 
 // PendingKnowledge implements memory.TermIndex from the sparse

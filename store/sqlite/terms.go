@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -20,7 +21,7 @@ import (
 // under the column names of the memories table, so the Filter renders with
 // the same where().
 //
-//	knowledge_refs    (org, memory, ordinal)              the refs as JSON, listed by (org, kind, name)
+//	knowledge_refs    (org, kind, name, memory, ordinal)  the refs as JSON, in List order; by (org, memory) too
 //	knowledge_terms   (org, term, created_at, memory, ordinal, role)   postings, newest first per term
 //	knowledge_props   (org, name, value, created_at, memory, ordinal)  property postings
 //	knowledge_vocab   (org, scope, term) -> live, archived refs         counters for prefix completion
@@ -58,9 +59,9 @@ CREATE TABLE IF NOT EXISTS knowledge_refs (
 	durability  TEXT    NOT NULL,
 	created_at  INTEGER NOT NULL,
 	archived    INTEGER NOT NULL,
-	PRIMARY KEY (org_id, memory_id, ordinal)
+	PRIMARY KEY (org_id, ref_kind, name, memory_id, ordinal)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS knowledge_refs_name ON knowledge_refs (org_id, ref_kind, name);
+CREATE INDEX IF NOT EXISTS knowledge_refs_memory ON knowledge_refs (org_id, memory_id, ordinal);
 CREATE TABLE IF NOT EXISTS knowledge_terms (
 	org_id      TEXT    NOT NULL,
 	term        TEXT    NOT NULL,
@@ -290,7 +291,7 @@ func (b *bulk) flush(ctx context.Context, tx *sql.Tx) error {
 // byMemory names the knowledge tables with the index that finds a memory's
 // rows; SQLite, without statistics, would rather scan the org's part of
 // the primary key.
-var byMemory = []string{"knowledge_refs", "knowledge_terms INDEXED BY knowledge_terms_memory",
+var byMemory = []string{"knowledge_refs INDEXED BY knowledge_refs_memory", "knowledge_terms INDEXED BY knowledge_terms_memory",
 	"knowledge_props INDEXED BY knowledge_props_memory"}
 
 func deleteKnowledgeRows(ctx context.Context, tx *sql.Tx, orgID, memoryID string) error {
@@ -587,7 +588,7 @@ func (s *Store) Refs(ctx context.Context, orgID string, keys []memory.RefKey) (m
 		for _, id := range chunk {
 			args = append(args, id)
 		}
-		rows, err := s.db.QueryContext(ctx, `SELECT org_id, memory_id, ordinal, body FROM knowledge_refs
+		rows, err := s.db.QueryContext(ctx, `SELECT org_id, memory_id, ordinal, body FROM knowledge_refs INDEXED BY knowledge_refs_memory
 			WHERE org_id = ? AND memory_id IN (`+placeholders(len(chunk))+`)`, args...)
 		if err != nil {
 			return nil, termsOp("refs", err)
@@ -688,36 +689,40 @@ func (s *Store) termCounts(ctx context.Context, query string, args ...any) ([]me
 	return out, rows.Err()
 }
 
-// smallRange is the most terms a prefix's range may hold for topLive to
-// read it whole; a larger range is common enough that the terms in count
-// order meet limit matches soon.
-const smallRange = 512
+// smallRange is the most terms a prefix's range may hold to be read
+// whole; a larger range is common enough that reading the scope's terms in
+// count order meets limit matches soon. Reading r terms of the range costs
+// about as much as reading limit·V/r in count order (V the scope's terms)
+// when r is sqrt(limit·V): 2,048 suits vocabularies of a few hundred
+// thousand terms.
+const smallRange = 2048
 
-// topLive returns the n terms of scope that start with prefix with the
-// most refs of live memories, most first, and whether there are no more.
-func (s *Store) topLive(ctx context.Context, orgID, scope, prefix string, n int) ([]memory.TermCount, bool, error) {
-	rng, rargs := prefixRange("term", prefix)
-	args := append([]any{orgID, scope}, rargs...)
-	if prefix != "" {
-		var size int
-		if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM knowledge_vocab WHERE org_id = ? AND scope = ?`+
-			rng+` LIMIT ?)`, append(args, smallRange+1)...).Scan(&size); err != nil {
-			return nil, false, err
-		}
-		if size <= smallRange {
-			out, err := s.termCounts(ctx, `SELECT term, live FROM knowledge_vocab WHERE org_id = ? AND scope = ?`+rng+
-				` AND live > 0 ORDER BY live DESC, term LIMIT ?`, append(args, n+1)...)
-			return cut(out, n), len(out) <= n, err
-		}
+// rangeSize counts the terms of scope in prefix's range, up to smallRange+1.
+func (s *Store) rangeSize(ctx context.Context, orgID, scope, prefix string) (int, error) {
+	if prefix == "" {
+		return smallRange + 1, nil
 	}
-	out, err := s.termCounts(ctx, `SELECT term, live FROM knowledge_vocab INDEXED BY knowledge_vocab_rank
-		WHERE org_id = ? AND scope = ?`+rng+` AND live > 0 ORDER BY live DESC, term LIMIT ?`, append(args, n+1)...)
-	return cut(out, n), len(out) <= n, err
+	rng, rargs := prefixRange("term", prefix)
+	var size int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM knowledge_vocab WHERE org_id = ? AND scope = ?`+
+		rng+` LIMIT ?)`, append(append([]any{orgID, scope}, rargs...), smallRange+1)...).Scan(&size)
+	return size, err
 }
 
-// maxCandidates bounds the candidates of topTerms per scope; beyond, it
-// sums the counters of the whole range.
-const maxCandidates = 4096
+// topLive returns the n terms of scope that start with prefix with the
+// most refs of live memories, most first, and whether there are no more:
+// from the range when it is small, else from the terms in count order.
+func (s *Store) topLive(ctx context.Context, orgID, scope, prefix string, n int, small bool) ([]memory.TermCount, bool, error) {
+	rng, rargs := prefixRange("term", prefix)
+	args := append(append([]any{orgID, scope}, rargs...), n+1)
+	index := "INDEXED BY knowledge_vocab_rank"
+	if small {
+		index = ""
+	}
+	out, err := s.termCounts(ctx, `SELECT term, live FROM knowledge_vocab `+index+` WHERE org_id = ? AND scope = ?`+rng+
+		` AND live > 0 ORDER BY live DESC, term LIMIT ?`, args...)
+	return cut(out, n), len(out) <= n, err
+}
 
 func cut(ts []memory.TermCount, n int) []memory.TermCount {
 	if len(ts) > n {
@@ -727,26 +732,40 @@ func cut(ts []memory.TermCount, n int) []memory.TermCount {
 }
 
 // topTerms ranks the terms of the sum of the live counters of scopes (one
-// or two). With two it is Fagin's threshold algorithm: the top n of each
-// scope are candidates, summed exactly; a term in neither top n has at most
-// the sum of the two n-th counts, so once the limit-th candidate exceeds
-// that the answer is exact, and otherwise n grows.
+// or two). One scope is read in count order, or its range when small. Two
+// small ranges are summed whole. Two scopes of which one has a large range
+// go through Fagin's threshold algorithm: the top n of each scope are
+// candidates, summed exactly; a term in neither top n has at most the sum
+// of the two n-th counts, so once the limit-th candidate exceeds that the
+// answer is exact. After two rounds (n = 4·limit, 16·limit) without that,
+// the ranges are summed whole.
 func (s *Store) topTerms(ctx context.Context, orgID string, scopes []string, prefix string, limit int) ([]memory.TermCount, error) {
+	small := true
+	for _, sc := range scopes {
+		size, err := s.rangeSize(ctx, orgID, sc, prefix)
+		if err != nil {
+			return nil, err
+		}
+		small = small && size <= smallRange
+	}
 	if len(scopes) == 1 {
-		out, _, err := s.topLive(ctx, orgID, scopes[0], prefix, limit)
+		out, _, err := s.topLive(ctx, orgID, scopes[0], prefix, limit, small)
 		return out, err
 	}
-	for n := 4 * limit; ; n *= 4 {
-		if n > maxCandidates {
-			rng, rargs := prefixRange("term", prefix)
-			args := append([]any{orgID}, scopes[0], scopes[1])
-			return s.termCounts(ctx, `SELECT term, SUM(live) AS n FROM knowledge_vocab WHERE org_id = ? AND scope IN (?, ?)`+
-				rng+` GROUP BY term HAVING n > 0 ORDER BY n DESC, term LIMIT ?`, append(append(args, rargs...), limit)...)
-		}
+	sum := func() ([]memory.TermCount, error) {
+		rng, rargs := prefixRange("term", prefix)
+		args := append(append([]any{orgID, scopes[0], scopes[1]}, rargs...), limit)
+		return s.termCounts(ctx, `SELECT term, SUM(live) AS n FROM knowledge_vocab WHERE org_id = ? AND scope IN (?, ?)`+
+			rng+` GROUP BY term HAVING n > 0 ORDER BY n DESC, term LIMIT ?`, args...)
+	}
+	if small {
+		return sum()
+	}
+	for n := 4 * limit; n <= 16*limit; n *= 4 {
 		bound, done := 0, true
 		cands := map[string]bool{}
 		for _, sc := range scopes {
-			top, all, err := s.topLive(ctx, orgID, sc, prefix, n)
+			top, all, err := s.topLive(ctx, orgID, sc, prefix, n, false)
 			if err != nil {
 				return nil, err
 			}
@@ -758,18 +777,15 @@ func (s *Store) topTerms(ctx context.Context, orgID string, scopes []string, pre
 				done = false
 			}
 		}
-		args := []any{orgID}
-		for _, sc := range scopes {
-			args = append(args, sc)
-		}
-		for t := range cands {
-			args = append(args, t)
-		}
 		if len(cands) == 0 {
 			return nil, nil
 		}
-		out, err := s.termCounts(ctx, `SELECT term, SUM(live) AS n FROM knowledge_vocab WHERE org_id = ? AND scope IN (`+
-			placeholders(len(scopes))+`) AND term IN (`+placeholders(len(cands))+`) GROUP BY term ORDER BY n DESC, term`, args...)
+		args := []any{orgID, scopes[0], scopes[1]}
+		for t := range cands {
+			args = append(args, t)
+		}
+		out, err := s.termCounts(ctx, `SELECT term, SUM(live) AS n FROM knowledge_vocab WHERE org_id = ? AND scope IN (?, ?)
+			AND term IN (`+placeholders(len(cands))+`) GROUP BY term ORDER BY n DESC, term`, args...)
 		if err != nil {
 			return nil, err
 		}
@@ -777,11 +793,13 @@ func (s *Store) topTerms(ctx context.Context, orgID string, scopes []string, pre
 			return cut(out, limit), nil
 		}
 	}
+	return sum()
 }
 
-// ListKnowledge implements memory.TermIndex: the page's names and counts
-// come from one aggregate over the (org, kind, name) index from the
-// cursor, their types and facets from the newest MaxListMerge refs of each.
+// ListKnowledge implements memory.TermIndex: a forward scan of the
+// primary key (org, kind, name, ...) from the cursor, counting the visible
+// refs of each name and keeping the bodies of its newest MaxListMerge
+// entities, until the name after the page's last.
 func (s *Store) ListKnowledge(ctx context.Context, q memory.KnowledgeListQuery) (memory.KnowledgePage, error) {
 	q, err := q.Normalize()
 	if err != nil {
@@ -789,76 +807,123 @@ func (s *Store) ListKnowledge(ctx context.Context, q memory.KnowledgeListQuery) 
 	}
 	after, _ := memory.DecodeKnowledgeCursor(q.Cursor)
 	cond, args := where(q.Filter)
-	rng, rargs := prefixRange("name", q.Prefix)
-	args = append(append(args, string(q.Kind), after), rargs...)
-	rows, err := s.db.QueryContext(ctx, `SELECT name, COUNT(*), COUNT(DISTINCT memory_id), MIN(created_at), MAX(created_at)
-		FROM knowledge_refs WHERE `+cond+` AND ref_kind = ? AND name > ?`+rng+` GROUP BY name ORDER BY name LIMIT ?`,
-		append(args, q.Limit+1)...)
+	// One lower bound, so that SQLite starts the scan there: after the
+	// cursor's name, or at the prefix, whichever is further.
+	rng, rargs := " AND name > ?", []any{after}
+	if q.Prefix != "" {
+		if after < q.Prefix {
+			rng, rargs = " AND name >= ?", []any{q.Prefix}
+		}
+		rng += " AND name < ?"
+		rargs = append(rargs, q.Prefix+"\xff")
+	}
+	body := "NULL"
+	if q.Kind == memory.KnowledgeEntity {
+		body = "body"
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT name, memory_id, ordinal, created_at, org_id, `+body+` FROM knowledge_refs
+		WHERE `+cond+` AND ref_kind = ?`+rng+` ORDER BY name, memory_id, ordinal`,
+		append(append(args, string(q.Kind)), rargs...)...)
 	if err != nil {
 		return memory.KnowledgePage{}, termsOp("list knowledge", err)
 	}
-	var names []string
-	builders := map[string]*memory.KnowledgeBuilder{}
-	for rows.Next() {
-		var name string
-		var refs, mems int
-		var first, last int64
-		if err := rows.Scan(&name, &refs, &mems, &first, &last); err != nil {
-			rows.Close()
-			return memory.KnowledgePage{}, termsOp("list knowledge", err)
-		}
-		b := memory.NewKnowledgeBuilder(q.Kind, name)
-		b.SetCounts(refs, mems, first, last)
-		names, builders[name] = append(names, name), b
-	}
-	if err := rows.Close(); err != nil {
-		return memory.KnowledgePage{}, termsOp("list knowledge", err)
-	}
+	defer rows.Close()
 	var page memory.KnowledgePage
-	if len(names) > q.Limit {
-		names = names[:q.Limit]
-		page.Next = memory.EncodeKnowledgeCursor(names[q.Limit-1])
-	}
-	if len(names) == 0 {
-		return page, nil
-	}
-	if q.Kind == memory.KnowledgeEntity {
-		cond, args := where(q.Filter)
-		args = append(args, string(q.Kind))
-		for _, n := range names {
-			args = append(args, n)
-		}
-		rows, err := s.db.QueryContext(ctx, `SELECT name, created_at, org_id, body FROM (SELECT name, created_at, org_id, body,
-			ROW_NUMBER() OVER (PARTITION BY name ORDER BY created_at DESC, memory_id DESC, ordinal DESC) AS n
-			FROM knowledge_refs WHERE `+cond+` AND ref_kind = ? AND name IN (`+placeholders(len(names))+`)) WHERE n <= ?`,
-			append(args, memory.MaxListMerge)...)
+	var cur *nameFold
+	finish := func() error {
+		it, err := cur.item()
 		if err != nil {
-			return page, termsOp("list knowledge", err)
+			return fmt.Errorf("sqlite: list knowledge: %w", err)
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var name, org string
-			var at int64
-			var body []byte
-			if err := rows.Scan(&name, &at, &org, &body); err != nil {
-				return page, termsOp("list knowledge", err)
-			}
-			var r memory.SemanticRef
-			if err := json.Unmarshal(body, &r); err != nil {
-				return page, fmt.Errorf("sqlite: list knowledge: decode a ref of %q: %w", name, err)
-			}
-			if b := builders[name]; b != nil && org == q.Filter.OrgID {
-				b.Merge(r, at)
-			}
-		}
-		if err := rows.Err(); err != nil {
-			return page, termsOp("list knowledge", err)
-		}
+		page.Items = append(page.Items, it)
+		return nil
 	}
-	for _, n := range names {
-		page.Items = append(page.Items, builders[n].Item())
+	for rows.Next() {
+		var r newestRef
+		var name, org string
+		if err := rows.Scan(&name, &r.memoryID, &r.ordinal, &r.at, &org, &r.body); err != nil {
+			return page, termsOp("list knowledge", err)
+		}
+		if org != q.Filter.OrgID {
+			continue
+		}
+		if cur == nil || name != cur.b.Name() {
+			if cur != nil {
+				if err := finish(); err != nil {
+					return page, err
+				}
+			}
+			if len(page.Items) == q.Limit {
+				page.Next = memory.EncodeKnowledgeCursor(page.Items[len(page.Items)-1].Name)
+				return page, nil
+			}
+			cur = &nameFold{b: memory.NewKnowledgeBuilder(q.Kind, name)}
+		}
+		cur.add(r)
+	}
+	if err := rows.Err(); err != nil {
+		return page, termsOp("list knowledge", err)
+	}
+	if cur != nil {
+		if err := finish(); err != nil {
+			return page, err
+		}
 	}
 	return page, nil
+}
+
+// newestRef is a listed ref, its body still encoded.
+type newestRef struct {
+	memoryID string
+	ordinal  int
+	at       int64
+	body     []byte
+}
+
+// nameFold counts the refs of one name and keeps the encoded bodies of its
+// newest MaxListMerge, so that only those are decoded.
+type nameFold struct {
+	b      *memory.KnowledgeBuilder
+	newest []newestRef
+}
+
+func (f *nameFold) add(r newestRef) {
+	f.b.Count(r.memoryID, r.at)
+	if r.body == nil {
+		return
+	}
+	f.newest = append(f.newest, r)
+	if len(f.newest) >= 4*memory.MaxListMerge {
+		f.trim()
+	}
+}
+
+func (f *nameFold) trim() {
+	sort.Slice(f.newest, func(i, j int) bool {
+		x, y := f.newest[i], f.newest[j]
+		switch {
+		case x.at != y.at:
+			return x.at > y.at
+		case x.memoryID != y.memoryID:
+			return x.memoryID > y.memoryID
+		}
+		return x.ordinal > y.ordinal
+	})
+	if len(f.newest) > memory.MaxListMerge {
+		f.newest = f.newest[:memory.MaxListMerge]
+	}
+}
+
+func (f *nameFold) item() (memory.KnowledgeItem, error) {
+	f.trim()
+	for _, n := range f.newest {
+		var r memory.SemanticRef
+		if err := json.Unmarshal(n.body, &r); err != nil {
+			return memory.KnowledgeItem{}, fmt.Errorf("decode a ref of %q: %w", f.b.Name(), err)
+		}
+		f.b.Merge(r, n.at)
+	}
+	return f.b.Item(), nil
 }
 
 // Vocabulary implements memory.TermIndex: the "*" counters hold every
