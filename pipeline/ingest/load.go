@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"path"
 	"runtime/debug"
 	"strconv"
@@ -88,8 +89,13 @@ func (l Limits) Load(ctx context.Context, name string, data []byte) (string, err
 	go func() {
 		defer func() {
 			if p := recover(); p != nil {
+				// A bug, not the file's fault, but the file is what
+				// triggers it: it fails alone (retrying would panic again),
+				// and the stack goes to the log.
+				stack := debug.Stack()
+				slog.ErrorContext(ctx, "ingest: loader panic", "file", name, "panic", fmt.Sprint(p), "stack", string(stack))
 				done <- result{err: errors.Join(memory.Errorf(memory.EINVALID, "%s: the file could not be read (loader failure)", name),
-					fmt.Errorf("ingest: load %s: panic: %v\n%s", name, p, debug.Stack()))}
+					fmt.Errorf("ingest: load %s: panic: %v\n%s", name, p, stack))}
 			}
 		}()
 		text, err := load(ctx, data, budget, l)

@@ -175,3 +175,13 @@ func TestSplitLimit(t *testing.T) {
 		t.Fatalf("within the limit: %d chunks, %v", len(chunks), err)
 	}
 }
+
+func TestLoadPanicFailsAlone(t *testing.T) {
+	loaders[".boom"] = func(context.Context, []byte, int, Limits) (string, error) { panic("a loader bug") }
+	defer delete(loaders, ".boom")
+	_, err := Load(context.Background(), "a.boom", []byte("x"))
+	if memory.ErrorCode(err) != memory.EINVALID || memory.ErrorMessage(err) != "a.boom: the file could not be read (loader failure)" ||
+		!strings.Contains(err.Error(), "panic: a loader bug") {
+		t.Fatalf("want EINVALID for the caller and the panic for the log, got %v", err)
+	}
+}
