@@ -162,6 +162,7 @@ func TestBadInput(t *testing.T) {
 		{"bad If-Match", "PATCH", "/v1/memories/" + id, keyA, `{"importance":0.2}`, 400, "If-Match"},
 		{"search without query", "POST", "/v1/search", keyA, `{"mode":"hybrid"}`, 400, "query: required"},
 		{"search bad mode", "POST", "/v1/search", keyA, `{"query":"a","mode":"fuzzy"}`, 400, `mode: "fuzzy"`},
+		{"a stray closing bracket", "POST", "/v1/memories", keyA, `{"content":{"text":"x"}}}`, 400, "unexpected data after the JSON object"},
 		{"search unknown list", "POST", "/v1/search", keyA, `{"query":"a","lists":["telepathy"]}`, 400, `lists: "telepathy" is not available`},
 		{"search mode and lists", "POST", "/v1/search", keyA, `{"query":"a","mode":"keyword","lists":["keyword"]}`, 400, "mode and lists"},
 		{"search rerank not a bool", "POST", "/v1/search", keyA, `{"query":"a","rerank":"yes"}`, 400, "rerank"},

@@ -39,7 +39,9 @@ func decodeStrict(body []byte, v any) error {
 	if err := dec.Decode(v); err != nil {
 		return jsonError(err)
 	}
-	if dec.More() {
+	// Anything but the end of the body after the value is an error; More
+	// alone misses a stray closing bracket ("{}}").
+	if _, err := dec.Token(); err != io.EOF {
 		return memory.Errorf(memory.EINVALID, "body: unexpected data after the JSON object")
 	}
 	return nil
