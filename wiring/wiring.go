@@ -97,6 +97,18 @@ func KnowledgeOptions(store memory.Store, log *slog.Logger) []service.Option {
 		service.WithListWeights(map[string]float64{retrieval.ListKnowledge: KnowledgeWeight})}
 }
 
+// KnowledgeExplorer is the use case of the knowledge API
+// (/v1/knowledge/*, memctl knowledge) when the store keeps a term index,
+// nil otherwise. model, when not nil, translates natural-language searches
+// (the offline translator answers otherwise, and when the model fails).
+func KnowledgeExplorer(store memory.Store, model memory.LLM, log *slog.Logger) *knowledge.Explorer {
+	ti, ok := store.(memory.TermIndex)
+	if !ok {
+		return nil
+	}
+	return &knowledge.Explorer{Index: ti, Store: store, LLM: model, Log: log}
+}
+
 // KnowledgeWeight is the knowledge list's weight in the fusion; keyword and
 // semantic weigh 1. See docs/benchmarks.md for the measurements behind it.
 const KnowledgeWeight = 0.5

@@ -57,7 +57,7 @@ func run() error {
 	srv := &http.Server{
 		Addr: net.JoinHostPort(cfg.Server.Addr, strconv.Itoa(cfg.Server.Port)),
 		Handler: httpapi.New(b.Service, keys, log, httpapi.WithDocuments(b.Documents), httpapi.WithExtraction(queue),
-			httpapi.WithConsolidation(b.Consolidation)),
+			httpapi.WithConsolidation(b.Consolidation), httpapi.WithKnowledge(b.Knowledge)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,

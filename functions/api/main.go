@@ -23,7 +23,7 @@ func main() {
 	aws.Must(log, "documents", err)
 	job, err := consolidation.New(b.Service, b.Caps, cfg.Consolidation, log)
 	aws.Must(log, "consolidation", err)
-	opts := []httpapi.Option{httpapi.WithDocuments(docs), httpapi.WithConsolidation(job)}
+	opts := []httpapi.Option{httpapi.WithDocuments(docs), httpapi.WithConsolidation(job), httpapi.WithKnowledge(b.Knowledge)}
 	if cfg.Extraction.QueueURL != "" {
 		c, err := sqs.NewClient(ctx, sqs.ClientOptions{Endpoint: cfg.Extraction.QueueEndpoint, Region: cfg.AWS.Region})
 		aws.Must(log, "sqs", err)

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/auth"
+	"github.com/agentmem/agentmem/knowledge"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/pipeline/consolidate"
 	"github.com/agentmem/agentmem/pipeline/extract"
@@ -35,6 +36,8 @@ type Server struct {
 	auth          Authenticator
 	log           *slog.Logger
 	mux           *http.ServeMux
+	// knowledge serves /v1/knowledge/* (WithKnowledge).
+	knowledge *knowledge.Explorer
 }
 
 // Option configures a Server.
@@ -84,6 +87,7 @@ func New(svc *service.Service, auth Authenticator, log *slog.Logger, opts ...Opt
 		s.route("GET /v1/documents/{id}", s.getDocument, true)
 		s.route("DELETE /v1/documents/{id}", s.deleteDocument, true)
 	}
+	s.routeKnowledge()
 	return s
 }
 

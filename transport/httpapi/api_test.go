@@ -48,7 +48,8 @@ func newServer(t *testing.T) *httpapi.Server {
 	queue := extract.NewLocalQueue(&extract.Pipeline{Service: b.Service, Extractor: extract.Local{}, Log: log}, 100)
 	t.Cleanup(queue.Close)
 	job := &consolidate.Job{Service: b.Service, Records: b.Store, Log: log}
-	return httpapi.New(b.Service, keys, log, httpapi.WithDocuments(docs), httpapi.WithExtraction(queue), httpapi.WithConsolidation(job))
+	return httpapi.New(b.Service, keys, log, httpapi.WithDocuments(docs), httpapi.WithExtraction(queue), httpapi.WithConsolidation(job),
+		httpapi.WithKnowledge(b.Knowledge))
 }
 
 // client drives a handler over a real HTTP server on loopback.
@@ -276,6 +277,22 @@ func TestTenantIsolation(t *testing.T) {
 			r = c.do("POST", "/v1/context", tc.key, map[string]any{"query": "launch code", "roomId": "shared-room", "budgetTokens": 2000})
 			if strings.Contains(r.Raw, tc.victim) {
 				t.Fatal("context includes the victim")
+			}
+			// Knowledge: the victim is never a result nor a source (see
+			// also TestKnowledgeIsolation), though its owner finds it.
+			for _, body := range []string{`{"text": "what is the launch code?"}`, `{"query": {"terms": ["launch code", "marigold"]}, "limit": 100}`,
+				`{"query": {"terms": ["launch code"]}, "filters": {"roomId": "shared-room", "type": "fact"}}`} {
+				if r := c.do("POST", "/v1/knowledge/search", tc.owner, body); !strings.Contains(r.Raw, tc.victim) {
+					t.Fatalf("the owner's knowledge search %s misses the victim: %d %s", body, r.Status, r.Raw)
+				}
+				if r := c.do("POST", "/v1/knowledge/search", tc.key, body); r.Status != 200 || strings.Contains(r.Raw, tc.victim) {
+					t.Fatalf("knowledge search %s: %d %s", body, r.Status, r.Raw)
+				}
+			}
+			for _, path := range []string{"/v1/knowledge/entities?roomId=shared-room", "/v1/knowledge/topics", "/v1/knowledge/terms?prefix=la"} {
+				if r := c.do("GET", path, tc.key, nil); r.Status != 200 || strings.Contains(r.Raw, tc.victim) {
+					t.Fatalf("%s: %d %s", path, r.Status, r.Raw)
+				}
 			}
 			if r := c.do("DELETE", "/v1/memories?roomId=shared-room", tc.key, nil); r.Status != 200 {
 				t.Fatalf("bulk delete: %d %s", r.Status, r.Raw)

@@ -15,6 +15,7 @@ import (
 	"github.com/agentmem/agentmem/embed/hashing"
 	"github.com/agentmem/agentmem/index/opensearch"
 	"github.com/agentmem/agentmem/internal/config"
+	"github.com/agentmem/agentmem/knowledge"
 	"github.com/agentmem/agentmem/llm/bedrock"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/service"
@@ -31,6 +32,9 @@ type Backend struct {
 	// Caps are what the store keeps beyond memories (see Capabilities).
 	Caps    wiring.Capabilities
 	closers wiring.Closers
+	// Knowledge is the knowledge API's use case (offline translation: the
+	// API Lambda links no LLM).
+	Knowledge *knowledge.Explorer
 }
 
 // Open opens the backend cfg describes, which must name the AWS adapters
@@ -59,7 +63,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...serv
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{Store: store, Index: ix, Embedder: emb, Caps: Capabilities(store)}
+	b := &Backend{Store: store, Index: ix, Embedder: emb, Caps: Capabilities(store), Knowledge: wiring.KnowledgeExplorer(store, nil, log)}
 	b.Service = service.NewService(store, ix, emb, wiring.ServiceOptions(cfg.Service, log, append(wiring.KnowledgeOptions(store, log), opts...)...)...)
 	b.closers.Add(b.Service.Close)
 	return b, nil

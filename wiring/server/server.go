@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentmem/agentmem/index/opensearch"
 	"github.com/agentmem/agentmem/internal/config"
+	"github.com/agentmem/agentmem/knowledge"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/pipeline/consolidate"
 	"github.com/agentmem/agentmem/pipeline/extract"
@@ -51,6 +52,10 @@ type Backend struct {
 	// Consolidation is the scheduled consolidation job.
 	Consolidation *consolidate.Job
 	closers       wiring.Closers
+	// Knowledge is the knowledge API's use case, translating natural
+	// language with the configured LLM when there is one; nil when the
+	// store keeps no term index.
+	Knowledge *knowledge.Explorer
 }
 
 // NewEmbedder returns the embedder the configuration selects: bedrock
@@ -134,6 +139,7 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 	if err != nil {
 		return fail(err)
 	}
+	b.Knowledge = wiring.KnowledgeExplorer(b.Store, model, log)
 	if b.Documents, err = ingestion.New(b.Service, b.Caps, cfg.Ingest, log); err != nil {
 		return fail(err)
 	}
