@@ -450,18 +450,25 @@ func sourceOf(m *memory.Memory, rg memory.TextRange) Source {
 		SessionID: m.SessionID, EntityID: m.EntityID, AgentID: m.AgentID, CreatedAt: m.CreatedAt}
 }
 
-// Snippet is the part of text a ref was found in: the range, widened to
-// whole words and cut to MaxSnippetBytes; the start of the text for a zero
-// or invalid range. It is always valid UTF-8 when text is.
+// Snippet is the part of text a ref was found in: the sentence around
+// the range (from the end of the previous sentence, or the start of the
+// text, to the end of the range's sentence), at most MaxSnippetBytes, with
+// "…" where it is cut; the start of the text for a zero or invalid range.
+// It is always valid UTF-8 when text is.
 func Snippet(text string, rg memory.TextRange) string {
 	start, end := 0, len(text)
 	if rg != (memory.TextRange{}) && rg.Start >= 0 && rg.End <= len(text) && rg.Start < rg.End {
 		start, end = rg.Start, rg.End
-		for start > 0 && !isSpace(text[start-1]) && end-start < MaxSnippetBytes {
+		for start > 0 && rg.End-start < MaxSnippetBytes/2 && !sentenceEnd(text, start-1) {
 			start--
 		}
-		for end < len(text) && !isSpace(text[end]) && end-start < MaxSnippetBytes {
+		for end < len(text) && end-start < MaxSnippetBytes && !sentenceEnd(text, end-1) {
 			end++
+		}
+		if start > 0 && !sentenceEnd(text, start-1) { // cut inside a sentence: start at a word
+			for start < rg.Start && !isSpace(text[start-1]) {
+				start++
+			}
 		}
 	}
 	if end-start > MaxSnippetBytes {
@@ -474,10 +481,28 @@ func Snippet(text string, rg memory.TextRange) string {
 		end--
 	}
 	s := strings.TrimSpace(text[start:end])
-	if end < len(text) && s != "" {
+	if s == "" {
+		return s
+	}
+	if start > 0 && !sentenceEnd(text, start-1) {
+		s = "…" + s
+	}
+	if end < len(text) && !sentenceEnd(text, end-1) {
 		s += "…"
 	}
 	return s
+}
+
+// sentenceEnd reports whether text[i] ends a sentence: a line break, or
+// ., ! or ? before a space or the end of the text.
+func sentenceEnd(text string, i int) bool {
+	switch text[i] {
+	case '\n':
+		return true
+	case '.', '!', '?':
+		return i+1 == len(text) || isSpace(text[i+1])
+	}
+	return false
 }
 
 func isSpace(b byte) bool { return b == ' ' || b == '\n' || b == '\t' || b == '\r' }
@@ -628,6 +653,19 @@ type TermHint struct {
 	Role  string               `json:"role,omitempty"`
 }
 
+// roleRank breaks ties between the roles of a term: what names a thing
+// before what describes or accompanies it.
+var roleRank = map[string]int{memory.RoleName: 1, memory.RoleType: 2, memory.RoleVerb: 3, memory.RoleTopic: 4,
+	memory.RoleTag: 5, memory.RoleSubject: 6, memory.RoleObject: 7, memory.RoleFacetName: 8, memory.RoleValue: 9,
+	memory.RoleParam: 10}
+
+func rank(role string) int {
+	if r, ok := roleRank[role]; ok {
+		return r
+	}
+	return len(roleRank) + 1
+}
+
 // TermsRequest asks for completions of a prefix.
 type TermsRequest struct {
 	// Prefix is normalized (memory.NormalizeTerm) but keeps a trailing
@@ -710,7 +748,7 @@ func (e *Explorer) Terms(ctx context.Context, c memory.Caller, r TermsRequest) (
 		var bestK kr
 		n := 0
 		for k, v := range votes[out[i].Term] {
-			if v > n || v == n && (k.kind < bestK.kind || k.kind == bestK.kind && k.role < bestK.role) {
+			if v > n || v == n && (rank(k.role) < rank(bestK.role) || rank(k.role) == rank(bestK.role) && k.kind < bestK.kind) {
 				bestK, n = k, v
 			}
 		}

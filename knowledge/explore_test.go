@@ -21,13 +21,17 @@ func TestSnippet(t *testing.T) {
 		want       string
 	}{
 		{"whole text", "Ana moved to Lisbon.", memory.TextRange{}, "Ana moved to Lisbon."},
-		{"a range widened to words", "Ana moved to Lisbon in May.", memory.TextRange{Start: 14, End: 17}, "Lisbon…"},
-		{"a range at the end", "Ana moved to Lisbon", memory.TextRange{Start: 13, End: 19}, "Lisbon"},
+		{"the range's sentence", "We met. Ana moved to Lisbon in May. Then it rained.", memory.TextRange{Start: 21, End: 27}, "Ana moved to Lisbon in May."},
+		{"the first sentence", "Ana moved to Lisbon! Then it rained.", memory.TextRange{Start: 0, End: 3}, "Ana moved to Lisbon!"},
+		{"the last sentence", "We met.\nAna moved to Lisbon", memory.TextRange{Start: 21, End: 27}, "Ana moved to Lisbon"},
+		{"a decimal point is no sentence end", "It cost 3.5 euros in Lisbon.", memory.TextRange{Start: 21, End: 27}, "It cost 3.5 euros in Lisbon."},
 		{"a range past the text", "short", memory.TextRange{Start: 2, End: 50}, "short"},
 		{"an inverted range", "short text", memory.TextRange{Start: 5, End: 2}, "short text"},
 		{"a long text is cut", long, memory.TextRange{}, strings.TrimSpace(long[:knowledge.MaxSnippetBytes]) + "…"},
+		{"a long sentence is cut around the range", long + "Lisbon " + long, memory.TextRange{Start: len(long), End: len(long) + 6},
+			"…" + strings.Repeat("word ", 22) + "Lisbon" + strings.Repeat(" word", 24) + "…"},
 		{"multi-byte runes at the cut", strings.Repeat("é", 200), memory.TextRange{}, strings.Repeat("é", knowledge.MaxSnippetBytes/2) + "…"},
-		{"a range inside a rune", "naïve café", memory.TextRange{Start: 3, End: 5}, "naïve…"},
+		{"a range inside a rune", "naïve café", memory.TextRange{Start: 3, End: 5}, "naïve café"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
