@@ -137,13 +137,14 @@ func (s *Server) knowledgeList(w http.ResponseWriter, r *http.Request, c memory.
 }
 
 // knowledgeTerms answers GET /v1/knowledge/terms: completions of prefix,
-// most frequent first.
+// most frequent first, from one TermIndex call; kinds=true adds each
+// term's kind and role, with one more lookup.
 func (s *Server) knowledgeTerms(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
 	f, p, err := knowledgeParams(r, "prefix", "limit", "kinds")
 	if err != nil {
 		return err
 	}
-	kinds := true
+	kinds := false // one TermIndex call per keystroke unless asked
 	if v, ok := p["kinds"]; ok {
 		if kinds, err = strconv.ParseBool(v); err != nil {
 			return memory.Errorf(memory.EINVALID, "kinds: %q is not true or false", v)

@@ -257,15 +257,15 @@ func TestKnowledgeEndToEnd(t *testing.T) {
 	}
 
 	// Completion hints: the term, what it is, how often.
-	terms := list(t, c.do("GET", "/v1/knowledge/terms?prefix=Lis", keyA, nil), "terms")
+	terms := list(t, c.do("GET", "/v1/knowledge/terms?prefix=Lis&kinds=true", keyA, nil), "terms")
 	if len(terms) == 0 || terms[0]["term"] != "lisbon" || terms[0]["count"].(float64) < 2 || terms[0]["kind"] != "entity" {
 		t.Fatalf("terms lis %v", terms)
 	}
-	terms = list(t, c.do("GET", "/v1/knowledge/terms?prefix=spo", keyA, nil), "terms")
+	terms = list(t, c.do("GET", "/v1/knowledge/terms?prefix=spo&kinds=1", keyA, nil), "terms")
 	if len(terms) != 1 || terms[0]["term"] != "sport" || terms[0]["count"] != 2.0 || terms[0]["role"] != "type" {
 		t.Fatalf("terms spo %v", terms)
 	}
-	if terms := list(t, c.do("GET", "/v1/knowledge/terms?prefix=spo&kinds=false", keyA, nil), "terms"); len(terms) != 1 || terms[0]["kind"] != nil {
+	if terms := list(t, c.do("GET", "/v1/knowledge/terms?prefix=spo", keyA, nil), "terms"); len(terms) != 1 || terms[0]["kind"] != nil {
 		t.Fatalf("terms without kinds %v", terms)
 	}
 
@@ -455,5 +455,47 @@ func TestKnowledgeIsolation(t *testing.T) {
 	// Org scope only, for an agent key: its own agent's knowledge is out.
 	if r := c.do("GET", "/v1/knowledge/entities?agentId=_org&name=reykjavik", keyX, nil); len(list(t, r, "entities")) != 0 {
 		t.Errorf("agent x, org scope only, lists its own agent's entity: %s", r.Raw)
+	}
+}
+
+// TestKnowledgeAPIGateway: the knowledge paths behind API Gateway take the
+// caller from the authorizer's context, agent binding included.
+func TestKnowledgeAPIGateway(t *testing.T) {
+	s := newServer(t)
+	c := newClient(t, s)
+	postConversation(t, c, keyA, "chat")
+	private := c.create(keyY, map[string]any{"type": "message", "roomId": "chat", "entityId": "Yoav",
+		"content": map[string]any{"text": "I practice archery every Sunday."}})
+	tests := []struct {
+		name, method, path, org, agent, body string
+		status                               int
+		has, hasNot                          string
+	}{
+		{"search as the org", "POST", "/v1/knowledge/search", "org-a", "", `{"query": {"select": {"entity": {"types": ["sport"]}}}}`, 200, private, ""},
+		{"search as agent x", "POST", "/v1/knowledge/search", "org-a", "x", `{"query": {"select": {"entity": {"types": ["sport"]}}}}`, 200, "fencing", private},
+		{"search as another org", "POST", "/v1/knowledge/search", "org-b", "", `{"text": "What sports did they try?"}`, 200, `"memories":[]`, "fencing"},
+		{"entities as agent y", "GET", "/v1/knowledge/entities?type=sport", "org-a", "y", "", 200, "archery", ""},
+		{"entities as agent x", "GET", "/v1/knowledge/entities?type=sport", "org-a", "x", "", 200, "fencing", "archery"},
+		{"terms as agent x of agent y", "GET", "/v1/knowledge/terms?prefix=ar&agentId=y", "org-a", "x", "", 403, "bound to agent", "archery"},
+		{"no caller", "GET", "/v1/knowledge/topics", "", "", "", 401, "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ev := gatewayEvent(tc.method, tc.path, tc.org, tc.agent, tc.body)
+			if p, q, ok := strings.Cut(tc.path, "?"); ok {
+				vs, _ := url.ParseQuery(q)
+				ev.Path, ev.QueryStringParameters = p, map[string]string{}
+				for k := range vs {
+					ev.QueryStringParameters[k] = vs.Get(k)
+				}
+			}
+			res, err := s.HandleAPIGateway(t.Context(), ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.StatusCode != tc.status || !strings.Contains(res.Body, tc.has) || (tc.hasNot != "" && strings.Contains(res.Body, tc.hasNot)) {
+				t.Fatalf("%d %s; want %d with %q without %q", res.StatusCode, res.Body, tc.status, tc.has, tc.hasNot)
+			}
+		})
 	}
 }
