@@ -37,13 +37,15 @@ import (
 const accessQueue = 4096
 
 // ServiceOptions returns the service options cfg selects, with log, then
-// opts (which win).
+// opts, then the list weights of SEARCH_WEIGHTS, which win over every
+// default (the knowledge list's, for example).
 func ServiceOptions(cfg config.Service, log *slog.Logger, opts ...service.Option) []service.Option {
 	out := []service.Option{service.WithLogger(log)}
 	if cfg.AccessRecording == config.AccessAsync {
 		out = append(out, service.WithAsyncAccess(accessQueue))
 	}
-	return append(out, opts...)
+	out = append(out, opts...)
+	return append(out, service.WithListWeights(cfg.Weights))
 }
 
 // Refill writes every memory of the store into ix (see service.Rebuild): the
