@@ -80,6 +80,15 @@ func WithRetriever(r retrieval.Retriever) Option {
 	return func(s *Service) { s.retrieval.Retrievers = append(s.retrieval.Retrievers, r) }
 }
 
+// WithTimeList adds the time list (retrieval.TimeList over the service's
+// index and store): when a query names a time, the memories of that time
+// that keyword and semantic find. resolve finds the query's time.
+func WithTimeList(resolve retrieval.Resolver) Option {
+	return func(s *Service) {
+		s.retrieval.Retrievers = append(s.retrieval.Retrievers, retrieval.TimeList{Index: s.index, Store: s.store, Resolve: resolve})
+	}
+}
+
 // WithListWeights sets the weights of the lists w names in the fusion; a
 // later option overrides an earlier one list by list, and a list never
 // named weighs 1.

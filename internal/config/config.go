@@ -79,7 +79,7 @@ type Service struct {
 }
 
 // The search lists SEARCH_WEIGHTS may name.
-var searchLists = []string{"keyword", "semantic", "knowledge"}
+var searchLists = []string{"keyword", "semantic", "knowledge", "time"}
 
 // The rerankers (RERANKER).
 const (
