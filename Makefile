@@ -104,8 +104,8 @@ DATA ?= ../shared/bench/locomo/*.json
 bench-locomo: models ## LoCoMo evidence recall per mode (DATA=files or glob); writes locomo-results.json and docs/locomo-recall.svg
 	$(GO) run ./cmd/bench-locomo -data '$(DATA)' -json locomo-results.json -svg docs/locomo-recall.svg
 
-bench-latency: ## batch-create throughput and search latency per mode (SIZES=10000,100000)
-	$(GO) run ./cmd/bench-latency -sizes $(SIZES) -queries $(QUERIES)
+bench-latency: ## batch-create throughput, search latency per mode and stage, rerank stage cost, terms completion (SIZES=10000,100000; BENCH_DIR keeps the corpus)
+	$(GO) run ./cmd/bench-latency -sizes $(SIZES) -queries $(QUERIES) -rerank $(if $(BENCH_DIR),-dir $(BENCH_DIR))
 
 bench-latency-opensearch: ## the same against a local OpenSearch node (started and stopped here)
 	@url=$$(scripts/opensearch.sh start) && trap 'scripts/opensearch.sh stop' EXIT && \
