@@ -8,7 +8,11 @@ import (
 // FuzzDecodeCursor fuzzes the opaque list cursor: "" is no cursor;
 // anything else either decodes to a cursor with an id, whose encoding
 // decodes back to the same cursor, or fails with the one EINVALID message
-// that says nothing of what was wrong.
+// that says nothing of what was wrong. A decoded cursor is one a list can
+// return: a time not negative, an id that passes ValidID (no control
+// characters, at most MaxIDLen). The committed corpus
+// (testdata/fuzz/FuzzDecodeCursor) holds the inputs that were accepted
+// before these checks.
 func FuzzDecodeCursor(f *testing.F) {
 	f.Add("")
 	f.Add((&Cursor{CreatedAt: 1767225600000, ID: "0190a1b2c3d4e5f60718293a4b5c6d7e"}).Encode())
@@ -31,6 +35,8 @@ func FuzzDecodeCursor(f *testing.F) {
 			}
 		case c == nil || c.ID == "":
 			t.Fatalf("%q decoded to a cursor without an id: %+v", s, c)
+		case c.CreatedAt < 0 || ValidID("cursor", c.ID) != nil:
+			t.Fatalf("%q decoded to a cursor no list returns: %+v", s, c)
 		default:
 			again, err := DecodeCursor(c.Encode())
 			if err != nil || again == nil || *again != *c {
