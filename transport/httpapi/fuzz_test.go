@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/agentmem/agentmem/embed/hashing"
 	"github.com/agentmem/agentmem/memory"
@@ -54,8 +55,10 @@ var bodies = []struct {
 // FuzzDecodeBody fuzzes the strict JSON decoding of every request body:
 // a body is refused with EINVALID (never an internal error), or is one
 // JSON value and decodes to a value that encodes to JSON the decoder
-// accepts again, giving the same value; a search's filters give a memory.Filter whose validation is
-// EINVALID or nothing.
+// accepts again, giving the same value, and none of its strings were
+// replaced with U+FFFD (invalid UTF-8 is refused, naming the field); a
+// search's filters give a memory.Filter whose validation is EINVALID or
+// nothing.
 func FuzzDecodeBody(f *testing.F) {
 	for _, s := range []string{
 		`{"content":{"text":"a"},"type":"fact","importance":0.5,"metadata":{"k":[1,null]}}`,
@@ -65,6 +68,7 @@ func FuzzDecodeBody(f *testing.F) {
 		`{"query":"q","roomId":"r","budgetTokens":200}`,
 		`{"messages":[{"entityId":"u","roomId":"r","content":{"text":"hi"}}]}`,
 		`{"name":"a.md","content":"# x","scope":"org"}`, `{"name":"a.pdf","contentBase64":"JVBERi0="}`,
+		`{"content":{"text":"a\ud800"}}`, "{\"query\":\"\xff\"}", `{"content":{"text":"\ud83d\ude00"}}`,
 		`{"content" 1}`, `[1,2]`, `{"a":1} {}`, `{"filters":{"start":-5}}`, `{"filters":{"type":7}}`, `{"k":"5"}`, `{"importance":1e400}`,
 	} {
 		for i := range bodies {
@@ -82,6 +86,14 @@ func FuzzDecodeBody(f *testing.F) {
 		}
 		if !json.Valid(body) {
 			t.Fatalf("%s: %q is accepted, but it is not one JSON value", b.endpoint, body)
+		}
+		// No string was turned into U+FFFD: what the body says is what
+		// was decoded.
+		var generic any
+		json.Unmarshal(body, &generic)
+		if g, _ := json.Marshal(generic); !utf8.Valid(body) ||
+			bytes.Contains(g, []byte("\ufffd")) && !bytes.Contains(bytes.ToLower(body), []byte(`\ufffd`)) && !bytes.Contains(body, []byte("\ufffd")) {
+			t.Fatalf("%s: %q is accepted, but its strings are not all valid UTF-8", b.endpoint, body)
 		}
 		js, err := json.Marshal(v)
 		if err != nil {
