@@ -292,6 +292,14 @@ func TestTenantIsolation(t *testing.T) {
 			if strings.Contains(r.Raw, tc.victim) {
 				t.Fatal("context includes the victim")
 			}
+			for _, body := range []map[string]any{{"entity": "e1"}, {"roomId": "shared-room", "sessionId": "s1"}, {"entity": "marigold"}} {
+				if r := c.do("POST", "/v1/forget", tc.key, body); r.Status != 200 {
+					t.Fatalf("forget %v: %d %s", body, r.Status, r.Raw)
+				}
+			}
+			if r := c.do("GET", "/v1/memories/"+tc.victim, tc.owner, nil); r.Status != 200 {
+				t.Fatalf("an erasure by another tenant removed the victim: %d %s", r.Status, r.Raw)
+			}
 			if r := c.do("DELETE", "/v1/memories?roomId=shared-room", tc.key, nil); r.Status != 200 {
 				t.Fatalf("bulk delete: %d %s", r.Status, r.Raw)
 			}

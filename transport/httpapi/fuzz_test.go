@@ -50,6 +50,7 @@ var bodies = []struct {
 		}{}
 	}},
 	{"POST /v1/documents", func() any { return &DocumentRequest{} }},
+	{"POST /v1/forget", func() any { return &ForgetRequest{} }},
 }
 
 // FuzzDecodeBody fuzzes the strict JSON decoding of every request body:
@@ -68,6 +69,7 @@ func FuzzDecodeBody(f *testing.F) {
 		`{"query":"q","roomId":"r","budgetTokens":200}`,
 		`{"messages":[{"entityId":"u","roomId":"r","content":{"text":"hi"}}]}`,
 		`{"name":"a.md","content":"# x","scope":"org"}`, `{"name":"a.pdf","contentBase64":"JVBERi0="}`,
+		`{"entity":"Priya","sessionId":"s","roomId":"r","start":"2026-01-01T00:00:00Z","end":1767225600000,"agentId":"_org"}`,
 		`{"content":{"text":"a\ud800"}}`, "{\"query\":\"\xff\"}", `{"content":{"text":"\ud83d\ude00"}}`,
 		`{"content" 1}`, `[1,2]`, `{"a":1} {}`, `{"filters":{"start":-5}}`, `{"filters":{"type":7}}`, `{"k":"5"}`, `{"importance":1e400}`,
 	} {
@@ -278,6 +280,7 @@ var routes = []struct{ method, path string }{
 	{"POST", "/v1/search"}, {"POST", "/v1/context"}, {"POST", "/v1/messages"},
 	{"POST", "/v1/documents"}, {"GET", "/v1/documents"}, {"GET", "/v1/documents/{id}"}, {"DELETE", "/v1/documents/{id}"},
 	{"GET", "/v1/admin/consolidation"}, {"GET", "/v1/healthz"}, {"PUT", "/v1/memories"}, {"GET", "/v1/{id}"},
+	{"POST", "/v1/forget"}, {"GET", "/v1/admin/audit"},
 }
 
 // FuzzHandler fuzzes the whole HTTP API on the embedded backend: the
@@ -296,6 +299,8 @@ func FuzzHandler(f *testing.F) {
 	f.Add(uint8(9), "", "", "", []byte(`{"messages":[{"entityId":"u","roomId":"r","content":{"text":"I moved to Lisbon."}}]}`), false)
 	f.Add(uint8(10), "", "", "", []byte(`{"name":"notes/a.md","content":"# A\n\nSome notes."}`), true)
 	f.Add(uint8(10), "", "", "", []byte(`{"name":"r.pdf","contentBase64":"`+base64.StdEncoding.EncodeToString(ingesttest.CyclicPDF())+`"}`), false)
+	f.Add(uint8(18), "", "", "", []byte(`{"entity":"Lisbon","start":1}`), true)
+	f.Add(uint8(19), "", "limit=2&cursor=0190a1b2c3d4e5f60718293a4b5c6d7e", "", []byte{}, false)
 	f.Fuzz(func(t *testing.T, route uint8, id, query, ifMatch string, body []byte, agent bool) {
 		rt := routes[int(route)%len(routes)]
 		path := strings.ReplaceAll(rt.path, "{id}", url.PathEscape(id))
