@@ -45,3 +45,36 @@ func FuzzDecodeCursor(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeKnowledgeCursor fuzzes the ListKnowledge cursor: "" is no
+// cursor; anything else decodes to a name a TermIndex keeps
+// (IndexableTerm) whose encoding decodes to it again, or fails with the
+// one EINVALID message naming the cursor.
+func FuzzDecodeKnowledgeCursor(f *testing.F) {
+	f.Add("")
+	f.Add(EncodeKnowledgeCursor("priya raman"))
+	f.Add(EncodeKnowledgeCursor("a\x00b"))
+	f.Add(base64.RawURLEncoding.EncodeToString([]byte("\xff")))
+	f.Add("not base64!")
+	f.Fuzz(func(t *testing.T, s string) {
+		name, err := DecodeKnowledgeCursor(s)
+		switch {
+		case s == "":
+			if name != "" || err != nil {
+				t.Fatalf("empty cursor: %q %v", name, err)
+			}
+		case err != nil:
+			if ErrorCode(err) != EINVALID || ErrorMessage(err) != "cursor: not a cursor returned by this API" || name != "" {
+				t.Fatalf("want the one EINVALID message, got %q %v", name, err)
+			}
+		case !IndexableTerm(name):
+			t.Fatalf("%q decoded to %q, which no TermIndex keeps", s, name)
+		default:
+			// Base64 with non-zero trailing bits ("X0" and "Xw" are both
+			// "_") is accepted: it names the same position.
+			if again, err := DecodeKnowledgeCursor(EncodeKnowledgeCursor(name)); err != nil || again != name {
+				t.Fatalf("%q decoded to %q, whose encoding decodes to %q, %v", s, name, again, err)
+			}
+		}
+	})
+}
