@@ -21,10 +21,10 @@
 #                  budget. For long local runs, FUZZ_CACHE=$(go env GOCACHE)/fuzz
 #                  shares go test's.)
 #
-# make test runs it with TEST_FUZZTIME (5s): 19 targets at 5s is 95 s of
+# make test runs it with TEST_FUZZTIME (4s): 19 targets at 4s is 76 s of
 # fuzzing, plus one instrumented build per package and a corpus replay per
-# target, about 2 to 2.5 minutes on 2 cores with a warm build cache (the
-# first run also compiles the instrumented packages). Go fuzzes one target
+# target, about 2.5 minutes on 2 shared cores with a warm build cache (the
+# first run also compiles the instrumented packages: 4 minutes). Go fuzzes one target
 # per process, so the targets of a package share one test binary, built
 # once, and run one after the other. make fuzz runs them long (FUZZTIME,
 # default 10m).
