@@ -30,6 +30,8 @@ type Service struct {
 	Terms     memory.TermIndex
 	Extractor memory.KnowledgeExtractor
 	Log       *slog.Logger
+
+	counts countCache // N of the BM25 idf, per filter
 }
 
 // Extractable reports whether a memory of type t gets knowledge: messages,
@@ -159,7 +161,8 @@ func (termList) Lists() []string { return []string{retrieval.ListKnowledge} }
 // (the speakers' names in a conversation) contributes nothing, a rare
 // topic much. A memory's score is the sum over the distinct query words it
 // matches; memories that score nothing are not listed, so the list only
-// ranks what the knowledge really singles out.
+// ranks what the knowledge really singles out. Words indexed under more
+// than MaxTermDF memories take no part (termPostings).
 func (t termList) Retrieve(ctx context.Context, q *retrieval.Query, _ []string) (map[string][]memory.Hit, error) {
 	terms := QueryTerms(q.Text)
 	if len(terms) == 0 {
@@ -170,13 +173,9 @@ func (t termList) Retrieve(ctx context.Context, q *retrieval.Query, _ []string) 
 		words = append(words, w)
 	}
 	sort.Strings(words)
-	posts, err := t.k.Terms.LookupTerms(ctx, memory.TermLookup{Filter: q.Filter, Terms: words, Limit: memory.MaxTermPostings})
+	posts, n, err := t.k.termPostings(ctx, q.Filter, words)
 	if err != nil {
-		return nil, fmt.Errorf("knowledge: lookup: %w", err)
-	}
-	n, err := t.k.Store.Count(ctx, q.Filter)
-	if err != nil {
-		return nil, fmt.Errorf("knowledge: count: %w", err)
+		return nil, err
 	}
 	// memories per term (df), then each memory's matched terms
 	byTerm := map[string]map[string]bool{}

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"github.com/agentmem/agentmem/knowledge"
 	"github.com/agentmem/agentmem/knowledge/extractor/offline"
+	"github.com/agentmem/agentmem/knowledge/query"
 	"github.com/agentmem/agentmem/retrieval"
 	"io"
 	"log/slog"
@@ -37,13 +38,15 @@ import (
 const accessQueue = 4096
 
 // ServiceOptions returns the service options cfg selects, with log, then
-// opts (which win).
+// opts, then the list weights of SEARCH_WEIGHTS, which win over every
+// default (the knowledge list's, for example).
 func ServiceOptions(cfg config.Service, log *slog.Logger, opts ...service.Option) []service.Option {
 	out := []service.Option{service.WithLogger(log)}
 	if cfg.AccessRecording == config.AccessAsync {
 		out = append(out, service.WithAsyncAccess(accessQueue))
 	}
-	return append(out, opts...)
+	out = append(out, opts...)
+	return append(out, service.WithListWeights(cfg.Weights))
 }
 
 // Refill writes every memory of the store into ix (see service.Rebuild): the
@@ -83,18 +86,27 @@ func Logger(w io.Writer, level slog.Level) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
-// KnowledgeOptions wires Structured RAG when the store keeps a term index
-// (SQLite and DynamoDB both do): knowledge extracted offline as memories
-// are written, forgotten with them, and searched as the "knowledge" list
-// at weight KnowledgeWeight.
+// KnowledgeOptions wires the structured lists: the time list (a query that
+// names a time searches that time, retrieval.TimeList) and, when the store
+// keeps a term index (SQLite and DynamoDB both do), Structured RAG:
+// knowledge extracted offline as memories are written, forgotten with
+// them, and searched as the "knowledge" list at weight KnowledgeWeight.
 func KnowledgeOptions(store memory.Store, log *slog.Logger) []service.Option {
+	out := []service.Option{service.WithTimeList(FindTime)}
 	ti, ok := store.(memory.TermIndex)
 	if !ok {
-		return nil
+		return out
 	}
 	k := &knowledge.Service{Store: store, Terms: ti, Extractor: offline.New(offline.Options{}), Log: log}
-	return []service.Option{service.WithRetriever(k.Retriever()), service.WithForgetter(k), service.WithDeriver(k),
-		service.WithListWeights(map[string]float64{retrieval.ListKnowledge: KnowledgeWeight})}
+	return append(out, service.WithRetriever(k.Retriever()), service.WithForgetter(k), service.WithDeriver(k),
+		service.WithListWeights(map[string]float64{retrieval.ListKnowledge: KnowledgeWeight}))
+}
+
+// FindTime is the time list's retrieval.Resolver: the offline time
+// expressions of knowledge/query.
+func FindTime(text string, now time.Time) (start, end time.Time, ok bool) {
+	r, ok := query.FindTime(text, now)
+	return r.Start, r.End, ok
 }
 
 // KnowledgeExplorer is the use case of the knowledge API

@@ -304,3 +304,33 @@ func TestServerOnDynamoDB(t *testing.T) {
 		t.Fatalf("search: %d %v", st, out)
 	}
 }
+
+// TestDevKeyPrintedOnce runs memoryd without API_KEYS twice on one data
+// directory: the first start creates the development key and prints it,
+// the second uses the same key and prints only where it is kept.
+func TestDevKeyPrintedOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the server")
+	}
+	bin := filepath.Join(t.TempDir(), "memoryd")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	dataDir := t.TempDir()
+	env := append(os.Environ(), "DATA_DIR="+dataDir, "API_KEYS=", "BACKEND=", "INDEX=", "EMBEDDER=hash")
+	for run, wantKey := range []bool{true, false} {
+		srv := start(t, bin, env)
+		srv.stop(t)
+		raw, err := os.ReadFile(filepath.Join(dataDir, "dev-api-key"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := strings.TrimSpace(string(raw))
+		if printed := strings.Contains(srv.log.String(), key); printed != wantKey {
+			t.Fatalf("start %d: key printed %v, want %v:\n%s", run+1, printed, wantKey, srv.log.String())
+		}
+		if !strings.Contains(srv.log.String(), "dev-api-key") {
+			t.Fatalf("start %d: the log does not say where the key is:\n%s", run+1, srv.log.String())
+		}
+	}
+}

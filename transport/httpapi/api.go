@@ -74,6 +74,8 @@ func New(svc *service.Service, auth Authenticator, log *slog.Logger, opts ...Opt
 	s.route("DELETE /v1/memories/{id}", s.deleteMemory, true)
 	s.route("POST /v1/search", s.search, true)
 	s.route("POST /v1/context", s.context, true)
+	s.route("POST /v1/forget", s.forget, true)
+	s.route("GET /v1/admin/audit", s.auditLog, true)
 	if s.consolidation != nil {
 		s.route("GET /v1/admin/consolidation", s.lastConsolidation, true)
 		s.route("POST /v1/admin/consolidate", s.consolidate, true)

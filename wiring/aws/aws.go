@@ -157,15 +157,26 @@ func NewEmbedder(ctx context.Context, cfg config.Embedder, a config.AWS, log *sl
 // configuration from the environment, a JSON logger on standard output and
 // the backend. It exits the process with a logged error if any of them
 // fails.
-func Setup(ctx context.Context) (*Backend, config.Config, *slog.Logger) {
+func Setup(ctx context.Context, extras ...Extra) (*Backend, config.Config, *slog.Logger) {
 	log := wiring.Logger(os.Stdout, slog.LevelInfo)
 	cfg, err := config.FromEnv()
 	Must(log, "config", err)
 	log = wiring.Logger(os.Stdout, cfg.LogLevel)
-	b, err := Open(ctx, cfg, log)
+	var opts []service.Option
+	for _, x := range extras {
+		o, err := x(ctx, cfg)
+		Must(log, "service options", err)
+		opts = append(opts, o...)
+	}
+	b, err := Open(ctx, cfg, log, opts...)
 	Must(log, "backend", err)
 	return b, cfg, log
 }
+
+// Extra builds service options from the configuration for the one Lambda
+// that needs them (the API's reranker, wiring/rerank.FromConfig), so that
+// the others do not link their adapters.
+type Extra func(ctx context.Context, cfg config.Config) ([]service.Option, error)
 
 // Must exits the process with a logged error when err is not nil: a Lambda
 // that cannot start must not take events.

@@ -29,6 +29,7 @@ import (
 	"github.com/agentmem/agentmem/wiring/ingestion"
 	"github.com/agentmem/agentmem/wiring/llm"
 	"github.com/agentmem/agentmem/wiring/local"
+	"github.com/agentmem/agentmem/wiring/rerank"
 )
 
 // Backend is an opened service with its adapters and pipelines.
@@ -133,12 +134,17 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		b.closers.Add(ix.Close)
 		b.Index = ix
 	}
-	b.Service = service.NewService(b.Store, b.Index, emb, wiring.ServiceOptions(cfg.Service, log, append(wiring.KnowledgeOptions(b.Store, log), opts...)...)...)
-	b.closers.Add(b.Service.Close) // closed first: its queued accesses need the store
 	model, err := llm.New(ctx, cfg.LLM, cfg.AWS)
 	if err != nil {
 		return fail(err)
 	}
+	rr, err := rerank.New(ctx, cfg.Rerank, model, cfg.AWS)
+	if err != nil {
+		return fail(err)
+	}
+	opts = append(append(wiring.KnowledgeOptions(b.Store, log), rerank.Options(cfg.Rerank, rr)...), opts...)
+	b.Service = service.NewService(b.Store, b.Index, emb, wiring.ServiceOptions(cfg.Service, log, opts...)...)
+	b.closers.Add(b.Service.Close) // closed first: its queued accesses need the store
 	b.Knowledge = wiring.KnowledgeExplorer(b.Store, model, log)
 	if b.Documents, err = ingestion.New(b.Service, b.Caps, cfg.Ingest, log); err != nil {
 		return fail(err)
