@@ -60,6 +60,9 @@ func (s *Server) deleteOne(ctx context.Context, c memory.Caller, id string) erro
 // org. An agent-bound key deletes within its own scope; the org scope
 // (agentId=_org) needs delete:org; another agent's scope, never.
 func (s *Server) deleteWhere(ctx context.Context, c memory.Caller, f memory.Filter) (int, error) {
+	if c.AgentID != "" && f.AgentID != "" && f.AgentID != memory.OrgScope && f.AgentID != c.AgentID {
+		return 0, memory.Errorf(memory.EFORBIDDEN, "agentId: this key is bound to agent %q and cannot delete another agent's memories", c.AgentID)
+	}
 	if c.AgentID != "" && f.AgentID == memory.OrgScope {
 		if !orgDeleter(c) {
 			return 0, memory.Errorf(memory.EFORBIDDEN, "agentId: org-scope memories are shared by every agent: deleting them needs an org-level key or the delete:org grant")
