@@ -134,7 +134,9 @@ func TestKeyPermissions(t *testing.T) {
 		gone map[string][]string
 	}
 	get := func(path string) func(string, fixture) response {
-		return func(k string, fx fixture) response { return c.do("GET", strings.ReplaceAll(path, "ROOM", fx.room), k, nil) }
+		return func(k string, fx fixture) response {
+			return c.do("GET", strings.ReplaceAll(path, "ROOM", fx.room), k, nil)
+		}
 	}
 	ops := []op{
 		//                                                                                  admin orgRead agentRW noDel delOrg agentY otherOrg revoked
@@ -367,5 +369,36 @@ func TestQuotas(t *testing.T) {
 	}
 	if r := c.do("GET", "/v1/memories/count", keyB, nil); r.Body["count"] != 11.0 {
 		t.Fatalf("org b holds %v, want its quota of 11", r.Body["count"])
+	}
+}
+
+// TestAPIGatewayGrants: behind API Gateway the grants come from the
+// authorizer context only; a context without them (an authorizer older
+// than grants) has its binding's default grants.
+func TestAPIGatewayGrants(t *testing.T) {
+	s := newServer(t)
+	create := `{"content":{"text":"from the gateway"}}`
+	tests := []struct {
+		name, method, path, agent, body string
+		grants                          any // nil: absent
+		status                          int
+	}{
+		{"read-only key writes", "POST", "/v1/memories", "", create, "read", 403},
+		{"read-only key reads", "GET", "/v1/memories/count", "", "", "read", 200},
+		{"no grants at all", "GET", "/v1/memories/count", "", "", "", 403},
+		{"absent: org default", "GET", "/v1/admin/keys", "", "", nil, 404}, // no key store wired: no route
+		{"absent: agent default writes", "POST", "/v1/memories", "x", create, nil, 201},
+		{"absent: agent default is no admin", "POST", "/v1/admin/consolidate", "x", "", nil, 403},
+		{"agent admin in the context is dropped", "POST", "/v1/admin/consolidate", "x", "", "admin,read", 403},
+	}
+	for _, tc := range tests {
+		ev := gatewayEvent(tc.method, tc.path, "org-a", tc.agent, tc.body)
+		if tc.grants != nil {
+			ev.RequestContext.Authorizer["grants"] = tc.grants
+		}
+		res, err := s.HandleAPIGateway(context.Background(), ev)
+		if err != nil || res.StatusCode != tc.status {
+			t.Errorf("%s: %d %s %v, want %d", tc.name, res.StatusCode, res.Body, err, tc.status)
+		}
 	}
 }
