@@ -43,7 +43,9 @@ func TestLimiterRate(t *testing.T) {
 			t.Fatalf("request %d (key %s): %d, want %d", i, tc.key, w.Code, tc.status)
 		}
 		if w.Code == 429 {
-			var body struct{ Error struct{ Code, Message string } }
+			var body struct {
+				Error struct{ Code, Message string }
+			}
 			json.NewDecoder(w.Body).Decode(&body)
 			if w.Header().Get("Retry-After") != "1" || body.Error.Code != memory.ERATELIMIT || body.Error.Message == "" {
 				t.Fatalf("429: Retry-After %q, body %+v", w.Header().Get("Retry-After"), body)
