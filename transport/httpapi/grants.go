@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/agentmem/agentmem/memory"
 )
@@ -86,7 +85,7 @@ func checkDocumentDelete(c memory.Caller, docAgent, id string) error {
 // org-level key (no agent-bound key holds admin; this guards the rule).
 func adminOnly(c memory.Caller) error {
 	if c.AgentID != "" || !c.Grants.Has(memory.GrantAdmin) {
-		return memory.Errorf(memory.EFORBIDDEN, "%s", fmt.Sprintf("admin endpoints need an org-level key with the admin grant"))
+		return memory.Errorf(memory.EFORBIDDEN, "admin endpoints need an org-level key with the admin grant")
 	}
 	return nil
 }
