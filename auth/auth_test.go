@@ -46,8 +46,8 @@ func TestKeyMapAuthenticate(t *testing.T) {
 		want memory.Caller
 		code string
 	}{
-		{"key-acme-0123456789ab", memory.Caller{OrgID: "acme"}, ""},
-		{"key-bot-0123456789abc", memory.Caller{OrgID: "acme", AgentID: "bot"}, ""},
+		{"key-acme-0123456789ab", memory.Caller{OrgID: "acme", Grants: memory.AllGrants}, ""},
+		{"key-bot-0123456789abc", memory.Caller{OrgID: "acme", AgentID: "bot", Grants: memory.AgentGrants}, ""},
 		{"key-nope-0123456789ab", memory.Caller{}, memory.EUNAUTHORIZED},
 		{"", memory.Caller{}, memory.EUNAUTHORIZED},
 	}

@@ -1,14 +1,15 @@
 // Command api is the API Gateway Lambda: the HTTP API behind a REST API
 // proxy integration, the caller taken from the request authorizer's context.
 // It opens the AWS backend (BACKEND=aws, INDEX=opensearch, EMBEDDER=bedrock)
-// with document ingestion, the consolidation admin endpoints and the
-// reranker RERANKER names; with
+// with document ingestion, the admin endpoints (consolidation, API keys,
+// usage), per-org quotas and the reranker RERANKER names; with
 // EXTRACT_QUEUE_URL, POST /v1/messages queues extraction jobs on SQS.
 package main
 
 import (
 	"context"
 
+	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/queue/sqs"
 	"github.com/agentmem/agentmem/transport/httpapi"
 	"github.com/agentmem/agentmem/wiring/aws"
@@ -25,7 +26,10 @@ func main() {
 	aws.Must(log, "documents", err)
 	job, err := consolidation.New(b.Service, b.Caps, cfg.Consolidation, log)
 	aws.Must(log, "consolidation", err)
-	opts := []httpapi.Option{httpapi.WithDocuments(docs), httpapi.WithConsolidation(job), httpapi.WithKnowledge(b.Knowledge)}
+	quotas := &httpapi.Quotas{Limits: memory.OrgUsage{Memories: cfg.Quotas.Memories, Bytes: cfg.Quotas.Bytes, Documents: cfg.Quotas.Documents},
+		Usage: b.Store, Overrides: b.Store, UsageTTL: cfg.Quotas.UsageTTL}
+	opts := []httpapi.Option{httpapi.WithDocuments(docs), httpapi.WithConsolidation(job), httpapi.WithKeys(b.Store), httpapi.WithQuotas(quotas),
+		httpapi.WithKnowledge(b.Knowledge)}
 	if cfg.Extraction.QueueURL != "" {
 		c, err := sqs.NewClient(ctx, sqs.ClientOptions{Endpoint: cfg.Extraction.QueueEndpoint, Region: cfg.AWS.Region})
 		aws.Must(log, "sqs", err)

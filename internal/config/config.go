@@ -36,6 +36,8 @@ type Config struct {
 	Ingest        Ingest
 	Extraction    Extraction
 	Consolidation Consolidation
+	Limits        Limits
+	Quotas        Quotas
 }
 
 // AWS is what every AWS adapter shares.
@@ -210,6 +212,38 @@ type Extraction struct {
 	// (the API Lambda sends to it).
 	QueueURL      string
 	QueueEndpoint string // SQS_ENDPOINT: override (ElasticMQ, LocalStack)
+	// LocalQueueCap (EXTRACT_QUEUE_CAP, default 1000) bounds the local
+	// server's in-process extraction queue: a job beyond it is refused
+	// (the write answers 503 and may be retried) instead of growing memory.
+	LocalQueueCap int
+}
+
+// Limits are the local server's abuse limits (API Gateway throttles in
+// AWS). Rates and concurrency are per API key (per client address for
+// requests without one); 0 disables a limit.
+type Limits struct {
+	Rate        float64       // RATE_LIMIT: requests per second per key (default 100)
+	Burst       int           // RATE_LIMIT_BURST: requests a key may send at once above its rate (default 200)
+	Concurrency int           // CONCURRENCY_LIMIT: requests of one key in flight at once (default 32)
+	Timeout     time.Duration // REQUEST_TIMEOUT: each request's context deadline (default 60s)
+	// ReadTimeout (HTTP_READ_TIMEOUT, default 30s) bounds reading a
+	// request, headers and body; WriteTimeout (HTTP_WRITE_TIMEOUT, default
+	// REQUEST_TIMEOUT + 30s) bounds the whole exchange; IdleTimeout
+	// (HTTP_IDLE_TIMEOUT, default 2m) closes idle keep-alive connections.
+	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+}
+
+// Quotas are the default per-org quotas, every server's; an org's own
+// record (memctl quota) overrides them. 0 means unlimited.
+type Quotas struct {
+	Memories  int64 // QUOTA_MEMORIES: memories an org may hold (default 1,000,000)
+	Bytes     int64 // QUOTA_BYTES: bytes of content text an org may hold (default 1 GiB)
+	Documents int64 // QUOTA_DOCUMENTS: documents an org may hold (default 10,000)
+	// UsageTTL (QUOTA_USAGE_TTL) reuses a usage count this long: 0 (the
+	// default of the embedded store, whose count is one row) reads it on
+	// every write; with BACKEND=aws, where usage is counted by a query, it
+	// defaults to 1m.
+	UsageTTL time.Duration
 }
 
 // Consolidation configures the consolidation job.
@@ -260,6 +294,13 @@ func Load(getenv func(string) string) (Config, error) {
 	c.Extraction = LoadExtraction(getenv)
 	c.Consolidation, err = LoadConsolidation(getenv)
 	check(err)
+	c.Limits, err = LoadLimits(getenv)
+	check(err)
+	c.Quotas, err = LoadQuotas(getenv)
+	check(err)
+	if c.Extraction.LocalQueueCap, err = env(getenv).integer("EXTRACT_QUEUE_CAP", 1000, 1, 1<<24, "a whole number >= 1"); err != nil {
+		check(err)
+	}
 	return c, errors.Join(errs...)
 }
 
@@ -461,6 +502,48 @@ func LoadExtraction(getenv func(string) string) Extraction {
 	return Extraction{QueueURL: e.str("EXTRACT_QUEUE_URL", ""), QueueEndpoint: e.str("SQS_ENDPOINT", "")}
 }
 
+// LoadLimits reads the Limits group; the write timeout must leave the
+// request its whole deadline.
+func LoadLimits(getenv func(string) string) (Limits, error) {
+	e := env(getenv)
+	var l Limits
+	var errs [7]error
+	l.Rate, errs[0] = e.float("RATE_LIMIT", 100, "a number of requests per second >= 0 (0 disables)")
+	l.Burst, errs[1] = e.integer("RATE_LIMIT_BURST", 200, 1, 1<<30, "a whole number >= 1")
+	l.Concurrency, errs[2] = e.integer("CONCURRENCY_LIMIT", 32, 0, 1<<20, "a whole number >= 0 (0 disables)")
+	l.Timeout, errs[3] = e.duration("REQUEST_TIMEOUT", 60*time.Second, false)
+	l.ReadTimeout, errs[4] = e.duration("HTTP_READ_TIMEOUT", 30*time.Second, false)
+	l.WriteTimeout, errs[5] = e.duration("HTTP_WRITE_TIMEOUT", l.Timeout+30*time.Second, false)
+	l.IdleTimeout, errs[6] = e.duration("HTTP_IDLE_TIMEOUT", 2*time.Minute, false)
+	if err := errors.Join(errs[:]...); err != nil {
+		return l, err
+	}
+	if l.WriteTimeout <= l.Timeout {
+		return l, fmt.Errorf("HTTP_WRITE_TIMEOUT: %v must be longer than REQUEST_TIMEOUT %v (the answer to a timed-out request must still be written)", l.WriteTimeout, l.Timeout)
+	}
+	return l, nil
+}
+
+// LoadQuotas reads the Quotas group.
+func LoadQuotas(getenv func(string) string) (Quotas, error) {
+	e := env(getenv)
+	var q Quotas
+	var errs [4]error
+	var n int
+	n, errs[0] = e.integer("QUOTA_MEMORIES", 1_000_000, 0, 1<<50, "a whole number >= 0 (0: unlimited)")
+	q.Memories = int64(n)
+	n, errs[1] = e.integer("QUOTA_BYTES", 1<<30, 0, 1<<50, "a number of bytes >= 0 (0: unlimited)")
+	q.Bytes = int64(n)
+	n, errs[2] = e.integer("QUOTA_DOCUMENTS", 10_000, 0, 1<<50, "a whole number >= 0 (0: unlimited)")
+	q.Documents = int64(n)
+	ttl := time.Duration(0)
+	if e.str("BACKEND", "") == BackendAWS {
+		ttl = time.Minute
+	}
+	q.UsageTTL, errs[3] = e.duration("QUOTA_USAGE_TTL", ttl, true)
+	return q, errors.Join(errs[:]...)
+}
+
 // LoadConsolidation reads the Consolidation group.
 func LoadConsolidation(getenv func(string) string) (Consolidation, error) {
 	e := env(getenv)
@@ -550,6 +633,18 @@ func (e env) integer(name string, def, min, max int, what string) (int, error) {
 		return def, fmt.Errorf("%s: %q is not %s", name, s, what)
 	}
 	return n, nil
+}
+
+func (e env) float(name string, def float64, what string) (float64, error) {
+	s := e(name)
+	if s == "" {
+		return def, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 || f != f || f > 1e9 {
+		return def, fmt.Errorf("%s: %q is not %s", name, s, what)
+	}
+	return f, nil
 }
 
 // duration parses a positive duration, or one >= 0 with zero allowed (0

@@ -23,6 +23,10 @@ func defaults() Config {
 		Ingest: Ingest{MaxBytes: 25 << 20, ChunkSize: 1000, ChunkOverlap: 200},
 		Consolidation: Consolidation{Every: 24 * time.Hour, HalfLifeStandard: 2160 * time.Hour,
 			HalfLifeEphemeral: 168 * time.Hour, Retention: 2160 * time.Hour, ArchiveBelow: 0.1},
+		Extraction: Extraction{LocalQueueCap: 1000},
+		Limits: Limits{Rate: 100, Burst: 200, Concurrency: 32, Timeout: 60 * time.Second, ReadTimeout: 30 * time.Second,
+			WriteTimeout: 90 * time.Second, IdleTimeout: 2 * time.Minute},
+		Quotas: Quotas{Memories: 1_000_000, Bytes: 1 << 30, Documents: 10_000},
 	}
 }
 
@@ -41,8 +45,21 @@ func TestLoad(t *testing.T) {
 				c.Store = Store{Backend: BackendAWS, DynamoDBTable: "mem", DynamoDBEndpoint: "http://127.0.0.1:18000", DynamoDBCreateTable: true}
 				c.Embedder.Kind, c.Embedder.BedrockModel = EmbedderBedrock, "cohere.embed-english-v3"
 				c.AWS = AWS{Region: "eu-west-1", BedrockEndpoint: "http://127.0.0.1:1"}
-				c.Extraction = Extraction{QueueURL: "https://sqs.example/q", QueueEndpoint: "http://127.0.0.1:19324"}
+				c.Extraction = Extraction{QueueURL: "https://sqs.example/q", QueueEndpoint: "http://127.0.0.1:19324", LocalQueueCap: 1000}
+				c.Quotas.UsageTTL = time.Minute
 			}, ""},
+		{"limits and quotas", map[string]string{"RATE_LIMIT": "2.5", "RATE_LIMIT_BURST": "5", "CONCURRENCY_LIMIT": "0", "REQUEST_TIMEOUT": "10s",
+			"HTTP_READ_TIMEOUT": "5s", "HTTP_IDLE_TIMEOUT": "1m", "QUOTA_MEMORIES": "10", "QUOTA_BYTES": "0", "QUOTA_DOCUMENTS": "2",
+			"QUOTA_USAGE_TTL": "5s", "EXTRACT_QUEUE_CAP": "7"},
+			func(c *Config) {
+				c.Limits = Limits{Rate: 2.5, Burst: 5, Timeout: 10 * time.Second, ReadTimeout: 5 * time.Second, WriteTimeout: 40 * time.Second, IdleTimeout: time.Minute}
+				c.Quotas = Quotas{Memories: 10, Documents: 2, UsageTTL: 5 * time.Second}
+				c.Extraction.LocalQueueCap = 7
+			}, ""},
+		{"write timeout within the request's", map[string]string{"REQUEST_TIMEOUT": "60s", "HTTP_WRITE_TIMEOUT": "30s"}, nil, "HTTP_WRITE_TIMEOUT"},
+		{"bad rate", map[string]string{"RATE_LIMIT": "fast"}, nil, "RATE_LIMIT"},
+		{"negative quota", map[string]string{"QUOTA_MEMORIES": "-1"}, nil, "QUOTA_MEMORIES"},
+		{"bad queue cap", map[string]string{"EXTRACT_QUEUE_CAP": "0"}, nil, "EXTRACT_QUEUE_CAP"},
 		{"all set", map[string]string{"PORT": "9000", "ADDR": "0.0.0.0", "DATA_DIR": "/tmp/x", "API_KEYS": "k=o", "BACKEND": "EMBEDDED", "LOG_LEVEL": "debug",
 			"INDEX": "opensearch", "OPENSEARCH_URL": "http://a:9200, https://b:9200", "OPENSEARCH_ALIAS": "mem", "OPENSEARCH_USERNAME": "u", "OPENSEARCH_PASSWORD": "p",
 			"OPENSEARCH_SIGV4": "true", "OPENSEARCH_WRITER_ROLES": "arn:a, arn:b,", "BEDROCK_EMBED_DIMENSIONS": "256",

@@ -32,10 +32,10 @@ func (s *Server) routeKnowledge() {
 	if s.knowledge == nil {
 		return
 	}
-	s.route("POST /v1/knowledge/search", s.knowledgeSearch, true)
-	s.route("GET /v1/knowledge/entities", s.knowledgeEntities, true)
-	s.route("GET /v1/knowledge/topics", s.knowledgeTopics, true)
-	s.route("GET /v1/knowledge/terms", s.knowledgeTerms, true)
+	s.route("POST /v1/knowledge/search", s.knowledgeSearch, memory.GrantRead)
+	s.route("GET /v1/knowledge/entities", s.knowledgeEntities, memory.GrantRead)
+	s.route("GET /v1/knowledge/topics", s.knowledgeTopics, memory.GrantRead)
+	s.route("GET /v1/knowledge/terms", s.knowledgeTerms, memory.GrantRead)
 }
 
 // KnowledgeSearchRequest is the body of POST /v1/knowledge/search: an

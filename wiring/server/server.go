@@ -42,6 +42,11 @@ type Backend struct {
 	OpenSearch *opensearch.Index
 	// DynamoDB is the store when BACKEND=aws (API keys, records).
 	DynamoDB *dynamodb.Store
+	// Keys keeps the API keys created through the admin API or memctl
+	// (the store's key table).
+	Keys memory.KeyStore
+	// Usage counts what each org stores, for quotas.
+	Usage memory.UsageCounter
 	// Caps are what the store keeps beyond memories; each pipeline
 	// checked what it needs when it was built.
 	Caps wiring.Capabilities
@@ -111,6 +116,7 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 			return fail(err)
 		}
 		b.DynamoDB, b.Store, b.Caps = s, s, aws.Capabilities(s)
+		b.Keys, b.Usage = s, s
 	default:
 		s, err := local.OpenStore(cfg.DataDir)
 		if err != nil {
@@ -118,6 +124,7 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		}
 		b.closers.Add(s.Close)
 		b.Store, b.Caps = s, local.Capabilities(s)
+		b.Keys, b.Usage = s, s
 	}
 	switch cfg.Index.Kind {
 	case config.IndexOpenSearch:
