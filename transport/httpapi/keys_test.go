@@ -40,7 +40,8 @@ func newKeyedServer(t *testing.T, limits memory.OrgUsage) (*httpapi.Server, *loc
 	job := &consolidate.Job{Service: b.Service, Records: b.Store, Log: log}
 	quotas := &httpapi.Quotas{Limits: limits, Usage: b.Store, Overrides: b.Store}
 	srv := httpapi.New(b.Service, auth.Chain{static, auth.StoreKeys{Store: b.Store}}, log, httpapi.WithDocuments(docs),
-		httpapi.WithExtraction(queue), httpapi.WithConsolidation(job), httpapi.WithKeys(b.Store), httpapi.WithQuotas(quotas))
+		httpapi.WithExtraction(queue), httpapi.WithConsolidation(job), httpapi.WithKeys(b.Store), httpapi.WithQuotas(quotas),
+		httpapi.WithKnowledge(b.Knowledge))
 	return srv, b
 }
 
@@ -196,6 +197,17 @@ func TestKeyPermissions(t *testing.T) {
 		{"usage", get("/v1/admin/usage"), st(200, 403, 403, 403, 403, 403, 200, 401), nil},
 		{"consolidate", func(k string, fx fixture) response { return c.do("POST", "/v1/admin/consolidate", k, nil) },
 			st(200, 403, 403, 403, 403, 403, 200, 401), nil},
+		{"forget the room", func(k string, fx fixture) response {
+			return c.do("POST", "/v1/forget", k, map[string]any{"roomId": fx.room})
+		}, st(200, 403, 200, 403, 200, 200, 200, 401),
+			map[string][]string{"admin": {"org", "x", "y"}, "agentRW": {"x"}, "agentDeleteOrg": {"x"}, "agentY": {"y"}}},
+		{"audit log", get("/v1/admin/audit"), st(200, 403, 403, 403, 403, 403, 200, 401), nil},
+		{"knowledge search", func(k string, fx fixture) response {
+			return c.do("POST", "/v1/knowledge/search", k, map[string]any{"text": "secret vermilion", "filters": map[string]any{"roomId": fx.room}})
+		}, st(200, 200, 200, 200, 200, 200, 200, 401), nil},
+		{"knowledge entities", get("/v1/knowledge/entities?roomId=ROOM"), st(200, 200, 200, 200, 200, 200, 200, 401), nil},
+		{"knowledge topics", get("/v1/knowledge/topics?roomId=ROOM"), st(200, 200, 200, 200, 200, 200, 200, 401), nil},
+		{"knowledge terms", get("/v1/knowledge/terms?prefix=verm"), st(200, 200, 200, 200, 200, 200, 200, 401), nil},
 	}
 	n := 0
 	for _, o := range ops {
