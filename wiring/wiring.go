@@ -86,15 +86,81 @@ func Logger(w io.Writer, level slog.Level) *slog.Logger {
 // KnowledgeOptions wires Structured RAG when the store keeps a term index
 // (SQLite and DynamoDB both do): knowledge extracted offline as memories
 // are written, forgotten with them, and searched as the "knowledge" list
-// at weight KnowledgeWeight.
-func KnowledgeOptions(store memory.Store, log *slog.Logger) []service.Option {
+// at weight KnowledgeWeight, query terms expanded with their related terms
+// (the is-a table, the extractors' types and aliases, and the nearest
+// vocabulary terms by emb, whose vectors the store keeps as records when
+// it can).
+func KnowledgeOptions(store memory.Store, emb memory.Embedder, log *slog.Logger) []service.Option {
+	return KnowledgeServiceOptions(NewKnowledge(store, emb, log))
+}
+
+// NewKnowledge returns the Structured RAG service of KnowledgeOptions, or
+// nil when the store keeps no term index.
+func NewKnowledge(store memory.Store, emb memory.Embedder, log *slog.Logger) *knowledge.Service {
 	ti, ok := store.(memory.TermIndex)
 	if !ok {
 		return nil
 	}
-	k := &knowledge.Service{Store: store, Terms: ti, Extractor: offline.New(offline.Options{}), Log: log}
+	rel := &knowledge.RelatedIndex{Terms: ti, Embedder: emb, Log: log}
+	k := &knowledge.Service{Store: store, Terms: ti, Extractor: offline.New(offline.Options{}), Related: rel, Log: log}
+	if rs, ok := store.(memory.RecordStore); ok {
+		rel.Records, k.Records = rs, rs
+	}
+	return k
+}
+
+// KnowledgeServiceOptions plugs k (nil: nothing) into the service: the
+// knowledge list, forgetting, deriving on write, and the knowledge section
+// of the prompt context.
+func KnowledgeServiceOptions(k *knowledge.Service) []service.Option {
+	if k == nil {
+		return nil
+	}
 	return []service.Option{service.WithRetriever(k.Retriever()), service.WithForgetter(k), service.WithDeriver(k),
+		service.WithKnowledgeContext(k.ContextSection()),
 		service.WithListWeights(map[string]float64{retrieval.ListKnowledge: KnowledgeWeight})}
+}
+
+// StartBackfill extracts, in the background, the knowledge of the memories
+// of every org that have none (written before extraction existed), one
+// bounded pass at a time (knowledge.Service.Backfill), and returns the
+// function that stops it and waits. A failure is logged; the next start,
+// or RetryPending, resumes.
+func StartBackfill(ctx context.Context, k *knowledge.Service, orgs memory.OrgLister, log *slog.Logger) func() error {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ids, err := orgs.Orgs(ctx)
+		if err != nil {
+			log.Warn("knowledge backfill: list orgs", "err", err)
+			return
+		}
+		for _, org := range ids {
+			total := 0
+			for ctx.Err() == nil {
+				res, err := k.Backfill(ctx, org, knowledge.DefaultBackfillPass)
+				if err != nil {
+					if ctx.Err() == nil {
+						log.Warn("knowledge backfill failed", "org", org, "err", err)
+					}
+					break
+				}
+				total += res.Indexed
+				if res.Done || res.Examined == 0 {
+					break
+				}
+			}
+			if total > 0 {
+				log.Info("knowledge backfilled", "org", org, "indexed", total)
+			}
+		}
+	}()
+	return func() error {
+		cancel()
+		<-done
+		return nil
+	}
 }
 
 // KnowledgeWeight is the knowledge list's weight in the fusion; keyword and

@@ -60,7 +60,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...serv
 		return nil, err
 	}
 	b := &Backend{Store: store, Index: ix, Embedder: emb, Caps: Capabilities(store)}
-	b.Service = service.NewService(store, ix, emb, wiring.ServiceOptions(cfg.Service, log, append(wiring.KnowledgeOptions(store, log), opts...)...)...)
+	b.Service = service.NewService(store, ix, emb, wiring.ServiceOptions(cfg.Service, log, append(wiring.KnowledgeOptions(store, emb, log), opts...)...)...)
 	b.closers.Add(b.Service.Close)
 	return b, nil
 }

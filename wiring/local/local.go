@@ -46,7 +46,7 @@ func Open(ctx context.Context, dataDir string, embedder memory.Embedder, log *sl
 		store.Close()
 		return nil, err
 	}
-	svc := service.NewService(store, ix, embedder, append(append([]service.Option{service.WithLogger(log)}, wiring.KnowledgeOptions(store, log)...), opts...)...)
+	svc := service.NewService(store, ix, embedder, append(append([]service.Option{service.WithLogger(log)}, wiring.KnowledgeOptions(store, embedder, log)...), opts...)...)
 	return &Backend{Store: store, Index: ix, Embedder: embedder, Service: svc, Caps: Capabilities(store)}, nil
 }
 

@@ -128,8 +128,12 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		b.closers.Add(ix.Close)
 		b.Index = ix
 	}
-	b.Service = service.NewService(b.Store, b.Index, emb, wiring.ServiceOptions(cfg.Service, log, append(wiring.KnowledgeOptions(b.Store, log), opts...)...)...)
+	k := wiring.NewKnowledge(b.Store, emb, log)
+	b.Service = service.NewService(b.Store, b.Index, emb, wiring.ServiceOptions(cfg.Service, log, append(wiring.KnowledgeServiceOptions(k), opts...)...)...)
 	b.closers.Add(b.Service.Close) // closed first: its queued accesses need the store
+	if ol, ok := b.Store.(memory.OrgLister); ok && k != nil {
+		b.closers.Add(wiring.StartBackfill(ctx, k, ol, log)) // stopped before the service and store close
+	}
 	model, err := llm.New(ctx, cfg.LLM, cfg.AWS)
 	if err != nil {
 		return fail(err)
