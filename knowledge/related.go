@@ -758,7 +758,11 @@ func (r *RelatedIndex) loadVectors(ctx context.Context, orgID, model string, dim
 		for _, rec := range recs {
 			var v vectorRecord
 			if err := json.Unmarshal(rec.Value, &v); err != nil || v.Model != model || len(v.Vec) != dim || recordID(v.Term) != rec.ID {
-				continue // another model's, or unreadable: embedded again
+				// Another model's, or unreadable: dropped, embedded again.
+				if err := r.Records.DeleteRecord(ctx, orgID, RelatedVectorKind, rec.ID); err != nil {
+					return nil, fmt.Errorf("related terms: drop a stale term vector: %w", err)
+				}
+				continue
 			}
 			q := qvec{q: make([]int8, dim), scale: v.Scale}
 			for i, b := range v.Vec {
@@ -778,4 +782,20 @@ func (r *RelatedIndex) loadVectors(ctx context.Context, orgID, model string, dim
 func recordID(term string) string {
 	h := sha256.Sum256([]byte(term))
 	return hex.EncodeToString(h[:16])
+}
+
+// RelatedRecordID is the record id under which the vector of term is kept
+// (RelatedVectorKind).
+func RelatedRecordID(term string) string { return recordID(term) }
+
+// Cutoff returns the embedding cut-off of an org as last estimated (+Inf
+// before the first lookup, or below MinNoiseTerms terms).
+func (r *RelatedIndex) Cutoff(orgID string) float64 {
+	o := r.org(orgID)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.built {
+		return math.Inf(1)
+	}
+	return o.cutoff
 }

@@ -203,7 +203,7 @@ func (s *Service) BuildContext(ctx context.Context, c memory.Caller, r ContextRe
 		}
 	}
 
-	structured := newSection("structured", "## Knowledge: entities and topics, then the messages they point to")
+	structured := newSection("structured", "## Knowledge (entities, topics, their messages)")
 	if s.knowledgeContext != nil && strings.TrimSpace(r.Query) != "" {
 		limit := int(structuredShare * float64(budget-core.Tokens-recent.Tokens))
 		if err := s.structuredSection(ctx, c, r.Query, structured, limit, used); err != nil {
