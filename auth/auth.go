@@ -110,15 +110,31 @@ func (km *KeyMap) Authenticate(_ context.Context, key string) (memory.Caller, er
 // DevOrg is the org of the generated development key.
 const DevOrg = "dev"
 
+// DevKeyFile is the file of dataDir that keeps the development key.
+const DevKeyFile = "dev-api-key"
+
 // DevKey returns the development key kept in dataDir, creating it on first
 // use. It is used when no API_KEYS are configured.
 func DevKey(dataDir string) (string, error) {
-	path := filepath.Join(dataDir, "dev-api-key")
+	key, _, err := OpenDevKey(dataDir)
+	return key, err
+}
+
+// OpenDevKey is DevKey, and reports whether the key was created by this
+// call (so that a server shows it once, when it is new, and not on every
+// start).
+func OpenDevKey(dataDir string) (key string, created bool, err error) {
+	path := filepath.Join(dataDir, DevKeyFile)
 	if b, err := os.ReadFile(path); err == nil {
 		if k := strings.TrimSpace(string(b)); len(k) >= MinKeyLen {
-			return k, nil
+			return k, false, nil
 		}
 	}
+	key, err = newDevKey(dataDir, path)
+	return key, err == nil, err
+}
+
+func newDevKey(dataDir, path string) (string, error) {
 	var raw [20]byte
 	if _, err := rand.Read(raw[:]); err != nil {
 		return "", fmt.Errorf("auth: dev key: %w", err)

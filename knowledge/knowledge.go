@@ -36,6 +36,8 @@ type Service struct {
 	// both knowledge lists, and learns the terms Index writes.
 	Related *RelatedIndex
 	Log     *slog.Logger
+
+	counts countCache // N of the BM25 idf, per filter
 }
 
 // Extractable reports whether a memory of type t gets knowledge: messages,
@@ -237,7 +239,8 @@ func (termList) Lists() []string { return []string{retrieval.ListKnowledge} }
 // KnowPro dedupes them). A memory's score is the sum over the distinct
 // query words it matches, each by its best form; memories that score
 // nothing are not listed, so the list only ranks what the knowledge really
-// singles out.
+// singles out. Words indexed under more than MaxTermDF memories take no
+// part (termPostings).
 func (t termList) Retrieve(ctx context.Context, q *retrieval.Query, _ []string) (map[string][]memory.Hit, error) {
 	terms := QueryTerms(q.Text)
 	if len(terms) == 0 {
@@ -264,18 +267,15 @@ func (t termList) Retrieve(ctx context.Context, q *retrieval.Query, _ []string) 
 	}
 	sort.Strings(words)
 	var posts []memory.TermPosting
+	n := 0
 	for len(words) > 0 {
 		batch := words[:min(len(words), memory.MaxQueryTerms)]
 		words = words[len(batch):]
-		ps, err := t.k.Terms.LookupTerms(ctx, memory.TermLookup{Filter: q.Filter, Terms: batch, Limit: memory.MaxTermPostings})
+		ps, c, err := t.k.termPostings(ctx, q.Filter, batch)
 		if err != nil {
-			return nil, fmt.Errorf("knowledge: lookup: %w", err)
+			return nil, err
 		}
-		posts = append(posts, ps...)
-	}
-	n, err := t.k.Store.Count(ctx, q.Filter)
-	if err != nil {
-		return nil, fmt.Errorf("knowledge: count: %w", err)
+		posts, n = append(posts, ps...), c
 	}
 	// memories per term (df), then each memory's matched terms
 	byTerm := map[string]map[string]bool{}

@@ -3,6 +3,8 @@
 //
 //	memctl reindex   rebuild the OpenSearch index from the store into a new
 //	                 index version and swap the alias (INDEX=opensearch)
+//	memctl knowledge explore an org's Structured RAG knowledge: search,
+//	                 entities, topics, terms
 package main
 
 import (
@@ -29,7 +31,9 @@ commands:
   create-key   -org ORG [-agent AGENT] [-name NAME]: create an API key in
                DynamoDB (BACKEND=aws) and print it once; only its hash is stored
   ingest       -org ORG [-agent AGENT] DIR: ingest every supported file under DIR
-               (keys ORG/AGENT-or-_org/relative/path), with a progress bar and a summary`
+               (keys ORG/AGENT-or-_org/relative/path), with a progress bar and a summary
+  knowledge    search|entities|topics|terms -org ORG [flags]: explore an org's knowledge
+               (memctl knowledge for the flags)`
 
 func main() {
 	if len(os.Args) < 2 {
@@ -46,6 +50,8 @@ func main() {
 		err = createKey(ctx, os.Args[2:])
 	case "ingest":
 		err = ingestDir(ctx, os.Args[2:])
+	case "knowledge":
+		err = knowledgeCmd(ctx, os.Args[2:], os.Stdout)
 	default:
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)

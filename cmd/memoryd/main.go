@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
@@ -57,7 +58,7 @@ func run() error {
 	srv := &http.Server{
 		Addr: net.JoinHostPort(cfg.Server.Addr, strconv.Itoa(cfg.Server.Port)),
 		Handler: httpapi.New(b.Service, keys, log, httpapi.WithDocuments(b.Documents), httpapi.WithExtraction(queue),
-			httpapi.WithConsolidation(b.Consolidation)),
+			httpapi.WithConsolidation(b.Consolidation), httpapi.WithKnowledge(b.Knowledge)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -88,7 +89,8 @@ func run() error {
 
 // loadKeys picks the authenticator: API_KEYS when set; else the keys kept
 // in DynamoDB (BACKEND=aws, created with memctl create-key); else the
-// development key of the data directory, printed at start.
+// development key of the data directory, printed once, when it is created
+// (later starts say which file holds it).
 func loadKeys(cfg config.Config, b *server.Backend, log *slog.Logger) (auth.Authenticator, error) {
 	if cfg.Server.APIKeys != "" {
 		return auth.ParseKeys(cfg.Server.APIKeys)
@@ -97,12 +99,15 @@ func loadKeys(cfg config.Config, b *server.Backend, log *slog.Logger) (auth.Auth
 		log.Info("API keys are read from DynamoDB (memctl create-key)", "table", cfg.Store.DynamoDBTable)
 		return b.DynamoDB, nil
 	}
-	key, err := auth.DevKey(cfg.DataDir)
+	key, created, err := auth.OpenDevKey(cfg.DataDir)
 	if err != nil {
 		return nil, fmt.Errorf("dev key: %w", err)
 	}
-	log.Warn("API_KEYS is not set: using the development key of the data directory", "org", auth.DevOrg)
-	fmt.Fprintf(os.Stderr, "development API key (org %q): %s\n", auth.DevOrg, key)
+	file := filepath.Join(cfg.DataDir, auth.DevKeyFile)
+	log.Warn("API_KEYS is not set: using the development key of the data directory", "org", auth.DevOrg, "file", file)
+	if created {
+		fmt.Fprintf(os.Stderr, "development API key (org %q), kept in %s: %s\n", auth.DevOrg, file, key)
+	}
 	return auth.ParseKeys(key + "=" + auth.DevOrg)
 }
 

@@ -32,6 +32,7 @@ type Config struct {
 	Index         Index
 	Embedder      Embedder
 	LLM           LLM
+	Rerank        Rerank
 	Ingest        Ingest
 	Extraction    Extraction
 	Consolidation Consolidation
@@ -70,6 +71,47 @@ type Service struct {
 	// sync (before answering, the default in Lambda, whose environment may
 	// be frozen right after the response).
 	AccessRecording string
+	// Weights (SEARCH_WEIGHTS) are the ranked lists' weights in the
+	// fusion, as list=weight pairs separated by commas (for example
+	// "keyword=1,semantic=1,knowledge=0.5"). A list not named keeps its
+	// default: 1, and 0.5 for knowledge (docs/benchmarks.md says why).
+	Weights map[string]float64
+}
+
+// The search lists SEARCH_WEIGHTS may name.
+var searchLists = []string{"keyword", "semantic", "knowledge", "time"}
+
+// The rerankers (RERANKER).
+const (
+	RerankNone       = "none"
+	RerankBedrock    = "bedrock"     // the Bedrock Rerank API
+	RerankLLM        = "llm"         // the model LLM_PROVIDER configures, through a forced tool
+	RerankBedrockLLM = "bedrock-llm" // llm, requiring LLM_PROVIDER=bedrock (Bedrock Converse)
+	RerankHTTP       = "http"        // a self-hosted /rerank endpoint (Cohere/Jina or TEI shape)
+)
+
+// Rerank selects and configures the rerank stage of searches.
+type Rerank struct {
+	// Kind (RERANKER): none (the default), bedrock, llm, bedrock-llm or
+	// http.
+	Kind string
+	// Model (RERANK_MODEL): with bedrock, amazon.rerank-v1:0 (the default)
+	// or cohere.rerank-v3-5:0 or a model ARN; with http, the model name the
+	// endpoint expects (required for the cohere flavor); with llm, the
+	// name reported for the model (default LLM_MODEL).
+	Model  string
+	URL    string // RERANK_URL: the /rerank endpoint's base URL (required with http)
+	APIKey string // RERANK_API_KEY: bearer key of the /rerank endpoint, if it needs one
+	Flavor string // RERANK_FLAVOR: cohere (the default: Cohere, Jina, vLLM, Infinity) or tei
+	// Region (RERANK_REGION) is the Bedrock Rerank region, which may differ
+	// from AWS_REGION: the reranker models are offered in fewer regions.
+	Region string
+	// Candidates (RERANK_CANDIDATES) is how many fused candidates the
+	// reranker sees; 0, the default, is max(12, 2×k), the Lota ratio.
+	Candidates int
+	// Timeout (RERANK_TIMEOUT, default 5s) bounds one rerank; past it the
+	// search answers in the fused order and says it was not reranked.
+	Timeout time.Duration
 }
 
 // The stores (BACKEND).
@@ -211,6 +253,8 @@ func Load(getenv func(string) string) (Config, error) {
 	check(err)
 	c.LLM, err = LoadLLM(getenv)
 	check(err)
+	c.Rerank, err = LoadRerank(getenv, c.LLM)
+	check(err)
 	c.Ingest, err = LoadIngest(getenv)
 	check(err)
 	c.Extraction = LoadExtraction(getenv)
@@ -244,7 +288,57 @@ func LoadService(getenv func(string) string) (Service, error) {
 		def = AccessSync
 	}
 	rec, err := e.choice("ACCESS_RECORDING", def, AccessAsync, AccessSync)
-	return Service{AccessRecording: rec}, err
+	w, werr := e.weights("SEARCH_WEIGHTS", searchLists)
+	return Service{AccessRecording: rec, Weights: w}, errors.Join(err, werr)
+}
+
+// LoadRerank reads the Rerank group; llm is the LLM group, which the llm
+// rerankers use.
+func LoadRerank(getenv func(string) string, llm LLM) (Rerank, error) {
+	e := env(getenv)
+	r := Rerank{Model: e.str("RERANK_MODEL", ""), URL: e.str("RERANK_URL", ""), APIKey: e.str("RERANK_API_KEY", ""),
+		Region: e.str("RERANK_REGION", "")}
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	var err error
+	r.Kind, err = e.choice("RERANKER", RerankNone, RerankNone, RerankBedrock, RerankLLM, RerankBedrockLLM, RerankHTTP)
+	add(err)
+	r.Flavor, err = e.choice("RERANK_FLAVOR", "cohere", "cohere", "tei")
+	add(err)
+	r.Candidates, err = e.integer("RERANK_CANDIDATES", 0, 0, 100, "a whole number from 0 (automatic) to 100")
+	add(err)
+	r.Timeout, err = e.duration("RERANK_TIMEOUT", 5*time.Second, false)
+	add(err)
+	switch r.Kind {
+	case RerankBedrock:
+		if r.Model == "" {
+			r.Model = "amazon.rerank-v1:0"
+		}
+	case RerankLLM, RerankBedrockLLM:
+		switch {
+		case llm.Provider == LLMNone:
+			add(fmt.Errorf("RERANKER: %s needs a language model (set LLM_PROVIDER)", r.Kind))
+		case r.Kind == RerankBedrockLLM && llm.Provider != LLMBedrock:
+			add(fmt.Errorf("RERANKER: bedrock-llm needs LLM_PROVIDER=bedrock, not %q (use RERANKER=llm for any provider)", llm.Provider))
+		}
+		if r.Model == "" {
+			r.Model = llm.Model
+		}
+	case RerankHTTP:
+		if r.URL == "" {
+			add(fmt.Errorf("RERANK_URL: required with RERANKER=http"))
+		} else if !httpURL(r.URL) {
+			add(fmt.Errorf("RERANK_URL: %q is not an http(s) URL", r.URL))
+		}
+		if r.Flavor == "cohere" && r.Model == "" {
+			add(fmt.Errorf("RERANK_MODEL: required with RERANKER=http and RERANK_FLAVOR=cohere"))
+		}
+	}
+	return r, errors.Join(errs...)
 }
 
 // LoadStore reads the Store group.
@@ -411,6 +505,39 @@ func (e env) choice(name, def string, allowed ...string) (string, error) {
 		}
 	}
 	return def, fmt.Errorf("%s: %q is not %s", name, v, orList(allowed))
+}
+
+// weights parses name as list=weight pairs over the lists allowed; a
+// weight is a finite number >= 0 (0 turns the list off).
+func (e env) weights(name string, allowed []string) (map[string]float64, error) {
+	s := strings.TrimSpace(e(name))
+	if s == "" {
+		return nil, nil
+	}
+	out := map[string]float64{}
+	for _, pair := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(pair), "=")
+		k = strings.ToLower(strings.TrimSpace(k))
+		if !ok {
+			return nil, fmt.Errorf("%s: %q is not list=weight", name, pair)
+		}
+		known := false
+		for _, a := range allowed {
+			known = known || a == k
+		}
+		if !known {
+			return nil, fmt.Errorf("%s: %q is not %s", name, k, orList(allowed))
+		}
+		if _, dup := out[k]; dup {
+			return nil, fmt.Errorf("%s: %s is named twice", name, k)
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || f < 0 || f > 100 || f != f {
+			return nil, fmt.Errorf("%s: the weight of %s, %q, is not a number from 0 to 100", name, k, v)
+		}
+		out[k] = f
+	}
+	return out, nil
 }
 
 func (e env) integer(name string, def, min, max int, what string) (int, error) {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/auth"
+	"github.com/agentmem/agentmem/knowledge"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/pipeline/consolidate"
 	"github.com/agentmem/agentmem/pipeline/extract"
@@ -35,6 +36,8 @@ type Server struct {
 	auth          Authenticator
 	log           *slog.Logger
 	mux           *http.ServeMux
+	// knowledge serves /v1/knowledge/* (WithKnowledge).
+	knowledge *knowledge.Explorer
 }
 
 // Option configures a Server.
@@ -71,6 +74,8 @@ func New(svc *service.Service, auth Authenticator, log *slog.Logger, opts ...Opt
 	s.route("DELETE /v1/memories/{id}", s.deleteMemory, true)
 	s.route("POST /v1/search", s.search, true)
 	s.route("POST /v1/context", s.context, true)
+	s.route("POST /v1/forget", s.forget, true)
+	s.route("GET /v1/admin/audit", s.auditLog, true)
 	if s.consolidation != nil {
 		s.route("GET /v1/admin/consolidation", s.lastConsolidation, true)
 		s.route("POST /v1/admin/consolidate", s.consolidate, true)
@@ -84,6 +89,7 @@ func New(svc *service.Service, auth Authenticator, log *slog.Logger, opts ...Opt
 		s.route("GET /v1/documents/{id}", s.getDocument, true)
 		s.route("DELETE /v1/documents/{id}", s.deleteDocument, true)
 	}
+	s.routeKnowledge()
 	return s
 }
 

@@ -87,7 +87,11 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request, c memory.
 	if limit < 0 || limit > 1000 {
 		return memory.Errorf(memory.EINVALID, "limit: must be between 1 and 1000")
 	}
-	docs, next, err := s.docs.List(r.Context(), c, r.URL.Query().Get("cursor"), limit)
+	cursor := r.URL.Query().Get("cursor")
+	if err := memory.ValidID("cursor", cursor); err != nil {
+		return err
+	}
+	docs, next, err := s.docs.List(r.Context(), c, cursor, limit)
 	if err != nil {
 		return err
 	}
