@@ -28,6 +28,9 @@ type Service struct {
 	retrieval *retrieval.Pipeline
 	// deriver derives data from new memories (Structured RAG knowledge).
 	deriver Deriver
+	// knowledgeContext, when set, adds the structured section to
+	// BuildContext.
+	knowledgeContext KnowledgeContext
 }
 
 // Deriver derives data from memories as they are written, the knowledge of

@@ -90,15 +90,40 @@ func Logger(w io.Writer, level slog.Level) *slog.Logger {
 // names a time searches that time, retrieval.TimeList) and, when the store
 // keeps a term index (SQLite and DynamoDB both do), Structured RAG:
 // knowledge extracted offline as memories are written, forgotten with
-// them, and searched as the "knowledge" list at weight KnowledgeWeight.
-func KnowledgeOptions(store memory.Store, log *slog.Logger) []service.Option {
-	out := []service.Option{service.WithTimeList(FindTime)}
+// them, searched as the "knowledge" list at weight KnowledgeWeight, query
+// terms expanded with their related terms (the is-a table, the extractors'
+// types and aliases, and the nearest vocabulary terms by emb, whose vectors
+// the store keeps as records when it can), and the structured section of
+// the prompt context.
+func KnowledgeOptions(store memory.Store, emb memory.Embedder, log *slog.Logger) []service.Option {
+	return KnowledgeServiceOptions(NewKnowledge(store, emb, log))
+}
+
+// NewKnowledge returns the Structured RAG service of KnowledgeOptions, or
+// nil when the store keeps no term index.
+func NewKnowledge(store memory.Store, emb memory.Embedder, log *slog.Logger) *knowledge.Service {
 	ti, ok := store.(memory.TermIndex)
 	if !ok {
+		return nil
+	}
+	rel := &knowledge.RelatedIndex{Terms: ti, Embedder: emb, Log: log}
+	k := &knowledge.Service{Store: store, Terms: ti, Extractor: offline.New(offline.Options{}), Related: rel, Log: log}
+	if rs, ok := store.(memory.RecordStore); ok {
+		rel.Records, k.Records = rs, rs
+	}
+	return k
+}
+
+// KnowledgeServiceOptions plugs the time list and k (nil: no term index)
+// into the service: the knowledge list, forgetting, deriving on write, and
+// the structured section of the prompt context.
+func KnowledgeServiceOptions(k *knowledge.Service) []service.Option {
+	out := []service.Option{service.WithTimeList(FindTime)}
+	if k == nil {
 		return out
 	}
-	k := &knowledge.Service{Store: store, Terms: ti, Extractor: offline.New(offline.Options{}), Log: log}
 	return append(out, service.WithRetriever(k.Retriever()), service.WithForgetter(k), service.WithDeriver(k),
+		service.WithKnowledgeContext(k.ContextSection()),
 		service.WithListWeights(map[string]float64{retrieval.ListKnowledge: KnowledgeWeight}))
 }
 
@@ -119,6 +144,58 @@ func KnowledgeExplorer(store memory.Store, model memory.LLM, log *slog.Logger) *
 		return nil
 	}
 	return &knowledge.Explorer{Index: ti, Store: store, LLM: model, Log: log}
+}
+
+// ShareRelated lends k's related terms to x, so that the knowledge API and
+// the search lists expand terms alike and share one cache; it returns x.
+// Either may be nil.
+func ShareRelated(x *knowledge.Explorer, k *knowledge.Service) *knowledge.Explorer {
+	if x != nil && k != nil && k.Related != nil {
+		x.Related = k.Related
+	}
+	return x
+}
+
+// StartBackfill extracts, in the background, the knowledge of the memories
+// of every org that have none (written before extraction existed), one
+// bounded pass at a time (knowledge.Service.Backfill), and returns the
+// function that stops it and waits. A failure is logged; the next start,
+// or RetryPending, resumes.
+func StartBackfill(ctx context.Context, k *knowledge.Service, orgs memory.OrgLister, log *slog.Logger) func() error {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ids, err := orgs.Orgs(ctx)
+		if err != nil {
+			log.Warn("knowledge backfill: list orgs", "err", err)
+			return
+		}
+		for _, org := range ids {
+			total := 0
+			for ctx.Err() == nil {
+				res, err := k.Backfill(ctx, org, knowledge.DefaultBackfillPass)
+				if err != nil {
+					if ctx.Err() == nil {
+						log.Warn("knowledge backfill failed", "org", org, "err", err)
+					}
+					break
+				}
+				total += res.Indexed
+				if res.Done || res.Examined == 0 {
+					break
+				}
+			}
+			if total > 0 {
+				log.Info("knowledge backfilled", "org", org, "indexed", total)
+			}
+		}
+	}()
+	return func() error {
+		cancel()
+		<-done
+		return nil
+	}
 }
 
 // KnowledgeWeight is the knowledge list's weight in the fusion; keyword and

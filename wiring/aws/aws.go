@@ -63,8 +63,9 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...serv
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{Store: store, Index: ix, Embedder: emb, Caps: Capabilities(store), Knowledge: wiring.KnowledgeExplorer(store, nil, log)}
-	b.Service = service.NewService(store, ix, emb, wiring.ServiceOptions(cfg.Service, log, append(wiring.KnowledgeOptions(store, log), opts...)...)...)
+	k := wiring.NewKnowledge(store, emb, log)
+	b := &Backend{Store: store, Index: ix, Embedder: emb, Caps: Capabilities(store), Knowledge: wiring.ShareRelated(wiring.KnowledgeExplorer(store, nil, log), k)}
+	b.Service = service.NewService(store, ix, emb, wiring.ServiceOptions(cfg.Service, log, append(wiring.KnowledgeServiceOptions(k), opts...)...)...)
 	b.closers.Add(b.Service.Close)
 	return b, nil
 }

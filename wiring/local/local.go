@@ -49,9 +49,10 @@ func Open(ctx context.Context, dataDir string, embedder memory.Embedder, log *sl
 		store.Close()
 		return nil, err
 	}
-	svc := service.NewService(store, ix, embedder, append(append([]service.Option{service.WithLogger(log)}, wiring.KnowledgeOptions(store, log)...), opts...)...)
+	k := wiring.NewKnowledge(store, embedder, log)
+	svc := service.NewService(store, ix, embedder, append(append([]service.Option{service.WithLogger(log)}, wiring.KnowledgeServiceOptions(k)...), opts...)...)
 	return &Backend{Store: store, Index: ix, Embedder: embedder, Service: svc, Caps: Capabilities(store),
-		Knowledge: wiring.KnowledgeExplorer(store, nil, log)}, nil
+		Knowledge: wiring.ShareRelated(wiring.KnowledgeExplorer(store, nil, log), k)}, nil
 }
 
 // Capabilities declares what the SQLite store keeps beyond memories:

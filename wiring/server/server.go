@@ -149,10 +149,14 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 	if err != nil {
 		return fail(err)
 	}
-	opts = append(append(wiring.KnowledgeOptions(b.Store, log), rerank.Options(cfg.Rerank, rr)...), opts...)
+	k := wiring.NewKnowledge(b.Store, emb, log)
+	opts = append(append(wiring.KnowledgeServiceOptions(k), rerank.Options(cfg.Rerank, rr)...), opts...)
 	b.Service = service.NewService(b.Store, b.Index, emb, wiring.ServiceOptions(cfg.Service, log, opts...)...)
 	b.closers.Add(b.Service.Close) // closed first: its queued accesses need the store
-	b.Knowledge = wiring.KnowledgeExplorer(b.Store, model, log)
+	if ol, ok := b.Store.(memory.OrgLister); ok && k != nil {
+		b.closers.Add(wiring.StartBackfill(ctx, k, ol, log)) // stopped before the service and store close
+	}
+	b.Knowledge = wiring.ShareRelated(wiring.KnowledgeExplorer(b.Store, model, log), k)
 	if b.Documents, err = ingestion.New(b.Service, b.Caps, cfg.Ingest, log); err != nil {
 		return fail(err)
 	}
