@@ -19,7 +19,12 @@ import (
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/pipeline/consolidate"
 	"github.com/agentmem/agentmem/pipeline/extract"
+	"github.com/agentmem/agentmem/telemetry"
+	"github.com/agentmem/agentmem/telemetry/otlp"
+	"github.com/agentmem/agentmem/telemetry/prom"
 	"github.com/agentmem/agentmem/transport/httpapi"
+	"github.com/agentmem/agentmem/wiring/consolidation"
+	"github.com/agentmem/agentmem/wiring/extraction"
 	"github.com/agentmem/agentmem/wiring/server"
 )
 
@@ -39,6 +44,15 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	// Traces (off unless the OTEL_* variables ask for them) before the
+	// backend, whose ports are traced when they are on.
+	stopTracing, err := otlp.Setup(ctx, "memoryd")
+	if err != nil {
+		return err
+	}
+	defer stopTracing(context.Background())
+	metrics := prom.New()
+
 	b, err := server.Open(ctx, cfg, log)
 	if err != nil {
 		return err
@@ -48,16 +62,22 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	b.Facts.Extractor = extraction.Observed(b.Facts.Extractor, metrics)
 	queue := extract.NewLocalQueue(b.Facts, 1000)
 	defer queue.Close()
+	metrics.WatchQueue(telemetry.Extract, queue.Len)
 	if cfg.Consolidation.Every > 0 {
-		go consolidateEvery(ctx, b.Consolidation, cfg.Consolidation.Every, log)
+		go consolidateEvery(ctx, b.Consolidation, cfg.Consolidation.Every, metrics, log)
 	}
+	api := httpapi.New(b.Service, keys, log, httpapi.WithDocuments(b.Documents), httpapi.WithExtraction(queue),
+		httpapi.WithConsolidation(b.Consolidation), httpapi.WithMetrics(metrics))
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics.Handler()) // no tenant data: route patterns, stages, counts
+	mux.Handle("/", api)
 
 	srv := &http.Server{
-		Addr: net.JoinHostPort(cfg.Server.Addr, strconv.Itoa(cfg.Server.Port)),
-		Handler: httpapi.New(b.Service, keys, log, httpapi.WithDocuments(b.Documents), httpapi.WithExtraction(queue),
-			httpapi.WithConsolidation(b.Consolidation)),
+		Addr:              net.JoinHostPort(cfg.Server.Addr, strconv.Itoa(cfg.Server.Port)),
+		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -108,7 +128,10 @@ func loadKeys(cfg config.Config, b *server.Backend, log *slog.Logger) (auth.Auth
 
 // consolidateEvery runs consolidation for every org at each interval until
 // ctx ends.
-func consolidateEvery(ctx context.Context, job *consolidate.Job, every time.Duration, log *slog.Logger) {
+func consolidateEvery(ctx context.Context, job *consolidate.Job, every time.Duration, m telemetry.Metrics, log *slog.Logger) {
+	run := telemetry.Handler(telemetry.Consolidate, m, func(ctx context.Context, _ struct{}) ([]consolidate.Report, error) {
+		return job.RunAll(ctx)
+	}, consolidation.Outcomes)
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -116,7 +139,7 @@ func consolidateEvery(ctx context.Context, job *consolidate.Job, every time.Dura
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if _, err := job.RunAll(ctx); err != nil {
+			if _, err := run(ctx, struct{}{}); err != nil {
 				log.Error("scheduled consolidation", "err", err)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"context"
 
 	"github.com/agentmem/agentmem/queue/sqs"
+	"github.com/agentmem/agentmem/telemetry"
 	"github.com/agentmem/agentmem/transport/httpapi"
 	"github.com/agentmem/agentmem/wiring/aws"
 	"github.com/agentmem/agentmem/wiring/consolidation"
@@ -23,11 +24,11 @@ func main() {
 	aws.Must(log, "documents", err)
 	job, err := consolidation.New(b.Service, b.Caps, cfg.Consolidation, log)
 	aws.Must(log, "consolidation", err)
-	opts := []httpapi.Option{httpapi.WithDocuments(docs), httpapi.WithConsolidation(job)}
+	opts := []httpapi.Option{httpapi.WithDocuments(docs), httpapi.WithConsolidation(job), httpapi.WithMetrics(b.Metrics)}
 	if cfg.Extraction.QueueURL != "" {
 		c, err := sqs.NewClient(ctx, sqs.ClientOptions{Endpoint: cfg.Extraction.QueueEndpoint, Region: cfg.AWS.Region})
 		aws.Must(log, "sqs", err)
 		opts = append(opts, httpapi.WithExtraction(sqs.New(c, cfg.Extraction.QueueURL)))
 	}
-	lambda.Start(httpapi.New(b.Service, nil, log, opts...).HandleAPIGateway)
+	lambda.Start(telemetry.Handler("api", b.Metrics, httpapi.New(b.Service, nil, log, opts...).HandleAPIGateway, nil))
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/agentmem/agentmem/pipeline/ingest"
 	"github.com/agentmem/agentmem/service"
 	"github.com/agentmem/agentmem/store/dynamodb"
+	"github.com/agentmem/agentmem/telemetry"
 	"github.com/agentmem/agentmem/wiring"
 	"github.com/agentmem/agentmem/wiring/aws"
 	"github.com/agentmem/agentmem/wiring/consolidation"
@@ -128,7 +129,9 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		b.closers.Add(ix.Close)
 		b.Index = ix
 	}
-	b.Service = service.NewService(b.Store, b.Index, emb, wiring.ServiceOptions(cfg.Service, log, append(wiring.KnowledgeOptions(b.Store, log), opts...)...)...)
+	// The service sees the ports traced when tracing is on; the Backend keeps them bare.
+	store, index, tracedEmb := telemetry.Ports(b.Store, b.Index, emb)
+	b.Service = service.NewService(store, index, tracedEmb, wiring.ServiceOptions(cfg.Service, log, append(wiring.KnowledgeOptions(store, log), opts...)...)...)
 	b.closers.Add(b.Service.Close) // closed first: its queued accesses need the store
 	model, err := llm.New(ctx, cfg.LLM, cfg.AWS)
 	if err != nil {
