@@ -7,7 +7,7 @@ QUERIES  ?= 300
 
 export PORT DATA_DIR
 
-.PHONY: help run invoke models build-lambdas synth deploy deploy-localstack destroy bench-embed bench-locomo run-aws-local localstack-up localstack-down localstack-test build test test-short fuzz vet lint fmt bench-hostile bench-latency bench-latency-opensearch opensearch-start opensearch-stop clean
+.PHONY: help run invoke models build-lambdas synth deploy deploy-localstack destroy bench-embed bench-locomo run-aws-local localstack-up localstack-down localstack-test build test test-short fuzz vet lint fmt bench-hostile bench-latency bench-latency-opensearch bench-load opensearch-start opensearch-stop clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -124,6 +124,12 @@ bench-latency: ## batch-create throughput, search latency per mode and stage, re
 bench-latency-opensearch: ## the same against a local OpenSearch node (started and stopped here)
 	@url=$$(scripts/opensearch.sh start) && trap 'scripts/opensearch.sh stop' EXIT && \
 	  $(GO) run ./cmd/bench-latency -index opensearch -opensearch-url $$url -sizes $(SIZES) -queries $(QUERIES)
+
+CLIENTS  ?= 50
+DURATION ?= 60s
+bench-load: ## load and soak: CLIENTS for DURATION against a fresh local memoryd (3 orgs, hashing embedder unless MODEL_DIR), then a consistency check
+	$(GO) build -o bin/memoryd ./cmd/memoryd
+	$(GO) run ./cmd/bench-load -memoryd bin/memoryd -clients $(CLIENTS) -duration $(DURATION) -json bench-load.json
 
 clean: ## remove build output (not the data directory)
 	rm -rf bin

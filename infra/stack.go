@@ -44,6 +44,12 @@ type Stage struct {
 	LogRetention     awslogs.RetentionDays
 	EmbedModel       string
 	LLMModel         string
+	// ADOTCollectorLayer, when set, is the ARN of the AWS Distro for
+	// OpenTelemetry collector Lambda layer (arm64) added to the functions,
+	// which then export their spans (store, index, embedder, pipelines) to
+	// it as OTLP/HTTP JSON, and it to X-Ray. Empty: X-Ray active tracing
+	// only (each invocation, and API Gateway, but no spans from inside).
+	ADOTCollectorLayer string
 }
 
 // Stages are the known stages.
@@ -143,8 +149,16 @@ func NewStack(scope constructs.Construct, id string, p Props) awscdk.Stack {
 			MemorySize:   jsii.Number(f.memory),
 			Timeout:      awscdk.Duration_Seconds(jsii.Number(f.timeout)),
 			LogGroup:     logs,
-			Tracing:      awslambda.Tracing_DISABLED,
+			Tracing:      awslambda.Tracing_ACTIVE, // X-Ray: the function's segments, linked to API Gateway's
 		})
+		fns[f.name].AddEnvironment(jsii.String("OTEL_SERVICE_NAME"), name(f.name), nil)
+		if st.ADOTCollectorLayer != "" {
+			fns[f.name].AddLayers(awslambda.LayerVersion_FromLayerVersionArn(stack, jsii.String(f.name+"ADOT"), jsii.String(st.ADOTCollectorLayer)))
+			for k, v := range map[string]string{"OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://localhost:4318",
+				"OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"} {
+				fns[f.name].AddEnvironment(jsii.String(k), jsii.String(v), nil)
+			}
+		}
 	}
 
 	// Search: encryption at rest and in transit, HTTPS only, fine-grained
@@ -256,6 +270,7 @@ func NewStack(scope constructs.Construct, id string, p Props) awscdk.Stack {
 			ThrottlingRateLimit:  jsii.Number(st.ApiRateLimit),
 			ThrottlingBurstLimit: jsii.Number(st.ApiBurstLimit),
 			MetricsEnabled:       jsii.Bool(true),
+			TracingEnabled:       jsii.Bool(true),
 		},
 		// The handler enforces 1 MiB bodies; API Gateway's own limit is 10 MB.
 		MinCompressionSize: awscdk.Size_Kibibytes(jsii.Number(1)),
@@ -292,6 +307,30 @@ func NewStack(scope constructs.Construct, id string, p Props) awscdk.Stack {
 		Period: awscdk.Duration_Minutes(jsii.Number(5)),
 	}), 1, "more than 1% of API requests answered 5xx")
 	alarm("SearchRed", domain.MetricClusterStatusRed(nil), 1, "the OpenSearch cluster is red")
+
+	// Alarms on the functions' own metrics: embedded-metric-format lines
+	// (telemetry/emf; the names and dimensions are its constants).
+	five := awscdk.Duration_Minutes(jsii.Number(5))
+	emf := func(metric, stat string, dims map[string]*string) awscloudwatch.IMetric {
+		return awscloudwatch.NewMetric(&awscloudwatch.MetricProps{Namespace: jsii.String("agentmem"), MetricName: jsii.String(metric),
+			DimensionsMap: &dims, Statistic: jsii.String(stat), Period: five})
+	}
+	items := func(fn, pipeline, outcome string) awscloudwatch.IMetric {
+		return emf("Items", "Sum", map[string]*string{"Function": name(fn), "Pipeline": jsii.String(pipeline), "Outcome": jsii.String(outcome)})
+	}
+	alarm("ApiServerErrors", emf("ServerErrors", "Sum", map[string]*string{"Function": name("api")}), 5,
+		"the API function answered 5 or more 5xx in 5 minutes")
+	alarm("SearchLatencyP95", emf("Latency", "p95", map[string]*string{"Function": name("api"), "Route": jsii.String("POST /v1/search")}), 1000,
+		"search p95 latency reached 1 s over 5 minutes")
+	alarm("RerankFallbacks", emf("RerankFallbacks", "Sum", map[string]*string{"Function": name("api")}), 10,
+		"10 or more searches in 5 minutes fell back to the fused order because the reranker failed")
+	alarm("IngestFailures", items("ingest", "ingest", "failed"), 1, "documents failed to ingest")
+	alarm("ExtractFailures", items("extract", "extract", "failed"), 5, "5 or more extraction jobs failed in 5 minutes (retried, then dead-lettered)")
+	alarm("ConsolidateFailures", items("consolidate", "consolidate", "failed"), 1, "a consolidation run failed")
+	alarm("ExtractQueueDepth", queue.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{Period: five, Statistic: jsii.String("Maximum")}),
+		1000, "1,000 or more extraction jobs wait in the queue")
+	alarm("ExtractQueueAge", queue.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Period: five, Statistic: jsii.String("Maximum")}),
+		900, "the oldest extraction job has waited 15 minutes")
 
 	awscdk.NewCfnOutput(stack, jsii.String("ApiUrl"), &awscdk.CfnOutputProps{Value: api.Url()})
 	awscdk.NewCfnOutput(stack, jsii.String("BucketName"), &awscdk.CfnOutputProps{Value: bucket.BucketName()})

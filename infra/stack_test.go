@@ -37,10 +37,13 @@ func synth(t *testing.T, stage string) (assertions.Template, map[string]any) {
 func props(p map[string]any) *map[string]any { return &p }
 
 // allowedWildcards lists the actions allowed on Resource "*" because AWS
-// offers no narrower resource for them. The stack needs none today (CDK's
-// bucket-notification handler is scoped to the bucket); an addition here
-// must say why.
-var allowedWildcards = map[string]bool{}
+// offers no narrower resource for them (CDK's bucket-notification handler
+// is scoped to the bucket); an addition here must say why.
+var allowedWildcards = map[string]bool{
+	// X-Ray active tracing (Tracing_ACTIVE): X-Ray has no resource-level
+	// permissions for sending segments.
+	"xray:PutTraceSegments": true, "xray:PutTelemetryRecords": true,
+}
 
 func TestStack(t *testing.T) {
 	for _, stage := range []string{"dev", "prod"} {
@@ -156,8 +159,23 @@ func TestStack(t *testing.T) {
 			}
 			tmpl.ResourceCountIs(jsii.String("AWS::Logs::LogGroup"), jsii.Number(float64(len(functions)+1)))
 
-			// Alarms: DLQ, errors and throttles per function, API 5xx, search red.
-			tmpl.ResourceCountIs(jsii.String("AWS::CloudWatch::Alarm"), jsii.Number(float64(3+2*len(functions))))
+			// Alarms: DLQ, errors and throttles per function, API 5xx, search
+			// red, and eight on the functions' own metrics and the queue.
+			tmpl.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), props(map[string]any{
+				"Namespace": "agentmem", "MetricName": "Items", "Dimensions": assertions.Match_ArrayWith(&[]any{
+					map[string]any{"Name": "Outcome", "Value": "failed"}, map[string]any{"Name": "Pipeline", "Value": "ingest"}}),
+			}))
+			tmpl.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), props(map[string]any{
+				"Namespace": "agentmem", "MetricName": "RerankFallbacks",
+			}))
+			// Tracing: X-Ray on every function and on the API stage.
+			for _, f := range functions {
+				tmpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), props(map[string]any{
+					"FunctionName": "agentmem-" + stage + "-" + f.name, "TracingConfig": map[string]any{"Mode": "Active"},
+				}))
+			}
+			tmpl.HasResourceProperties(jsii.String("AWS::ApiGateway::Stage"), props(map[string]any{"TracingEnabled": true}))
+			tmpl.ResourceCountIs(jsii.String("AWS::CloudWatch::Alarm"), jsii.Number(float64(3+2*len(functions)+8)))
 
 			// No statement grants every action or every resource, but the listed exceptions.
 			for id, r := range res {

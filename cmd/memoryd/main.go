@@ -20,7 +20,12 @@ import (
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/pipeline/consolidate"
 	"github.com/agentmem/agentmem/pipeline/extract"
+	"github.com/agentmem/agentmem/telemetry"
+	"github.com/agentmem/agentmem/telemetry/otlp"
+	"github.com/agentmem/agentmem/telemetry/prom"
 	"github.com/agentmem/agentmem/transport/httpapi"
+	"github.com/agentmem/agentmem/wiring/consolidation"
+	"github.com/agentmem/agentmem/wiring/extraction"
 	"github.com/agentmem/agentmem/wiring/server"
 )
 
@@ -40,6 +45,15 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	// Traces (off unless the OTEL_* variables ask for them) before the
+	// backend, whose ports are traced when they are on.
+	stopTracing, err := otlp.Setup(ctx, "memoryd")
+	if err != nil {
+		return err
+	}
+	defer stopTracing(context.Background())
+	metrics := prom.New()
+
 	b, err := server.Open(ctx, cfg, log)
 	if err != nil {
 		return err
@@ -56,16 +70,21 @@ func run() error {
 			fmt.Fprintf(os.Stderr, "development API key (org %q), kept in %s: %s\n", auth.DevOrg, file, devKey)
 		}
 	}
+	b.Facts.Extractor = extraction.Observed(b.Facts.Extractor, metrics)
 	queue := extract.NewLocalQueue(b.Facts, cfg.Extraction.LocalQueueCap)
 	defer queue.Close()
+	metrics.WatchQueue(telemetry.Extract, queue.Len)
 	if cfg.Consolidation.Every > 0 {
-		go consolidateEvery(ctx, b.Consolidation, cfg.Consolidation.Every, log)
+		go consolidateEvery(ctx, b.Consolidation, cfg.Consolidation.Every, metrics, log)
 	}
-
 	api := httpapi.New(b.Service, keys, log, httpapi.WithDocuments(b.Documents), httpapi.WithExtraction(queue),
 		httpapi.WithConsolidation(b.Consolidation), httpapi.WithKeys(b.Keys), httpapi.WithQuotas(server.Quotas(cfg.Quotas, b)),
-		httpapi.WithKnowledge(b.Knowledge))
-	srv := server.HTTPServer(net.JoinHostPort(cfg.Server.Addr, strconv.Itoa(cfg.Server.Port)), server.Limit(api, cfg.Limits, log), cfg.Limits)
+		httpapi.WithKnowledge(b.Knowledge), httpapi.WithMetrics(metrics))
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics.Handler()) // no tenant data: route patterns, stages, counts
+	mux.Handle("/", server.Limit(api, cfg.Limits, log))
+
+	srv := server.HTTPServer(net.JoinHostPort(cfg.Server.Addr, strconv.Itoa(cfg.Server.Port)), mux, cfg.Limits)
 	ln, err := net.Listen("tcp", srv.Addr)
 	if err != nil {
 		return err
@@ -91,7 +110,10 @@ func run() error {
 
 // consolidateEvery runs consolidation for every org at each interval until
 // ctx ends.
-func consolidateEvery(ctx context.Context, job *consolidate.Job, every time.Duration, log *slog.Logger) {
+func consolidateEvery(ctx context.Context, job *consolidate.Job, every time.Duration, m telemetry.Metrics, log *slog.Logger) {
+	run := telemetry.Handler(telemetry.Consolidate, m, func(ctx context.Context, _ struct{}) ([]consolidate.Report, error) {
+		return job.RunAll(ctx)
+	}, consolidation.Outcomes)
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -99,7 +121,7 @@ func consolidateEvery(ctx context.Context, job *consolidate.Job, every time.Dura
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if _, err := job.RunAll(ctx); err != nil {
+			if _, err := run(ctx, struct{}{}); err != nil {
 				log.Error("scheduled consolidation", "err", err)
 			}
 		}

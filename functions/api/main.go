@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/queue/sqs"
+	"github.com/agentmem/agentmem/telemetry"
 	"github.com/agentmem/agentmem/transport/httpapi"
 	"github.com/agentmem/agentmem/wiring/aws"
 	"github.com/agentmem/agentmem/wiring/consolidation"
@@ -29,11 +30,11 @@ func main() {
 	quotas := &httpapi.Quotas{Limits: memory.OrgUsage{Memories: cfg.Quotas.Memories, Bytes: cfg.Quotas.Bytes, Documents: cfg.Quotas.Documents},
 		Usage: b.Store, Overrides: b.Store, UsageTTL: cfg.Quotas.UsageTTL}
 	opts := []httpapi.Option{httpapi.WithDocuments(docs), httpapi.WithConsolidation(job), httpapi.WithKeys(b.Store), httpapi.WithQuotas(quotas),
-		httpapi.WithKnowledge(b.Knowledge)}
+		httpapi.WithKnowledge(b.Knowledge), httpapi.WithMetrics(b.Metrics)}
 	if cfg.Extraction.QueueURL != "" {
 		c, err := sqs.NewClient(ctx, sqs.ClientOptions{Endpoint: cfg.Extraction.QueueEndpoint, Region: cfg.AWS.Region})
 		aws.Must(log, "sqs", err)
 		opts = append(opts, httpapi.WithExtraction(sqs.New(c, cfg.Extraction.QueueURL)))
 	}
-	lambda.Start(httpapi.New(b.Service, nil, log, opts...).HandleAPIGateway)
+	lambda.Start(telemetry.Handler("api", b.Metrics, httpapi.New(b.Service, nil, log, opts...).HandleAPIGateway, nil))
 }

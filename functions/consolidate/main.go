@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"github.com/agentmem/agentmem/pipeline/consolidate"
+	"github.com/agentmem/agentmem/telemetry"
 	"github.com/agentmem/agentmem/wiring/aws"
 	"github.com/agentmem/agentmem/wiring/consolidation"
 	"github.com/aws/aws-lambda-go/events"
@@ -16,8 +17,8 @@ func main() {
 	b, cfg, log := aws.Setup(context.Background())
 	job, err := consolidation.New(b.Service, b.Caps, cfg.Consolidation, log)
 	aws.Must(log, "consolidation", err)
-	lambda.Start(func(ctx context.Context, ev events.EventBridgeEvent) ([]consolidate.Report, error) {
+	lambda.Start(telemetry.Handler(telemetry.Consolidate, b.Metrics, func(ctx context.Context, ev events.EventBridgeEvent) ([]consolidate.Report, error) {
 		log.Info("scheduled consolidation", "event_id", ev.ID, "time", ev.Time)
 		return job.RunAll(ctx)
-	})
+	}, consolidation.Outcomes))
 }

@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 
+	"github.com/agentmem/agentmem/telemetry"
 	"github.com/agentmem/agentmem/wiring/aws"
 	"github.com/agentmem/agentmem/wiring/extraction"
 	"github.com/agentmem/agentmem/wiring/llm"
@@ -21,5 +22,5 @@ func main() {
 	aws.Must(log, "llm", err)
 	facts, err := extraction.New(b.Service, b.Caps, model, log)
 	aws.Must(log, "extraction", err)
-	lambda.Start(facts.HandleSQS)
+	lambda.Start(telemetry.Handler(telemetry.Extract, b.Metrics, facts.HandleSQS, extraction.Outcomes))
 }

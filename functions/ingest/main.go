@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentmem/agentmem/blob/s3"
 	"github.com/agentmem/agentmem/pipeline/ingest"
+	"github.com/agentmem/agentmem/telemetry"
 	"github.com/agentmem/agentmem/wiring/aws"
 	"github.com/agentmem/agentmem/wiring/ingestion"
 	"github.com/aws/aws-lambda-go/events"
@@ -24,7 +25,7 @@ func main() {
 		data, obj, err := s3.New(c, bucket).Get(ctx, key)
 		return data, obj.ETag, err
 	}
-	lambda.Start(func(ctx context.Context, ev events.S3Event) ([]ingest.Outcome, error) {
+	lambda.Start(telemetry.Handler(telemetry.Ingest, b.Metrics, func(ctx context.Context, ev events.S3Event) ([]ingest.Outcome, error) {
 		return docs.HandleS3(ctx, ev, fetch)
-	})
+	}, ingestion.Outcomes))
 }

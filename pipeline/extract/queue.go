@@ -165,6 +165,9 @@ func (q *LocalQueue) Enqueue(_ context.Context, j Job) error {
 	}
 }
 
+// Len is how many jobs wait (the metrics' queue depth).
+func (q *LocalQueue) Len() int { return len(q.jobs) }
+
 // Close stops taking jobs and waits for the queued ones.
 func (q *LocalQueue) Close() {
 	close(q.jobs)

@@ -24,6 +24,7 @@ import (
 	"github.com/agentmem/agentmem/pipeline/consolidate"
 	"github.com/agentmem/agentmem/pipeline/extract"
 	"github.com/agentmem/agentmem/pipeline/ingest"
+	"github.com/agentmem/agentmem/telemetry"
 )
 
 // Server is the HTTP API.
@@ -40,6 +41,9 @@ type Server struct {
 	mux           *http.ServeMux
 	// knowledge serves /v1/knowledge/* (WithKnowledge).
 	knowledge *knowledge.Explorer
+	// metrics and handler: see observe.go.
+	metrics telemetry.Metrics
+	handler http.Handler
 }
 
 // Option configures a Server.
@@ -100,6 +104,7 @@ func New(svc *service.Service, auth Authenticator, log *slog.Logger, opts ...Opt
 		s.route("GET /v1/admin/usage", s.usage, memory.GrantAdmin)
 	}
 	s.routeKnowledge()
+	s.instrument()
 	return s
 }
 
@@ -123,6 +128,7 @@ func withCaller(ctx context.Context, c memory.Caller) context.Context {
 // else (see grants.go).
 func (s *Server) route(pattern string, h handlerFunc, op memory.Grants) {
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		routed(w, r, pattern)
 		var c memory.Caller
 		if op != public {
 			var err error
@@ -167,7 +173,8 @@ type logWriter struct {
 	req        *http.Request
 	status     int
 	org, agent string
-	swallow    bool // the router's own 405 text is being replaced
+	route      string // the matched pattern, for the metrics
+	swallow    bool   // the router's own 405 text is being replaced
 }
 
 func (w *logWriter) WriteHeader(code int) {
@@ -203,9 +210,9 @@ func (w *logWriter) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
-// ServeHTTP implements http.Handler: request id, panic recovery and one JSON
-// access log line per request (never bodies or keys).
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// serve is ServeHTTP (observe.go) within its span: request id, panic
+// recovery and one JSON access log line per request (never bodies or keys).
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := r.Header.Get("X-Request-Id")
 	if id == "" || len(id) > 128 {
@@ -226,6 +233,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.log.InfoContext(r.Context(), "request", "request_id", id, "method", r.Method, "path", r.URL.Path,
 			"status", lw.status, "org", lw.org, "agent", lw.agent, "ms", float64(time.Since(start).Microseconds())/1000)
+		s.observe(lw, time.Since(start))
 	}()
 	s.mux.ServeHTTP(lw, r)
 }
@@ -469,6 +477,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, c memory.Caller)
 	if err != nil {
 		return err
 	}
+	s.observeSearch(res)
 	if res.Results == nil {
 		res.Results = []service.SearchResult{}
 	}

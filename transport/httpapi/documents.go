@@ -63,6 +63,7 @@ func (s *Server) createDocument(w http.ResponseWriter, r *http.Request, c memory
 		seg = agent
 	}
 	st, err := s.docs.Ingest(r.Context(), owner, c.OrgID+"/"+seg+"/"+name, data, "")
+	s.observeIngest(st, err)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,11 @@ import (
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/service"
 	"github.com/agentmem/agentmem/store/dynamodb"
+	"github.com/agentmem/agentmem/telemetry"
+	"github.com/agentmem/agentmem/telemetry/emf"
+	"github.com/agentmem/agentmem/telemetry/otlp"
 	"github.com/agentmem/agentmem/wiring"
+	"github.com/aws/aws-lambda-go/lambdacontext"
 )
 
 // Backend is an opened AWS backend.
@@ -30,7 +34,10 @@ type Backend struct {
 	Index    *opensearch.Index
 	Embedder memory.Embedder
 	// Caps are what the store keeps beyond memories (see Capabilities).
-	Caps    wiring.Capabilities
+	Caps wiring.Capabilities
+	// Metrics are CloudWatch embedded-metric-format lines on standard
+	// output (set by Setup; telemetry.Discard otherwise).
+	Metrics telemetry.Metrics
 	closers wiring.Closers
 	// Knowledge is the knowledge API's use case (offline translation: the
 	// API Lambda links no LLM).
@@ -63,9 +70,12 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...serv
 	if err != nil {
 		return nil, err
 	}
-	k := wiring.NewKnowledge(store, emb, log)
-	b := &Backend{Store: store, Index: ix, Embedder: emb, Caps: Capabilities(store), Knowledge: wiring.ShareRelated(wiring.KnowledgeExplorer(store, nil, log), k)}
-	b.Service = service.NewService(store, ix, emb, wiring.ServiceOptions(cfg.Service, log, append(wiring.KnowledgeServiceOptions(k), opts...)...)...)
+	b := &Backend{Store: store, Index: ix, Embedder: emb, Caps: Capabilities(store), Metrics: telemetry.Discard}
+	// The service sees the ports traced when tracing is on; the Backend keeps them bare.
+	ts, tix, temb := telemetry.Ports(store, ix, emb)
+	k := wiring.NewKnowledge(ts, temb, log)
+	b.Knowledge = wiring.ShareRelated(wiring.KnowledgeExplorer(store, nil, log), k)
+	b.Service = service.NewService(ts, tix, temb, wiring.ServiceOptions(cfg.Service, log, append(wiring.KnowledgeServiceOptions(k), opts...)...)...)
 	b.closers.Add(b.Service.Close)
 	return b, nil
 }
@@ -155,14 +165,19 @@ func NewEmbedder(ctx context.Context, cfg config.Embedder, a config.AWS, log *sl
 }
 
 // Setup is the start of every Lambda that opens the backend: the
-// configuration from the environment, a JSON logger on standard output and
-// the backend. It exits the process with a logged error if any of them
-// fails.
+// configuration from the environment, a JSON logger on standard output,
+// tracing when the OTEL_* variables ask for it (telemetry/otlp; the
+// handler flushes the spans of each invocation: telemetry.Handler), the
+// backend with the service options extras build, and its metrics as
+// embedded-metric-format lines on standard output. It exits the process
+// with a logged error if any of them fails.
 func Setup(ctx context.Context, extras ...Extra) (*Backend, config.Config, *slog.Logger) {
 	log := wiring.Logger(os.Stdout, slog.LevelInfo)
 	cfg, err := config.FromEnv()
 	Must(log, "config", err)
 	log = wiring.Logger(os.Stdout, cfg.LogLevel)
+	_, err = otlp.Setup(ctx, lambdacontext.FunctionName)
+	Must(log, "tracing", err)
 	var opts []service.Option
 	for _, x := range extras {
 		o, err := x(ctx, cfg)
@@ -171,6 +186,7 @@ func Setup(ctx context.Context, extras ...Extra) (*Backend, config.Config, *slog
 	}
 	b, err := Open(ctx, cfg, log, opts...)
 	Must(log, "backend", err)
+	b.Metrics = emf.New(os.Stdout, lambdacontext.FunctionName)
 	return b, cfg, log
 }
 

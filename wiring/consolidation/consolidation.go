@@ -3,6 +3,7 @@
 package consolidation
 
 import (
+	"github.com/agentmem/agentmem/telemetry"
 	"log/slog"
 
 	"github.com/agentmem/agentmem/internal/config"
@@ -24,4 +25,14 @@ func New(svc *service.Service, caps wiring.Capabilities, cfg config.Consolidatio
 	return &consolidate.Job{Service: svc, Records: caps.Records, Log: log, Config: consolidate.Config{
 		HalfLifeStandard: cfg.HalfLifeStandard, HalfLifeEphemeral: cfg.HalfLifeEphemeral,
 		ArchiveBelow: cfg.ArchiveBelow, Retention: cfg.Retention}}, nil
+}
+
+// Outcomes counts a consolidation run for telemetry.Handler: each org
+// consolidated is ok; a run that stopped with an error counts one failure.
+func Outcomes[E any](_ E, reports []consolidate.Report, err error) map[string]int {
+	out := map[string]int{telemetry.OutcomeOK: len(reports)}
+	if err != nil {
+		out[telemetry.OutcomeFailed] = 1
+	}
+	return out
 }

@@ -3,11 +3,16 @@
 package extraction
 
 import (
+	"context"
+	"github.com/aws/aws-lambda-go/events"
 	"log/slog"
+
+	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/pipeline/extract"
 	"github.com/agentmem/agentmem/service"
+	"github.com/agentmem/agentmem/telemetry"
 	"github.com/agentmem/agentmem/wiring"
 )
 
@@ -27,4 +32,43 @@ func New(svc *service.Service, caps wiring.Capabilities, model memory.LLM, log *
 		ex = extract.LLM{LLM: model}
 	}
 	return &extract.Pipeline{Service: svc, Extractor: ex, Log: log}, nil
+}
+
+// Observed returns ex with a span around each extraction and its outcome
+// counted in m (pipeline extract: ok or failed). memoryd wraps its local
+// queue's extractor with it; the extract Lambda counts whole jobs instead
+// (telemetry.Handler).
+func Observed(ex extract.Extractor, m telemetry.Metrics) extract.Extractor {
+	return observed{Extractor: ex, m: m}
+}
+
+type observed struct {
+	extract.Extractor
+	m telemetry.Metrics
+}
+
+func (o observed) Extract(ctx context.Context, turns []extract.Turn) (_ []extract.Fact, err error) {
+	ctx, span := telemetry.Start(ctx, "extract.Extract", telemetry.AttrCount.Int(len(turns)),
+		attribute.String("agentmem.extractor", o.Name()))
+	defer func() {
+		telemetry.End(span, err)
+		if err != nil {
+			o.m.Pipeline(telemetry.Extract, telemetry.OutcomeFailed, 1)
+		} else {
+			o.m.Pipeline(telemetry.Extract, telemetry.OutcomeOK, 1)
+		}
+	}()
+	return o.Extractor.Extract(ctx, turns)
+}
+
+// Outcomes counts an SQS batch of extraction jobs for telemetry.Handler:
+// the jobs reported as failed (to be retried), the others ok (done, or
+// rejected for good and logged); a batch that failed whole counts every
+// job failed.
+func Outcomes(ev events.SQSEvent, res events.SQSEventResponse, err error) map[string]int {
+	n := len(ev.Records)
+	if err != nil {
+		return map[string]int{telemetry.OutcomeFailed: n}
+	}
+	return map[string]int{telemetry.OutcomeOK: n - len(res.BatchItemFailures), telemetry.OutcomeFailed: len(res.BatchItemFailures)}
 }

@@ -4,6 +4,8 @@
 package ingestion
 
 import (
+	"github.com/agentmem/agentmem/telemetry"
+	"github.com/aws/aws-lambda-go/events"
 	"log/slog"
 
 	"github.com/agentmem/agentmem/internal/config"
@@ -24,4 +26,26 @@ func New(svc *service.Service, caps wiring.Capabilities, cfg config.Ingest, log 
 	}
 	return &ingest.Pipeline{Service: svc, Records: caps.Records, Log: log, MaxBytes: cfg.MaxBytes,
 		Splitter: ingest.Splitter{Size: cfg.ChunkSize, Overlap: cfg.ChunkOverlap}}, nil
+}
+
+// Outcomes counts what an S3 notification did for telemetry.Handler: each
+// object indexed, removed or skipped is ok, failed is failed, rejected
+// (outside the key layout) is rejected; an invocation that failed whole
+// (to be delivered again) counts each record failed.
+func Outcomes(ev events.S3Event, outs []ingest.Outcome, err error) map[string]int {
+	if err != nil {
+		return map[string]int{telemetry.OutcomeFailed: len(ev.Records)}
+	}
+	m := map[string]int{}
+	for _, o := range outs {
+		switch o.Action {
+		case "failed":
+			m[telemetry.OutcomeFailed]++
+		case "rejected":
+			m[telemetry.OutcomeRejected]++
+		default:
+			m[telemetry.OutcomeOK]++
+		}
+	}
+	return m
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/agentmem/agentmem/pipeline/ingest"
 	"github.com/agentmem/agentmem/service"
 	"github.com/agentmem/agentmem/store/dynamodb"
+	"github.com/agentmem/agentmem/telemetry"
 	"github.com/agentmem/agentmem/wiring"
 	"github.com/agentmem/agentmem/wiring/aws"
 	"github.com/agentmem/agentmem/wiring/consolidation"
@@ -149,9 +150,11 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 	if err != nil {
 		return fail(err)
 	}
-	k := wiring.NewKnowledge(b.Store, emb, log)
+	// The service sees the ports traced when tracing is on; the Backend keeps them bare.
+	store, index, tracedEmb := telemetry.Ports(b.Store, b.Index, emb)
+	k := wiring.NewKnowledge(store, tracedEmb, log)
 	opts = append(append(wiring.KnowledgeServiceOptions(k), rerank.Options(cfg.Rerank, rr)...), opts...)
-	b.Service = service.NewService(b.Store, b.Index, emb, wiring.ServiceOptions(cfg.Service, log, opts...)...)
+	b.Service = service.NewService(store, index, tracedEmb, wiring.ServiceOptions(cfg.Service, log, opts...)...)
 	b.closers.Add(b.Service.Close) // closed first: its queued accesses need the store
 	if ol, ok := b.Store.(memory.OrgLister); ok && k != nil {
 		b.closers.Add(wiring.StartBackfill(ctx, k, ol, log)) // stopped before the service and store close
