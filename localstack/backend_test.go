@@ -33,6 +33,7 @@ func TestBackend(t *testing.T) {
 	x := create(acmeX, "Agent x keeps the budget spreadsheet")
 	y := create(acmeY, "Agent y drafts the budget summary")
 	g := create(globex, "Globex budget freeze until March")
+	refresh(t, b)
 
 	tests := []struct {
 		name   string

@@ -73,6 +73,7 @@ func TestEventBridgeToConsolidate(t *testing.T) {
 	weak := fact(acme, "Ana likes green tea!", 0.6)
 	strong := fact(acme, "Ana likes green tea.", 0.9)
 	theirs := fact(globex, "Ana likes green tea.", 0.5) // the same fact in another org is never merged with acme's
+	refresh(t, b)                                       // the run finds near duplicates through the index
 
 	// PutEvents, matched by a pattern rule targeting a second queue.
 	nowURL, nowARN := newQueue(t, q, unique("ls-events-"), nil)
@@ -122,6 +123,7 @@ func TestEventBridgeToConsolidate(t *testing.T) {
 	if ev.DetailType != "Scheduled Event" || !slices.Contains(ev.Resources, listed.Rules[0].Arn) {
 		t.Fatalf("scheduled event: %+v, want a Scheduled Event of %s", ev, listed.Rules[0].Arn)
 	}
+	refresh(t, b)
 	reps, err = handler(ctx, ev)
 	must(t, "consolidation handler", err)
 	for _, r := range reps {

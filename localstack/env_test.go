@@ -85,6 +85,14 @@ func backend(t *testing.T) (*aws.Backend, config.Config) {
 	return b, cfg
 }
 
+// refresh makes the index show every write so far: the AWS backend writes
+// without waiting for OpenSearch's refresh (within a second), and the tests
+// search right after writing.
+func refresh(t *testing.T, b *aws.Backend) {
+	t.Helper()
+	must(t, "refresh the index", b.Index.Refresh(context.Background()))
+}
+
 // sqsClient connects to LocalStack's SQS.
 func sqsClient(t *testing.T) *awssqs.Client {
 	t.Helper()

@@ -83,6 +83,7 @@ func TestS3ToIngest(t *testing.T) {
 
 	searchDocs := func(c memory.Caller) []string {
 		t.Helper()
+		refresh(t, b)
 		res, err := b.Service.Search(ctx, c, service.SearchRequest{Query: "vacation", Mode: service.ModeHybrid, K: 20})
 		must(t, "search", err)
 		var ids []string

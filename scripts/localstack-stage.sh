@@ -55,7 +55,11 @@ begin() {
 
 run() {
   if [ "$ENABLED" = 0 ]; then say "skipped (LOCALSTACK_STAGE=0)"; return 0; fi
-  [ -f "$STATE/pid" ] || begin
+  # A begin of an earlier make test whose LocalStack is gone is stale.
+  if [ ! -f "$STATE/pid" ] || { [ "$(cat "$STATE/rc" 2>/dev/null)" = 0 ] &&
+    ! curl -sf --max-time 5 -o /dev/null "$(tail -n 1 "$STATE/url")/_localstack/health"; }; then
+    begin
+  fi
   local t0=$SECONDS
   while [ ! -f "$STATE/rc" ] && kill -0 "$(cat "$STATE/pid")" 2>/dev/null; do sleep 1; done
   [ $((SECONDS - t0)) -lt 2 ] || say "waited $((SECONDS - t0)) s for LocalStack after the main tests"
