@@ -72,8 +72,12 @@ func TestEventBridgeToConsolidate(t *testing.T) {
 	acme, globex := memory.Caller{OrgID: "acme"}, memory.Caller{OrgID: "globex"}
 	weak := fact(acme, "Ana likes green tea!", 0.6)
 	strong := fact(acme, "Ana likes green tea.", 0.9)
-	theirs := fact(globex, "Ana likes green tea.", 0.5) // the same fact in another org is never merged with acme's
-	refresh(t, b)                                       // the run finds near duplicates through the index
+	// The same fact in another org, or in two agents' scopes, is never
+	// merged with acme's org-scope one or each other.
+	theirs := fact(globex, "Ana likes green tea.", 0.5)
+	xs := fact(memory.Caller{OrgID: "acme", AgentID: "x"}, "Ana likes green tea.", 0.7)
+	ys := fact(memory.Caller{OrgID: "acme", AgentID: "y"}, "Ana likes green tea.", 0.8)
+	refresh(t, b) // the run finds near duplicates through the index
 
 	// PutEvents, matched by a pattern rule targeting a second queue.
 	nowURL, nowARN := newQueue(t, q, unique("ls-events-"), nil)
@@ -98,7 +102,7 @@ func TestEventBridgeToConsolidate(t *testing.T) {
 	for _, r := range reps {
 		byOrg[r.OrgID] = r
 	}
-	if len(reps) != 2 || byOrg["acme"].Scanned != 2 || byOrg["acme"].Merged != 1 || byOrg["globex"].Scanned != 1 || byOrg["globex"].Merged != 0 {
+	if len(reps) != 2 || byOrg["acme"].Scanned != 4 || byOrg["acme"].Merged != 1 || byOrg["globex"].Scanned != 1 || byOrg["globex"].Merged != 0 {
 		t.Fatalf("reports: %+v", reps)
 	}
 	live := func(c memory.Caller) []string {
@@ -109,10 +113,11 @@ func TestEventBridgeToConsolidate(t *testing.T) {
 		for _, m := range page.Memories {
 			ids = append(ids, m.ID)
 		}
+		slices.Sort(ids)
 		return ids
 	}
-	if got := live(acme); !slices.Equal(got, []string{strong}) {
-		t.Errorf("acme keeps %v, want the more confident fact %s (and %s archived)", got, strong, weak)
+	if got, want := live(acme), slices.Sorted(slices.Values([]string{strong, xs, ys})); !slices.Equal(got, want) {
+		t.Errorf("acme keeps %v, want the more confident org fact %s and the agents' %s %s (and %s archived)", got, strong, xs, ys, weak)
 	}
 	if got := live(globex); !slices.Equal(got, []string{theirs}) {
 		t.Errorf("globex keeps %v, want its own fact %s", got, theirs)
