@@ -7,7 +7,7 @@ QUERIES  ?= 300
 
 export PORT DATA_DIR
 
-.PHONY: help run invoke models build-lambdas synth deploy deploy-localstack destroy bench-embed bench-locomo run-aws-local localstack-start localstack-stop localstack-test localstack-deploy localstack-up localstack-down localstack-test-docker build test test-short vet lint fmt bench-latency bench-latency-opensearch opensearch-start opensearch-stop clean
+.PHONY: help run invoke models build-lambdas synth deploy deploy-localstack destroy bench-embed bench-locomo run-aws-local localstack-start localstack-stop localstack-test localstack-deploy localstack-up localstack-down localstack-test-docker build test test-short fuzz vet lint fmt bench-hostile bench-latency bench-latency-opensearch opensearch-start opensearch-stop clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -51,8 +51,19 @@ EVENT ?= events/s3-put.json
 invoke: ## run a Lambda handler locally on a sample event (FN=api|ingest|extract|consolidate EVENT=events/...)
 	$(GO) run ./cmd/invoke -fn $(FN) -event $(EVENT)
 
-test: vet lint ## run every test against real local servers (OpenSearch, DynamoDB Local, ElasticMQ), race detector on, then the LocalStack stage
+# The fuzz stage of make test runs every fuzz target for TEST_FUZZTIME:
+# 19 targets at 4s is 76 s of fuzzing, plus one instrumented build per
+# package (4) and a corpus replay per target. At 5s the stage took 2m46s
+# on 2 shared cores with a warm build cache; 4s keeps it near 2.5 minutes.
+TEST_FUZZTIME ?= 4s
+FUZZTIME      ?= 10m
+
+test: vet lint ## run every test against real local servers (OpenSearch, DynamoDB Local, ElasticMQ), race detector on, then the LocalStack stage and every fuzz target briefly (TEST_FUZZTIME)
 	scripts/test.sh
+	scripts/fuzz.sh $(TEST_FUZZTIME)
+
+fuzz: ## run every fuzz target for FUZZTIME each (default 10m) and print executions and results; a failing input lands in its package's testdata/fuzz
+	scripts/fuzz.sh $(FUZZTIME)
 
 test-short: ## the tests that need no server and no build of memoryd
 	$(GO) test -short -count=1 ./...
@@ -119,8 +130,11 @@ DATA ?= ../shared/bench/locomo/*.json
 bench-locomo: models ## LoCoMo evidence recall per mode (DATA=files or glob); writes locomo-results.json and docs/locomo-recall.svg
 	$(GO) run ./cmd/bench-locomo -data '$(DATA)' -json locomo-results.json -svg docs/locomo-recall.svg
 
-bench-latency: ## batch-create throughput and search latency per mode (SIZES=10000,100000)
-	$(GO) run ./cmd/bench-latency -sizes $(SIZES) -queries $(QUERIES)
+bench-hostile: ## another tenant's search latency alone and while cyclic PDFs and DOCX bombs are processed (MEMORIES, QUERIES, HOSTILE)
+	$(GO) run ./cmd/bench-hostile -memories $${MEMORIES:-2000} -queries $(QUERIES) -hostile $${HOSTILE:-4}
+
+bench-latency: ## batch-create throughput, search latency per mode and stage, rerank stage cost, terms completion (SIZES=10000,100000; BENCH_DIR keeps the corpus)
+	$(GO) run ./cmd/bench-latency -sizes $(SIZES) -queries $(QUERIES) -rerank $(if $(BENCH_DIR),-dir $(BENCH_DIR))
 
 bench-latency-opensearch: ## the same against a local OpenSearch node (started and stopped here)
 	@url=$$(scripts/opensearch.sh start) && trap 'scripts/opensearch.sh stop' EXIT && \

@@ -46,8 +46,8 @@ func TestKeyMapAuthenticate(t *testing.T) {
 		want memory.Caller
 		code string
 	}{
-		{"key-acme-0123456789ab", memory.Caller{OrgID: "acme"}, ""},
-		{"key-bot-0123456789abc", memory.Caller{OrgID: "acme", AgentID: "bot"}, ""},
+		{"key-acme-0123456789ab", memory.Caller{OrgID: "acme", Grants: memory.AllGrants}, ""},
+		{"key-bot-0123456789abc", memory.Caller{OrgID: "acme", AgentID: "bot", Grants: memory.AgentGrants}, ""},
 		{"key-nope-0123456789ab", memory.Caller{}, memory.EUNAUTHORIZED},
 		{"", memory.Caller{}, memory.EUNAUTHORIZED},
 	}
@@ -98,9 +98,12 @@ func TestDevKey(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("key file: %v %v", fi, err)
 	}
-	again, err := auth.DevKey(dir)
-	if err != nil || again != first {
-		t.Fatalf("second start: %q %v, want %q", again, err, first)
+	again, created, err := auth.OpenDevKey(dir)
+	if err != nil || again != first || created {
+		t.Fatalf("second start: %q created %v %v, want %q not created", again, created, err, first)
+	}
+	if _, created, err := auth.OpenDevKey(filepath.Join(dir, "other")); err != nil || !created {
+		t.Fatalf("a new data directory: created %v %v", created, err)
 	}
 	km, err := auth.ParseKeys(first + "=" + auth.DevOrg)
 	if err != nil {

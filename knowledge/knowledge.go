@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -29,7 +30,14 @@ type Service struct {
 	Store     memory.Store
 	Terms     memory.TermIndex
 	Extractor memory.KnowledgeExtractor
-	Log       *slog.Logger
+	// Records, when set, keeps each org's backfill position.
+	Records memory.RecordStore
+	// Related, when set, expands query terms with their related terms in
+	// both knowledge lists, and learns the terms Index writes.
+	Related *RelatedIndex
+	Log     *slog.Logger
+
+	counts countCache // N of the BM25 idf, per filter
 }
 
 // Extractable reports whether a memory of type t gets knowledge: messages,
@@ -86,31 +94,97 @@ func (k *Service) Index(ctx context.Context, orgID string, ms []*memory.Memory) 
 		}
 		return fmt.Errorf("knowledge: extract: %w", err)
 	}
+	// The stale-extraction guard: knowledge computed from a version of a
+	// memory that was patched meanwhile is not written over the newer one.
+	fresh, err := k.Store.GetMany(ctx, orgID, ids)
+	if err != nil {
+		return fmt.Errorf("knowledge: read back: %w", err)
+	}
+	var written, stale []string
 	for i, m := range todo {
+		cur := fresh[m.ID]
+		if cur == nil {
+			continue // forgotten since
+		}
+		attrs := m.Attrs()
+		if cur.Version != m.Version {
+			if !sameSource(source(cur), srcs[i]) {
+				stale = append(stale, m.ID)
+				continue
+			}
+			attrs = cur.Attrs() // same text, newer attributes (archived, moved)
+		}
 		refs := got[i].Refs(m.ID)
 		if len(refs) > memory.MaxRefsPerMemory {
 			refs = refs[:memory.MaxRefsPerMemory]
 		}
-		err := k.Terms.PutKnowledge(ctx, orgID, m.ID, m.Attrs(), k.Extractor.Name(), refs)
+		err := k.Terms.PutKnowledge(ctx, orgID, m.ID, attrs, k.Extractor.Name(), refs)
 		if memory.IsNotFound(err) {
 			continue // forgotten since
 		}
 		if err != nil {
 			return fmt.Errorf("knowledge: index %s: %w", m.ID, err)
 		}
+		written = append(written, m.ID)
+		if k.Related != nil {
+			k.Related.Observe(orgID, refs)
+		}
+	}
+	// A patch between the read above and the write: the memory goes back
+	// to pending, and RetryPending extracts its newest version.
+	if len(written) > 0 {
+		after, err := k.Store.GetMany(ctx, orgID, written)
+		if err != nil {
+			return fmt.Errorf("knowledge: read back: %w", err)
+		}
+		for _, id := range written {
+			if cur := after[id]; cur != nil && cur.Version != fresh[id].Version && !sameSource(source(cur), source(fresh[id])) {
+				stale = append(stale, id)
+			}
+		}
+	}
+	if len(stale) > 0 {
+		k.log().DebugContext(ctx, "knowledge: extraction of an older version not written", "org", orgID, "count", len(stale))
+		if err := k.Terms.MarkKnowledgePending(ctx, orgID, stale); err != nil {
+			return fmt.Errorf("knowledge: mark stale extractions pending: %w", err)
+		}
 	}
 	return nil
+}
+
+// sameSource reports whether an extractor reads the same from a and b.
+func sameSource(a, b memory.KnowledgeSource) bool {
+	return a.MemoryID == b.MemoryID && a.Type == b.Type && a.Text == b.Text && a.Speaker == b.Speaker &&
+		a.RoomID == b.RoomID && a.SessionID == b.SessionID && a.CreatedAt == b.CreatedAt &&
+		slices.Equal(a.Listeners, b.Listeners)
 }
 
 // Forget implements service.Forgetter: the refs of deleted memories go
 // with them.
 func (k *Service) Forget(ctx context.Context, orgID string, ids []string) error {
+	if k.Related != nil {
+		defer k.Related.Forgot(orgID)
+	}
 	return k.Terms.DeleteKnowledge(ctx, orgID, ids)
 }
 
 // RetryPending extracts again up to limit memories of the org whose
-// knowledge is pending, and returns how many it indexed.
+// knowledge is pending, then, with what is left of limit, runs a Backfill
+// pass over the memories that have no status yet, and returns how many it
+// indexed.
 func (k *Service) RetryPending(ctx context.Context, orgID string, limit int) (int, error) {
+	if limit <= 0 {
+		limit = memory.DefaultKnowledgePage
+	}
+	n, err := k.retryPending(ctx, orgID, limit)
+	if err != nil || n >= limit {
+		return n, err
+	}
+	b, err := k.Backfill(ctx, orgID, limit-n)
+	return n + b.Indexed, err
+}
+
+func (k *Service) retryPending(ctx context.Context, orgID string, limit int) (int, error) {
 	st, err := k.Terms.PendingKnowledge(ctx, orgID, "", limit)
 	if err != nil || len(st) == 0 {
 		return 0, err
@@ -157,26 +231,51 @@ func (termList) Lists() []string { return []string{retrieval.ListKnowledge} }
 // log((N-df+0.5)/(df+0.5)), with N the memories the filter selects and df
 // those indexed under the word: a word at least half the memories carry
 // (the speakers' names in a conversation) contributes nothing, a rare
-// topic much. A memory's score is the sum over the distinct query words it
-// matches; memories that score nothing are not listed, so the list only
-// ranks what the knowledge really singles out.
+// topic much. With related terms, a word also matches through each of its
+// related terms (RelatedIndex), at the related term's idf times its
+// similarity times query.RelatedWeight: always below an exact match of the
+// same rarity. A related term counts for one query word only, the one it
+// is most similar to, and not at all when it is itself a query term (as
+// KnowPro dedupes them). A memory's score is the sum over the distinct
+// query words it matches, each by its best form; memories that score
+// nothing are not listed, so the list only ranks what the knowledge really
+// singles out. Words indexed under more than MaxTermDF memories take no
+// part (termPostings).
 func (t termList) Retrieve(ctx context.Context, q *retrieval.Query, _ []string) (map[string][]memory.Hit, error) {
 	terms := QueryTerms(q.Text)
 	if len(terms) == 0 {
 		return map[string][]memory.Hit{retrieval.ListKnowledge: nil}, nil
 	}
-	words := make([]string, 0, len(terms))
-	for w := range terms {
+	// weights: term -> query word -> weight before idf (1 for exact).
+	weights := map[string]map[string]float64{}
+	for term, ws := range terms {
+		weights[term] = map[string]float64{}
+		for _, w := range ws {
+			weights[term][w] = 1
+		}
+	}
+	rel, err := t.related(ctx, q.Filter.OrgID, terms)
+	if err != nil {
+		return nil, err
+	}
+	for term, r := range rel {
+		weights[term] = map[string]float64{r.word: r.weight * query.RelatedWeight}
+	}
+	words := make([]string, 0, len(weights))
+	for w := range weights {
 		words = append(words, w)
 	}
 	sort.Strings(words)
-	posts, err := t.k.Terms.LookupTerms(ctx, memory.TermLookup{Filter: q.Filter, Terms: words, Limit: memory.MaxTermPostings})
-	if err != nil {
-		return nil, fmt.Errorf("knowledge: lookup: %w", err)
-	}
-	n, err := t.k.Store.Count(ctx, q.Filter)
-	if err != nil {
-		return nil, fmt.Errorf("knowledge: count: %w", err)
+	var posts []memory.TermPosting
+	n := 0
+	for len(words) > 0 {
+		batch := words[:min(len(words), memory.MaxQueryTerms)]
+		words = words[len(batch):]
+		ps, c, err := t.k.termPostings(ctx, q.Filter, batch)
+		if err != nil {
+			return nil, err
+		}
+		posts, n = append(posts, ps...), c
 	}
 	// memories per term (df), then each memory's matched terms
 	byTerm := map[string]map[string]bool{}
@@ -190,16 +289,16 @@ func (t termList) Retrieve(ctx context.Context, q *retrieval.Query, _ []string) 
 	score := map[string]map[string]float64{} // memory -> query word -> weight
 	for term, mems := range byTerm {
 		df := float64(len(mems))
-		w := math.Log((float64(n) - df + 0.5) / (df + 0.5))
-		if w <= 0 {
+		idf := math.Log((float64(n) - df + 0.5) / (df + 0.5))
+		if idf <= 0 {
 			continue
 		}
-		for _, word := range terms[term] {
+		for word, w := range weights[term] {
 			for id := range mems {
 				if score[id] == nil {
 					score[id] = map[string]float64{}
 				}
-				score[id][word] = max(score[id][word], w)
+				score[id][word] = max(score[id][word], w*idf)
 			}
 		}
 	}
@@ -221,6 +320,60 @@ func (t termList) Retrieve(ctx context.Context, q *retrieval.Query, _ []string) 
 		hits = hits[:q.K]
 	}
 	return map[string][]memory.Hit{retrieval.ListKnowledge: hits}, nil
+}
+
+// relatedTo is the query word a related term stands for, and its
+// similarity.
+type relatedTo struct {
+	word   string
+	weight float64
+}
+
+// related expands the single-word terms of a question (terms as
+// QueryTerms returns them) with their related terms: each related term
+// that is not itself a query term, assigned to the word it is most similar
+// to. Without a RelatedIndex, or when it fails (logged), there are none.
+func (t termList) related(ctx context.Context, orgID string, terms map[string][]string) (map[string]relatedTo, error) {
+	if t.k.Related == nil {
+		return nil, nil
+	}
+	var keys []string
+	for term := range terms {
+		if !strings.Contains(term, " ") {
+			keys = append(keys, term)
+		}
+	}
+	sort.Strings(keys)
+	if len(keys) > memory.MaxQueryTerms {
+		keys = keys[:memory.MaxQueryTerms]
+	}
+	exp, err := t.k.Related.Expand(ctx, orgID, keys)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		t.k.log().WarnContext(ctx, "knowledge: related terms unavailable", "org", orgID, "err", err)
+		return nil, nil
+	}
+	out := map[string]relatedTo{}
+	for _, key := range keys {
+		for _, r := range exp[key] {
+			if _, exact := terms[r.Term]; exact || r.Weight <= 0 {
+				continue
+			}
+			if cur, ok := out[r.Term]; !ok || r.Weight > cur.weight || r.Weight == cur.weight && terms[key][0] < cur.word {
+				out[r.Term] = relatedTo{word: terms[key][0], weight: min(r.Weight, 1)}
+			}
+		}
+	}
+	return out, nil
+}
+
+func (k *Service) log() *slog.Logger {
+	if k.Log != nil {
+		return k.Log
+	}
+	return slog.New(slog.DiscardHandler)
 }
 
 // questionWords are the words of a question that name no content.
@@ -298,6 +451,9 @@ func (e exprList) Retrieve(ctx context.Context, q *retrieval.Query, _ []string) 
 	}
 	x.Limit = min(q.K, query.MaxLimit)
 	ev := &query.Evaluator{Index: e.k.Terms, Now: e.now, Logger: e.k.Log}
+	if e.k.Related != nil {
+		ev.Related = e.k.Related
+	}
 	res, err := ev.Evaluate(ctx, q.Filter, x)
 	if err != nil {
 		return nil, fmt.Errorf("knowledge: evaluate: %w", err)

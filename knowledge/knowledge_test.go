@@ -2,9 +2,11 @@ package knowledge_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/agentmem/agentmem/embed/hashing"
+	"github.com/agentmem/agentmem/knowledge"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/retrieval"
 	"github.com/agentmem/agentmem/service"
@@ -99,5 +101,51 @@ func TestKnowledgeList(t *testing.T) {
 	}
 	if st, _ := b.Store.KnowledgeStatus(ctx, "o", []string{fencing}); len(st) != 0 {
 		t.Fatalf("a deleted memory keeps its knowledge status: %+v", st)
+	}
+}
+
+// TestKnowledgeListBoundsCommonTerms: a term indexed under more than
+// MaxTermDF memories takes no part in the knowledge list, whether the term
+// index's counters answer the filter (org-wide) or its postings are read
+// (a room filter), so the list's cost does not grow with the org.
+func TestKnowledgeListBoundsCommonTerms(t *testing.T) {
+	b := open(t)
+	org := memory.Caller{OrgID: "o"}
+	var in []service.NewMemory
+	for i := 0; i < knowledge.MaxTermDF+20; i++ {
+		in = append(in, say("Ana", fmt.Sprintf("I repaired the lamp number %d", i), int64(1000+i)))
+	}
+	in = append(in, say("Bo", "I repaired the kayak and the lamp", 900))
+	var kayak string
+	for len(in) > 0 {
+		n := min(len(in), memory.MaxBatch)
+		res, err := b.Service.Create(ctx, org, in[:n])
+		if err != nil {
+			t.Fatal(err)
+		}
+		kayak, in = res[n-1].ID, in[n:]
+	}
+	for _, tc := range []struct {
+		name string
+		room string
+	}{{"counters", ""}, {"postings", "r"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, q := range []struct {
+				text string
+				want []string
+			}{{"lamp kayak", []string{kayak}}, {"lamp", nil}} {
+				out, err := b.Service.Search(ctx, org, service.SearchRequest{Query: q.text, Filter: memory.Filter{RoomID: tc.room}, Lists: []string{retrieval.ListKnowledge}, K: 5})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(out) != len(q.want) || (len(out) > 0 && out[0].Memory.ID != q.want[0]) {
+					var got []string
+					for _, r := range out {
+						got = append(got, r.Memory.Content.Text)
+					}
+					t.Fatalf("%q: got %q, want only the kayak's turn (%d)", q.text, got, len(q.want))
+				}
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package memory
 import (
 	"encoding/base64"
 	"encoding/json"
+	"unicode/utf8"
 )
 
 // Filter selects memories within one org. Stores and indexes must apply every
@@ -149,18 +150,29 @@ func (c *Cursor) Encode() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// DecodeCursor parses an opaque cursor; "" is no cursor.
+// maxCursorLen bounds an encoded cursor: the JSON of a cursor with the
+// longest id, every byte escaped, in base64.
+const maxCursorLen = (len(`{"t":-9223372036854775808,"i":""}`) + 6*MaxIDLen + 2) * 4 / 3
+
+// DecodeCursor parses an opaque cursor; "" is no cursor. Anything this API
+// cannot have returned is EINVALID naming the cursor: bad base64 or JSON,
+// an id that is empty, longer than MaxIDLen or holds control characters or
+// invalid UTF-8, a negative time.
 func DecodeCursor(s string) (*Cursor, error) {
 	if s == "" {
 		return nil, nil
+	}
+	bad := Errorf(EINVALID, "cursor: not a cursor returned by this API")
+	if len(s) > maxCursorLen {
+		return nil, bad
 	}
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	var c Cursor
 	if err == nil {
 		err = json.Unmarshal(b, &c)
 	}
-	if err != nil || c.ID == "" {
-		return nil, Errorf(EINVALID, "cursor: not a cursor returned by this API")
+	if err != nil || c.ID == "" || c.CreatedAt < 0 || ValidID("cursor", c.ID) != nil || !utf8.Valid(b) {
+		return nil, bad
 	}
 	return &c, nil
 }

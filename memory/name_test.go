@@ -20,6 +20,10 @@ func TestValidName(t *testing.T) {
 		{"a/b", false},
 		{"é", false},
 		{"tab\t", false},
+		{".", false},
+		{"..", false},
+		{"...", true},
+		{".hidden", true},
 	}
 	for _, tc := range tests {
 		if got := ValidName(tc.name); got != tc.want {

@@ -2,10 +2,13 @@ package memory
 
 // Caller is the authenticated party of a request. It comes from the API key
 // or the API Gateway authorizer, never from a request body. OrgID is always
-// set; AgentID set binds the caller to that one agent.
+// set; AgentID set binds the caller to that one agent. Grants are the
+// operations its key may perform; the API checks them per route, the
+// service does not (it enforces scopes).
 type Caller struct {
 	OrgID   string
 	AgentID string
+	Grants  Grants
 }
 
 // OrgScope is the agentId filter value that selects org-scope memories only.

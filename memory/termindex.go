@@ -126,6 +126,17 @@ type TermIndex interface {
 	Vocabulary(ctx context.Context, orgID, after string, limit int) ([]string, string, error)
 }
 
+// TermCounter is what a TermIndex may add to answer how many refs each of
+// a few exact terms has, from the vocabulary counters it keeps for
+// completion, without reading postings: the knowledge list's document
+// frequencies. ok is false when counters cannot answer f (VocabularyScopes);
+// the caller then counts postings. A term absent from the vocabulary counts
+// 0. Errors: EINVALID (filter, more than MaxQueryTerms terms);
+// EUNAVAILABLE.
+type TermCounter interface {
+	TermCounts(ctx context.Context, f Filter, terms []string) (counts map[string]int, ok bool, err error)
+}
+
 // Limits and defaults of the TermIndex.
 const (
 	DefaultTermPostings   = 1000   // postings per term when TermLookup.Limit is 0

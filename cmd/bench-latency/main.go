@@ -5,6 +5,19 @@
 // table and can write the figures as JSON.
 //
 //	go run ./cmd/bench-latency -sizes 10000,100000 -queries 300
+//
+// Modes: keyword, semantic, hybrid (both fused) and full (hybrid plus the
+// Structured RAG knowledge list: what /v1/search does by default). With
+// -rerank the full mode runs once more through a /rerank endpoint served
+// in-process (the Cohere request shape, scoring by shared words), which
+// measures the stage's own cost (candidate loading, the HTTP round trip,
+// JSON) without a model's: add the model's latency to it. The terms row is
+// the TermIndex prefix completion of /v1/knowledge/terms.
+//
+// With -dir the data directory is kept, and a later run on it reuses the
+// memories already there (the generator is deterministic), so a large
+// corpus can be built once (-build-only) and measured later on a quiet
+// machine.
 package main
 
 import (
@@ -16,9 +29,12 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,12 +56,23 @@ func main() {
 	index := flag.String("index", "embedded", "index adapter: embedded or opensearch")
 	osURL := flag.String("opensearch-url", "http://127.0.0.1:19200", "OpenSearch node, with -index opensearch")
 	seed := flag.Uint64("seed", 1, "random seed of the synthetic corpus and queries")
+	flag.BoolVar(&buildOnly, "build-only", false, "build the corpus in -dir and stop")
+	flag.BoolVar(&withRerank, "rerank", false, "also measure full search through an in-process /rerank endpoint")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the searches to this file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		profileTo = *cpuProfile
+	}
 	if err := run(*sizes, *queries, *batch, *k, *dir, *jsonOut, *seed, *index, *osURL); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-latency:", err)
 		os.Exit(1)
 	}
 }
+
+var (
+	buildOnly, withRerank bool
+	profileTo             string // -cpuprofile
+)
 
 // timedEmbedder records the time spent embedding queries.
 type timedEmbedder struct {
@@ -110,6 +137,11 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 	if index == "opensearch" {
 		cfg.Index.OpenSearchURLs, cfg.Index.OpenSearchAlias = []string{osURL}, fmt.Sprintf("bench-%d", time.Now().UnixNano())
 	}
+	if withRerank {
+		rs := httptest.NewServer(http.HandlerFunc(serveRerank))
+		defer rs.Close()
+		cfg.Rerank = config.Rerank{Kind: config.RerankHTTP, URL: rs.URL, Model: "bench-overlap", Flavor: "cohere", Timeout: 5 * time.Second}
+	}
 	base, err := server.NewEmbedder(ctx, cfg)
 	if err != nil {
 		return err
@@ -136,7 +168,13 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 	fmt.Println("| memories | create/s | mode | p50 ms | p95 ms | p99 ms | p50 ms +embed | p95 ms +embed | p99 ms +embed | RSS MiB | disk B/memory |")
 	fmt.Println("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	var results []Result
-	have := 0
+	have, err := b.Service.Count(ctx, caller, memory.Filter{})
+	if err != nil {
+		return err
+	}
+	for i := 0; i < have; i++ { // the generator's state as if it had made them
+		gen.memory(i)
+	}
 	for _, n := range sizes {
 		start := time.Now()
 		added := 0
@@ -158,6 +196,10 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 			have += m
 		}
 		createRate := float64(added) / time.Since(start).Seconds()
+		if buildOnly {
+			fmt.Printf("built %d memories in %s (%.0f/s)\n", have, dir, createRate)
+			continue
+		}
 		if b.OpenSearch != nil {
 			if err := b.OpenSearch.Refresh(ctx); err != nil {
 				return err
@@ -168,17 +210,37 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 		for i := range qs {
 			qs[i] = gen.query()
 		}
-		for _, mode := range []service.Mode{service.ModeKeyword, service.ModeSemantic, service.ModeHybrid} {
+		if profileTo != "" {
+			f, err := os.Create(profileTo)
+			if err != nil {
+				return err
+			}
+			if err := pprof.StartCPUProfile(f); err != nil {
+				return err
+			}
+		}
+		off := false
+		for _, mode := range modes {
+			req := func(q string) service.SearchRequest {
+				r := service.SearchRequest{Query: q, Mode: mode, K: k, Rerank: &off}
+				if mode == modeRerank {
+					r.Mode, r.Rerank = service.ModeFull, nil
+				}
+				return r
+			}
+			if mode == modeRerank && !withRerank {
+				continue
+			}
 			// Warm up caches, then measure.
 			for _, q := range qs[:min(20, len(qs))] {
-				b.Service.Search(ctx, caller, service.SearchRequest{Query: q, Mode: mode, K: k})
+				b.Service.Search(ctx, caller, req(q))
 			}
 			emb.takeQuery()
 			var total, excl []float64
 			stages := map[string][]float64{}
 			for _, q := range qs {
 				t0 := time.Now()
-				res, err := b.Service.SearchRanked(ctx, caller, service.SearchRequest{Query: q, Mode: mode, K: k})
+				res, err := b.Service.SearchRanked(ctx, caller, req(q))
 				if err != nil {
 					return err
 				}
@@ -198,16 +260,26 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 				stages["embed query"] = append(stages["embed query"], ms(e))
 				stages["record accesses"] = append(stages["record accesses"], ms(d-inStages))
 			}
-			if mode == service.ModeHybrid {
-				r.StagesMs = map[string]map[string]float64{}
+			if mode == service.ModeHybrid || mode == modeRerank {
+				if r.StagesMs == nil {
+					r.StagesMs = map[string]map[string]float64{}
+				}
 				for name, xs := range stages {
-					r.StagesMs[name] = map[string]float64{"p50": pct(xs, 50), "p95": pct(xs, 95)}
+					if mode == service.ModeHybrid || name == "rerank" {
+						r.StagesMs[name] = map[string]float64{"p50": pct(xs, 50), "p95": pct(xs, 95)}
+					}
 				}
 			}
 			r.SearchMs[string(mode)] = map[string]float64{
 				"p50": pct(excl, 50), "p95": pct(excl, 95), "p99": pct(excl, 99),
 				"p50_total": pct(total, 50), "p95_total": pct(total, 95), "p99_total": pct(total, 99),
 			}
+		}
+		if profileTo != "" {
+			pprof.StopCPUProfile()
+		}
+		if err := measureTerms(ctx, b.Store, gen, queries, &r); err != nil {
+			return err
 		}
 		r.RSSMiB = rssMiB()
 		disk := dirSize(dir)
@@ -219,8 +291,11 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 			disk += n
 		}
 		r.DiskBytesPer = float64(disk) / float64(have)
-		for i, mode := range []string{"keyword", "semantic", "hybrid"} {
-			s := r.SearchMs[mode]
+		for i, mode := range []string{"keyword", "semantic", "hybrid", "full", string(modeRerank), "terms"} {
+			s, ok := r.SearchMs[mode]
+			if !ok {
+				continue
+			}
 			size, rate := "", ""
 			if i == 0 {
 				size, rate = strconv.Itoa(have), fmt.Sprintf("%.0f", createRate)
@@ -232,6 +307,12 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 		fmt.Println("| stage | p50 | p95 |")
 		fmt.Println("|---|---:|---:|")
 		for _, name := range []string{"embed query", "retrieve", "fuse", "load", "rerank", "expand", "record accesses"} {
+			if name == "rerank" {
+				if !withRerank {
+					continue
+				}
+				fmt.Println("| *full+rerank:* |  |  |")
+			}
 			if st, ok := r.StagesMs[name]; ok {
 				fmt.Printf("| %s | %.3f | %.3f |\n", name, st["p50"], st["p95"])
 			}
@@ -243,6 +324,69 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 		js, _ := json.MarshalIndent(results, "", "  ")
 		return os.WriteFile(jsonOut, append(js, '\n'), 0o644)
 	}
+	return nil
+}
+
+// modeRerank is full search through the rerank stage.
+const modeRerank service.Mode = "full+rerank"
+
+// modes are measured in this order.
+var modes = []service.Mode{service.ModeKeyword, service.ModeSemantic, service.ModeHybrid, service.ModeFull, modeRerank}
+
+// serveRerank answers the Cohere-shaped /rerank request, scoring each
+// document by the share of the query's words it holds: the cost of the
+// protocol without a model's.
+func serveRerank(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Query     string   `json:"query"`
+		Documents []string `json:"documents"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	qw := strings.Fields(strings.ToLower(req.Query))
+	type result struct {
+		Index int     `json:"index"`
+		Score float64 `json:"relevance_score"`
+	}
+	out := struct {
+		Results []result `json:"results"`
+	}{Results: make([]result, len(req.Documents))}
+	for i, d := range req.Documents {
+		d = strings.ToLower(d)
+		hit := 0
+		for _, w := range qw {
+			if strings.Contains(d, w) {
+				hit++
+			}
+		}
+		out.Results[i] = result{i, float64(hit) / float64(max(1, len(qw)))}
+	}
+	sort.SliceStable(out.Results, func(a, b int) bool { return out.Results[a].Score > out.Results[b].Score })
+	json.NewEncoder(w).Encode(out)
+}
+
+// measureTerms times the TermIndex prefix completion behind
+// /v1/knowledge/terms: one to three first letters of the corpus's words,
+// as a user types them, org-wide (the counters' path) and for one agent.
+func measureTerms(ctx context.Context, store memory.Store, gen *generator, n int, r *Result) error {
+	ti, ok := store.(memory.TermIndex)
+	if !ok {
+		return nil
+	}
+	var xs []float64
+	for i := 0; i < n; i++ {
+		w := gen.vocab[gen.zipf.Uint64()]
+		p := w[:min(len(w), 1+i%3)]
+		t0 := time.Now()
+		if _, err := ti.Terms(ctx, memory.Filter{OrgID: "bench"}, p, 10); err != nil {
+			return fmt.Errorf("terms %q: %w", p, err)
+		}
+		xs = append(xs, ms(time.Since(t0)))
+	}
+	r.SearchMs["terms"] = map[string]float64{"p50": pct(xs, 50), "p95": pct(xs, 95), "p99": pct(xs, 99),
+		"p50_total": pct(xs, 50), "p95_total": pct(xs, 95), "p99_total": pct(xs, 99)}
 	return nil
 }
 

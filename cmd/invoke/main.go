@@ -57,7 +57,7 @@ func run(fn, eventFile, blobs string) error {
 		if err := json.Unmarshal(raw, &ev); err != nil {
 			return fmt.Errorf("%s is not an API Gateway proxy event: %w", eventFile, err)
 		}
-		out, err = httpapi.New(b.Service, nil, log, httpapi.WithDocuments(b.Documents)).HandleAPIGateway(ctx, ev)
+		out, err = httpapi.New(b.Service, nil, log, httpapi.WithDocuments(b.Documents), httpapi.WithKnowledge(b.Knowledge)).HandleAPIGateway(ctx, ev)
 	case "extract":
 		var ev events.SQSEvent
 		if err := json.Unmarshal(raw, &ev); err != nil {

@@ -3,21 +3,18 @@
 //
 //	memctl reindex   rebuild the OpenSearch index from the store into a new
 //	                 index version and swap the alias (INDEX=opensearch)
+//	memctl knowledge explore an org's Structured RAG knowledge: search,
+//	                 entities, topics, terms
 package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"flag"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
 
 	"github.com/agentmem/agentmem/internal/config"
-	"github.com/agentmem/agentmem/memory"
-	"github.com/agentmem/agentmem/wiring/aws"
 	"github.com/agentmem/agentmem/wiring/server"
 )
 
@@ -26,10 +23,15 @@ const usage = `usage: memctl <command> [flags]
 commands:
   reindex      rebuild the OpenSearch index from the store into a new version and
                swap the alias (needs INDEX=opensearch and OPENSEARCH_URL)
-  create-key   -org ORG [-agent AGENT] [-name NAME]: create an API key in
-               DynamoDB (BACKEND=aws) and print it once; only its hash is stored
+  keys         create|list|revoke: API keys with grants, in the store the
+               environment names; a new key's secret is printed once
+               (create-key is keys create)
+  quota        -org ORG [-memories N] [-bytes N] [-documents N]: show an org's
+               usage and limits, or set its own limits
   ingest       -org ORG [-agent AGENT] DIR: ingest every supported file under DIR
-               (keys ORG/AGENT-or-_org/relative/path), with a progress bar and a summary`
+               (keys ORG/AGENT-or-_org/relative/path), with a progress bar and a summary
+  knowledge    search|entities|topics|terms -org ORG [flags]: explore an org's knowledge
+               (memctl knowledge for the flags)`
 
 func main() {
 	if len(os.Args) < 2 {
@@ -42,10 +44,16 @@ func main() {
 	switch os.Args[1] {
 	case "reindex":
 		err = reindex(ctx)
+	case "keys":
+		err = keysCmd(ctx, os.Args[2:])
 	case "create-key":
-		err = createKey(ctx, os.Args[2:])
+		err = keysCmd(ctx, append([]string{"create"}, os.Args[2:]...))
+	case "quota":
+		err = quotaCmd(ctx, os.Args[2:])
 	case "ingest":
 		err = ingestDir(ctx, os.Args[2:])
+	case "knowledge":
+		err = knowledgeCmd(ctx, os.Args[2:], os.Stdout)
 	default:
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
@@ -76,42 +84,5 @@ func reindex(ctx context.Context) error {
 	}
 	fmt.Printf("reindexed %d memories (%d re-embedded) into %s in %v; %d written meanwhile caught up; removed %v\n",
 		st.Indexed, st.Reembedded, st.NewIndex, st.Took.Round(1e6), st.CaughtUp, st.OldIndices)
-	return nil
-}
-
-func createKey(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("create-key", flag.ContinueOnError)
-	org := fs.String("org", "", "the org (tenant) the key belongs to")
-	agent := fs.String("agent", "", "bind the key to one agent of the org")
-	name := fs.String("name", "", "a description, e.g. the client using it")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if *org == "" {
-		return fmt.Errorf("create-key: -org is required")
-	}
-	if !memory.ValidName(*org) || (*agent != "" && !memory.ValidName(*agent)) || *agent == memory.OrgScope {
-		return fmt.Errorf("create-key: org and agent names are 1-%d of A-Z a-z 0-9 . _ - (and the agent is not %s)", memory.MaxNameLen, memory.OrgScope)
-	}
-	cfg, err := config.FromEnv()
-	if err != nil {
-		return err
-	}
-	if cfg.Store.Backend != "aws" {
-		return fmt.Errorf("create-key needs BACKEND=aws (the embedded backend reads API_KEYS)")
-	}
-	store, err := aws.OpenStore(ctx, cfg.Store, cfg.AWS)
-	if err != nil {
-		return err
-	}
-	var raw [24]byte
-	if _, err := rand.Read(raw[:]); err != nil {
-		return err
-	}
-	key := "amk_" + hex.EncodeToString(raw[:])
-	if err := store.PutAPIKey(ctx, key, memory.Caller{OrgID: *org, AgentID: *agent}, *name); err != nil {
-		return err
-	}
-	fmt.Println(key)
 	return nil
 }

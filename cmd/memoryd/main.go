@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
@@ -44,25 +45,27 @@ func run() error {
 		return err
 	}
 	defer b.Close()
-	keys, err := loadKeys(cfg, b, log)
+	keys, devKey, created, err := server.Authenticator(cfg, b)
 	if err != nil {
 		return err
 	}
-	queue := extract.NewLocalQueue(b.Facts, 1000)
+	if devKey != "" {
+		file := filepath.Join(cfg.DataDir, auth.DevKeyFile)
+		log.Warn("API_KEYS is not set: using the development key of the data directory", "org", auth.DevOrg, "file", file)
+		if created { // shown once, when it is made; later starts say which file holds it
+			fmt.Fprintf(os.Stderr, "development API key (org %q), kept in %s: %s\n", auth.DevOrg, file, devKey)
+		}
+	}
+	queue := extract.NewLocalQueue(b.Facts, cfg.Extraction.LocalQueueCap)
 	defer queue.Close()
 	if cfg.Consolidation.Every > 0 {
 		go consolidateEvery(ctx, b.Consolidation, cfg.Consolidation.Every, log)
 	}
 
-	srv := &http.Server{
-		Addr: net.JoinHostPort(cfg.Server.Addr, strconv.Itoa(cfg.Server.Port)),
-		Handler: httpapi.New(b.Service, keys, log, httpapi.WithDocuments(b.Documents), httpapi.WithExtraction(queue),
-			httpapi.WithConsolidation(b.Consolidation)),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-	}
+	api := httpapi.New(b.Service, keys, log, httpapi.WithDocuments(b.Documents), httpapi.WithExtraction(queue),
+		httpapi.WithConsolidation(b.Consolidation), httpapi.WithKeys(b.Keys), httpapi.WithQuotas(server.Quotas(cfg.Quotas, b)),
+		httpapi.WithKnowledge(b.Knowledge))
+	srv := server.HTTPServer(net.JoinHostPort(cfg.Server.Addr, strconv.Itoa(cfg.Server.Port)), server.Limit(api, cfg.Limits, log), cfg.Limits)
 	ln, err := net.Listen("tcp", srv.Addr)
 	if err != nil {
 		return err
@@ -84,26 +87,6 @@ func run() error {
 		return err
 	}
 	return nil
-}
-
-// loadKeys picks the authenticator: API_KEYS when set; else the keys kept
-// in DynamoDB (BACKEND=aws, created with memctl create-key); else the
-// development key of the data directory, printed at start.
-func loadKeys(cfg config.Config, b *server.Backend, log *slog.Logger) (auth.Authenticator, error) {
-	if cfg.Server.APIKeys != "" {
-		return auth.ParseKeys(cfg.Server.APIKeys)
-	}
-	if b.DynamoDB != nil {
-		log.Info("API keys are read from DynamoDB (memctl create-key)", "table", cfg.Store.DynamoDBTable)
-		return b.DynamoDB, nil
-	}
-	key, err := auth.DevKey(cfg.DataDir)
-	if err != nil {
-		return nil, fmt.Errorf("dev key: %w", err)
-	}
-	log.Warn("API_KEYS is not set: using the development key of the data directory", "org", auth.DevOrg)
-	fmt.Fprintf(os.Stderr, "development API key (org %q): %s\n", auth.DevOrg, key)
-	return auth.ParseKeys(key + "=" + auth.DevOrg)
 }
 
 // consolidateEvery runs consolidation for every org at each interval until

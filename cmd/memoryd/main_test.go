@@ -104,7 +104,30 @@ func TestServerEndToEnd(t *testing.T) {
 			}
 		}
 	}
+	// Knowledge: extracted as the memories were written, kept across a
+	// restart, each org's own.
+	checkKnowledge := func() {
+		t.Helper()
+		for _, who := range []string{"a", "b"} {
+			st, out := call("POST", "/v1/knowledge/search", who, map[string]any{"query": map[string]any{"select": map[string]any{"entity": map[string]any{"name": "Dolomites"}}}})
+			if st != 200 {
+				t.Fatalf("knowledge search as %s: %d %v", who, st, out)
+			}
+			var got []string
+			for _, m := range out["memories"].([]any) {
+				got = append(got, m.(map[string]any)["memory"].(map[string]any)["id"].(string))
+			}
+			if want := who == "a"; want != (len(got) == 1 && got[0] == ids["a-hike"]) || !want && len(got) != 0 {
+				t.Fatalf("knowledge search as %s: %v", who, got)
+			}
+			st, out = call("GET", "/v1/knowledge/terms?prefix=dolo", who, nil)
+			if terms, _ := out["terms"].([]any); st != 200 || (who == "a") != (len(terms) == 1) {
+				t.Fatalf("terms as %s: %d %v", who, st, out)
+			}
+		}
+	}
 	checkSearches()
+	checkKnowledge()
 	if st, _ := call("GET", "/v1/memories/"+ids["a-pizza"], "b", nil); st != 404 {
 		t.Fatalf("org b reads org a: %d", st)
 	}
@@ -128,6 +151,7 @@ func TestServerEndToEnd(t *testing.T) {
 		t.Fatalf("after restart org a counts %v, want 4", out["count"])
 	}
 	checkSearches()
+	checkKnowledge()
 	if !strings.Contains(srv.log.String(), `"msg":"listening"`) || strings.Contains(srv.log.String(), "rebuilding the index") {
 		t.Fatalf("restart should reopen the index, not rebuild it:\n%s", srv.log.String())
 	}
@@ -278,5 +302,35 @@ func TestServerOnDynamoDB(t *testing.T) {
 	st, out = do("POST", "/v1/search", keyA, `{"query":"when does the fiscal year start","mode":"hybrid"}`)
 	if st != 200 || len(out["results"].([]any)) != 1 {
 		t.Fatalf("search: %d %v", st, out)
+	}
+}
+
+// TestDevKeyPrintedOnce runs memoryd without API_KEYS twice on one data
+// directory: the first start creates the development key and prints it,
+// the second uses the same key and prints only where it is kept.
+func TestDevKeyPrintedOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the server")
+	}
+	bin := filepath.Join(t.TempDir(), "memoryd")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	dataDir := t.TempDir()
+	env := append(os.Environ(), "DATA_DIR="+dataDir, "API_KEYS=", "BACKEND=", "INDEX=", "EMBEDDER=hash")
+	for run, wantKey := range []bool{true, false} {
+		srv := start(t, bin, env)
+		srv.stop(t)
+		raw, err := os.ReadFile(filepath.Join(dataDir, "dev-api-key"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := strings.TrimSpace(string(raw))
+		if printed := strings.Contains(srv.log.String(), key); printed != wantKey {
+			t.Fatalf("start %d: key printed %v, want %v:\n%s", run+1, printed, wantKey, srv.log.String())
+		}
+		if !strings.Contains(srv.log.String(), "dev-api-key") {
+			t.Fatalf("start %d: the log does not say where the key is:\n%s", run+1, srv.log.String())
+		}
 	}
 }

@@ -1,29 +1,35 @@
 // Command api is the API Gateway Lambda: the HTTP API behind a REST API
 // proxy integration, the caller taken from the request authorizer's context.
 // It opens the AWS backend (BACKEND=aws, INDEX=opensearch, EMBEDDER=bedrock)
-// with document ingestion and the consolidation admin endpoints; with
+// with document ingestion, the admin endpoints (consolidation, API keys,
+// usage), per-org quotas and the reranker RERANKER names; with
 // EXTRACT_QUEUE_URL, POST /v1/messages queues extraction jobs on SQS.
 package main
 
 import (
 	"context"
 
+	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/queue/sqs"
 	"github.com/agentmem/agentmem/transport/httpapi"
 	"github.com/agentmem/agentmem/wiring/aws"
 	"github.com/agentmem/agentmem/wiring/consolidation"
 	"github.com/agentmem/agentmem/wiring/ingestion"
+	"github.com/agentmem/agentmem/wiring/rerank"
 	"github.com/aws/aws-lambda-go/lambda"
 )
 
 func main() {
 	ctx := context.Background()
-	b, cfg, log := aws.Setup(ctx)
+	b, cfg, log := aws.Setup(ctx, rerank.FromConfig)
 	docs, err := ingestion.New(b.Service, b.Caps, cfg.Ingest, log)
 	aws.Must(log, "documents", err)
 	job, err := consolidation.New(b.Service, b.Caps, cfg.Consolidation, log)
 	aws.Must(log, "consolidation", err)
-	opts := []httpapi.Option{httpapi.WithDocuments(docs), httpapi.WithConsolidation(job)}
+	quotas := &httpapi.Quotas{Limits: memory.OrgUsage{Memories: cfg.Quotas.Memories, Bytes: cfg.Quotas.Bytes, Documents: cfg.Quotas.Documents},
+		Usage: b.Store, Overrides: b.Store, UsageTTL: cfg.Quotas.UsageTTL}
+	opts := []httpapi.Option{httpapi.WithDocuments(docs), httpapi.WithConsolidation(job), httpapi.WithKeys(b.Store), httpapi.WithQuotas(quotas),
+		httpapi.WithKnowledge(b.Knowledge)}
 	if cfg.Extraction.QueueURL != "" {
 		c, err := sqs.NewClient(ctx, sqs.ClientOptions{Endpoint: cfg.Extraction.QueueEndpoint, Region: cfg.AWS.Region})
 		aws.Must(log, "sqs", err)

@@ -1,5 +1,6 @@
 // Command authorizer is the API Gateway request authorizer Lambda: bearer
-// keys are looked up, hashed, in the DynamoDB table (memctl create-key).
+// keys are looked up, hashed, in the DynamoDB table (memctl keys create,
+// POST /v1/admin/keys).
 // It is its own composition root: the configuration, the DynamoDB client
 // and the key check, nothing of the memory service.
 package main
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/agentmem/agentmem/auth"
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/store/dynamodb"
 	"github.com/agentmem/agentmem/transport/authorizer"
@@ -27,5 +29,5 @@ func main() {
 		log.Error("dynamodb", "err", err)
 		os.Exit(1)
 	}
-	lambda.Start(authorizer.Handler{Keys: dynamodb.New(c, cfg.Store.DynamoDBTable)}.Handle)
+	lambda.Start(authorizer.Handler{Keys: auth.StoreKeys{Store: dynamodb.New(c, cfg.Store.DynamoDBTable)}}.Handle)
 }

@@ -32,9 +32,12 @@ type Config struct {
 	Index         Index
 	Embedder      Embedder
 	LLM           LLM
+	Rerank        Rerank
 	Ingest        Ingest
 	Extraction    Extraction
 	Consolidation Consolidation
+	Limits        Limits
+	Quotas        Quotas
 }
 
 // AWS is what every AWS adapter shares.
@@ -70,6 +73,47 @@ type Service struct {
 	// sync (before answering, the default in Lambda, whose environment may
 	// be frozen right after the response).
 	AccessRecording string
+	// Weights (SEARCH_WEIGHTS) are the ranked lists' weights in the
+	// fusion, as list=weight pairs separated by commas (for example
+	// "keyword=1,semantic=1,knowledge=0.5"). A list not named keeps its
+	// default: 1, and 0.5 for knowledge (docs/benchmarks.md says why).
+	Weights map[string]float64
+}
+
+// The search lists SEARCH_WEIGHTS may name.
+var searchLists = []string{"keyword", "semantic", "knowledge", "time"}
+
+// The rerankers (RERANKER).
+const (
+	RerankNone       = "none"
+	RerankBedrock    = "bedrock"     // the Bedrock Rerank API
+	RerankLLM        = "llm"         // the model LLM_PROVIDER configures, through a forced tool
+	RerankBedrockLLM = "bedrock-llm" // llm, requiring LLM_PROVIDER=bedrock (Bedrock Converse)
+	RerankHTTP       = "http"        // a self-hosted /rerank endpoint (Cohere/Jina or TEI shape)
+)
+
+// Rerank selects and configures the rerank stage of searches.
+type Rerank struct {
+	// Kind (RERANKER): none (the default), bedrock, llm, bedrock-llm or
+	// http.
+	Kind string
+	// Model (RERANK_MODEL): with bedrock, amazon.rerank-v1:0 (the default)
+	// or cohere.rerank-v3-5:0 or a model ARN; with http, the model name the
+	// endpoint expects (required for the cohere flavor); with llm, the
+	// name reported for the model (default LLM_MODEL).
+	Model  string
+	URL    string // RERANK_URL: the /rerank endpoint's base URL (required with http)
+	APIKey string // RERANK_API_KEY: bearer key of the /rerank endpoint, if it needs one
+	Flavor string // RERANK_FLAVOR: cohere (the default: Cohere, Jina, vLLM, Infinity) or tei
+	// Region (RERANK_REGION) is the Bedrock Rerank region, which may differ
+	// from AWS_REGION: the reranker models are offered in fewer regions.
+	Region string
+	// Candidates (RERANK_CANDIDATES) is how many fused candidates the
+	// reranker sees; 0, the default, is max(12, 2×k), the Lota ratio.
+	Candidates int
+	// Timeout (RERANK_TIMEOUT, default 5s) bounds one rerank; past it the
+	// search answers in the fused order and says it was not reranked.
+	Timeout time.Duration
 }
 
 // The stores (BACKEND).
@@ -168,6 +212,38 @@ type Extraction struct {
 	// (the API Lambda sends to it).
 	QueueURL      string
 	QueueEndpoint string // SQS_ENDPOINT: override (ElasticMQ, LocalStack)
+	// LocalQueueCap (EXTRACT_QUEUE_CAP, default 1000) bounds the local
+	// server's in-process extraction queue: a job beyond it is refused
+	// (the write answers 503 and may be retried) instead of growing memory.
+	LocalQueueCap int
+}
+
+// Limits are the local server's abuse limits (API Gateway throttles in
+// AWS). Rates and concurrency are per API key (per client address for
+// requests without one); 0 disables a limit.
+type Limits struct {
+	Rate        float64       // RATE_LIMIT: requests per second per key (default 100)
+	Burst       int           // RATE_LIMIT_BURST: requests a key may send at once above its rate (default 200)
+	Concurrency int           // CONCURRENCY_LIMIT: requests of one key in flight at once (default 32)
+	Timeout     time.Duration // REQUEST_TIMEOUT: each request's context deadline (default 60s)
+	// ReadTimeout (HTTP_READ_TIMEOUT, default 30s) bounds reading a
+	// request, headers and body; WriteTimeout (HTTP_WRITE_TIMEOUT, default
+	// REQUEST_TIMEOUT + 30s) bounds the whole exchange; IdleTimeout
+	// (HTTP_IDLE_TIMEOUT, default 2m) closes idle keep-alive connections.
+	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+}
+
+// Quotas are the default per-org quotas, every server's; an org's own
+// record (memctl quota) overrides them. 0 means unlimited.
+type Quotas struct {
+	Memories  int64 // QUOTA_MEMORIES: memories an org may hold (default 1,000,000)
+	Bytes     int64 // QUOTA_BYTES: bytes of content text an org may hold (default 1 GiB)
+	Documents int64 // QUOTA_DOCUMENTS: documents an org may hold (default 10,000)
+	// UsageTTL (QUOTA_USAGE_TTL) reuses a usage count this long: 0 (the
+	// default of the embedded store, whose count is one row) reads it on
+	// every write; with BACKEND=aws, where usage is counted by a query, it
+	// defaults to 1m.
+	UsageTTL time.Duration
 }
 
 // Consolidation configures the consolidation job.
@@ -211,11 +287,20 @@ func Load(getenv func(string) string) (Config, error) {
 	check(err)
 	c.LLM, err = LoadLLM(getenv)
 	check(err)
+	c.Rerank, err = LoadRerank(getenv, c.LLM)
+	check(err)
 	c.Ingest, err = LoadIngest(getenv)
 	check(err)
 	c.Extraction = LoadExtraction(getenv)
 	c.Consolidation, err = LoadConsolidation(getenv)
 	check(err)
+	c.Limits, err = LoadLimits(getenv)
+	check(err)
+	c.Quotas, err = LoadQuotas(getenv)
+	check(err)
+	if c.Extraction.LocalQueueCap, err = env(getenv).integer("EXTRACT_QUEUE_CAP", 1000, 1, 1<<24, "a whole number >= 1"); err != nil {
+		check(err)
+	}
 	return c, errors.Join(errs...)
 }
 
@@ -244,7 +329,57 @@ func LoadService(getenv func(string) string) (Service, error) {
 		def = AccessSync
 	}
 	rec, err := e.choice("ACCESS_RECORDING", def, AccessAsync, AccessSync)
-	return Service{AccessRecording: rec}, err
+	w, werr := e.weights("SEARCH_WEIGHTS", searchLists)
+	return Service{AccessRecording: rec, Weights: w}, errors.Join(err, werr)
+}
+
+// LoadRerank reads the Rerank group; llm is the LLM group, which the llm
+// rerankers use.
+func LoadRerank(getenv func(string) string, llm LLM) (Rerank, error) {
+	e := env(getenv)
+	r := Rerank{Model: e.str("RERANK_MODEL", ""), URL: e.str("RERANK_URL", ""), APIKey: e.str("RERANK_API_KEY", ""),
+		Region: e.str("RERANK_REGION", "")}
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	var err error
+	r.Kind, err = e.choice("RERANKER", RerankNone, RerankNone, RerankBedrock, RerankLLM, RerankBedrockLLM, RerankHTTP)
+	add(err)
+	r.Flavor, err = e.choice("RERANK_FLAVOR", "cohere", "cohere", "tei")
+	add(err)
+	r.Candidates, err = e.integer("RERANK_CANDIDATES", 0, 0, 100, "a whole number from 0 (automatic) to 100")
+	add(err)
+	r.Timeout, err = e.duration("RERANK_TIMEOUT", 5*time.Second, false)
+	add(err)
+	switch r.Kind {
+	case RerankBedrock:
+		if r.Model == "" {
+			r.Model = "amazon.rerank-v1:0"
+		}
+	case RerankLLM, RerankBedrockLLM:
+		switch {
+		case llm.Provider == LLMNone:
+			add(fmt.Errorf("RERANKER: %s needs a language model (set LLM_PROVIDER)", r.Kind))
+		case r.Kind == RerankBedrockLLM && llm.Provider != LLMBedrock:
+			add(fmt.Errorf("RERANKER: bedrock-llm needs LLM_PROVIDER=bedrock, not %q (use RERANKER=llm for any provider)", llm.Provider))
+		}
+		if r.Model == "" {
+			r.Model = llm.Model
+		}
+	case RerankHTTP:
+		if r.URL == "" {
+			add(fmt.Errorf("RERANK_URL: required with RERANKER=http"))
+		} else if !httpURL(r.URL) {
+			add(fmt.Errorf("RERANK_URL: %q is not an http(s) URL", r.URL))
+		}
+		if r.Flavor == "cohere" && r.Model == "" {
+			add(fmt.Errorf("RERANK_MODEL: required with RERANKER=http and RERANK_FLAVOR=cohere"))
+		}
+	}
+	return r, errors.Join(errs...)
 }
 
 // LoadStore reads the Store group.
@@ -367,6 +502,48 @@ func LoadExtraction(getenv func(string) string) Extraction {
 	return Extraction{QueueURL: e.str("EXTRACT_QUEUE_URL", ""), QueueEndpoint: e.str("SQS_ENDPOINT", "")}
 }
 
+// LoadLimits reads the Limits group; the write timeout must leave the
+// request its whole deadline.
+func LoadLimits(getenv func(string) string) (Limits, error) {
+	e := env(getenv)
+	var l Limits
+	var errs [7]error
+	l.Rate, errs[0] = e.float("RATE_LIMIT", 100, "a number of requests per second >= 0 (0 disables)")
+	l.Burst, errs[1] = e.integer("RATE_LIMIT_BURST", 200, 1, 1<<30, "a whole number >= 1")
+	l.Concurrency, errs[2] = e.integer("CONCURRENCY_LIMIT", 32, 0, 1<<20, "a whole number >= 0 (0 disables)")
+	l.Timeout, errs[3] = e.duration("REQUEST_TIMEOUT", 60*time.Second, false)
+	l.ReadTimeout, errs[4] = e.duration("HTTP_READ_TIMEOUT", 30*time.Second, false)
+	l.WriteTimeout, errs[5] = e.duration("HTTP_WRITE_TIMEOUT", l.Timeout+30*time.Second, false)
+	l.IdleTimeout, errs[6] = e.duration("HTTP_IDLE_TIMEOUT", 2*time.Minute, false)
+	if err := errors.Join(errs[:]...); err != nil {
+		return l, err
+	}
+	if l.WriteTimeout <= l.Timeout {
+		return l, fmt.Errorf("HTTP_WRITE_TIMEOUT: %v must be longer than REQUEST_TIMEOUT %v (the answer to a timed-out request must still be written)", l.WriteTimeout, l.Timeout)
+	}
+	return l, nil
+}
+
+// LoadQuotas reads the Quotas group.
+func LoadQuotas(getenv func(string) string) (Quotas, error) {
+	e := env(getenv)
+	var q Quotas
+	var errs [4]error
+	var n int
+	n, errs[0] = e.integer("QUOTA_MEMORIES", 1_000_000, 0, 1<<50, "a whole number >= 0 (0: unlimited)")
+	q.Memories = int64(n)
+	n, errs[1] = e.integer("QUOTA_BYTES", 1<<30, 0, 1<<50, "a number of bytes >= 0 (0: unlimited)")
+	q.Bytes = int64(n)
+	n, errs[2] = e.integer("QUOTA_DOCUMENTS", 10_000, 0, 1<<50, "a whole number >= 0 (0: unlimited)")
+	q.Documents = int64(n)
+	ttl := time.Duration(0)
+	if e.str("BACKEND", "") == BackendAWS {
+		ttl = time.Minute
+	}
+	q.UsageTTL, errs[3] = e.duration("QUOTA_USAGE_TTL", ttl, true)
+	return q, errors.Join(errs[:]...)
+}
+
 // LoadConsolidation reads the Consolidation group.
 func LoadConsolidation(getenv func(string) string) (Consolidation, error) {
 	e := env(getenv)
@@ -413,6 +590,39 @@ func (e env) choice(name, def string, allowed ...string) (string, error) {
 	return def, fmt.Errorf("%s: %q is not %s", name, v, orList(allowed))
 }
 
+// weights parses name as list=weight pairs over the lists allowed; a
+// weight is a finite number >= 0 (0 turns the list off).
+func (e env) weights(name string, allowed []string) (map[string]float64, error) {
+	s := strings.TrimSpace(e(name))
+	if s == "" {
+		return nil, nil
+	}
+	out := map[string]float64{}
+	for _, pair := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(pair), "=")
+		k = strings.ToLower(strings.TrimSpace(k))
+		if !ok {
+			return nil, fmt.Errorf("%s: %q is not list=weight", name, pair)
+		}
+		known := false
+		for _, a := range allowed {
+			known = known || a == k
+		}
+		if !known {
+			return nil, fmt.Errorf("%s: %q is not %s", name, k, orList(allowed))
+		}
+		if _, dup := out[k]; dup {
+			return nil, fmt.Errorf("%s: %s is named twice", name, k)
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || f < 0 || f > 100 || f != f {
+			return nil, fmt.Errorf("%s: the weight of %s, %q, is not a number from 0 to 100", name, k, v)
+		}
+		out[k] = f
+	}
+	return out, nil
+}
+
 func (e env) integer(name string, def, min, max int, what string) (int, error) {
 	s := e(name)
 	if s == "" {
@@ -423,6 +633,18 @@ func (e env) integer(name string, def, min, max int, what string) (int, error) {
 		return def, fmt.Errorf("%s: %q is not %s", name, s, what)
 	}
 	return n, nil
+}
+
+func (e env) float(name string, def float64, what string) (float64, error) {
+	s := e(name)
+	if s == "" {
+		return def, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 || f != f || f > 1e9 {
+		return def, fmt.Errorf("%s: %q is not %s", name, s, what)
+	}
+	return f, nil
 }
 
 // duration parses a positive duration, or one >= 0 with zero allowed (0

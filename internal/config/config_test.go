@@ -19,9 +19,14 @@ func defaults() Config {
 		Embedder: Embedder{Kind: EmbedderAuto, ModelDir: "/var/tmp/agentmem/models/bge-small-en-v1.5-int8",
 			BedrockModel: "amazon.titan-embed-text-v2:0"},
 		LLM:    LLM{Provider: LLMNone, Mode: LLMModeTools, Timeout: 60 * time.Second},
+		Rerank: Rerank{Kind: RerankNone, Flavor: "cohere", Timeout: 5 * time.Second},
 		Ingest: Ingest{MaxBytes: 25 << 20, ChunkSize: 1000, ChunkOverlap: 200},
 		Consolidation: Consolidation{Every: 24 * time.Hour, HalfLifeStandard: 2160 * time.Hour,
 			HalfLifeEphemeral: 168 * time.Hour, Retention: 2160 * time.Hour, ArchiveBelow: 0.1},
+		Extraction: Extraction{LocalQueueCap: 1000},
+		Limits: Limits{Rate: 100, Burst: 200, Concurrency: 32, Timeout: 60 * time.Second, ReadTimeout: 30 * time.Second,
+			WriteTimeout: 90 * time.Second, IdleTimeout: 2 * time.Minute},
+		Quotas: Quotas{Memories: 1_000_000, Bytes: 1 << 30, Documents: 10_000},
 	}
 }
 
@@ -40,8 +45,21 @@ func TestLoad(t *testing.T) {
 				c.Store = Store{Backend: BackendAWS, DynamoDBTable: "mem", DynamoDBEndpoint: "http://127.0.0.1:18000", DynamoDBCreateTable: true}
 				c.Embedder.Kind, c.Embedder.BedrockModel = EmbedderBedrock, "cohere.embed-english-v3"
 				c.AWS = AWS{Region: "eu-west-1", BedrockEndpoint: "http://127.0.0.1:1"}
-				c.Extraction = Extraction{QueueURL: "https://sqs.example/q", QueueEndpoint: "http://127.0.0.1:19324"}
+				c.Extraction = Extraction{QueueURL: "https://sqs.example/q", QueueEndpoint: "http://127.0.0.1:19324", LocalQueueCap: 1000}
+				c.Quotas.UsageTTL = time.Minute
 			}, ""},
+		{"limits and quotas", map[string]string{"RATE_LIMIT": "2.5", "RATE_LIMIT_BURST": "5", "CONCURRENCY_LIMIT": "0", "REQUEST_TIMEOUT": "10s",
+			"HTTP_READ_TIMEOUT": "5s", "HTTP_IDLE_TIMEOUT": "1m", "QUOTA_MEMORIES": "10", "QUOTA_BYTES": "0", "QUOTA_DOCUMENTS": "2",
+			"QUOTA_USAGE_TTL": "5s", "EXTRACT_QUEUE_CAP": "7"},
+			func(c *Config) {
+				c.Limits = Limits{Rate: 2.5, Burst: 5, Timeout: 10 * time.Second, ReadTimeout: 5 * time.Second, WriteTimeout: 40 * time.Second, IdleTimeout: time.Minute}
+				c.Quotas = Quotas{Memories: 10, Documents: 2, UsageTTL: 5 * time.Second}
+				c.Extraction.LocalQueueCap = 7
+			}, ""},
+		{"write timeout within the request's", map[string]string{"REQUEST_TIMEOUT": "60s", "HTTP_WRITE_TIMEOUT": "30s"}, nil, "HTTP_WRITE_TIMEOUT"},
+		{"bad rate", map[string]string{"RATE_LIMIT": "fast"}, nil, "RATE_LIMIT"},
+		{"negative quota", map[string]string{"QUOTA_MEMORIES": "-1"}, nil, "QUOTA_MEMORIES"},
+		{"bad queue cap", map[string]string{"EXTRACT_QUEUE_CAP": "0"}, nil, "EXTRACT_QUEUE_CAP"},
 		{"all set", map[string]string{"PORT": "9000", "ADDR": "0.0.0.0", "DATA_DIR": "/tmp/x", "API_KEYS": "k=o", "BACKEND": "EMBEDDED", "LOG_LEVEL": "debug",
 			"INDEX": "opensearch", "OPENSEARCH_URL": "http://a:9200, https://b:9200", "OPENSEARCH_ALIAS": "mem", "OPENSEARCH_USERNAME": "u", "OPENSEARCH_PASSWORD": "p",
 			"OPENSEARCH_SIGV4": "true", "OPENSEARCH_WRITER_ROLES": "arn:a, arn:b,", "BEDROCK_EMBED_DIMENSIONS": "256",
@@ -73,6 +91,33 @@ func TestLoad(t *testing.T) {
 		{"bad backend", map[string]string{"BACKEND": "mongo"}, nil, "BACKEND"},
 		{"bad log level", map[string]string{"LOG_LEVEL": "loud"}, nil, "LOG_LEVEL"},
 		{"bad access recording", map[string]string{"ACCESS_RECORDING": "later"}, nil, "ACCESS_RECORDING"},
+		{"search weights", map[string]string{"SEARCH_WEIGHTS": " Knowledge=0.25, keyword=2 "},
+			func(c *Config) { c.Service.Weights = map[string]float64{"knowledge": 0.25, "keyword": 2} }, ""},
+		{"weights: unknown list", map[string]string{"SEARCH_WEIGHTS": "vector=1"}, nil, `SEARCH_WEIGHTS: "vector" is not`},
+		{"weights: no value", map[string]string{"SEARCH_WEIGHTS": "keyword"}, nil, "is not list=weight"},
+		{"weights: negative", map[string]string{"SEARCH_WEIGHTS": "keyword=-1"}, nil, "not a number from 0 to 100"},
+		{"weights: NaN", map[string]string{"SEARCH_WEIGHTS": "semantic=NaN"}, nil, "not a number from 0 to 100"},
+		{"weights: twice", map[string]string{"SEARCH_WEIGHTS": "keyword=1,keyword=2"}, nil, "named twice"},
+		{"rerank bedrock", map[string]string{"RERANKER": "bedrock", "RERANK_REGION": "us-west-2", "RERANK_CANDIDATES": "20", "RERANK_TIMEOUT": "800ms"},
+			func(c *Config) {
+				c.Rerank = Rerank{Kind: RerankBedrock, Model: "amazon.rerank-v1:0", Flavor: "cohere", Region: "us-west-2", Candidates: 20, Timeout: 800 * time.Millisecond}
+			}, ""},
+		{"rerank http tei", map[string]string{"RERANKER": "http", "RERANK_URL": "http://127.0.0.1:8081", "RERANK_FLAVOR": "tei", "RERANK_API_KEY": "s"},
+			func(c *Config) {
+				c.Rerank = Rerank{Kind: RerankHTTP, URL: "http://127.0.0.1:8081", APIKey: "s", Flavor: "tei", Timeout: 5 * time.Second}
+			}, ""},
+		{"rerank llm takes the LLM's model", map[string]string{"RERANKER": "llm", "LLM_PROVIDER": "openai", "LLM_BASE_URL": "http://127.0.0.1:8000/v1", "LLM_MODEL": "qwen"},
+			func(c *Config) {
+				c.LLM = LLM{Provider: LLMOpenAI, Model: "qwen", BaseURL: "http://127.0.0.1:8000/v1", Mode: LLMModeTools, Timeout: 60 * time.Second}
+				c.Rerank = Rerank{Kind: RerankLLM, Model: "qwen", Flavor: "cohere", Timeout: 5 * time.Second}
+			}, ""},
+		{"rerank http without url", map[string]string{"RERANKER": "http", "RERANK_MODEL": "m"}, nil, "RERANK_URL: required"},
+		{"rerank http cohere without model", map[string]string{"RERANKER": "http", "RERANK_URL": "http://127.0.0.1:1"}, nil, "RERANK_MODEL: required"},
+		{"rerank llm without a model", map[string]string{"RERANKER": "llm"}, nil, "needs a language model"},
+		{"bedrock-llm on openai", map[string]string{"RERANKER": "bedrock-llm", "LLM_PROVIDER": "openai", "LLM_BASE_URL": "http://127.0.0.1:1", "LLM_MODEL": "m"}, nil, "needs LLM_PROVIDER=bedrock"},
+		{"bad reranker", map[string]string{"RERANKER": "colbert"}, nil, "RERANKER"},
+		{"bad rerank candidates", map[string]string{"RERANKER": "bedrock", "RERANK_CANDIDATES": "500"}, nil, "RERANK_CANDIDATES"},
+		{"bad rerank timeout", map[string]string{"RERANK_TIMEOUT": "soon"}, nil, "RERANK_TIMEOUT"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -53,3 +53,48 @@ func FuzzEncode(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLoad fuzzes the vocabulary reader with the text to encode: a
+// vocabulary is refused with an error, or every id Encode returns is below
+// Size, and the special tokens have the id of their last line. The
+// committed corpus (testdata/fuzz/FuzzLoad) holds the vocabulary with a
+// duplicate line whose ids were once out of range.
+func FuzzLoad(f *testing.F) {
+	f.Add(vocab, "the cat")
+	f.Add(fuzzVocab, "running dogs 日本")
+	f.Add("[PAD]\n[UNK]\n[CLS]\n[SEP]\nthe\nthe\ncat\n", "the cat")
+	f.Add("[PAD]\r\n[UNK]\r\n[CLS]\r\n[SEP]\r\n\r\n##a\n", "a aa")
+	f.Add("a\nb\n", "a")
+	f.Fuzz(func(t *testing.T, voc, text string) {
+		tok, err := Load(strings.NewReader(voc))
+		if err != nil {
+			return
+		}
+		lines := strings.Split(strings.TrimSuffix(voc, "\n"), "\n")
+		if voc == "" {
+			lines = nil
+		}
+		if tok.Size() != len(lines) {
+			t.Fatalf("Size %d for %d lines", tok.Size(), len(lines))
+		}
+		for _, special := range []struct {
+			name string
+			id   int32
+		}{{"[UNK]", tok.unk}, {"[CLS]", tok.cls}, {"[SEP]", tok.sep}, {"[PAD]", tok.pad}} {
+			last := -1
+			for i, l := range lines {
+				if strings.TrimRight(l, "\r") == special.name {
+					last = i
+				}
+			}
+			if int(special.id) != last {
+				t.Fatalf("%s has id %d, its last line is %d", special.name, special.id, last)
+			}
+		}
+		for i, id := range tok.Encode(text, 64) {
+			if id < 0 || int(id) >= tok.Size() {
+				t.Fatalf("id %d at %d is outside the vocabulary of %d", id, i, tok.Size())
+			}
+		}
+	})
+}

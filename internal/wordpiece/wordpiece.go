@@ -19,21 +19,31 @@ import (
 // Tokenizer maps text to vocabulary ids. It is safe for concurrent use.
 type Tokenizer struct {
 	vocab              map[string]int32
+	size               int // lines of the vocabulary file: ids are below it
 	unk, cls, sep, pad int32
 	maxWordChars       int
 }
 
-// Load reads a vocabulary file: one token per line, the line number is the id.
+// maxVocab bounds the lines of a vocabulary file (BERT's has 30,522).
+const maxVocab = 1 << 24
+
+// Load reads a vocabulary file: one token per line, the line number is the
+// id. A token on several lines takes the id of its last one, as BERT's
+// reference tokenizers read the file; the other lines' ids stay in the
+// vocabulary's range, so Size is the number of lines, the size of the
+// model's embedding table, not the number of distinct tokens.
 func Load(r io.Reader) (*Tokenizer, error) {
 	t := &Tokenizer{vocab: map[string]int32{}, maxWordChars: 100}
 	sc := bufio.NewScanner(r)
-	var id int32
 	for sc.Scan() {
-		t.vocab[strings.TrimRight(sc.Text(), "\r")] = id
-		id++
+		if t.size == maxVocab {
+			return nil, fmt.Errorf("wordpiece: vocabulary has more than %d lines", maxVocab)
+		}
+		t.vocab[strings.TrimRight(sc.Text(), "\r")] = int32(t.size)
+		t.size++
 	}
 	if err := sc.Err(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("wordpiece: read vocabulary: %w", err)
 	}
 	for _, s := range []struct {
 		name string
@@ -48,8 +58,9 @@ func Load(r io.Reader) (*Tokenizer, error) {
 	return t, nil
 }
 
-// Size is the number of tokens in the vocabulary.
-func (t *Tokenizer) Size() int { return len(t.vocab) }
+// Size is the number of ids of the vocabulary (its lines): every id Encode
+// returns is below it.
+func (t *Tokenizer) Size() int { return t.size }
 
 // Pad is the id of [PAD].
 func (t *Tokenizer) Pad() int32 { return t.pad }

@@ -487,3 +487,21 @@ func unitRange(u string, t time.Time) Range {
 	s := unitStart(u, t)
 	return Range{Start: s, End: addUnits(s, u, 1)}
 }
+
+// FindTime returns the range of the first time expression in free text
+// ("When did Ana go camping in June?" gives June), resolved against now in
+// now's location, with the strict reading of ambiguous words that
+// Translate uses ("may", "march", a bare year). ok is false when the text
+// names no time.
+func FindTime(text string, now time.Time) (r Range, ok bool) {
+	p := timeParser{toks: tokenize(text), now: now, strict: true}
+	for i := range p.toks {
+		if p.toks[i].punct != 0 {
+			continue
+		}
+		if r, _, ok := p.at(i); ok {
+			return r, true
+		}
+	}
+	return Range{}, false
+}

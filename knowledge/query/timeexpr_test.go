@@ -127,3 +127,29 @@ func TestLatestFebruary29(t *testing.T) {
 		t.Fatalf("from 2025: got %v %v", r.Start, err)
 	}
 }
+
+func TestFindTime(t *testing.T) {
+	now := time.Date(2023, 10, 20, 15, 0, 0, 0, time.UTC)
+	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
+	tests := []struct {
+		text       string
+		start, end time.Time
+		ok         bool
+	}{
+		{"When did Melanie go camping in June?", day(2023, 6, 1), day(2023, 7, 1), true},
+		{"What painting did Melanie show on October 13, 2023?", day(2023, 10, 13), day(2023, 10, 14), true},
+		{"What setback did she face in October 2023?", day(2023, 10, 1), day(2023, 11, 1), true},
+		{"What did Ana do last week?", day(2023, 10, 9), day(2023, 10, 16), true},
+		{"What did Ana cook yesterday", day(2023, 10, 19), day(2023, 10, 20), true},
+		{"May I ask what Ana likes?", time.Time{}, time.Time{}, false},
+		{"What sports has Ana tried?", time.Time{}, time.Time{}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.text, func(t *testing.T) {
+			r, ok := FindTime(tc.text, now)
+			if ok != tc.ok || !r.Start.Equal(tc.start) || !r.End.Equal(tc.end) {
+				t.Fatalf("FindTime = %v..%v, %v; want %v..%v, %v", r.Start, r.End, ok, tc.start, tc.end, tc.ok)
+			}
+		})
+	}
+}

@@ -887,6 +887,41 @@ func (w *kWorld) checkTerms(f memory.Filter, prefix string, limit int) {
 	if want := w.expectTerms(f, prefix, limit); !(len(got) == 0 && len(want) == 0) && !reflect.DeepEqual(got, want) {
 		w.t.Fatalf("terms %q limit %d filter %+v:\n got %v\nwant %v", prefix, limit, f, got, want)
 	}
+	w.checkTermCounts(f, prefix)
+}
+
+// checkTermCounts checks, when the index is a memory.TermCounter, that its
+// counts of the exact terms under prefix are the completion's counts, and
+// that a term nobody used counts 0.
+func (w *kWorld) checkTermCounts(f memory.Filter, prefix string) {
+	w.t.Helper()
+	tc, ok := w.s.(memory.TermCounter)
+	if !ok {
+		return
+	}
+	want := map[string]int{"never-used-term": 0}
+	terms := []string{"never-used-term"}
+	for _, c := range w.expectTerms(f, prefix, memory.MaxTermPrefixResult) {
+		if len(terms) < memory.MaxQueryTerms {
+			want[c.Term] = c.Count
+			terms = append(terms, c.Term)
+		}
+	}
+	got, answered, err := tc.TermCounts(context.Background(), f, terms)
+	if err != nil {
+		w.t.Fatalf("term counts %q: %v", terms, err)
+	}
+	if _, counters := memory.VocabularyScopes(f); answered != counters {
+		w.t.Fatalf("term counts answered %v for filter %+v, want %v", answered, f, counters)
+	}
+	if !answered {
+		return
+	}
+	for _, t := range terms {
+		if got[t] != want[t] {
+			w.t.Fatalf("term count of %q with filter %+v: %d, want %d", t, f, got[t], want[t])
+		}
+	}
 }
 
 func (w *kWorld) properties(org string) []memory.Property {

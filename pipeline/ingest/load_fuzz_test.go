@@ -323,7 +323,8 @@ func FuzzSplit(f *testing.F) {
 // FuzzParseKey fuzzes the object-key parser: a key is accepted only in
 // the {org}/{agent or _org}/{path} layout with valid ids, the caller it
 // gives is valid and rebuilds the key's prefix; anything else is EINVALID
-// quoting the key.
+// quoting the key; "." and ".." are never an org or agent id (the
+// committed corpus holds the keys that were accepted with them).
 func FuzzParseKey(f *testing.F) {
 	for _, k := range []string{"acme/_org/reports/q3.pdf", "acme/bot/notes.txt", "no-tenant.txt", "acme/bad agent!/x.txt",
 		"acme//x", "a/b/", "a/b//", "/a/b/c", strings.Repeat("o", 65) + "/_org/x"} {
@@ -341,6 +342,11 @@ func FuzzParseKey(f *testing.F) {
 		agent := parts[1]
 		if agent == memory.OrgScope {
 			agent = ""
+		}
+		for _, seg := range parts[:2] {
+			if seg == "." || seg == ".." {
+				t.Fatalf("key %q: %q is accepted as an org or agent id, but a path reads it as a directory", key, seg)
+			}
 		}
 		if c.OrgID != parts[0] || c.AgentID != agent || !memory.ValidName(c.OrgID) || c.OrgID == "" || c.AgentID == memory.OrgScope ||
 			(c.AgentID != "" && !memory.ValidName(c.AgentID)) || strings.Trim(parts[2], "/") == "" {

@@ -2,8 +2,6 @@ package dynamodb
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,64 +12,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"strings"
 )
-
-func keyPK(key string) string {
-	sum := sha256.Sum256([]byte(key))
-	return "KEY#" + hex.EncodeToString(sum[:])
-}
-
-// PutAPIKey stores an API key for caller under a descriptive name. Only the
-// SHA-256 of the key is stored. ECONFLICT if the key exists already.
-func (s *Store) PutAPIKey(ctx context.Context, apiKey string, c memory.Caller, name string) error {
-	if len(apiKey) < 16 {
-		return memory.Errorf(memory.EINVALID, "key: shorter than 16 characters")
-	}
-	if err := c.Valid(); err != nil {
-		return err
-	}
-	_, err := s.c.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: aws.String(s.table),
-		Item: map[string]types.AttributeValue{"PK": str(keyPK(apiKey)), "SK": str(skKey),
-			"orgId": str(c.OrgID), "agentId": str(c.AgentID), "name": str(name)},
-		ConditionExpression: aws.String("attribute_not_exists(PK)"),
-	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
-		return memory.Errorf(memory.ECONFLICT, "the key exists already")
-	} else if err != nil {
-		return fmt.Errorf("dynamodb: put API key of %s: %w", c.OrgID, err)
-	}
-	return nil
-}
-
-// Authenticate implements the API's Authenticator: the caller a key
-// belongs to, or EUNAUTHORIZED.
-func (s *Store) Authenticate(ctx context.Context, apiKey string) (memory.Caller, error) {
-	if apiKey == "" {
-		return memory.Caller{}, memory.Errorf(memory.EUNAUTHORIZED, "unknown API key")
-	}
-	res, err := s.c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: key(keyPK(apiKey), skKey)})
-	if err != nil {
-		return memory.Caller{}, fmt.Errorf("dynamodb: authenticate: %w", err)
-	}
-	if res.Item == nil {
-		return memory.Caller{}, memory.Errorf(memory.EUNAUTHORIZED, "unknown API key")
-	}
-	return memory.Caller{OrgID: attrS(res.Item, "orgId"), AgentID: attrS(res.Item, "agentId")}, nil
-}
-
-// RevokeAPIKey deletes a key; ENOTFOUND if it does not exist.
-func (s *Store) RevokeAPIKey(ctx context.Context, apiKey string) error {
-	_, err := s.c.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.table), Key: key(keyPK(apiKey), skKey),
-		ConditionExpression: aws.String("attribute_exists(PK)")})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
-		return memory.Errorf(memory.ENOTFOUND, "no such key")
-	} else if err != nil {
-		return fmt.Errorf("dynamodb: revoke API key: %w", err)
-	}
-	return nil
-}
 
 // Records live in one partition per org and kind, sorted by id, so a kind
 // lists with one query.

@@ -9,7 +9,8 @@
 //	relation      ORG#<org>#MEM#<from>      REL#<type>#<to>      and its mirror
 //	              ORG#<org>#MEM#<to>        RREL#<type>#<from>   (both directions in one query)
 //	record        ORG#<org>#<kind>#<id>     RECORD         document status, checkpoints (JSON value)
-//	API key       KEY#<sha256 of the key>   KEY            orgId, agentId (the key itself is never stored)
+//	API key       KEY#<sha256 of the key>   KEY            orgId, agentId, keyId, grants... (lookup; the key itself is never stored)
+//	              ORG#<org>#KEYS            <key id>       the same, for listing and revoking (keys.go)
 //	knowledge     ORG#<org>#MEM#<id>        KNOW, KGEN#…, KREF#…, KCNT#…   status, generations, refs (terms.go)
 //	              ORG#<org>#KTERM#<term>, #KPROP#<name>, #KLIST#<kind>, #KVOCAB#<scope>   postings, counters
 //

@@ -72,7 +72,7 @@ CREATE TABLE IF NOT EXISTS records (
 	value   BLOB    NOT NULL,
 	PRIMARY KEY (org_id, kind, id)
 ) WITHOUT ROWID;
-` + knowledgeSchema
+` + knowledgeSchema + keysSchema
 
 // Store is the SQLite Store. It is safe for concurrent use.
 type Store struct {
@@ -101,6 +101,10 @@ func Open(path string) (_ *Store, err error) {
 	if _, err := db.Exec(schema); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("schema: %w", err)
+	}
+	if err := initUsage(db); err != nil {
+		db.Close()
+		return nil, err
 	}
 	return &Store{db: db}, nil
 }

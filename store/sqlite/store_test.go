@@ -80,3 +80,19 @@ func TestRestartKeepsData(t *testing.T) {
 		t.Fatalf("dedup index lost across restart: %+v", res[0])
 	}
 }
+
+func TestKeyContract(t *testing.T) {
+	memorytest.KeySuite(t, func(t *testing.T) memory.KeyStore {
+		s := open(t, filepath.Join(t.TempDir(), "memories.db"))
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
+func TestUsageContract(t *testing.T) {
+	memorytest.UsageSuite(t, func(t *testing.T) memorytest.UsageStore {
+		s := open(t, filepath.Join(t.TempDir(), "memories.db"))
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}

@@ -672,6 +672,47 @@ func (s *Store) Terms(ctx context.Context, f memory.Filter, prefix string, limit
 	return out, termsOp("terms", err)
 }
 
+var _ memory.TermCounter = (*Store)(nil)
+
+// TermCounts implements memory.TermCounter: one grouped read of the
+// vocabulary counters of f's scopes.
+func (s *Store) TermCounts(ctx context.Context, f memory.Filter, terms []string) (map[string]int, bool, error) {
+	if err := f.Validate(); err != nil {
+		return nil, false, err
+	}
+	if len(terms) > memory.MaxQueryTerms {
+		return nil, false, memory.Errorf(memory.EINVALID, "terms: %d exceeds the limit of %d", len(terms), memory.MaxQueryTerms)
+	}
+	scopes, ok := memory.VocabularyScopes(f)
+	if !ok {
+		return nil, false, nil
+	}
+	out := make(map[string]int, len(terms))
+	if len(scopes) == 0 || len(terms) == 0 {
+		return out, true, nil
+	}
+	col := "live"
+	if f.IncludeArchived {
+		col = "live + archived"
+	}
+	args := []any{f.OrgID}
+	for _, sc := range scopes {
+		args = append(args, sc)
+	}
+	for _, t := range terms {
+		args = append(args, t)
+	}
+	counts, err := s.termCounts(ctx, `SELECT term, SUM(`+col+`) FROM knowledge_vocab WHERE org_id = ? AND scope IN (`+
+		placeholders(len(scopes))+`) AND term IN (`+placeholders(len(terms))+`) GROUP BY term`, args...)
+	if err != nil {
+		return nil, false, termsOp("term counts", err)
+	}
+	for _, tc := range counts {
+		out[tc.Term] = tc.Count
+	}
+	return out, true, nil
+}
+
 func (s *Store) termCounts(ctx context.Context, query string, args ...any) ([]memory.TermCount, error) {
 	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {

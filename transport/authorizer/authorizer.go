@@ -20,14 +20,20 @@ import (
 // expects from an authorizer).
 var ErrUnauthorized = errors.New("Unauthorized")
 
-// Handler authorizes requests with keys.
+// Handler authorizes requests with keys (auth.StoreKeys over the
+// DynamoDB key table in the Lambda).
 type Handler struct {
 	Keys auth.Authenticator
 }
 
 // Handle returns an Allow policy for the whole API stage, so that the
-// result can be cached per key across methods, with orgId and agentId in
-// the context; a missing or unknown key is ErrUnauthorized.
+// result can be cached per key across methods, with orgId, agentId and
+// grants in the context (the API checks each route's grant from there); a
+// missing, unknown or revoked key is ErrUnauthorized.
+//
+// API Gateway caches the answer per Authorization header for the
+// authorizer's result TTL (five minutes in the CDK app): a revoked key
+// keeps working until its cached answer expires, and no longer.
 func (h Handler) Handle(ctx context.Context, req events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error) {
 	header := ""
 	for k, v := range req.Headers {
@@ -50,7 +56,7 @@ func (h Handler) Handle(ctx context.Context, req events.APIGatewayCustomAuthoriz
 		PolicyDocument: events.APIGatewayCustomAuthorizerPolicy{Version: "2012-10-17", Statement: []events.IAMPolicyStatement{{
 			Action: []string{"execute-api:Invoke"}, Effect: "Allow", Resource: []string{stageARN(req.MethodArn)},
 		}}},
-		Context: map[string]any{auth.ContextOrgKey: c.OrgID, auth.ContextAgentKey: c.AgentID},
+		Context: map[string]any{auth.ContextOrgKey: c.OrgID, auth.ContextAgentKey: c.AgentID, auth.ContextGrantsKey: c.Grants.String()},
 	}, nil
 }
 

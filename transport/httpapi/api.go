@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/auth"
+	"github.com/agentmem/agentmem/knowledge"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/pipeline/consolidate"
 	"github.com/agentmem/agentmem/pipeline/extract"
@@ -33,8 +34,12 @@ type Server struct {
 	// consolidation runs the consolidation job (admin endpoints).
 	consolidation *consolidate.Job
 	auth          Authenticator
+	keys          memory.KeyStore // admin key endpoints (keys.go)
+	quotas        *Quotas         // per-org quotas (quota.go)
 	log           *slog.Logger
 	mux           *http.ServeMux
+	// knowledge serves /v1/knowledge/* (WithKnowledge).
+	knowledge *knowledge.Explorer
 }
 
 // Option configures a Server.
@@ -61,29 +66,40 @@ func New(svc *service.Service, auth Authenticator, log *slog.Logger, opts ...Opt
 	for _, o := range opts {
 		o(s)
 	}
-	s.route("GET /v1/healthz", s.healthz, false)
-	s.route("POST /v1/memories", s.createMemories, true)
-	s.route("GET /v1/memories", s.listMemories, true)
-	s.route("DELETE /v1/memories", s.deleteMemories, true)
-	s.route("GET /v1/memories/count", s.countMemories, true)
-	s.route("GET /v1/memories/{id}", s.getMemory, true)
-	s.route("PATCH /v1/memories/{id}", s.patchMemory, true)
-	s.route("DELETE /v1/memories/{id}", s.deleteMemory, true)
-	s.route("POST /v1/search", s.search, true)
-	s.route("POST /v1/context", s.context, true)
+	s.route("GET /v1/healthz", s.healthz, public)
+	s.route("POST /v1/memories", s.createMemories, memory.GrantWrite)
+	s.route("GET /v1/memories", s.listMemories, memory.GrantRead)
+	s.route("DELETE /v1/memories", s.deleteMemories, memory.GrantDelete)
+	s.route("GET /v1/memories/count", s.countMemories, memory.GrantRead)
+	s.route("GET /v1/memories/{id}", s.getMemory, memory.GrantRead)
+	s.route("PATCH /v1/memories/{id}", s.patchMemory, memory.GrantWrite)
+	s.route("DELETE /v1/memories/{id}", s.deleteMemory, memory.GrantDelete)
+	s.route("POST /v1/search", s.search, memory.GrantRead)
+	s.route("POST /v1/context", s.context, memory.GrantRead)
+	s.route("POST /v1/forget", s.forget, memory.GrantDelete)
+	s.route("GET /v1/admin/audit", s.auditLog, memory.GrantAdmin)
 	if s.consolidation != nil {
-		s.route("GET /v1/admin/consolidation", s.lastConsolidation, true)
-		s.route("POST /v1/admin/consolidate", s.consolidate, true)
+		s.route("GET /v1/admin/consolidation", s.lastConsolidation, memory.GrantAdmin)
+		s.route("POST /v1/admin/consolidate", s.consolidate, memory.GrantAdmin)
 	}
 	if s.queue != nil {
-		s.route("POST /v1/messages", s.postMessages, true)
+		s.route("POST /v1/messages", s.postMessages, memory.GrantWrite)
 	}
 	if s.docs != nil {
-		s.route("POST /v1/documents", s.createDocument, true)
-		s.route("GET /v1/documents", s.listDocuments, true)
-		s.route("GET /v1/documents/{id}", s.getDocument, true)
-		s.route("DELETE /v1/documents/{id}", s.deleteDocument, true)
+		s.route("POST /v1/documents", s.createDocument, memory.GrantWrite)
+		s.route("GET /v1/documents", s.listDocuments, memory.GrantRead)
+		s.route("GET /v1/documents/{id}", s.getDocument, memory.GrantRead)
+		s.route("DELETE /v1/documents/{id}", s.deleteDocument, memory.GrantDelete)
 	}
+	if s.keys != nil {
+		s.route("POST /v1/admin/keys", s.createKey, memory.GrantAdmin)
+		s.route("GET /v1/admin/keys", s.listKeys, memory.GrantAdmin)
+		s.route("DELETE /v1/admin/keys/{id}", s.revokeKey, memory.GrantAdmin)
+	}
+	if s.quotas != nil {
+		s.route("GET /v1/admin/usage", s.usage, memory.GrantAdmin)
+	}
+	s.routeKnowledge()
 	return s
 }
 
@@ -102,10 +118,13 @@ func withCaller(ctx context.Context, c memory.Caller) context.Context {
 	return context.WithValue(ctx, callerKey, c)
 }
 
-func (s *Server) route(pattern string, h handlerFunc, authed bool) {
+// route serves pattern with h for callers whose key holds op (public:
+// no key at all); the grant is checked here, for every route, and nowhere
+// else (see grants.go).
+func (s *Server) route(pattern string, h handlerFunc, op memory.Grants) {
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		var c memory.Caller
-		if authed {
+		if op != public {
 			var err error
 			if c, err = s.caller(r); err != nil {
 				s.writeError(w, r, err)
@@ -113,6 +132,10 @@ func (s *Server) route(pattern string, h handlerFunc, authed bool) {
 			}
 			if lw, ok := w.(*logWriter); ok {
 				lw.org, lw.agent = c.OrgID, c.AgentID
+			}
+			if err := authorize(c, op); err != nil {
+				s.writeError(w, r, err)
+				return
 			}
 		}
 		if err := h(w, r, c); err != nil {
@@ -224,6 +247,10 @@ func statusOf(code string) int {
 		return http.StatusRequestEntityTooLarge
 	case memory.EUNAVAILABLE:
 		return http.StatusServiceUnavailable
+	case memory.EQUOTA:
+		return http.StatusForbidden
+	case memory.ERATELIMIT:
+		return http.StatusTooManyRequests
 	}
 	return http.StatusInternalServerError
 }
@@ -293,6 +320,11 @@ func (s *Server) createMemories(w http.ResponseWriter, r *http.Request, c memory
 		}
 		in = []service.NewMemory{one}
 	}
+	release, err := s.reserve(r.Context(), c, newMemoriesUsage(in))
+	if err != nil {
+		return err
+	}
+	defer release()
 	res, err := s.svc.Create(r.Context(), c, in)
 	if err != nil {
 		return err
@@ -337,6 +369,11 @@ func (s *Server) patchMemory(w http.ResponseWriter, r *http.Request, c memory.Ca
 		}
 		p.IfVersion = v
 	}
+	release, err := s.reserve(r.Context(), c, patchUsage(p))
+	if err != nil {
+		return err
+	}
+	defer release()
 	m, err := s.svc.Update(r.Context(), c, r.PathValue("id"), p)
 	if err != nil {
 		return err
@@ -347,7 +384,7 @@ func (s *Server) patchMemory(w http.ResponseWriter, r *http.Request, c memory.Ca
 }
 
 func (s *Server) deleteMemory(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
-	if err := s.svc.Delete(r.Context(), c, r.PathValue("id")); err != nil {
+	if err := s.deleteOne(r.Context(), c, r.PathValue("id")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -395,7 +432,7 @@ func (s *Server) deleteMemories(w http.ResponseWriter, r *http.Request, c memory
 	if err != nil {
 		return err
 	}
-	n, err := s.svc.DeleteWhere(r.Context(), c, f)
+	n, err := s.deleteWhere(r.Context(), c, f)
 	if err != nil {
 		return err
 	}

@@ -48,7 +48,8 @@ func newServer(t *testing.T) *httpapi.Server {
 	queue := extract.NewLocalQueue(&extract.Pipeline{Service: b.Service, Extractor: extract.Local{}, Log: log}, 100)
 	t.Cleanup(queue.Close)
 	job := &consolidate.Job{Service: b.Service, Records: b.Store, Log: log}
-	return httpapi.New(b.Service, keys, log, httpapi.WithDocuments(docs), httpapi.WithExtraction(queue), httpapi.WithConsolidation(job))
+	return httpapi.New(b.Service, keys, log, httpapi.WithDocuments(docs), httpapi.WithExtraction(queue), httpapi.WithConsolidation(job),
+		httpapi.WithKnowledge(b.Knowledge))
 }
 
 // client drives a handler over a real HTTP server on loopback.
@@ -154,6 +155,21 @@ func TestBadInput(t *testing.T) {
 		{"bad limit", "GET", "/v1/memories?limit=5000", keyA, nil, 400, "limit: must be between 1 and 1000"},
 		{"limit not a number", "GET", "/v1/memories?limit=ten", keyA, nil, 400, `limit: "ten" is not an integer`},
 		{"bad cursor", "GET", "/v1/memories?cursor=garbage", keyA, nil, 400, "cursor: not a cursor"},
+		{"cursor with a control character", "GET", "/v1/memories?cursor=" + base64.RawURLEncoding.EncodeToString([]byte(`{"t":1,"i":"a\u0000"}`)), keyA, nil, 400, "cursor: not a cursor"},
+		{"cursor with a negative time", "GET", "/v1/memories?cursor=" + base64.RawURLEncoding.EncodeToString([]byte(`{"t":-1,"i":"a"}`)), keyA, nil, 400, "cursor: not a cursor"},
+		{"cursor with a long id", "GET", "/v1/memories?cursor=" + base64.RawURLEncoding.EncodeToString([]byte(`{"t":1,"i":"`+strings.Repeat("a", 4096)+`"}`)), keyA, nil, 400, "cursor: not a cursor"},
+		{"documents cursor with a control character", "GET", "/v1/documents?cursor=a%01b", keyA, nil, 400, "cursor: contains a control character"},
+		{"invalid UTF-8 in a text", "POST", "/v1/memories", keyA, "{\"content\":{\"text\":\"caf\xe9\"}}", 400, "content.text: not valid UTF-8"},
+		{"unpaired surrogate in a text", "POST", "/v1/memories", keyA, `{"content":{"text":"a\ud800b"}}`, 400, "content.text: not valid UTF-8"},
+		{"low surrogate alone", "POST", "/v1/memories", keyA, `{"content":{"text":"a\uDC00"}}`, 400, "content.text: not valid UTF-8"},
+		{"invalid UTF-8 in a batch item", "POST", "/v1/memories", keyA, "{\"memories\":[{\"content\":{\"text\":\"a\"}},{\"roomId\":\"r\xff\",\"content\":{\"text\":\"b\"}}]}", 400, "memories[1].roomId: not valid UTF-8"},
+		{"invalid UTF-8 in metadata", "POST", "/v1/memories", keyA, "{\"content\":{\"text\":\"a\"},\"metadata\":{\"tags\":[\"ok\",\"\xc3\"]}}", 400, "metadata.tags[1]: not valid UTF-8"},
+		{"invalid UTF-8 in a metadata key", "POST", "/v1/memories", keyA, "{\"content\":{\"text\":\"a\"},\"metadata\":{\"k\xff\":1}}", 400, "metadata.(key): not valid UTF-8"},
+		{"invalid UTF-8 in a search query", "POST", "/v1/search", keyA, "{\"query\":\"\xfe\"}", 400, "query: not valid UTF-8"},
+		{"invalid UTF-8 in a search filter", "POST", "/v1/search", keyA, `{"query":"a","filters":{"roomId":"\udbff"}}`, 400, "filters.roomId: not valid UTF-8"},
+		{"invalid UTF-8 in a patch", "PATCH", "/v1/memories/" + id, keyA, "{\"content\":{\"text\":\"\xed\xa0\x80\"}}", 400, "content.text: not valid UTF-8"},
+		{"invalid UTF-8 in a document", "POST", "/v1/documents", keyA, "{\"name\":\"a.txt\",\"content\":\"\xff\"}", 400, "content: not valid UTF-8"},
+		{"invalid UTF-8 in a query parameter", "GET", "/v1/memories?roomId=%ff", keyA, nil, 400, "roomId: not valid UTF-8"},
 		{"bulk delete without filter", "DELETE", "/v1/memories", keyA, nil, 400, "bulk delete requires at least one filter"},
 		{"missing id", "GET", "/v1/memories/does-not-exist", keyA, nil, 404, "not found"},
 		{"empty patch", "PATCH", "/v1/memories/" + id, keyA, `{}`, 400, "nothing to update"},
@@ -276,6 +292,30 @@ func TestTenantIsolation(t *testing.T) {
 			r = c.do("POST", "/v1/context", tc.key, map[string]any{"query": "launch code", "roomId": "shared-room", "budgetTokens": 2000})
 			if strings.Contains(r.Raw, tc.victim) {
 				t.Fatal("context includes the victim")
+			}
+			// Knowledge: the victim is never a result nor a source (see
+			// also TestKnowledgeIsolation), though its owner finds it.
+			for _, body := range []string{`{"text": "what is the launch code?"}`, `{"query": {"terms": ["launch code", "marigold"]}, "limit": 100}`,
+				`{"query": {"terms": ["launch code"]}, "filters": {"roomId": "shared-room", "type": "fact"}}`} {
+				if r := c.do("POST", "/v1/knowledge/search", tc.owner, body); !strings.Contains(r.Raw, tc.victim) {
+					t.Fatalf("the owner's knowledge search %s misses the victim: %d %s", body, r.Status, r.Raw)
+				}
+				if r := c.do("POST", "/v1/knowledge/search", tc.key, body); r.Status != 200 || strings.Contains(r.Raw, tc.victim) {
+					t.Fatalf("knowledge search %s: %d %s", body, r.Status, r.Raw)
+				}
+			}
+			for _, path := range []string{"/v1/knowledge/entities?roomId=shared-room", "/v1/knowledge/topics", "/v1/knowledge/terms?prefix=la"} {
+				if r := c.do("GET", path, tc.key, nil); r.Status != 200 || strings.Contains(r.Raw, tc.victim) {
+					t.Fatalf("%s: %d %s", path, r.Status, r.Raw)
+				}
+			}
+			for _, body := range []map[string]any{{"entity": "e1"}, {"roomId": "shared-room", "sessionId": "s1"}, {"entity": "marigold"}} {
+				if r := c.do("POST", "/v1/forget", tc.key, body); r.Status != 200 {
+					t.Fatalf("forget %v: %d %s", body, r.Status, r.Raw)
+				}
+			}
+			if r := c.do("GET", "/v1/memories/"+tc.victim, tc.owner, nil); r.Status != 200 {
+				t.Fatalf("an erasure by another tenant removed the victim: %d %s", r.Status, r.Raw)
 			}
 			if r := c.do("DELETE", "/v1/memories?roomId=shared-room", tc.key, nil); r.Status != 200 {
 				t.Fatalf("bulk delete: %d %s", r.Status, r.Raw)

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/agentmem/agentmem/auth"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/aws/aws-lambda-go/events"
 )
@@ -29,7 +30,10 @@ func (s *Server) HandleAPIGateway(ctx context.Context, ev events.APIGatewayProxy
 
 func (s *Server) toHTTP(ctx context.Context, ev events.APIGatewayProxyRequest) (*http.Request, error) {
 	if org := authorizerString(ev.RequestContext.Authorizer, AuthorizerOrgKey); org != "" {
-		ctx = withCaller(ctx, memory.Caller{OrgID: org, AgentID: authorizerString(ev.RequestContext.Authorizer, AuthorizerAgentKey)})
+		agent := authorizerString(ev.RequestContext.Authorizer, AuthorizerAgentKey)
+		_, present := ev.RequestContext.Authorizer[auth.ContextGrantsKey]
+		grants := auth.ContextGrants(authorizerString(ev.RequestContext.Authorizer, auth.ContextGrantsKey), present, agent)
+		ctx = withCaller(ctx, memory.Caller{OrgID: org, AgentID: agent, Grants: grants})
 	} else {
 		ctx = withCaller(ctx, memory.Caller{}) // fails Valid(): 401
 	}

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentmem/agentmem/memory"
 )
@@ -31,8 +33,9 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
-// decodeStrict decodes one JSON value into v, rejecting unknown fields and
-// trailing data, with messages that name the offending field.
+// decodeStrict decodes one JSON value into v, rejecting unknown fields,
+// trailing data and strings that are not valid UTF-8, with messages that
+// name the offending field.
 func decodeStrict(body []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -44,7 +47,7 @@ func decodeStrict(body []byte, v any) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return memory.Errorf(memory.EINVALID, "body: unexpected data after the JSON object")
 	}
-	return nil
+	return checkUTF8(body)
 }
 
 func jsonError(err error) error {
@@ -248,4 +251,154 @@ func intParam(r *http.Request, name string) (int, error) {
 		return 0, memory.Errorf(memory.EINVALID, "%s: %q is not an integer", name, v)
 	}
 	return n, nil
+}
+
+// checkUTF8 rejects a JSON body whose strings are not valid UTF-8: raw
+// bytes that are not, or \u escapes of unpaired surrogates, which
+// encoding/json would silently turn into U+FFFD. The error names the first
+// such field by its path ("memories[1].content.text"; an object key is
+// named by its object's path and "(key)"). body is one valid JSON value
+// (decodeStrict has read it).
+func checkUTF8(body []byte) error {
+	if utf8.Valid(body) && !bytes.Contains(bytes.ToLower(body), []byte(`\ud`)) {
+		return nil // the fast path: no raw invalid bytes, no surrogate escape
+	}
+	w := utf8Walker{b: body}
+	w.value("")
+	if w.bad != "" {
+		return memory.Errorf(memory.EINVALID, "%s: not valid UTF-8", w.bad)
+	}
+	return nil
+}
+
+// utf8Walker walks one valid JSON value and records the path of the first
+// string that is not valid UTF-8.
+type utf8Walker struct {
+	b   []byte
+	i   int
+	bad string
+}
+
+func (w *utf8Walker) ws() {
+	for w.i < len(w.b) && (w.b[w.i] == ' ' || w.b[w.i] == '\t' || w.b[w.i] == '\n' || w.b[w.i] == '\r') {
+		w.i++
+	}
+}
+
+func (w *utf8Walker) value(path string) {
+	w.ws()
+	if w.i >= len(w.b) || w.bad != "" {
+		return
+	}
+	switch w.b[w.i] {
+	case '{':
+		w.i++
+		for w.bad == "" {
+			w.ws()
+			if w.i >= len(w.b) || w.b[w.i] == '}' {
+				w.i++
+				return
+			}
+			if w.b[w.i] == ',' {
+				w.i++
+				continue
+			}
+			key, ok := w.str()
+			if !ok {
+				w.bad = join(path, "(key)")
+				return
+			}
+			w.ws()
+			w.i++ // ':'
+			w.value(join(path, key))
+		}
+	case '[':
+		w.i++
+		for n := 0; w.bad == ""; {
+			w.ws()
+			if w.i >= len(w.b) || w.b[w.i] == ']' {
+				w.i++
+				return
+			}
+			if w.b[w.i] == ',' {
+				w.i++
+				continue
+			}
+			w.value(fmt.Sprintf("%s[%d]", path, n))
+			n++
+		}
+	case '"':
+		if _, ok := w.str(); !ok {
+			w.bad = path
+			if path == "" {
+				w.bad = "body"
+			}
+		}
+	default: // a number, true, false or null
+		for w.i < len(w.b) && !strings.ContainsRune(",]} \t\r\n", rune(w.b[w.i])) {
+			w.i++
+		}
+	}
+}
+
+// str reads the string at w.i (its opening quote) and returns its value
+// (for a path: invalid parts as U+FFFD) and whether it is valid UTF-8.
+func (w *utf8Walker) str() (string, bool) {
+	start := w.i
+	w.i++
+	for w.i < len(w.b) && w.b[w.i] != '"' {
+		if w.b[w.i] == '\\' {
+			w.i++
+		}
+		w.i++
+	}
+	w.i++
+	raw := w.b[start:min(w.i, len(w.b))]
+	if !utf8.Valid(raw) {
+		return strings.ToValidUTF8(string(raw[1:len(raw)-1]), "\uFFFD"), false
+	}
+	// Surrogate escapes must come in pairs: a high one (\uD800-\uDBFF)
+	// followed at once by a low one (\uDC00-\uDFFF).
+	for j := 0; j+5 < len(raw); j++ {
+		if raw[j] != '\\' {
+			continue
+		}
+		if raw[j+1] != 'u' {
+			j++ // an escaped character, perhaps a backslash
+			continue
+		}
+		r := hexRune(raw[j+2 : j+6])
+		switch {
+		case r >= 0xD800 && r <= 0xDBFF:
+			if j+11 < len(raw) && raw[j+6] == '\\' && raw[j+7] == 'u' {
+				if lo := hexRune(raw[j+8 : j+12]); lo >= 0xDC00 && lo <= 0xDFFF {
+					j += 11
+					continue
+				}
+			}
+			return "", false
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return "", false
+		}
+		j += 5
+	}
+	var s string
+	json.Unmarshal(raw, &s)
+	return s, true
+}
+
+func hexRune(h []byte) rune {
+	n, err := strconv.ParseUint(string(h), 16, 32)
+	if err != nil {
+		return -1
+	}
+	return rune(n)
+}
+
+// join appends a key to a JSON path.
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
 }

@@ -52,6 +52,11 @@ func (s *Server) createDocument(w http.ResponseWriter, r *http.Request, c memory
 	if err != nil {
 		return err
 	}
+	release, err := s.reserve(r.Context(), c, documentUsage(len(data)))
+	if err != nil {
+		return err
+	}
+	defer release()
 	owner := memory.Caller{OrgID: c.OrgID, AgentID: agent}
 	seg := memory.OrgScope
 	if agent != "" {
@@ -87,7 +92,11 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request, c memory.
 	if limit < 0 || limit > 1000 {
 		return memory.Errorf(memory.EINVALID, "limit: must be between 1 and 1000")
 	}
-	docs, next, err := s.docs.List(r.Context(), c, r.URL.Query().Get("cursor"), limit)
+	cursor := r.URL.Query().Get("cursor")
+	if err := memory.ValidID("cursor", cursor); err != nil {
+		return err
+	}
+	docs, next, err := s.docs.List(r.Context(), c, cursor, limit)
 	if err != nil {
 		return err
 	}
@@ -101,6 +110,9 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request, c memory.
 func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
 	st, err := s.docs.Get(r.Context(), c, r.PathValue("id"))
 	if err != nil {
+		return err
+	}
+	if err := checkDocumentDelete(c, st.AgentID, st.ID); err != nil {
 		return err
 	}
 	if _, err := s.docs.Remove(r.Context(), memory.Caller{OrgID: st.OrgID, AgentID: st.AgentID}, st.Key); err != nil {

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/agentmem/agentmem/embed/hashing"
 	"github.com/agentmem/agentmem/memory"
@@ -49,15 +50,18 @@ var bodies = []struct {
 		}{}
 	}},
 	{"POST /v1/documents", func() any { return &DocumentRequest{} }},
+	{"POST /v1/forget", func() any { return &ForgetRequest{} }},
 }
 
 // FuzzDecodeBody fuzzes the strict JSON decoding of every request body:
 // a body is refused with EINVALID (never an internal error), or is one
 // JSON value and decodes to a value that encodes to JSON the decoder
-// accepts again, giving the same value; a search's filters give a memory.Filter whose validation is
-// EINVALID or nothing.
+// accepts again, giving the same value, and none of its strings were
+// replaced with U+FFFD (invalid UTF-8 is refused, naming the field); a
+// search's filters give a memory.Filter whose validation is EINVALID or
+// nothing.
 func FuzzDecodeBody(f *testing.F) {
-	for _, s := range []string{
+	for i, s := range []string{
 		`{"content":{"text":"a"},"type":"fact","importance":0.5,"metadata":{"k":[1,null]}}`,
 		`{"memories":[{"content":{"text":"a"}},{"content":{"text":"b"},"position":3}]}`,
 		`{"content":{"text":"b"},"metadata":null,"durability":"ephemeral"}`,
@@ -65,11 +69,14 @@ func FuzzDecodeBody(f *testing.F) {
 		`{"query":"q","roomId":"r","budgetTokens":200}`,
 		`{"messages":[{"entityId":"u","roomId":"r","content":{"text":"hi"}}]}`,
 		`{"name":"a.md","content":"# x","scope":"org"}`, `{"name":"a.pdf","contentBase64":"JVBERi0="}`,
+		`{"entity":"Priya","sessionId":"s","roomId":"r","start":"2026-01-01T00:00:00Z","end":1767225600000,"agentId":"_org"}`,
+		`{"content":{"text":"a\ud800"}}`, "{\"query\":\"\xff\"}", `{"content":{"text":"\ud83d\ude00"}}`,
 		`{"content" 1}`, `[1,2]`, `{"a":1} {}`, `{"filters":{"start":-5}}`, `{"filters":{"type":7}}`, `{"k":"5"}`, `{"importance":1e400}`,
 	} {
-		for i := range bodies {
-			f.Add(uint8(i), []byte(s))
-		}
+		// Each seed once, on endpoints in turn (the fuzzer mutates the
+		// endpoint too): a seed per endpoint would spend a short run on
+		// replaying seeds alone.
+		f.Add(uint8(i), []byte(s))
 	}
 	f.Fuzz(func(t *testing.T, endpoint uint8, body []byte) {
 		b := bodies[int(endpoint)%len(bodies)]
@@ -82,6 +89,14 @@ func FuzzDecodeBody(f *testing.F) {
 		}
 		if !json.Valid(body) {
 			t.Fatalf("%s: %q is accepted, but it is not one JSON value", b.endpoint, body)
+		}
+		// No string was turned into U+FFFD: what the body says is what
+		// was decoded.
+		var generic any
+		json.Unmarshal(body, &generic)
+		if g, _ := json.Marshal(generic); !utf8.Valid(body) ||
+			bytes.Contains(g, []byte("\ufffd")) && !bytes.Contains(bytes.ToLower(body), []byte(`\ufffd`)) && !bytes.Contains(body, []byte("\ufffd")) {
+			t.Fatalf("%s: %q is accepted, but its strings are not all valid UTF-8", b.endpoint, body)
 		}
 		js, err := json.Marshal(v)
 		if err != nil {
@@ -266,6 +281,7 @@ var routes = []struct{ method, path string }{
 	{"POST", "/v1/search"}, {"POST", "/v1/context"}, {"POST", "/v1/messages"},
 	{"POST", "/v1/documents"}, {"GET", "/v1/documents"}, {"GET", "/v1/documents/{id}"}, {"DELETE", "/v1/documents/{id}"},
 	{"GET", "/v1/admin/consolidation"}, {"GET", "/v1/healthz"}, {"PUT", "/v1/memories"}, {"GET", "/v1/{id}"},
+	{"POST", "/v1/forget"}, {"GET", "/v1/admin/audit"},
 }
 
 // FuzzHandler fuzzes the whole HTTP API on the embedded backend: the
@@ -284,6 +300,8 @@ func FuzzHandler(f *testing.F) {
 	f.Add(uint8(9), "", "", "", []byte(`{"messages":[{"entityId":"u","roomId":"r","content":{"text":"I moved to Lisbon."}}]}`), false)
 	f.Add(uint8(10), "", "", "", []byte(`{"name":"notes/a.md","content":"# A\n\nSome notes."}`), true)
 	f.Add(uint8(10), "", "", "", []byte(`{"name":"r.pdf","contentBase64":"`+base64.StdEncoding.EncodeToString(ingesttest.CyclicPDF())+`"}`), false)
+	f.Add(uint8(18), "", "", "", []byte(`{"entity":"Lisbon","start":1}`), true)
+	f.Add(uint8(19), "", "limit=2&cursor=0190a1b2c3d4e5f60718293a4b5c6d7e", "", []byte{}, false)
 	f.Fuzz(func(t *testing.T, route uint8, id, query, ifMatch string, body []byte, agent bool) {
 		rt := routes[int(route)%len(routes)]
 		path := strings.ReplaceAll(rt.path, "{id}", url.PathEscape(id))

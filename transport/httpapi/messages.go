@@ -46,6 +46,11 @@ func (s *Server) postMessages(w http.ResponseWriter, r *http.Request, c memory.C
 			return memory.Errorf(memory.EINVALID, "messages[%d].entityId: the speaker is required", i)
 		}
 	}
+	release, err := s.reserve(r.Context(), c, newMemoriesUsage(req.Messages))
+	if err != nil {
+		return err
+	}
+	defer release()
 	res, err := s.svc.Create(r.Context(), c, req.Messages)
 	if err != nil {
 		return err

@@ -15,6 +15,7 @@ import (
 	"github.com/agentmem/agentmem/embed/hashing"
 	"github.com/agentmem/agentmem/index/opensearch"
 	"github.com/agentmem/agentmem/internal/config"
+	"github.com/agentmem/agentmem/knowledge"
 	"github.com/agentmem/agentmem/llm/bedrock"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/service"
@@ -31,6 +32,9 @@ type Backend struct {
 	// Caps are what the store keeps beyond memories (see Capabilities).
 	Caps    wiring.Capabilities
 	closers wiring.Closers
+	// Knowledge is the knowledge API's use case (offline translation: the
+	// API Lambda links no LLM).
+	Knowledge *knowledge.Explorer
 }
 
 // Open opens the backend cfg describes, which must name the AWS adapters
@@ -59,8 +63,9 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...serv
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{Store: store, Index: ix, Embedder: emb, Caps: Capabilities(store)}
-	b.Service = service.NewService(store, ix, emb, wiring.ServiceOptions(cfg.Service, log, append(wiring.KnowledgeOptions(store, log), opts...)...)...)
+	k := wiring.NewKnowledge(store, emb, log)
+	b := &Backend{Store: store, Index: ix, Embedder: emb, Caps: Capabilities(store), Knowledge: wiring.ShareRelated(wiring.KnowledgeExplorer(store, nil, log), k)}
+	b.Service = service.NewService(store, ix, emb, wiring.ServiceOptions(cfg.Service, log, append(wiring.KnowledgeServiceOptions(k), opts...)...)...)
 	b.closers.Add(b.Service.Close)
 	return b, nil
 }
@@ -153,15 +158,26 @@ func NewEmbedder(ctx context.Context, cfg config.Embedder, a config.AWS, log *sl
 // configuration from the environment, a JSON logger on standard output and
 // the backend. It exits the process with a logged error if any of them
 // fails.
-func Setup(ctx context.Context) (*Backend, config.Config, *slog.Logger) {
+func Setup(ctx context.Context, extras ...Extra) (*Backend, config.Config, *slog.Logger) {
 	log := wiring.Logger(os.Stdout, slog.LevelInfo)
 	cfg, err := config.FromEnv()
 	Must(log, "config", err)
 	log = wiring.Logger(os.Stdout, cfg.LogLevel)
-	b, err := Open(ctx, cfg, log)
+	var opts []service.Option
+	for _, x := range extras {
+		o, err := x(ctx, cfg)
+		Must(log, "service options", err)
+		opts = append(opts, o...)
+	}
+	b, err := Open(ctx, cfg, log, opts...)
 	Must(log, "backend", err)
 	return b, cfg, log
 }
+
+// Extra builds service options from the configuration for the one Lambda
+// that needs them (the API's reranker, wiring/rerank.FromConfig), so that
+// the others do not link their adapters.
+type Extra func(ctx context.Context, cfg config.Config) ([]service.Option, error)
 
 // Must exits the process with a logged error when err is not nil: a Lambda
 // that cannot start must not take events.

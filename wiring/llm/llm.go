@@ -41,11 +41,7 @@ func New(ctx context.Context, cfg config.LLM, a config.AWS) (memory.LLM, error) 
 	return nil, fmt.Errorf("LLM_PROVIDER: %q has no adapter", cfg.Provider)
 }
 
-// openAI is the hook of the OpenAI-compatible adapter (llm/openai): once it
-// lands, this becomes
-//
-//	return openai.New(openai.Options{BaseURL: cfg.BaseURL, Model: cfg.Model,
-//		APIKey: cfg.APIKey, Mode: cfg.Mode, Timeout: cfg.Timeout})
+// openAI builds the OpenAI-compatible adapter (llm/openai).
 func openAI(cfg config.LLM) (memory.LLM, error) {
 	c, err := openai.New(openai.Options{BaseURL: cfg.BaseURL, Model: cfg.Model, APIKey: cfg.APIKey, Mode: openai.Mode(cfg.Mode), Timeout: cfg.Timeout})
 	if err != nil {

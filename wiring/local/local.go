@@ -15,6 +15,7 @@ import (
 	"github.com/agentmem/agentmem/embed/onnx"
 	"github.com/agentmem/agentmem/index/bolt"
 	"github.com/agentmem/agentmem/internal/config"
+	"github.com/agentmem/agentmem/knowledge"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/service"
 	"github.com/agentmem/agentmem/store/sqlite"
@@ -29,6 +30,8 @@ type Backend struct {
 	Service  *service.Service
 	// Caps are what the store keeps beyond memories (see Capabilities).
 	Caps wiring.Capabilities
+	// Knowledge is the knowledge API's use case (offline translation).
+	Knowledge *knowledge.Explorer
 }
 
 // Open opens the backend in dataDir with embedder: the store, and the index
@@ -46,8 +49,10 @@ func Open(ctx context.Context, dataDir string, embedder memory.Embedder, log *sl
 		store.Close()
 		return nil, err
 	}
-	svc := service.NewService(store, ix, embedder, append(append([]service.Option{service.WithLogger(log)}, wiring.KnowledgeOptions(store, log)...), opts...)...)
-	return &Backend{Store: store, Index: ix, Embedder: embedder, Service: svc, Caps: Capabilities(store)}, nil
+	k := wiring.NewKnowledge(store, embedder, log)
+	svc := service.NewService(store, ix, embedder, append(append([]service.Option{service.WithLogger(log)}, wiring.KnowledgeServiceOptions(k)...), opts...)...)
+	return &Backend{Store: store, Index: ix, Embedder: embedder, Service: svc, Caps: Capabilities(store),
+		Knowledge: wiring.ShareRelated(wiring.KnowledgeExplorer(store, nil, log), k)}, nil
 }
 
 // Capabilities declares what the SQLite store keeps beyond memories:

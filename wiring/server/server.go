@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentmem/agentmem/index/opensearch"
 	"github.com/agentmem/agentmem/internal/config"
+	"github.com/agentmem/agentmem/knowledge"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/pipeline/consolidate"
 	"github.com/agentmem/agentmem/pipeline/extract"
@@ -28,6 +29,7 @@ import (
 	"github.com/agentmem/agentmem/wiring/ingestion"
 	"github.com/agentmem/agentmem/wiring/llm"
 	"github.com/agentmem/agentmem/wiring/local"
+	"github.com/agentmem/agentmem/wiring/rerank"
 )
 
 // Backend is an opened service with its adapters and pipelines.
@@ -40,6 +42,11 @@ type Backend struct {
 	OpenSearch *opensearch.Index
 	// DynamoDB is the store when BACKEND=aws (API keys, records).
 	DynamoDB *dynamodb.Store
+	// Keys keeps the API keys created through the admin API or memctl
+	// (the store's key table).
+	Keys memory.KeyStore
+	// Usage counts what each org stores, for quotas.
+	Usage memory.UsageCounter
 	// Caps are what the store keeps beyond memories; each pipeline
 	// checked what it needs when it was built.
 	Caps wiring.Capabilities
@@ -51,6 +58,10 @@ type Backend struct {
 	// Consolidation is the scheduled consolidation job.
 	Consolidation *consolidate.Job
 	closers       wiring.Closers
+	// Knowledge is the knowledge API's use case, translating natural
+	// language with the configured LLM when there is one; nil when the
+	// store keeps no term index.
+	Knowledge *knowledge.Explorer
 }
 
 // NewEmbedder returns the embedder the configuration selects: bedrock
@@ -105,6 +116,7 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 			return fail(err)
 		}
 		b.DynamoDB, b.Store, b.Caps = s, s, aws.Capabilities(s)
+		b.Keys, b.Usage = s, s
 	default:
 		s, err := local.OpenStore(cfg.DataDir)
 		if err != nil {
@@ -112,6 +124,7 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		}
 		b.closers.Add(s.Close)
 		b.Store, b.Caps = s, local.Capabilities(s)
+		b.Keys, b.Usage = s, s
 	}
 	switch cfg.Index.Kind {
 	case config.IndexOpenSearch:
@@ -128,12 +141,22 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		b.closers.Add(ix.Close)
 		b.Index = ix
 	}
-	b.Service = service.NewService(b.Store, b.Index, emb, wiring.ServiceOptions(cfg.Service, log, append(wiring.KnowledgeOptions(b.Store, log), opts...)...)...)
-	b.closers.Add(b.Service.Close) // closed first: its queued accesses need the store
 	model, err := llm.New(ctx, cfg.LLM, cfg.AWS)
 	if err != nil {
 		return fail(err)
 	}
+	rr, err := rerank.New(ctx, cfg.Rerank, model, cfg.AWS)
+	if err != nil {
+		return fail(err)
+	}
+	k := wiring.NewKnowledge(b.Store, emb, log)
+	opts = append(append(wiring.KnowledgeServiceOptions(k), rerank.Options(cfg.Rerank, rr)...), opts...)
+	b.Service = service.NewService(b.Store, b.Index, emb, wiring.ServiceOptions(cfg.Service, log, opts...)...)
+	b.closers.Add(b.Service.Close) // closed first: its queued accesses need the store
+	if ol, ok := b.Store.(memory.OrgLister); ok && k != nil {
+		b.closers.Add(wiring.StartBackfill(ctx, k, ol, log)) // stopped before the service and store close
+	}
+	b.Knowledge = wiring.ShareRelated(wiring.KnowledgeExplorer(b.Store, model, log), k)
 	if b.Documents, err = ingestion.New(b.Service, b.Caps, cfg.Ingest, log); err != nil {
 		return fail(err)
 	}

@@ -1,0 +1,801 @@
+package knowledge
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/agentmem/agentmem/knowledge/query"
+	"github.com/agentmem/agentmem/memory"
+)
+
+// Related terms, after KnowPro's related-terms index: a query term stands
+// also for the terms of the org's vocabulary related to it, each with a
+// similarity in (0, 1] that the lists scale below an exact match
+// (query.RelatedWeight). Three sources, merged by their best similarity:
+//
+//   - the is-a table of this package (types.go): "people" stands for
+//     "artist", "sister"..., similarity 1;
+//   - what the extractors supplied: a type stands for the names of the
+//     entities typed with it ("sport" for "fencing" when a memory's entity
+//     "fencing" is a sport), and an entity's name and its aliases (facets
+//     named alias, aka, nickname...) stand for each other, similarity 1;
+//   - the nearest vocabulary terms by embedding, with the service's
+//     embedder: cosine similarity at or above the org's noise cut-off (see
+//     RelatedQuantile), at most MaxRelated of them.
+//
+// The vocabulary's vectors are computed once per term, kept in process per
+// org and, when the store keeps records, in the store (RelatedVectorKind),
+// so that a restart or another process does not embed them again: derived
+// data, rebuilt from the term index. Forgetting marks the org stale: its
+// next lookup lists the vocabulary again and drops the vectors, in process
+// and in the store, of every term whose count fell to zero (lazily, at the
+// first lookup after the forget, and at the latest after MaxAge).
+
+// Limits and principles of related terms.
+const (
+	// MaxRelated is the most related terms per query term, as
+	// query.MaxRelatedPerTerm.
+	MaxRelated = query.MaxRelatedPerTerm
+	// RelatedQuantile places the embedding cut-off: a neighbour must be
+	// more similar than this fraction of random pairs of the org's own
+	// vocabulary (a one-sided test at the 1% level against the model's
+	// noise), whatever the model and its similarity scale.
+	RelatedQuantile = 0.99
+	// MinNoiseTerms is the vocabulary below which the noise cannot be
+	// estimated: no neighbours by embedding.
+	MinNoiseTerms = 32
+	// noisePairs is the number of random pairs the cut-off is estimated on.
+	noisePairs = 4000
+	// MaxRelatedWords is the most words of a vocabulary term that takes
+	// part in embedding neighbours; longer phrases are left out.
+	MaxRelatedWords = 3
+	// ExtractedSimilarity is the similarity of an is-a or alias relation
+	// (the table or an extractor's types and aliases): certain, 1.
+	ExtractedSimilarity = 1.0
+	// DefaultRelatedMaxAge is how long an org's related-terms state is
+	// trusted before its vocabulary is listed again (writes of other
+	// processes, terms gone by updates).
+	DefaultRelatedMaxAge = 5 * time.Minute
+	// MaxRelatedOrgs is how many orgs' states are kept in process, least
+	// recently used evicted.
+	MaxRelatedOrgs = 64
+	// maxTermCache bounds the cached expansions per org.
+	maxTermCache = 4096
+	// typePostings is the most refs read per query term to find the names
+	// of a type and the aliases of a name.
+	typePostings = 256
+	embedBatch   = 128
+	recordPage   = 500
+)
+
+// RelatedVectorKind is the record kind of a vocabulary term's vector.
+const RelatedVectorKind = "related-term-vector"
+
+// aliasFacets are the facet names whose value is another name of the
+// entity.
+var aliasFacets = map[string]bool{"alias": true, "aka": true, "also known as": true, "nickname": true,
+	"other name": true, "full name": true, "short name": true, "abbreviation": true, "known as": true}
+
+// RelatedIndex finds the related terms of query terms in an org's
+// vocabulary. Terms is required; without Embedder there are no neighbours
+// by embedding, without Records vectors are kept in process only. It is
+// safe for concurrent use and implements query.RelatedTerms.
+type RelatedIndex struct {
+	Terms    memory.TermIndex
+	Embedder memory.Embedder
+	Records  memory.RecordStore
+	Log      *slog.Logger
+	// MaxAge defaults to DefaultRelatedMaxAge.
+	MaxAge time.Duration
+	// Now defaults to time.Now.
+	Now func() time.Time
+
+	mu   sync.Mutex
+	orgs map[string]*orgTerms
+	used map[string]int64
+	tick int64
+}
+
+// orgTerms is one org's vocabulary vectors and cached expansions.
+type orgTerms struct {
+	mu      sync.Mutex
+	built   bool
+	builtAt time.Time
+	stale   bool
+	pending map[string]bool // indexed since the last refresh
+	model   string
+	dim     int
+	terms   []string
+	index   map[string]int
+	vecs    []int8 // len(terms) × dim
+	scales  []float32
+	cutoff  float64
+	cache   map[string][]query.Related
+	vcache  map[string][]float32 // query vectors of cached expansions
+}
+
+type vectorRecord struct {
+	Term  string  `json:"term"`
+	Model string  `json:"model"`
+	Scale float32 `json:"scale"`
+	Vec   []byte  `json:"vec"` // int8
+}
+
+func (r *RelatedIndex) log() *slog.Logger {
+	if r.Log != nil {
+		return r.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+func (r *RelatedIndex) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r *RelatedIndex) maxAge() time.Duration {
+	if r.MaxAge > 0 {
+		return r.MaxAge
+	}
+	return DefaultRelatedMaxAge
+}
+
+// org returns the state of orgID, creating it (and evicting the least
+// recently used) as needed.
+func (r *RelatedIndex) org(orgID string) *orgTerms {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.orgs == nil {
+		r.orgs, r.used = map[string]*orgTerms{}, map[string]int64{}
+	}
+	r.tick++
+	r.used[orgID] = r.tick
+	if o := r.orgs[orgID]; o != nil {
+		return o
+	}
+	if len(r.orgs) >= MaxRelatedOrgs {
+		oldest, at := "", int64(math.MaxInt64)
+		for id, t := range r.used {
+			if _, ok := r.orgs[id]; ok && t < at && id != orgID {
+				oldest, at = id, t
+			}
+		}
+		delete(r.orgs, oldest)
+		delete(r.used, oldest)
+	}
+	o := &orgTerms{pending: map[string]bool{}}
+	r.orgs[orgID] = o
+	return o
+}
+
+// Observe records the refs just indexed for a memory of orgID: their new
+// terms join the vocabulary's vectors at the next lookup, and the cached
+// expansions they may change are dropped.
+func (r *RelatedIndex) Observe(orgID string, refs []memory.SemanticRef) {
+	o := r.org(orgID)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, ref := range refs {
+		for _, t := range memory.DistinctTerms(ref) {
+			if _, ok := o.index[t]; !ok {
+				o.pending[t] = true
+			}
+		}
+		if ref.Entity == nil {
+			continue
+		}
+		// The type -> names and alias expansions these refs add.
+		delete(o.cache, memory.NormalizeTerm(ref.Entity.Name))
+		for _, t := range ref.Entity.Types {
+			delete(o.cache, memory.NormalizeTerm(t))
+		}
+		for _, f := range ref.Entity.Facets {
+			delete(o.cache, memory.NormalizeTerm(f.Value))
+		}
+	}
+}
+
+// Forgot marks orgID stale: its next lookup lists the vocabulary again and
+// drops the vectors of the terms gone.
+func (r *RelatedIndex) Forgot(orgID string) {
+	o := r.org(orgID)
+	o.mu.Lock()
+	o.stale = true
+	o.mu.Unlock()
+}
+
+// Related implements query.RelatedTerms.
+func (r *RelatedIndex) Related(ctx context.Context, orgID, term string) ([]query.Related, error) {
+	m, err := r.Expand(ctx, orgID, []string{term})
+	if err != nil {
+		return nil, err
+	}
+	return m[memory.NormalizeTerm(term)], nil
+}
+
+// Expand returns the related terms of each term (normalized), most similar
+// first, at most MaxRelated each, the term itself excluded. Errors: the
+// term index's, record store's and embedder's, wrapped.
+func (r *RelatedIndex) Expand(ctx context.Context, orgID string, terms []string) (map[string][]query.Related, error) {
+	if orgID == "" {
+		return nil, memory.Errorf(memory.EINTERNAL, "related terms: lookup without org")
+	}
+	o := r.org(orgID)
+	if err := r.refresh(ctx, orgID, o); err != nil {
+		return nil, err
+	}
+	out := map[string][]query.Related{}
+	var todo []string
+	o.mu.Lock()
+	for _, t := range terms {
+		t = memory.NormalizeTerm(t)
+		if !memory.IndexableTerm(t) {
+			continue
+		}
+		if rs, ok := o.cache[t]; ok {
+			out[t] = rs
+		} else if _, seen := out[t]; !seen {
+			out[t] = nil
+			todo = append(todo, t)
+		}
+	}
+	o.mu.Unlock()
+	if len(todo) == 0 {
+		return out, nil
+	}
+	vecs, err := r.queryVectors(ctx, o, todo)
+	if err != nil {
+		return nil, err
+	}
+	for i, t := range todo {
+		found := map[string]float64{}
+		add := func(term string, w float64) {
+			term = memory.NormalizeTerm(term)
+			if term != t && memory.IndexableTerm(term) && w > found[term] {
+				found[term] = w
+			}
+		}
+		kinds, err := r.present(ctx, orgID, NarrowerTypes(t))
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range kinds {
+			add(n, ExtractedSimilarity)
+		}
+		ex, err := r.extracted(ctx, orgID, t)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range ex {
+			add(n, ExtractedSimilarity)
+		}
+		o.mu.Lock()
+		if vecs[i] != nil {
+			for _, n := range o.nearest(vecs[i], t) {
+				add(n.Term, n.Weight)
+			}
+		}
+		rs := ranked(found)
+		if len(o.cache) >= maxTermCache {
+			o.cache, o.vcache = nil, nil
+		}
+		if o.cache == nil {
+			o.cache, o.vcache = map[string][]query.Related{}, map[string][]float32{}
+		}
+		o.cache[t], o.vcache[t] = rs, vecs[i]
+		o.mu.Unlock()
+		out[t] = rs
+	}
+	return out, nil
+}
+
+// ranked orders related terms by similarity, then term, and keeps
+// MaxRelated.
+func ranked(found map[string]float64) []query.Related {
+	out := make([]query.Related, 0, len(found))
+	for t, w := range found {
+		out = append(out, query.Related{Term: t, Weight: w})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Weight != out[j].Weight {
+			return out[i].Weight > out[j].Weight
+		}
+		return out[i].Term < out[j].Term
+	})
+	if len(out) > MaxRelated {
+		out = out[:MaxRelated]
+	}
+	return out
+}
+
+// present returns the terms of the org's vocabulary among terms, most
+// indexed first (counted up to typePostings), at most MaxRelated: the
+// is-a table names far more kinds than an org mentions.
+func (r *RelatedIndex) present(ctx context.Context, orgID string, terms []string) ([]string, error) {
+	count := map[string]int{}
+	for len(terms) > 0 {
+		batch := terms[:min(len(terms), memory.MaxQueryTerms)]
+		terms = terms[len(batch):]
+		ps, err := r.Terms.LookupTerms(ctx, memory.TermLookup{Filter: memory.Filter{OrgID: orgID}, Terms: batch, Limit: typePostings})
+		if err != nil {
+			return nil, fmt.Errorf("related terms: look up kinds: %w", err)
+		}
+		for _, p := range ps {
+			count[p.Term]++
+		}
+	}
+	out := make([]string, 0, len(count))
+	for t := range count {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if count[out[i]] != count[out[j]] {
+			return count[out[i]] > count[out[j]]
+		}
+		return out[i] < out[j]
+	})
+	if len(out) > MaxRelated {
+		out = out[:MaxRelated]
+	}
+	return out, nil
+}
+
+// extracted returns what the extractors said about t: the names of the
+// entities typed t (most mentioned first), and the aliases of the entity
+// named t or whose alias is t.
+func (r *RelatedIndex) extracted(ctx context.Context, orgID, t string) ([]string, error) {
+	ps, err := r.Terms.LookupTerms(ctx, memory.TermLookup{Filter: memory.Filter{OrgID: orgID}, Terms: []string{t},
+		Roles: []string{memory.RoleType, memory.RoleName, memory.RoleValue}, Limit: typePostings})
+	if err != nil {
+		return nil, fmt.Errorf("related terms: look up %q: %w", t, err)
+	}
+	var keys []memory.RefKey
+	seen := map[memory.RefKey]bool{}
+	for _, p := range ps {
+		if p.Kind == memory.KnowledgeEntity && !seen[p.Ref] && len(keys) < memory.MaxRefKeys {
+			seen[p.Ref] = true
+			keys = append(keys, p.Ref)
+		}
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	refs, err := r.Terms.Refs(ctx, orgID, keys)
+	if err != nil {
+		return nil, fmt.Errorf("related terms: load refs of %q: %w", t, err)
+	}
+	mentions := map[string]map[string]bool{} // related name -> memories
+	add := func(name, memoryID string) {
+		name = memory.NormalizeTerm(name)
+		if name == "" || name == t {
+			return
+		}
+		if mentions[name] == nil {
+			mentions[name] = map[string]bool{}
+		}
+		mentions[name][memoryID] = true
+	}
+	for _, ref := range refs {
+		e := ref.Entity
+		if e == nil {
+			continue
+		}
+		name := memory.NormalizeTerm(e.Name)
+		for _, ty := range e.Types {
+			if memory.NormalizeTerm(ty) == t {
+				add(name, ref.MemoryID)
+			}
+		}
+		for _, f := range e.Facets {
+			if !aliasFacets[memory.NormalizeTerm(f.Name)] {
+				continue
+			}
+			switch memory.NormalizeTerm(f.Value) {
+			case t:
+				add(name, ref.MemoryID)
+			}
+			if name == t {
+				add(f.Value, ref.MemoryID)
+			}
+		}
+	}
+	names := make([]string, 0, len(mentions))
+	for n := range mentions {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if a, b := len(mentions[names[i]]), len(mentions[names[j]]); a != b {
+			return a > b
+		}
+		return names[i] < names[j]
+	})
+	if len(names) > MaxRelated {
+		names = names[:MaxRelated]
+	}
+	return names, nil
+}
+
+// queryVectors returns the unit vectors of terms: the vocabulary's own
+// when a term is in it, else embedded now (one call). Nil entries when
+// there is no embedder.
+func (r *RelatedIndex) queryVectors(ctx context.Context, o *orgTerms, terms []string) ([][]float32, error) {
+	out := make([][]float32, len(terms))
+	if r.Embedder == nil {
+		return out, nil
+	}
+	var miss []string
+	var at []int
+	o.mu.Lock()
+	for i, t := range terms {
+		if j, ok := o.index[t]; ok {
+			out[i] = o.vector(j)
+		} else {
+			miss = append(miss, t)
+			at = append(at, i)
+		}
+	}
+	o.mu.Unlock()
+	if len(miss) == 0 {
+		return out, nil
+	}
+	vs, err := r.Embedder.Embed(ctx, miss, memory.PurposeDocument)
+	if err != nil {
+		return nil, fmt.Errorf("related terms: embed query terms: %w", err)
+	}
+	if len(vs) != len(miss) {
+		return nil, fmt.Errorf("related terms: the embedder returned %d vectors for %d terms", len(vs), len(miss))
+	}
+	for k, i := range at {
+		v := append([]float32(nil), vs[k]...)
+		memory.Normalize(v)
+		out[i] = v
+	}
+	return out, nil
+}
+
+// vector returns term j's vector, dequantized. o.mu held.
+func (o *orgTerms) vector(j int) []float32 {
+	v := make([]float32, o.dim)
+	s := o.scales[j]
+	for i, q := range o.vecs[j*o.dim : (j+1)*o.dim] {
+		v[i] = float32(q) * s
+	}
+	return v
+}
+
+// dot is the cosine of a unit query vector with term j. o.mu held.
+func (o *orgTerms) dot(v []float32, j int) float64 {
+	var s float32
+	row := o.vecs[j*o.dim : (j+1)*o.dim]
+	for i, q := range row {
+		s += v[i] * float32(q)
+	}
+	return float64(s * o.scales[j])
+}
+
+// nearest returns the vocabulary terms at or above the cut-off, best
+// first, at most MaxRelated, t excluded. o.mu held.
+func (o *orgTerms) nearest(v []float32, t string) []query.Related {
+	if len(v) != o.dim || math.IsInf(o.cutoff, 1) {
+		return nil
+	}
+	var out []query.Related
+	for j, term := range o.terms {
+		if term == t {
+			continue
+		}
+		if s := o.dot(v, j); s >= o.cutoff {
+			out = append(out, query.Related{Term: term, Weight: min(s, 1)})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Weight != out[j].Weight {
+			return out[i].Weight > out[j].Weight
+		}
+		return out[i].Term < out[j].Term
+	})
+	if len(out) > MaxRelated {
+		out = out[:MaxRelated]
+	}
+	return out
+}
+
+// candidate reports whether a vocabulary term takes part in embedding
+// neighbours: a word or short phrase with a letter, not a date or number.
+func candidate(t string) bool {
+	if len(strings.Fields(t)) > MaxRelatedWords {
+		return false
+	}
+	letters := 0
+	for _, c := range t {
+		if unicode.IsLetter(c) {
+			letters++
+		} else if unicode.IsDigit(c) {
+			return false
+		}
+	}
+	return letters >= 2
+}
+
+// refresh brings o up to date: fully (list the vocabulary, load or embed
+// every vector, drop the terms gone, estimate the cut-off) when it was
+// never built, is stale after a forget, or older than MaxAge; otherwise it
+// embeds the terms observed since.
+func (r *RelatedIndex) refresh(ctx context.Context, orgID string, o *orgTerms) error {
+	if r.Embedder == nil {
+		return nil
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	model, dim := r.Embedder.Model(), r.Embedder.Dimensions()
+	full := !o.built || o.stale || r.now().Sub(o.builtAt) > r.maxAge() || o.model != model || o.dim != dim
+	if !full {
+		if len(o.pending) == 0 {
+			return nil
+		}
+		var add []string
+		for t := range o.pending {
+			if _, ok := o.index[t]; !ok && candidate(t) {
+				add = append(add, t)
+			}
+		}
+		sort.Strings(add)
+		vs, err := r.embedTerms(ctx, orgID, add)
+		if err != nil {
+			return err
+		}
+		for i, t := range add {
+			j := len(o.terms)
+			o.terms = append(o.terms, t)
+			o.index[t] = j
+			o.vecs = append(o.vecs, vs[i].q...)
+			o.scales = append(o.scales, vs[i].scale)
+		}
+		// Cached expansions meet the new terms.
+		for q, v := range o.vcache {
+			if v == nil {
+				continue
+			}
+			found := map[string]float64{}
+			for _, rel := range o.cache[q] {
+				found[rel.Term] = rel.Weight
+			}
+			for i := range add {
+				if s := o.dot(v, o.index[add[i]]); s >= o.cutoff && add[i] != q && s > found[add[i]] {
+					found[add[i]] = min(s, 1)
+				}
+			}
+			o.cache[q] = ranked(found)
+		}
+		o.pending = map[string]bool{}
+		return nil
+	}
+	began := time.Now()
+	var vocab []string
+	after := ""
+	for {
+		page, next, err := r.Terms.Vocabulary(ctx, orgID, after, memory.MaxVocabularyPage)
+		if err != nil {
+			return fmt.Errorf("related terms: vocabulary: %w", err)
+		}
+		for _, t := range page {
+			if candidate(t) {
+				vocab = append(vocab, t)
+			}
+		}
+		if next == "" {
+			break
+		}
+		after = next
+	}
+	want := make(map[string]bool, len(vocab))
+	for _, t := range vocab {
+		want[t] = true
+	}
+	// Vectors already known: in process, or in the store on a first build.
+	have := map[string]qvec{}
+	if o.built && o.model == model && o.dim == dim {
+		for j, t := range o.terms {
+			have[t] = qvec{q: o.vecs[j*o.dim : (j+1)*o.dim], scale: o.scales[j]}
+		}
+	}
+	var gone []string
+	if !o.built && r.Records != nil {
+		stored, err := r.loadVectors(ctx, orgID, model, dim)
+		if err != nil {
+			return err
+		}
+		for t, v := range stored {
+			have[t] = v
+		}
+	}
+	for t := range have {
+		if !want[t] {
+			gone = append(gone, t)
+		}
+	}
+	var missing []string
+	for _, t := range vocab {
+		if _, ok := have[t]; !ok {
+			missing = append(missing, t)
+		}
+	}
+	vs, err := r.embedTerms(ctx, orgID, missing)
+	if err != nil {
+		return err
+	}
+	for i, t := range missing {
+		have[t] = vs[i]
+	}
+	if r.Records != nil {
+		sort.Strings(gone)
+		for _, t := range gone {
+			if err := r.Records.DeleteRecord(ctx, orgID, RelatedVectorKind, recordID(t)); err != nil {
+				return fmt.Errorf("related terms: drop the vector of a forgotten term: %w", err)
+			}
+		}
+	}
+	o.terms, o.index = vocab, make(map[string]int, len(vocab))
+	o.vecs, o.scales = make([]int8, 0, len(vocab)*dim), make([]float32, 0, len(vocab))
+	for j, t := range vocab {
+		o.index[t] = j
+		o.vecs = append(o.vecs, have[t].q...)
+		o.scales = append(o.scales, have[t].scale)
+	}
+	o.model, o.dim = model, dim
+	o.cutoff = o.noiseCutoff()
+	o.cache, o.vcache = nil, nil
+	o.pending = map[string]bool{}
+	o.built, o.stale, o.builtAt = true, false, r.now()
+	r.log().DebugContext(ctx, "related terms: vocabulary loaded", "org", orgID, "terms", len(vocab), "embedded", len(missing),
+		"dropped", len(gone), "cutoff", o.cutoff, "ms", time.Since(began).Milliseconds())
+	return nil
+}
+
+// noiseCutoff is the RelatedQuantile of the cosine of random pairs of the
+// vocabulary (a fixed seed: the same vocabulary gives the same cut-off);
+// +Inf below MinNoiseTerms terms. o.mu held.
+func (o *orgTerms) noiseCutoff() float64 {
+	n := len(o.terms)
+	if n < MinNoiseTerms {
+		return math.Inf(1)
+	}
+	rng := rand.New(rand.NewPCG(uint64(n), 0x5eed))
+	sims := make([]float64, 0, noisePairs)
+	for len(sims) < noisePairs {
+		i, j := rng.IntN(n), rng.IntN(n)
+		if i == j {
+			continue
+		}
+		sims = append(sims, o.dot(o.vector(i), j))
+	}
+	sort.Float64s(sims)
+	return sims[int(RelatedQuantile*float64(len(sims)-1))]
+}
+
+// qvec is a unit vector quantized to int8: v ≈ q × scale.
+type qvec struct {
+	q     []int8
+	scale float32
+}
+
+func quantize(v []float32) qvec {
+	var m float32
+	for _, x := range v {
+		m = max(m, float32(math.Abs(float64(x))))
+	}
+	out := qvec{q: make([]int8, len(v))}
+	if m == 0 {
+		return out
+	}
+	out.scale = m / 127
+	for i, x := range v {
+		out.q[i] = int8(math.Round(float64(x / out.scale)))
+	}
+	return out
+}
+
+// embedTerms embeds terms (as documents, so that term-to-term similarity is
+// symmetric), quantizes them and stores them when records are kept.
+func (r *RelatedIndex) embedTerms(ctx context.Context, orgID string, terms []string) ([]qvec, error) {
+	out := make([]qvec, 0, len(terms))
+	model, dim := r.Embedder.Model(), r.Embedder.Dimensions()
+	for len(terms) > 0 {
+		batch := terms[:min(len(terms), embedBatch)]
+		terms = terms[len(batch):]
+		vs, err := r.Embedder.Embed(ctx, batch, memory.PurposeDocument)
+		if err != nil {
+			return nil, fmt.Errorf("related terms: embed the vocabulary: %w", err)
+		}
+		if len(vs) != len(batch) {
+			return nil, fmt.Errorf("related terms: the embedder returned %d vectors for %d terms", len(vs), len(batch))
+		}
+		for i, v := range vs {
+			if len(v) != dim {
+				return nil, fmt.Errorf("related terms: a vector of %d dimensions, want %d", len(v), dim)
+			}
+			v = append([]float32(nil), v...)
+			memory.Normalize(v)
+			q := quantize(v)
+			out = append(out, q)
+			if r.Records != nil {
+				b := make([]byte, len(q.q))
+				for k, x := range q.q {
+					b[k] = byte(x)
+				}
+				rec := vectorRecord{Term: batch[i], Model: model, Scale: q.scale, Vec: b}
+				if _, err := r.Records.PutRecord(ctx, orgID, RelatedVectorKind, recordID(batch[i]), rec, 0); err != nil {
+					return nil, fmt.Errorf("related terms: store a term vector: %w", err)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// loadVectors reads the org's stored vectors of model.
+func (r *RelatedIndex) loadVectors(ctx context.Context, orgID, model string, dim int) (map[string]qvec, error) {
+	out := map[string]qvec{}
+	after := ""
+	for {
+		recs, next, err := r.Records.ListRecords(ctx, orgID, RelatedVectorKind, after, recordPage)
+		if err != nil {
+			return nil, fmt.Errorf("related terms: load term vectors: %w", err)
+		}
+		for _, rec := range recs {
+			var v vectorRecord
+			if err := json.Unmarshal(rec.Value, &v); err != nil || v.Model != model || len(v.Vec) != dim || recordID(v.Term) != rec.ID {
+				// Another model's, or unreadable: dropped, embedded again.
+				if err := r.Records.DeleteRecord(ctx, orgID, RelatedVectorKind, rec.ID); err != nil {
+					return nil, fmt.Errorf("related terms: drop a stale term vector: %w", err)
+				}
+				continue
+			}
+			q := qvec{q: make([]int8, dim), scale: v.Scale}
+			for i, b := range v.Vec {
+				q.q[i] = int8(b)
+			}
+			out[v.Term] = q
+		}
+		if next == "" {
+			return out, nil
+		}
+		after = next
+	}
+}
+
+// recordID is the record id of a term's vector: terms hold spaces and any
+// letter, ids do not.
+func recordID(term string) string {
+	h := sha256.Sum256([]byte(term))
+	return hex.EncodeToString(h[:16])
+}
+
+// RelatedRecordID is the record id under which the vector of term is kept
+// (RelatedVectorKind).
+func RelatedRecordID(term string) string { return recordID(term) }
+
+// Cutoff returns the embedding cut-off of an org as last estimated (+Inf
+// before the first lookup, or below MinNoiseTerms terms).
+func (r *RelatedIndex) Cutoff(orgID string) float64 {
+	o := r.org(orgID)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.built {
+		return math.Inf(1)
+	}
+	return o.cutoff
+}

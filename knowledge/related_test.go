@@ -1,0 +1,188 @@
+package knowledge_test
+
+import (
+	"context"
+	"hash/fnv"
+	"math"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/agentmem/agentmem/knowledge"
+	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/service"
+)
+
+// conceptEmbedder is a fake embedder for the logic of related terms: the
+// words of one concept share most of their direction (cosine about 0.9),
+// every other text gets its own pseudo-random direction (cosine about 0).
+// It counts the texts it embeds.
+type conceptEmbedder struct {
+	mu       sync.Mutex
+	embedded []string
+}
+
+var concepts = map[string]int{"novel": 1, "book": 1, "novels": 1, "books": 1, "puppy": 2, "dog": 2}
+
+const conceptDims = 64
+
+func direction(seed uint64) []float64 {
+	v := make([]float64, conceptDims)
+	x := seed | 1
+	for i := range v {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		v[i] = float64(int64(x%2001)-1000) / 1000
+	}
+	return v
+}
+
+func (e *conceptEmbedder) Embed(_ context.Context, texts []string, _ memory.Purpose) ([][]float32, error) {
+	e.mu.Lock()
+	e.embedded = append(e.embedded, texts...)
+	e.mu.Unlock()
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		h := fnv.New64a()
+		h.Write([]byte(t))
+		own := direction(h.Sum64())
+		v := make([]float32, conceptDims)
+		if c, ok := concepts[t]; ok {
+			base := direction(uint64(c) * 0x9e3779b97f4a7c15)
+			for k := range v {
+				v[k] = float32(base[k] + 0.3*own[k])
+			}
+		} else {
+			for k := range v {
+				v[k] = float32(own[k])
+			}
+		}
+		memory.Normalize(v)
+		out[i] = v
+	}
+	return out, nil
+}
+
+func (e *conceptEmbedder) Dimensions() int { return conceptDims }
+func (e *conceptEmbedder) Model() string   { return "concept-test-v1" }
+
+func (e *conceptEmbedder) count() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.embedded)
+}
+
+// TestRelatedTerms: related terms come from the is-a table (only the kinds
+// the org mentions), from the extractor's types, and from the embedding
+// neighbours above the org's noise cut-off; another org's vocabulary never
+// shows; a forget drops the forgotten terms and their stored vectors; a
+// second process loads the vectors instead of embedding them again.
+func TestRelatedTerms(t *testing.T) {
+	b := open(t)
+	svc := b.Service
+	org := memory.Caller{OrgID: "o"}
+	texts := []string{
+		"I finished a wonderful book about the sea last week",
+		"My sister is an artist and she paints murals downtown",
+		"I tried fencing last weekend and loved it",
+		"We adopted a dog from the shelter in May",
+		"The weather was grey all week so we stayed home",
+		"Our garden has tomatoes, basil, peppers and sunflowers now",
+		"The conference in Lisbon had great talks about robotics and compilers",
+		"I cooked lasagna and baked bread for the family dinner",
+		"The marathon training plan starts with easy runs on Tuesday",
+		"Mel plays the violin in a small orchestra with her cousin",
+	}
+	var ns []service.NewMemory
+	for i, tx := range texts {
+		ns = append(ns, say("Ana", tx, int64(1000*(i+1))))
+	}
+	res, err := svc.Create(ctx, org, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bookMemory := res[0].ID
+	if _, err := svc.Create(ctx, memory.Caller{OrgID: "p"}, []service.NewMemory{say("Bo", "I love reading novels on the train", 1000)}); err != nil {
+		t.Fatal(err)
+	}
+	emb := &conceptEmbedder{}
+	rel := &knowledge.RelatedIndex{Terms: b.Store, Embedder: emb, Records: b.Store}
+	expand := func(rel *knowledge.RelatedIndex, orgID, term string) []string {
+		t.Helper()
+		rs, err := rel.Related(ctx, orgID, term)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := make([]string, len(rs))
+		for i, r := range rs {
+			if r.Weight <= 0 || r.Weight > 1 {
+				t.Fatalf("%s: related %q weighs %v, outside (0, 1]", term, r.Term, r.Weight)
+			}
+			out[i] = r.Term
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name, org, term string
+		want, not       []string
+	}{
+		{"by embedding: a novel is a book", "o", "novel", []string{"book"}, []string{"weather", "novels"}},
+		{"the is-a table, kinds the org mentions only", "o", "people", []string{"sister", "artist", "cousin", "family"}, []string{"actor", "book"}},
+		{"a type stands for the names the extractor typed with it", "o", "sports", []string{"fencing", "marathon"}, []string{"violin"}},
+		{"a singular type too", "o", "animal", []string{"dog"}, nil},
+		{"nothing related to an unrelated word", "o", "weather", nil, []string{"book", "dog", "sister"}},
+		{"another org's vocabulary never shows", "p", "book", []string{"novel"}, []string{"fencing", "sister", "sea"}},
+		{"nor its types", "p", "people", nil, []string{"sister", "artist"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := expand(rel, tc.org, tc.term)
+			for _, w := range tc.want {
+				if !slices.Contains(got, w) {
+					t.Fatalf("%s in %s: got %v, want %q among them", tc.term, tc.org, got, w)
+				}
+			}
+			for _, n := range tc.not {
+				if slices.Contains(got, n) {
+					t.Fatalf("%s in %s: got %v, %q should not be there", tc.term, tc.org, got, n)
+				}
+			}
+			if len(got) > knowledge.MaxRelated {
+				t.Fatalf("%d related terms, more than %d", len(got), knowledge.MaxRelated)
+			}
+		})
+	}
+
+	// A second process: the vocabulary's vectors are loaded from the store.
+	before := emb.count()
+	second := &knowledge.RelatedIndex{Terms: b.Store, Embedder: emb, Records: b.Store}
+	if got := expand(second, "o", "novel"); !slices.Contains(got, "book") {
+		t.Fatalf("novel in o, second process: got %v, want book among them", got)
+	}
+	if n := emb.count() - before; n != 1 {
+		t.Fatalf("a second process embedded %d texts; want 1 (the query term): the vocabulary's vectors are in the store", n)
+	}
+
+	// Forgetting the only memory that says "book": the term leaves the
+	// related terms and its stored vector goes.
+	var rec map[string]any
+	id := knowledge.RelatedRecordID("book")
+	if _, err := b.Store.GetRecord(ctx, "o", knowledge.RelatedVectorKind, id, &rec); err != nil {
+		t.Fatalf("the vector of a vocabulary term is not stored: %v", err)
+	}
+	if err := svc.Delete(ctx, org, bookMemory); err != nil {
+		t.Fatal(err)
+	}
+	rel.Forgot("o") // the service's own RelatedIndex is told by its Forgetter; this one is separate
+	if got := expand(rel, "o", "novel"); slices.Contains(got, "book") {
+		t.Fatalf("a forgotten term is still related: %v", got)
+	}
+	if _, err := b.Store.GetRecord(ctx, "o", knowledge.RelatedVectorKind, id, &rec); !memory.IsNotFound(err) {
+		t.Fatalf("the vector of a forgotten term is still stored: %v", err)
+	}
+	// The org's own vocabulary decides the cut-off: it is finite once the
+	// org has enough terms.
+	if c := rel.Cutoff("o"); math.IsInf(c, 1) || c >= 1 {
+		t.Fatalf("cut-off %v", c)
+	}
+}
