@@ -82,11 +82,11 @@ run() {
   local out1 out2 rc1=0 rc2=0 t1=$SECONDS
   out1=$(mktemp) out2=$(mktemp)
   # Two runs side by side: the event paths wait for EventBridge's first
-  # scheduled event (a minute) while the adapter tests run. The adapters ran
-  # under the race detector in the main stage; here they run without it.
+  # scheduled event (a minute) while the adapter tests run. Under the race
+  # detector, as in the main stage, whose compiled packages they reuse.
   go test -race -count=1 ./localstack/ >"$out1" 2>&1 &
   local p1=$!
-  go test -count=1 -run "$ADAPTER_TESTS" -skip "$ADAPTER_SKIP" "${ADAPTER_PKGS[@]}" >"$out2" 2>&1 || rc2=$?
+  go test -race -count=1 -run "$ADAPTER_TESTS" -skip "$ADAPTER_SKIP" "${ADAPTER_PKGS[@]}" >"$out2" 2>&1 || rc2=$?
   wait "$p1" || rc1=$?
   cat "$out1" "$out2"
   if grep -q 'no tests to run' "$out1" "$out2"; then
