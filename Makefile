@@ -7,7 +7,7 @@ QUERIES  ?= 300
 
 export PORT DATA_DIR
 
-.PHONY: help run invoke models build-lambdas synth deploy deploy-localstack destroy bench-embed bench-locomo run-aws-local localstack-up localstack-down localstack-test build test test-short fuzz vet lint fmt bench-hostile bench-latency bench-latency-opensearch bench-load opensearch-start opensearch-stop clean
+.PHONY: help run invoke models build-lambdas synth deploy deploy-localstack destroy bench-embed bench-locomo run-aws-local localstack-start localstack-stop localstack-test localstack-deploy localstack-up localstack-down localstack-test-docker build test test-short fuzz vet lint fmt bench-hostile bench-latency bench-latency-opensearch bench-load opensearch-start opensearch-stop clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -58,7 +58,7 @@ invoke: ## run a Lambda handler locally on a sample event (FN=api|ingest|extract
 TEST_FUZZTIME ?= 4s
 FUZZTIME      ?= 10m
 
-test: vet lint ## run every test against real local servers (OpenSearch, DynamoDB Local, ElasticMQ), race detector on, then every fuzz target briefly (TEST_FUZZTIME)
+test: vet lint ## run every test against real local servers (OpenSearch, DynamoDB Local, ElasticMQ), race detector on, then the LocalStack stage and every fuzz target briefly (TEST_FUZZTIME)
 	scripts/test.sh
 	scripts/fuzz.sh $(TEST_FUZZTIME)
 
@@ -73,19 +73,34 @@ run-aws-local: ## the server on the AWS store adapter: DynamoDB Local (started h
 	  BACKEND=aws DYNAMODB_ENDPOINT=$$ep DYNAMODB_CREATE_TABLE=true AWS_REGION=us-east-1 \
 	  AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local $(GO) run ./cmd/memoryd
 
-LOCALSTACK := docker compose -f localstack/docker-compose.yml
-LOCALSTACK_ENV := AWS_ENDPOINT_URL=http://127.0.0.1:4566 DYNAMODB_ENDPOINT=http://127.0.0.1:4566 \
-	S3_ENDPOINT=http://127.0.0.1:4566 AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1 \
-	REQUIRE_DYNAMODB=1
+# LocalStack without Docker (scripts/localstack.sh: localstack-core from PyPI
+# in a cached virtual environment, on loopback); make test runs its stage.
+localstack-start: ## start LocalStack without Docker (first run installs it from PyPI, minutes); prints its URL
+	@scripts/localstack.sh start
 
-localstack-up: ## start LocalStack (needs Docker) with the bucket and queues
-	$(LOCALSTACK) up -d --wait
+localstack-stop: ## stop the LocalStack of localstack-start and drop its state
+	@scripts/localstack.sh stop
 
-localstack-down: ## stop LocalStack and drop its state
-	$(LOCALSTACK) down -v
+localstack-test: ## make test's LocalStack stage on its own: LocalStack (no Docker) and OpenSearch started, tested, stopped
+	LOCALSTACK_STAGE=require scripts/localstack-stage.sh all
 
-localstack-test: localstack-up ## the AWS adapter tests against LocalStack (needs Docker)
-	$(LOCALSTACK_ENV) $(GO) test -count=1 ./store/dynamodb/... ./blob/s3/... ./wiring/... ./cmd/memoryd/...
+localstack-deploy: ## synthesize the dev stack and create what LocalStack community can run through its CloudFormation (no Docker)
+	scripts/localstack-deploy.sh
+
+# The same with Docker (localstack/docker-compose.yml), for those who have it.
+LOCALSTACK_DOCKER := docker compose -f localstack/docker-compose.yml
+LOCALSTACK_DOCKER_ENV := AWS_ENDPOINT_URL=http://127.0.0.1:4566 DYNAMODB_ENDPOINT=http://127.0.0.1:4566 \
+	S3_ENDPOINT=http://127.0.0.1:4566 SQS_ENDPOINT=http://127.0.0.1:4566 LOCALSTACK_URL=http://127.0.0.1:4566 \
+	AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1 REQUIRE_DYNAMODB=1 REQUIRE_SQS=1
+
+localstack-up: ## start LocalStack with Docker, with the bucket and queues
+	$(LOCALSTACK_DOCKER) up -d --wait
+
+localstack-down: ## stop the Docker LocalStack and drop its state
+	$(LOCALSTACK_DOCKER) down -v
+
+localstack-test-docker: localstack-up ## the AWS adapter tests against the Docker LocalStack (OPENSEARCH_URL for the event paths)
+	$(LOCALSTACK_DOCKER_ENV) $(GO) test -count=1 ./localstack/ ./store/dynamodb/... ./blob/s3/... ./queue/sqs/... ./wiring/... ./cmd/memoryd/...
 
 opensearch-start: ## start the local OpenSearch node (prints its URL)
 	@scripts/opensearch.sh start

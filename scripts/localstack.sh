@@ -35,7 +35,7 @@ ROOT=$(dirname "$HERE")
 
 VERSION=2026.3.0 # localstack-core, as pinned in localstack/requirements.txt
 PORT=${LOCALSTACK_PORT:-14566}
-SERVICES=${LOCALSTACK_SERVICES:-s3,sqs,dynamodb,events,cloudformation,iam,sts,ssm,logs}
+SERVICES=${LOCALSTACK_SERVICES:-s3,sqs,dynamodb,events,cloudformation,iam,sts,ssm,logs,sns,cloudwatch,apigateway}
 INIT=${LOCALSTACK_INIT:-0}
 START_TIMEOUT=${LOCALSTACK_START_TIMEOUT:-300}
 REGION=${AWS_REGION:-${AWS_DEFAULT_REGION:-us-east-1}}

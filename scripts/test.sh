@@ -12,6 +12,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# LocalStack for the last stage, installed (the first time) and started in
+# the background while the tests run (before TMPDIR moves to tmpfs: pip and
+# LocalStack keep their files on disk); see scripts/localstack-stage.sh.
+scripts/localstack-stage.sh begin
+started+=(localstack-stage)
+
 # Test data (SQLite files, bolt indexes, test binaries) on tmpfs when the
 # machine has one: the tests check what the code does, not the disk, and
 # every SQLite commit on a disk waits for its sync (the SQLite term-index
@@ -48,3 +54,6 @@ go test -race -count=1 "$@" ./...
 
 # The CDK app (its own module): synthesized for every stage and asserted.
 (cd infra && JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=1 go test -count=1 "$@" ./...)
+
+# The LocalStack stage: skipped, saying why, when LocalStack cannot start.
+scripts/localstack-stage.sh run

@@ -15,6 +15,7 @@ var Servers = map[string]string{
 	"DYNAMODB_ENDPOINT": "REQUIRE_DYNAMODB",
 	"SQS_ENDPOINT":      "REQUIRE_SQS",
 	"MODEL_DIR":         "REQUIRE_MODEL",
+	"LOCALSTACK_URL":    "REQUIRE_LOCALSTACK",
 }
 
 // Get returns the value of the address variable name, skipping or failing
