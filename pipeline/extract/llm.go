@@ -19,6 +19,24 @@ type LLM struct {
 	// Instructions, when set, are added to the system prompt (an org's
 	// own extraction instructions).
 	Instructions string
+	// Language, when set, is the BCP 47 tag of the language the model
+	// writes each fact's text and value in, whatever the conversation's.
+	Language string
+}
+
+// Steer implements Steerable: the extractor with the org's instructions
+// added to its own and the org's language.
+func (l LLM) Steer(s memory.ExtractionSettings) Extractor {
+	if s.Instructions != "" {
+		if l.Instructions != "" {
+			l.Instructions += "\n"
+		}
+		l.Instructions += s.Instructions
+	}
+	if s.Language != "" {
+		l.Language = s.Language
+	}
+	return l
 }
 
 // Bedrock is the former name of LLM.
@@ -99,6 +117,10 @@ func (l LLM) Extract(ctx context.Context, turns []Turn) ([]Fact, error) {
 	system := systemPrompt
 	if s := strings.TrimSpace(l.Instructions); s != "" {
 		system += "\nThe organization adds these instructions:\n" + s
+	}
+	if l.Language != "" {
+		system += fmt.Sprintf("\nWrite each fact's text and value in the language with BCP 47 tag %q, translating when the "+
+			"conversation is in another language; keep names as spoken and the slot names as listed above.", l.Language)
 	}
 	raw, _, err := l.LLM.Call(ctx, system, sb.String(), factsTool)
 	if err != nil {

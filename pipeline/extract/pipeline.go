@@ -24,8 +24,22 @@ type Pipeline struct {
 	DuplicateAt, RelatedAt float64
 	// OrgFactsFromAgents lets a fact about the org itself, drawn from an
 	// agent-bound conversation, be promoted to the org scope. Off by
-	// default: such facts stay in the agent's scope like the rest.
+	// default: such facts stay in the agent's scope like the rest. An
+	// org's settings may override it (ExtractionSettings.OrgFactsFromAgents).
 	OrgFactsFromAgents bool
+	// Settings, when set, gives each job its org's extraction settings
+	// (see SettingsStore): the instructions and language steer a
+	// Steerable extractor, and facts outside the keep and drop lists are
+	// dropped whatever the extractor. Without it every org extracts by the
+	// defaults.
+	Settings OrgSettings
+}
+
+// jobSettings are the org settings one job runs with.
+type jobSettings struct {
+	memory.ExtractionSettings
+	version  int64
+	orgFacts bool // facts about the org may leave an agent's scope
 }
 
 // Outcome is what happened to one extracted fact.
@@ -60,13 +74,30 @@ func (p *Pipeline) Process(ctx context.Context, c memory.Caller, turns []Turn) (
 	if len(useful) == 0 {
 		return nil, nil
 	}
-	facts, err := p.Extractor.Extract(ctx, useful)
+	js := jobSettings{orgFacts: p.OrgFactsFromAgents}
+	if p.Settings != nil {
+		var err error
+		// Read before extracting: an org that drops a category must
+		// never see it stored because its settings could not be read.
+		if js.ExtractionSettings, js.version, err = p.Settings.ExtractionSettings(ctx, c.OrgID); err != nil {
+			return nil, err
+		}
+		if js.OrgFactsFromAgents != nil {
+			js.orgFacts = *js.OrgFactsFromAgents
+		}
+	}
+	ex := p.Extractor
+	if st, ok := ex.(Steerable); ok && (js.Instructions != "" || js.Language != "") {
+		ex = st.Steer(js.ExtractionSettings)
+	}
+	facts, err := ex.Extract(ctx, useful)
 	if err != nil {
 		return nil, err
 	}
+	facts = p.keep(ctx, c, facts, js)
 	var out []Outcome
 	for _, f := range facts {
-		o, err := p.merge(ctx, c, useful, f)
+		o, err := p.merge(ctx, c, useful, f, js)
 		if memory.ErrorCode(err) == memory.EINVALID {
 			// A fact the service refuses (a field out of bounds) is the
 			// extractor's fault, not the job's: the others are kept.
@@ -79,6 +110,27 @@ func (p *Pipeline) Process(ctx context.Context, c memory.Caller, turns []Turn) (
 		out = append(out, o)
 	}
 	return out, nil
+}
+
+// keep returns the facts the org's keep and drop lists let through, by
+// each fact's kind and category (the family of its slot: see
+// memory.FactCategory), and logs how many it dropped.
+func (p *Pipeline) keep(ctx context.Context, c memory.Caller, facts []Fact, js jobSettings) []Fact {
+	if len(js.KeepKinds)+len(js.DropKinds)+len(js.KeepCategories)+len(js.DropCategories) == 0 {
+		return facts
+	}
+	var out []Fact
+	for _, f := range facts {
+		f.normalize()
+		if js.Keeps(f.Kind, memory.FactCategory(normalizeSlot(f.Slot))) {
+			out = append(out, f)
+		}
+	}
+	if n := len(facts) - len(out); n > 0 {
+		p.log().InfoContext(ctx, "facts dropped by the org's extraction settings", "org", c.OrgID, "dropped", n,
+			"kept", len(out), "settings_version", js.version)
+	}
+	return out
 }
 
 func (p *Pipeline) thresholds() (float64, float64) {
@@ -100,10 +152,11 @@ func (p *Pipeline) thresholds() (float64, float64) {
 //   - A fact about the org itself (see aboutOrg: its subject is the org's
 //     id or "the company", "our organization"...) goes to the org scope,
 //     when the conversation was not agent-bound, or when OrgFactsFromAgents
-//     allows it and the caller may write there (Caller.WriteScope).
+//     (or the org's setting of it) allows it and the caller may write
+//     there (Caller.WriteScope).
 //   - Any other fact of a conversation in the org scope stays in the org
 //     scope, as before.
-func (p *Pipeline) scope(c memory.Caller, turns []Turn, f Fact) (scope, agent string) {
+func (p *Pipeline) scope(c memory.Caller, turns []Turn, f Fact, orgFacts bool) (scope, agent string) {
 	agent = c.AgentID
 	if agent == "" {
 		for _, t := range turns {
@@ -116,7 +169,7 @@ func (p *Pipeline) scope(c memory.Caller, turns []Turn, f Fact) (scope, agent st
 	if agent == "" {
 		return "org", ""
 	}
-	if aboutOrg(f.Subject, c.OrgID) && (c.AgentID == "" || p.OrgFactsFromAgents) {
+	if aboutOrg(f.Subject, c.OrgID) && (c.AgentID == "" || orgFacts) {
 		if _, err := c.WriteScope("org", ""); err == nil {
 			return "org", ""
 		}
@@ -174,7 +227,7 @@ func canonicalSubject(subject string, turns []Turn) string {
 	return subject
 }
 
-func (p *Pipeline) merge(ctx context.Context, c memory.Caller, turns []Turn, f Fact) (Outcome, error) {
+func (p *Pipeline) merge(ctx context.Context, c memory.Caller, turns []Turn, f Fact, js jobSettings) (Outcome, error) {
 	f.normalize()
 	if f.Subject == "" {
 		// A fact without a subject is about the speaker of its first turn.
@@ -187,7 +240,7 @@ func (p *Pipeline) merge(ctx context.Context, c memory.Caller, turns []Turn, f F
 	f.Subject = canonicalSubject(f.Subject, turns)
 	f.Slot = normalizeSlot(f.Slot)
 	o := Outcome{Fact: f}
-	scope, agent := p.scope(c, turns, f)
+	scope, agent := p.scope(c, turns, f, js.orgFacts)
 	o.AgentID = agent
 	if scope == "agent" && agent == "" {
 		o.AgentID = c.AgentID
@@ -222,7 +275,10 @@ func (p *Pipeline) merge(ctx context.Context, c memory.Caller, turns []Turn, f F
 		Sources   []string `json:"sources"`
 		Extractor string   `json:"extractor"`
 		Change    bool     `json:"change,omitempty"`
-	}{fm, f.Sources, p.Extractor.Name(), f.Change})
+		// SettingsVersion is the version of the org's extraction
+		// settings the fact was extracted under (none: the defaults).
+		SettingsVersion int64 `json:"settingsVersion,omitempty"`
+	}{fm, f.Sources, p.Extractor.Name(), f.Change, js.version})
 	if err != nil {
 		return o, fmt.Errorf("extract: fact metadata: %w", err)
 	}

@@ -129,27 +129,43 @@ type LocalQueue struct {
 	p    *Pipeline
 	jobs chan Job
 	wg   sync.WaitGroup
+
+	mu      sync.Mutex
+	idle    *sync.Cond
+	pending int // jobs taken and not finished
 }
 
 // NewLocalQueue starts a queue of capacity jobs over p.
 func NewLocalQueue(p *Pipeline, capacity int) *LocalQueue {
 	q := &LocalQueue{p: p, jobs: make(chan Job, capacity)}
+	q.idle = sync.NewCond(&q.mu)
 	q.wg.Add(1)
 	go func() {
 		defer q.wg.Done()
 		for j := range q.jobs {
-			attempt := 0
-			retry.Do(context.Background(), 3, 100*time.Millisecond, 2*time.Second, func(err error) bool { return !Permanent(err) }, func() error {
-				attempt++
-				_, err := p.Run(context.Background(), j)
-				if err != nil {
-					p.log().Warn("local extraction job failed", "org", j.OrgID, "attempt", attempt, "err", err)
-				}
-				return err
-			})
+			q.run(j)
 		}
 	}()
 	return q
+}
+
+// run runs one job with its retries and marks it finished.
+func (q *LocalQueue) run(j Job) {
+	defer func() {
+		q.mu.Lock()
+		q.pending--
+		q.mu.Unlock()
+		q.idle.Broadcast()
+	}()
+	attempt := 0
+	retry.Do(context.Background(), 3, 100*time.Millisecond, 2*time.Second, func(err error) bool { return !Permanent(err) }, func() error {
+		attempt++
+		_, err := q.p.Run(context.Background(), j)
+		if err != nil {
+			q.p.log().Warn("local extraction job failed", "org", j.OrgID, "attempt", attempt, "err", err)
+		}
+		return err
+	})
 }
 
 // ErrQueueFull is returned when the local queue cannot take more jobs.
@@ -157,8 +173,11 @@ var ErrQueueFull = errors.New("extract: the local queue is full")
 
 // Enqueue implements Queue; it never blocks.
 func (q *LocalQueue) Enqueue(_ context.Context, j Job) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
 	select {
 	case q.jobs <- j:
+		q.pending++
 		return nil
 	default:
 		return fmt.Errorf("%w (%d jobs waiting)", ErrQueueFull, cap(q.jobs))
@@ -167,6 +186,17 @@ func (q *LocalQueue) Enqueue(_ context.Context, j Job) error {
 
 // Len is how many jobs wait (the metrics' queue depth).
 func (q *LocalQueue) Len() int { return len(q.jobs) }
+
+// Drain waits until every job enqueued before it was called has run (with
+// its retries), so that a test or a command reads the facts they wrote.
+// Jobs enqueued meanwhile may make it wait for them too.
+func (q *LocalQueue) Drain() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.pending > 0 {
+		q.idle.Wait()
+	}
+}
 
 // Close stops taking jobs and waits for the queued ones.
 func (q *LocalQueue) Close() {
