@@ -79,7 +79,8 @@ func run() error {
 	}
 	api := httpapi.New(b.Service, keys, log, httpapi.WithDocuments(b.Documents), httpapi.WithExtraction(queue),
 		httpapi.WithConsolidation(b.Consolidation), httpapi.WithKeys(b.Keys), httpapi.WithQuotas(server.Quotas(cfg.Quotas, b)),
-		httpapi.WithKnowledge(b.Knowledge), httpapi.WithMetrics(metrics))
+		httpapi.WithKnowledge(b.Knowledge), httpapi.WithMetrics(metrics),
+		httpapi.WithSettings(b.Settings))
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", metrics.Handler()) // no tenant data: route patterns, stages, counts
 	mux.Handle("/", server.Limit(api, cfg.Limits, log))

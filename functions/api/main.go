@@ -2,7 +2,8 @@
 // proxy integration, the caller taken from the request authorizer's context.
 // It opens the AWS backend (BACKEND=aws, INDEX=opensearch, EMBEDDER=bedrock)
 // with document ingestion, the admin endpoints (consolidation, API keys,
-// usage), per-org quotas and the reranker RERANKER names; with
+// usage, extraction settings), per-org quotas and the reranker RERANKER
+// names; with
 // EXTRACT_QUEUE_URL, POST /v1/messages queues extraction jobs on SQS.
 package main
 
@@ -10,6 +11,7 @@ import (
 	"context"
 
 	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/pipeline/extract"
 	"github.com/agentmem/agentmem/queue/sqs"
 	"github.com/agentmem/agentmem/telemetry"
 	"github.com/agentmem/agentmem/transport/httpapi"
@@ -30,7 +32,8 @@ func main() {
 	quotas := &httpapi.Quotas{Limits: memory.OrgUsage{Memories: cfg.Quotas.Memories, Bytes: cfg.Quotas.Bytes, Documents: cfg.Quotas.Documents},
 		Usage: b.Store, Overrides: b.Store, UsageTTL: cfg.Quotas.UsageTTL}
 	opts := []httpapi.Option{httpapi.WithDocuments(docs), httpapi.WithConsolidation(job), httpapi.WithKeys(b.Store), httpapi.WithQuotas(quotas),
-		httpapi.WithKnowledge(b.Knowledge), httpapi.WithMetrics(b.Metrics)}
+		httpapi.WithKnowledge(b.Knowledge), httpapi.WithMetrics(b.Metrics),
+		httpapi.WithSettings(extract.NewSettingsStore(b.Caps.Records))}
 	if cfg.Extraction.QueueURL != "" {
 		c, err := sqs.NewClient(ctx, sqs.ClientOptions{Endpoint: cfg.Extraction.QueueEndpoint, Region: cfg.AWS.Region})
 		aws.Must(log, "sqs", err)

@@ -44,6 +44,9 @@ type Server struct {
 	// metrics and handler: see observe.go.
 	metrics telemetry.Metrics
 	handler http.Handler
+
+	// settings keeps the orgs' extraction settings (admin endpoints).
+	settings SettingsStore
 }
 
 // Option configures a Server.
@@ -85,6 +88,10 @@ func New(svc *service.Service, auth Authenticator, log *slog.Logger, opts ...Opt
 	if s.consolidation != nil {
 		s.route("GET /v1/admin/consolidation", s.lastConsolidation, memory.GrantAdmin)
 		s.route("POST /v1/admin/consolidate", s.consolidate, memory.GrantAdmin)
+	}
+	if s.settings != nil {
+		s.route("GET /v1/admin/settings/extraction", s.getExtractionSettings, memory.GrantAdmin)
+		s.route("PUT /v1/admin/settings/extraction", s.putExtractionSettings, memory.GrantAdmin)
 	}
 	if s.queue != nil {
 		s.route("POST /v1/messages", s.postMessages, memory.GrantWrite)

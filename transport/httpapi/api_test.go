@@ -34,6 +34,15 @@ const (
 
 func newServer(t *testing.T) *httpapi.Server {
 	t.Helper()
+	s, _ := newServerQueue(t)
+	return s
+}
+
+// newServerQueue is newServer with its local extraction queue, which a
+// test drains to read the facts extracted so far. Extraction follows the
+// orgs' settings, set through the same store.
+func newServerQueue(t *testing.T) (*httpapi.Server, *extract.LocalQueue) {
+	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	b, err := local.Open(context.Background(), t.TempDir(), hashing.New(128), log)
 	if err != nil {
@@ -45,11 +54,12 @@ func newServer(t *testing.T) *httpapi.Server {
 		t.Fatal(err)
 	}
 	docs := &ingest.Pipeline{Service: b.Service, Records: b.Store, Splitter: ingest.Splitter{Size: 200, Overlap: 40}, Log: log}
-	queue := extract.NewLocalQueue(&extract.Pipeline{Service: b.Service, Extractor: extract.Local{}, Log: log}, 100)
+	settings := extract.NewSettingsStore(b.Store)
+	queue := extract.NewLocalQueue(&extract.Pipeline{Service: b.Service, Extractor: extract.Local{}, Log: log, Settings: settings}, 100)
 	t.Cleanup(queue.Close)
 	job := &consolidate.Job{Service: b.Service, Records: b.Store, Log: log}
 	return httpapi.New(b.Service, keys, log, httpapi.WithDocuments(docs), httpapi.WithExtraction(queue), httpapi.WithConsolidation(job),
-		httpapi.WithKnowledge(b.Knowledge))
+		httpapi.WithKnowledge(b.Knowledge), httpapi.WithSettings(settings)), queue
 }
 
 // client drives a handler over a real HTTP server on loopback.
@@ -357,6 +367,143 @@ func TestTenantIsolation(t *testing.T) {
 	}
 	if r := c.do("POST", "/v1/search", keyX, map[string]any{"query": "code", "filters": map[string]any{"agentId": "y"}}); r.Status != 403 {
 		t.Fatalf("agent x searching agent y: %d", r.Status)
+	}
+}
+
+// TestPrivateFactIsolation: a personal fact stated in agent x's
+// conversation (POST /v1/messages with x's key) is extracted into x's
+// scope. Agent y of the same org, and org b, find neither the fact nor the
+// turn by list, get, search in any mode or context; agent x finds both.
+func TestPrivateFactIsolation(t *testing.T) {
+	s, queue := newServerQueue(t)
+	c := newClient(t, s)
+	r := c.do("POST", "/v1/messages", keyX, map[string]any{"messages": []map[string]any{
+		{"roomId": "dm", "entityId": "Ana", "content": map[string]any{"text": "I'm allergic to penicillin."}},
+		{"roomId": "dm", "entityId": "Ana", "content": map[string]any{"text": "My sister Inês lives in Porto."}},
+	}})
+	if r.Status != 202 || r.Body["extractionQueued"] != true {
+		t.Fatalf("post messages: %d %s", r.Status, r.Raw)
+	}
+	queue.Drain()
+	list := c.do("GET", "/v1/memories?type=fact", keyX, nil).Body["memories"].([]any)
+	var facts []string
+	for _, m := range list {
+		m := m.(map[string]any)
+		if m["agentId"] != "x" {
+			t.Fatalf("fact %s written to scope %q, want agent x's", m["content"], m["agentId"])
+		}
+		facts = append(facts, m["id"].(string))
+	}
+	if len(facts) == 0 {
+		t.Fatal("nothing was extracted")
+	}
+	allergy := ""
+	for _, m := range list {
+		if m := m.(map[string]any); strings.Contains(m["content"].(map[string]any)["text"].(string), "penicillin") {
+			allergy = m["id"].(string)
+		}
+	}
+	if allergy == "" {
+		t.Fatalf("the allergy was not extracted: %v", list)
+	}
+	turns := c.do("GET", "/v1/memories?type=message&roomId=dm", keyX, nil).Body["memories"].([]any)
+	if len(turns) != 2 {
+		t.Fatalf("agent x's turns: %v", turns)
+	}
+	private := append([]string{turns[0].(map[string]any)["id"].(string), turns[1].(map[string]any)["id"].(string)}, facts...)
+
+	// finds reports which of the private ids (and whether the word
+	// "penicillin") the key reaches on each read path.
+	finds := func(t *testing.T, key string) []string {
+		t.Helper()
+		var seen []string
+		note := func(path, raw string) {
+			for _, id := range private {
+				if strings.Contains(raw, id) {
+					seen = append(seen, path+" "+id)
+				}
+			}
+			if strings.Contains(strings.ToLower(raw), "penicillin") {
+				seen = append(seen, path+" penicillin")
+			}
+		}
+		for _, q := range []string{"", "?type=fact", "?roomId=dm", "?entityId=Ana", "?limit=1000"} {
+			note("list"+q, c.do("GET", "/v1/memories"+q, key, nil).Raw)
+		}
+		for _, id := range private {
+			if r := c.do("GET", "/v1/memories/"+id, key, nil); r.Status != 404 {
+				seen = append(seen, fmt.Sprintf("get %s: %d", id, r.Status))
+			}
+		}
+		for _, mode := range []string{"full", "hybrid", "semantic", "keyword", "knowledge"} {
+			for _, filters := range []map[string]any{{}, {"type": "fact"}, {"roomId": "dm"}, {"entityId": "Ana"}} {
+				r := c.do("POST", "/v1/search", key, map[string]any{"query": "Ana allergic penicillin sister Porto", "mode": mode, "k": 100, "filters": filters})
+				if r.Status != 200 {
+					t.Fatalf("search %s: %d %s", mode, r.Status, r.Raw)
+				}
+				note("search "+mode, r.Raw)
+			}
+		}
+		for _, room := range []string{"", "dm"} {
+			r := c.do("POST", "/v1/context", key, map[string]any{"query": "what is Ana allergic to", "roomId": room, "budgetTokens": 4000})
+			if r.Status != 200 {
+				t.Fatalf("context: %d %s", r.Status, r.Raw)
+			}
+			note("context", r.Raw)
+		}
+		if r := c.do("GET", "/v1/memories/count?type=fact", key, nil); r.Body["count"] != 0.0 {
+			seen = append(seen, fmt.Sprintf("count %v", r.Body["count"]))
+		}
+		return seen
+	}
+	for _, tc := range []struct{ name, key string }{{"agent y", keyY}, {"org b", keyB}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if seen := finds(t, tc.key); len(seen) > 0 {
+				t.Fatalf("%s reaches agent x's private memories: %v", tc.name, seen)
+			}
+		})
+	}
+	// The check itself sees: the org-level key reads every scope of its org.
+	if seen := finds(t, keyA); len(seen) == 0 {
+		t.Fatal("org a's own org-level key reaches none of agent x's memories: the check proves nothing")
+	}
+	// Agent x itself finds its fact on every path.
+	if r := c.do("GET", "/v1/memories/"+allergy, keyX, nil); r.Status != 200 {
+		t.Fatalf("agent x get: %d", r.Status)
+	}
+	for _, mode := range []string{"full", "hybrid", "semantic", "keyword"} {
+		r := c.do("POST", "/v1/search", keyX, map[string]any{"query": "Ana allergic penicillin", "mode": mode, "k": 100})
+		if !strings.Contains(r.Raw, allergy) {
+			t.Fatalf("agent x's %s search misses its fact: %s", mode, r.Raw)
+		}
+	}
+	if r := c.do("POST", "/v1/context", keyX, map[string]any{"query": "what is Ana allergic to", "budgetTokens": 4000}); !strings.Contains(r.Raw, allergy) {
+		t.Fatalf("agent x's context misses its fact: %s", r.Raw)
+	}
+}
+
+// TestSettingsIsolation: the extraction settings are per org (org b
+// neither reads nor changes org a's) and agent-bound keys reach none.
+func TestSettingsIsolation(t *testing.T) {
+	c := newClient(t, newServer(t))
+	if r := c.do("PUT", "/v1/admin/settings/extraction", keyA, map[string]any{"dropCategories": []string{"health"}}); r.Status != 200 {
+		t.Fatalf("org a put: %d %s", r.Status, r.Raw)
+	}
+	if r := c.do("GET", "/v1/admin/settings/extraction", keyB, nil); r.Status != 200 || r.Body["version"] != 0.0 || strings.Contains(r.Raw, "health") {
+		t.Fatalf("org b reads org a's settings: %d %s", r.Status, r.Raw)
+	}
+	if r := c.do("PUT", "/v1/admin/settings/extraction", keyB, map[string]any{"language": "fr"}, "If-Match", `"1"`); r.Status != 409 {
+		t.Fatalf("org b with org a's version: %d %s", r.Status, r.Raw)
+	}
+	for _, key := range []string{keyX, keyY} {
+		for _, m := range []string{"GET", "PUT"} {
+			if r := c.do(m, "/v1/admin/settings/extraction", key, map[string]any{}); r.Status != 403 {
+				t.Fatalf("agent key %s: %d %s", m, r.Status, r.Raw)
+			}
+		}
+	}
+	if r := c.do("GET", "/v1/admin/settings/extraction", keyA, nil); r.Body["version"] != 1.0 || !strings.Contains(r.Raw, "health") {
+		t.Fatalf("org a's settings changed: %s", r.Raw)
 	}
 }
 

@@ -35,13 +35,14 @@ func newKeyedServer(t *testing.T, limits memory.OrgUsage) (*httpapi.Server, *loc
 		t.Fatal(err)
 	}
 	docs := &ingest.Pipeline{Service: b.Service, Records: b.Store, Splitter: ingest.Splitter{Size: 200, Overlap: 40}, Log: log}
-	queue := extract.NewLocalQueue(&extract.Pipeline{Service: b.Service, Extractor: extract.Local{}, Log: log}, 100)
+	settings := extract.NewSettingsStore(b.Store)
+	queue := extract.NewLocalQueue(&extract.Pipeline{Service: b.Service, Extractor: extract.Local{}, Log: log, Settings: settings}, 100)
 	t.Cleanup(queue.Close)
 	job := &consolidate.Job{Service: b.Service, Records: b.Store, Log: log}
 	quotas := &httpapi.Quotas{Limits: limits, Usage: b.Store, Overrides: b.Store}
 	srv := httpapi.New(b.Service, auth.Chain{static, auth.StoreKeys{Store: b.Store}}, log, httpapi.WithDocuments(docs),
 		httpapi.WithExtraction(queue), httpapi.WithConsolidation(job), httpapi.WithKeys(b.Store), httpapi.WithQuotas(quotas),
-		httpapi.WithKnowledge(b.Knowledge))
+		httpapi.WithKnowledge(b.Knowledge), httpapi.WithSettings(settings))
 	return srv, b
 }
 
@@ -202,6 +203,10 @@ func TestKeyPermissions(t *testing.T) {
 		}, st(200, 403, 200, 403, 200, 200, 200, 401),
 			map[string][]string{"admin": {"org", "x", "y"}, "agentRW": {"x"}, "agentDeleteOrg": {"x"}, "agentY": {"y"}}},
 		{"audit log", get("/v1/admin/audit"), st(200, 403, 403, 403, 403, 403, 200, 401), nil},
+		{"get extraction settings", get("/v1/admin/settings/extraction"), st(200, 403, 403, 403, 403, 403, 200, 401), nil},
+		{"put extraction settings", func(k string, fx fixture) response {
+			return c.do("PUT", "/v1/admin/settings/extraction", k, map[string]any{"dropCategories": []string{"health"}})
+		}, st(200, 403, 403, 403, 403, 403, 200, 401), nil},
 		{"knowledge search", func(k string, fx fixture) response {
 			return c.do("POST", "/v1/knowledge/search", k, map[string]any{"text": "secret vermilion", "filters": map[string]any{"roomId": fx.room}})
 		}, st(200, 200, 200, 200, 200, 200, 200, 401), nil},

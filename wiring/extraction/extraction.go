@@ -22,7 +22,11 @@ const Consumer = "fact extraction"
 // New returns the extraction pipeline over svc. With a model (see
 // wiring/llm) facts are extracted by it; without one, by the local pattern
 // extractor. Facts are related to the facts they support, supersede or
-// contradict: a store without relations fails here, at start.
+// contradict: a store without relations fails here, at start. When the
+// store keeps records (SQLite and DynamoDB both do), each job follows its
+// org's extraction settings, read through an *extract.SettingsStore over
+// them (the pipeline's Settings), which the API's settings endpoint
+// should share in a process that runs both.
 func New(svc *service.Service, caps wiring.Capabilities, model memory.LLM, log *slog.Logger) (*extract.Pipeline, error) {
 	if err := caps.Require(Consumer, wiring.Relations); err != nil {
 		return nil, err
@@ -31,7 +35,18 @@ func New(svc *service.Service, caps wiring.Capabilities, model memory.LLM, log *
 	if model != nil {
 		ex = extract.LLM{LLM: model}
 	}
-	return &extract.Pipeline{Service: svc, Extractor: ex, Log: log}, nil
+	p := &extract.Pipeline{Service: svc, Extractor: ex, Log: log}
+	if caps.Has(wiring.Records) {
+		p.Settings = extract.NewSettingsStore(caps.Records)
+	}
+	return p, nil
+}
+
+// SettingsOf returns the settings store of a pipeline built by New, nil
+// when its store keeps no records.
+func SettingsOf(p *extract.Pipeline) *extract.SettingsStore {
+	st, _ := p.Settings.(*extract.SettingsStore)
+	return st
 }
 
 // Observed returns ex with a span around each extraction and its outcome

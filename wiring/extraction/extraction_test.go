@@ -49,5 +49,14 @@ func TestNew(t *testing.T) {
 		if err != nil || p.Extractor.Name() != tc.want || p.Service != b.Service {
 			t.Errorf("%s: %+v %v, want extractor %s", tc.name, p, err, tc.want)
 		}
+		// The store keeps records: jobs follow their org's settings.
+		if st := extraction.SettingsOf(p); st == nil || st.Records != b.Caps.Records {
+			t.Errorf("%s: settings %+v, want a store over the backend's records", tc.name, p.Settings)
+		}
+	}
+	// Without records, no settings: every org extracts by the defaults.
+	p, err := extraction.New(b.Service, wiring.Capabilities{Store: "relations only", Relations: b.Caps.Relations}, nil, nil)
+	if err != nil || p.Settings != nil || extraction.SettingsOf(p) != nil {
+		t.Fatalf("without records: %+v %v", p, err)
 	}
 }

@@ -56,6 +56,10 @@ type Backend struct {
 	// Facts is the extraction pipeline, with the LLM the configuration
 	// names (LLM_PROVIDER) or the local pattern extractor.
 	Facts *extract.Pipeline
+	// Settings keeps the orgs' extraction settings, read by Facts (nil
+	// when the store keeps no records): give it to the API's settings
+	// endpoint so that a change applies to the next job.
+	Settings *extract.SettingsStore
 	// Consolidation is the scheduled consolidation job.
 	Consolidation *consolidate.Job
 	closers       wiring.Closers
@@ -166,6 +170,7 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 	if b.Facts, err = extraction.New(b.Service, b.Caps, model, log); err != nil {
 		return fail(err)
 	}
+	b.Settings = extraction.SettingsOf(b.Facts)
 	if b.Consolidation, err = consolidation.New(b.Service, b.Caps, cfg.Consolidation, log); err != nil {
 		return fail(err)
 	}
