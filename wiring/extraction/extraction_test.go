@@ -2,17 +2,28 @@ package extraction_test
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
 	"github.com/agentmem/agentmem/embed/hashing"
 	"github.com/agentmem/agentmem/internal/config"
+	"github.com/agentmem/agentmem/internal/testenv"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/pipeline/extract"
+	"github.com/agentmem/agentmem/service"
 	"github.com/agentmem/agentmem/wiring"
 	"github.com/agentmem/agentmem/wiring/extraction"
 	"github.com/agentmem/agentmem/wiring/llm"
 	"github.com/agentmem/agentmem/wiring/local"
+	"github.com/agentmem/agentmem/wiring/server"
+	"github.com/aws/aws-lambda-go/events"
 )
 
 // TestNew: without relations the pipeline is refused at start, naming
@@ -58,5 +69,72 @@ func TestNew(t *testing.T) {
 	p, err := extraction.New(b.Service, wiring.Capabilities{Store: "relations only", Relations: b.Caps.Relations}, nil, nil)
 	if err != nil || p.Settings != nil || extraction.SettingsOf(p) != nil {
 		t.Fatalf("without records: %+v %v", p, err)
+	}
+}
+
+// TestSettingsOnDynamoDB: as in AWS, the API writes an org's settings to
+// DynamoDB through its own settings store and the extract Lambda's
+// pipeline (built by New over the DynamoDB store's capabilities) follows
+// them in its SQS handler: org a's drop rule holds for org a only.
+func TestSettingsOnDynamoDB(t *testing.T) {
+	ep := testenv.Get(t, "DYNAMODB_ENDPOINT")
+	t.Setenv("AWS_ACCESS_KEY_ID", "local")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "local")
+	var suffix [4]byte
+	rand.Read(suffix[:])
+	env := map[string]string{"BACKEND": "aws", "DYNAMODB_ENDPOINT": ep, "DYNAMODB_CREATE_TABLE": "true",
+		"DYNAMODB_TABLE": "settings-" + hex.EncodeToString(suffix[:]), "DATA_DIR": t.TempDir()}
+	cfg, err := config.Load(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	b, err := server.OpenWith(ctx, cfg, hashing.New(128), quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	p, err := extraction.New(b.Service, b.Caps, nil, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := extract.NewSettingsStore(b.Caps.Records) // the API Lambda's
+	if _, v, err := api.Write(ctx, "org-a", memory.ExtractionSettings{DropCategories: []string{"allergy"}}, 0); err != nil || v != 1 {
+		t.Fatalf("write: %d %v", v, err)
+	}
+	var ev events.SQSEvent
+	for _, org := range []string{"org-a", "org-b"} {
+		res, err := b.Service.Create(ctx, memory.Caller{OrgID: org}, []service.NewMemory{
+			{Type: memory.TypeMessage, RoomID: "chat", EntityID: "Ana", Content: memory.Content{Text: "I'm allergic to penicillin."}},
+			{Type: memory.TypeMessage, RoomID: "chat", EntityID: "Ana", Content: memory.Content{Text: "I live in Lisbon."}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		js, _ := json.Marshal(extract.Job{OrgID: org, MessageIDs: []string{res[0].ID, res[1].ID}})
+		ev.Records = append(ev.Records, events.SQSMessage{MessageId: org, Body: string(js)})
+	}
+	if out, err := p.HandleSQS(ctx, ev); err != nil || len(out.BatchItemFailures) != 0 {
+		t.Fatalf("handle: %+v %v", out, err)
+	}
+	for _, tc := range []struct {
+		org  string
+		want []string
+	}{
+		{"org-a", []string{"Ana lives in Lisbon"}},
+		{"org-b", []string{"Ana is allergic to penicillin", "Ana lives in Lisbon"}},
+	} {
+		page, err := b.Service.List(ctx, memory.Caller{OrgID: tc.org}, memory.Filter{Types: []memory.Type{memory.TypeFact}}, 100, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, m := range page.Memories {
+			got = append(got, m.Content.Text)
+		}
+		sort.Strings(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: facts %q, want %q", tc.org, got, tc.want)
+		}
 	}
 }
