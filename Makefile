@@ -7,7 +7,7 @@ QUERIES  ?= 300
 
 export PORT DATA_DIR
 
-.PHONY: help run invoke models build-lambdas synth deploy deploy-localstack destroy bench-embed bench-locomo run-aws-local localstack-start localstack-stop localstack-test localstack-deploy localstack-up localstack-down localstack-test-docker build test test-short fuzz vet lint fmt bench-hostile bench-latency bench-latency-opensearch bench-load opensearch-start opensearch-stop clean
+.PHONY: help run invoke models build-lambdas synth deploy deploy-localstack destroy bench-embed bench-locomo bench-extract run-aws-local localstack-start localstack-stop localstack-test localstack-deploy localstack-up localstack-down localstack-test-docker build test test-short fuzz vet lint fmt bench-hostile bench-latency bench-latency-opensearch bench-load opensearch-start opensearch-stop clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -132,6 +132,9 @@ bench-locomo: models ## LoCoMo evidence recall per mode (DATA=files or glob); wr
 
 bench-hostile: ## another tenant's search latency alone and while cyclic PDFs and DOCX bombs are processed (MEMORIES, QUERIES, HOSTILE)
 	$(GO) run ./cmd/bench-hostile -memories $${MEMORIES:-2000} -queries $(QUERIES) -hostile $${HOSTILE:-4}
+
+bench-extract: models ## fact extraction recall and precision against LoCoMo's observations, per extractor (DATA=files or glob); writes extract-results.json
+	$(GO) run ./cmd/bench-extract -data '$(DATA)' -json extract-results.json
 
 bench-latency: ## batch-create throughput, search latency per mode and stage, rerank stage cost, terms completion (SIZES=10000,100000; BENCH_DIR keeps the corpus)
 	$(GO) run ./cmd/bench-latency -sizes $(SIZES) -queries $(QUERIES) -rerank $(if $(BENCH_DIR),-dir $(BENCH_DIR))

@@ -14,6 +14,13 @@
 // Facts from an agent-bound conversation stay in that agent's scope. Only
 // a fact about the org itself is promoted to the org scope (see
 // Pipeline.scope).
+//
+// Each org steers its own extraction (memory.ExtractionSettings, kept by
+// SettingsStore): its instructions and language go to the LLM extractor's
+// prompt; its keep and drop lists of kinds and categories filter every
+// extractor's facts before anything is written. The offline extractor
+// (Local) follows the lists only: it reads English and writes English,
+// whatever language the org asks for.
 package extract
 
 import (

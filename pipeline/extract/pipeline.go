@@ -67,8 +67,9 @@ func (p *Pipeline) log() *slog.Logger {
 // Transient turns (greetings, thanks, acknowledgements, questions and
 // fillers alone: see Transient) are not given to the extractor, except a
 // question answered by the next turn (see Useful); a job of nothing else
-// extracts nothing. Processing the same turns again finds the
-// same facts again and writes nothing new.
+// extracts nothing. The org's settings (Settings), read before
+// extracting, steer the extractor and filter its facts. Processing the
+// same turns again finds the same facts again and writes nothing new.
 func (p *Pipeline) Process(ctx context.Context, c memory.Caller, turns []Turn) ([]Outcome, error) {
 	useful := Useful(turns)
 	if len(useful) == 0 {
