@@ -242,7 +242,8 @@ func fuzzServer(f *testing.F) (*Server, *jobRecorder) {
 		Limits: ingest.Limits{MaxFragments: 50}}
 	q := &jobRecorder{org: "org-a"}
 	job := &consolidate.Job{Service: b.Service, Records: b.Store, Log: log}
-	return New(b.Service, keys, log, WithDocuments(docs), WithExtraction(q), WithConsolidation(job)), q
+	return New(b.Service, keys, log, WithDocuments(docs), WithExtraction(q), WithConsolidation(job),
+		WithSettings(extract.NewSettingsStore(b.Store))), q
 }
 
 // checkResponse checks what every response holds: no internal error; JSON
@@ -282,6 +283,7 @@ var routes = []struct{ method, path string }{
 	{"POST", "/v1/documents"}, {"GET", "/v1/documents"}, {"GET", "/v1/documents/{id}"}, {"DELETE", "/v1/documents/{id}"},
 	{"GET", "/v1/admin/consolidation"}, {"GET", "/v1/healthz"}, {"PUT", "/v1/memories"}, {"GET", "/v1/{id}"},
 	{"POST", "/v1/forget"}, {"GET", "/v1/admin/audit"},
+	{"PUT", "/v1/admin/settings/extraction"}, {"GET", "/v1/admin/settings/extraction"},
 }
 
 // FuzzHandler fuzzes the whole HTTP API on the embedded backend: the
@@ -302,6 +304,7 @@ func FuzzHandler(f *testing.F) {
 	f.Add(uint8(10), "", "", "", []byte(`{"name":"r.pdf","contentBase64":"`+base64.StdEncoding.EncodeToString(ingesttest.CyclicPDF())+`"}`), false)
 	f.Add(uint8(18), "", "", "", []byte(`{"entity":"Lisbon","start":1}`), true)
 	f.Add(uint8(19), "", "limit=2&cursor=0190a1b2c3d4e5f60718293a4b5c6d7e", "", []byte{}, false)
+	f.Add(uint8(20), "", "", `"1"`, []byte(`{"dropCategories":["health"],"keepKinds":["fact"],"language":"pt-br","instructions":"Keep it short."}`), false)
 	f.Fuzz(func(t *testing.T, route uint8, id, query, ifMatch string, body []byte, agent bool) {
 		rt := routes[int(route)%len(routes)]
 		path := strings.ReplaceAll(rt.path, "{id}", url.PathEscape(id))
