@@ -77,10 +77,13 @@ func run() error {
 	if cfg.Consolidation.Every > 0 {
 		go consolidateEvery(ctx, b.Consolidation, cfg.Consolidation.Every, metrics, log)
 	}
-	api := httpapi.New(b.Service, keys, log, httpapi.WithDocuments(b.Documents), httpapi.WithExtraction(queue),
+	opts := []httpapi.Option{httpapi.WithDocuments(b.Documents), httpapi.WithExtraction(queue),
 		httpapi.WithConsolidation(b.Consolidation), httpapi.WithKeys(b.Keys), httpapi.WithQuotas(server.Quotas(cfg.Quotas, b)),
-		httpapi.WithKnowledge(b.Knowledge), httpapi.WithMetrics(metrics),
-		httpapi.WithSettings(b.Settings))
+		httpapi.WithKnowledge(b.Knowledge), httpapi.WithMetrics(metrics)}
+	if b.Settings != nil { // the pipeline's own store, so that a change applies to the next job
+		opts = append(opts, httpapi.WithSettings(b.Settings))
+	}
+	api := httpapi.New(b.Service, keys, log, opts...)
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", metrics.Handler()) // no tenant data: route patterns, stages, counts
 	mux.Handle("/", server.Limit(api, cfg.Limits, log))
