@@ -76,6 +76,16 @@ func (o observed) Extract(ctx context.Context, turns []extract.Turn) (_ []extrac
 	return o.Extractor.Extract(ctx, turns)
 }
 
+// Steer implements extract.Steerable, so that the wrapper hides no org
+// setting: a steerable extractor is steered and observed again; another
+// is returned as it is.
+func (o observed) Steer(s memory.ExtractionSettings) extract.Extractor {
+	if st, ok := o.Extractor.(extract.Steerable); ok {
+		return observed{Extractor: st.Steer(s), m: o.m}
+	}
+	return o
+}
+
 // Outcomes counts an SQS batch of extraction jobs for telemetry.Handler:
 // the jobs reported as failed (to be retried), the others ok (done, or
 // rejected for good and logged); a batch that failed whole counts every

@@ -18,6 +18,7 @@ import (
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/pipeline/extract"
 	"github.com/agentmem/agentmem/service"
+	"github.com/agentmem/agentmem/telemetry/prom"
 	"github.com/agentmem/agentmem/wiring"
 	"github.com/agentmem/agentmem/wiring/extraction"
 	"github.com/agentmem/agentmem/wiring/llm"
@@ -136,5 +137,45 @@ func TestSettingsOnDynamoDB(t *testing.T) {
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%s: facts %q, want %q", tc.org, got, tc.want)
 		}
+	}
+}
+
+// promptModel records the system prompt of each call and finds nothing.
+type promptModel struct{ prompts []string }
+
+func (m *promptModel) Call(_ context.Context, system, _ string, _ memory.Tool) (json.RawMessage, memory.Usage, error) {
+	m.prompts = append(m.prompts, system)
+	return json.RawMessage(`{"facts":[]}`), memory.Usage{Calls: 1}, nil
+}
+
+// TestObservedKeepsSteering: memoryd's observed extractor passes an org's
+// instructions and language on to the LLM extractor it wraps.
+func TestObservedKeepsSteering(t *testing.T) {
+	ctx := context.Background()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	b, err := local.Open(ctx, t.TempDir(), hashing.New(64), quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	model := &promptModel{}
+	p, err := extraction.New(b.Service, b.Caps, model, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Extractor = extraction.Observed(p.Extractor, prom.New())
+	if _, _, err := extraction.SettingsOf(p).Write(ctx, "acme", memory.ExtractionSettings{Instructions: "Never record salaries.", Language: "fr"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	c := memory.Caller{OrgID: "acme"}
+	res, err := b.Service.Create(ctx, c, []service.NewMemory{{Type: memory.TypeMessage, RoomID: "r", EntityID: "Ana", Content: memory.Content{Text: "I moved to Lyon last spring."}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Process(ctx, c, []extract.Turn{{ID: res[0].ID, Speaker: "Ana", Text: "I moved to Lyon last spring."}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(model.prompts) != 1 || !strings.Contains(model.prompts[0], "Never record salaries.") || !strings.Contains(model.prompts[0], `BCP 47 tag "fr"`) {
+		t.Fatalf("prompts %q lack the org's instructions and language", model.prompts)
 	}
 }
