@@ -44,6 +44,9 @@ func run() error {
 		return err
 	}
 	defer b.Close()
+	if _, err := b.Recover(ctx); err != nil {
+		return err
+	}
 	keys, err := loadKeys(cfg, b, log)
 	if err != nil {
 		return err
@@ -57,7 +60,7 @@ func run() error {
 	srv := &http.Server{
 		Addr: net.JoinHostPort(cfg.Server.Addr, strconv.Itoa(cfg.Server.Port)),
 		Handler: httpapi.New(b.Service, keys, log, httpapi.WithDocuments(b.Documents), httpapi.WithExtraction(queue),
-			httpapi.WithConsolidation(b.Consolidation)),
+			httpapi.WithConsolidation(b.Consolidation), httpapi.WithHealth(b)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
