@@ -29,7 +29,10 @@ commands:
   create-key   -org ORG [-agent AGENT] [-name NAME]: create an API key in
                DynamoDB (BACKEND=aws) and print it once; only its hash is stored
   ingest       -org ORG [-agent AGENT] DIR: ingest every supported file under DIR
-               (keys ORG/AGENT-or-_org/relative/path), with a progress bar and a summary`
+               (keys ORG/AGENT-or-_org/relative/path), with a progress bar and a summary
+  status       [-url URL]: a running server's health: degraded or not, and the
+               progress of a re-embedding after a model change (default URL
+               http://127.0.0.1:PORT)`
 
 func main() {
 	if len(os.Args) < 2 {
@@ -46,6 +49,8 @@ func main() {
 		err = createKey(ctx, os.Args[2:])
 	case "ingest":
 		err = ingestDir(ctx, os.Args[2:])
+	case "status":
+		err = status(ctx, os.Args[2:])
 	default:
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)

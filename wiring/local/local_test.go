@@ -11,8 +11,8 @@ import (
 
 	"github.com/agentmem/agentmem/embed/hashing"
 	"github.com/agentmem/agentmem/index/bolt"
-	"github.com/agentmem/agentmem/service"
 	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/service"
 	"github.com/agentmem/agentmem/wiring/local"
 )
 
