@@ -119,10 +119,16 @@ func OpenIndex(ctx context.Context, dataDir string, store memory.Store, emb memo
 // offline model (bge-small-en-v1.5, embed/onnx) when its files are in
 // cfg.ModelDir, else the hashing embedder, and the fallback is logged as a
 // warning that says why and how to fix it; onnx fails instead of falling
-// back. Other kinds are not local: EINVALID.
+// back. Other kinds are not local: EINVALID. The model is loaded in the
+// background when its files are there (see lazyONNX): a failure to load
+// them then shows on the first embedding, and in the log, rather than as a
+// fallback.
 func NewEmbedder(cfg config.Embedder, log *slog.Logger) (memory.Embedder, error) {
 	switch cfg.Kind {
 	case config.EmbedderAuto, config.EmbedderONNX, "":
+		if cgoEnabled && len(onnx.Missing(cfg.ModelDir)) == 0 {
+			return openLazy(cfg.ModelDir, log), nil
+		}
 		e, err := onnx.Open(cfg.ModelDir)
 		if err == nil {
 			return e, nil
