@@ -260,3 +260,75 @@ func TestRecover(t *testing.T) {
 		t.Fatalf("a rolled-back document is searchable: %d hits", found)
 	}
 }
+
+// TestStagingIsolation: a failed run of agent x's document discards only
+// x's staged memories, never agent y's document of the same name nor org
+// b's, and each committed document is seen by its owner alone.
+func TestStagingIsolation(t *testing.T) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	emb := &hookEmbedder{Embedder: hashing.New(64)}
+	b, err := local.Open(ctx, t.TempDir(), emb, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	p := &ingest.Pipeline{Service: b.Service, Records: b.Store, Splitter: ingest.Splitter{Size: 200}, Log: quiet}
+	x, y := memory.Caller{OrgID: "org-a", AgentID: "x"}, memory.Caller{OrgID: "org-a", AgentID: "y"}
+	ob := memory.Caller{OrgID: "org-b"}
+	owners := []struct {
+		c   memory.Caller
+		key string
+	}{{y, "org-a/y/notes.md"}, {ob, "org-b/_org/notes.md"}}
+	for _, o := range owners {
+		if st, err := p.Ingest(ctx, o.c, o.key, doc("kept", 30), ""); err != nil || st.State != ingest.StateIndexed {
+			t.Fatalf("%s: %+v %v", o.key, st, err)
+		}
+	}
+	emb.calls.Store(0)
+	emb.hook = func(call int) error {
+		if call == 2 {
+			return errors.New("embedder went away")
+		}
+		return nil
+	}
+	st, err := p.Ingest(ctx, x, "org-a/x/notes.md", doc("lost", 420), "")
+	emb.hook = nil
+	if err == nil || st.State != ingest.StateFailed {
+		t.Fatalf("x's run: %+v %v", st, err)
+	}
+	for _, tc := range []struct {
+		who        memory.Caller
+		key, word  string
+		wantListed bool
+	}{
+		{y, "org-a/y/notes.md", "kept", true},
+		{x, "org-a/y/notes.md", "kept", false}, // agent vs agent
+		{x, "org-a/x/notes.md", "lost", false}, // the failed run
+		{ob, "org-b/_org/notes.md", "kept", true},
+	} {
+		listed, _ := visible(t, b.Service, tc.who, ingest.DocumentID(tc.who.OrgID, tc.key), tc.word)
+		if (listed > 0) != tc.wantListed {
+			t.Fatalf("%+v sees %d memories of %s", tc.who, listed, tc.key)
+		}
+	}
+	// Searches see their own org's and agent's fragments only.
+	for _, who := range []memory.Caller{x, y, ob} {
+		hits, err := b.Service.Search(ctx, who, service.SearchRequest{Query: "kept lost", Mode: service.ModeKeyword, K: memory.MaxK})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hits {
+			if h.Memory.OrgID != who.OrgID || (who.AgentID != "" && h.Memory.AgentID != "" && h.Memory.AgentID != who.AgentID) {
+				t.Fatalf("%+v found %s of %s/%s", who, h.Memory.ID, h.Memory.OrgID, h.Memory.AgentID)
+			}
+		}
+		if want := who != x; (len(hits) > 0) != want {
+			t.Fatalf("%+v: %d hits", who, len(hits))
+		}
+	}
+	for _, org := range []string{"org-a", "org-b"} {
+		if n := staged(t, b.Service, org); n != 0 {
+			t.Fatalf("%s: %d staged memories left", org, n)
+		}
+	}
+}
