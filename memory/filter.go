@@ -26,6 +26,10 @@ type Filter struct {
 	Start, End int64
 	// IncludeArchived also selects archived memories.
 	IncludeArchived bool
+	// Pending selects the staged memories of uncommitted documents
+	// instead of the visible ones (see Memory.Pending). Only pipelines and
+	// their recovery set it; callers' filters never do.
+	Pending bool
 }
 
 // Validate checks enum values, ids and the time range.
@@ -76,7 +80,7 @@ func (f Filter) Narrowed() bool {
 // Match reports whether a memory with attributes a is selected by f. It is
 // the reference semantics that every Store and Index implements.
 func (f Filter) Match(a Attrs) bool {
-	if a.OrgID != f.OrgID || f.OrgID == "" {
+	if a.OrgID != f.OrgID || f.OrgID == "" || a.Pending != f.Pending {
 		return false
 	}
 	if f.Viewer != "" && a.AgentID != "" && a.AgentID != f.Viewer {

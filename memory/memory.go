@@ -173,6 +173,12 @@ type Memory struct {
 	LastAccessedAt int64 `json:"lastAccessedAt,omitempty"`
 	AccessCount    int64 `json:"accessCount"`
 	Archived       bool  `json:"archived"`
+	// Pending marks a memory staged by a pipeline and not yet committed:
+	// the fragments of a document being ingested. A pending memory is
+	// invisible (Filter.Pending selects it instead of the visible ones)
+	// until its document commits, so a document appears all at once or
+	// not at all.
+	Pending bool `json:"pending,omitempty"`
 	// Version increases by one on every update; it is the optimistic
 	// concurrency token (the ETag of the HTTP API).
 	Version int64 `json:"version"`
@@ -194,6 +200,7 @@ type Attrs struct {
 	Durability                              Durability
 	CreatedAt                               int64
 	Archived                                bool
+	Pending                                 bool `json:",omitempty"`
 }
 
 // Attrs returns m's filterable attributes.
@@ -201,7 +208,7 @@ func (m *Memory) Attrs() Attrs {
 	return Attrs{
 		OrgID: m.OrgID, AgentID: m.AgentID, Type: m.Type, Kind: m.Kind,
 		RoomID: m.RoomID, EntityID: m.EntityID, SessionID: m.SessionID, DocumentID: m.DocumentID,
-		Durability: m.Durability, CreatedAt: m.CreatedAt, Archived: m.Archived,
+		Durability: m.Durability, CreatedAt: m.CreatedAt, Archived: m.Archived, Pending: m.Pending,
 	}
 }
 

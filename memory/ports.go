@@ -98,3 +98,28 @@ type Embedder interface {
 type OrgLister interface {
 	Orgs(ctx context.Context) ([]string, error)
 }
+
+// DocumentCommit publishes a staged document: its pending memories become
+// visible and the memories of the version they replace are hidden, with the
+// document's status record, all in one step.
+type DocumentCommit struct {
+	OrgID, DocumentID string
+	// Retire are visible memories of the document that the new version
+	// replaces; they become pending, to be deleted afterwards.
+	Retire []string
+	// RecordKind, RecordID and Record are the status record put with the
+	// commit (nothing when RecordKind is empty).
+	RecordKind, RecordID string
+	Record               any
+}
+
+// DocumentCommitter is a store that commits a staged document atomically:
+// readers see the old version or the new one, never a mix, whatever the
+// process does next. Its List, Count and DeleteWhere honour
+// Filter.Pending. Stores without it are committed memory by memory, and a
+// crash in between is repaired by the pipeline's recovery.
+type DocumentCommitter interface {
+	// CommitDocument applies dc in one transaction and returns the ids it
+	// made visible.
+	CommitDocument(ctx context.Context, dc DocumentCommit) ([]string, error)
+}

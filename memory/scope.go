@@ -77,6 +77,7 @@ func (c Caller) WriteScope(scope, agentID string) (string, error) {
 func (c Caller) Bind(f Filter) (Filter, error) {
 	f.OrgID = c.OrgID
 	f.Viewer = c.AgentID
+	f.Pending = false // staged memories are the pipelines' own, never a caller's
 	if c.AgentID != "" && f.AgentID != "" && f.AgentID != OrgScope && f.AgentID != c.AgentID {
 		return f, Errorf(EFORBIDDEN, "agentId: this key is bound to agent %q and cannot read another agent's memories", c.AgentID)
 	}

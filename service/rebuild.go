@@ -59,8 +59,8 @@ func RebuildSince(ctx context.Context, store memory.Store, index memory.Index, e
 		return nil
 	}
 	err := store.Scan(ctx, func(m *memory.Memory) error {
-		if m.UpdatedAt < since {
-			return nil
+		if m.UpdatedAt < since || m.Pending {
+			return nil // staged memories are indexed when their document commits
 		}
 		pending = append(pending, m)
 		if len(pending) == batch {

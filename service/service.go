@@ -206,6 +206,12 @@ func (n *NewMemory) build(c memory.Caller, now int64) (*memory.Memory, error) {
 // stored again; its result carries the existing id and Duplicate. Errors:
 // EINVALID (naming the item and field), EFORBIDDEN, EUNAVAILABLE.
 func (s *Service) Create(ctx context.Context, c memory.Caller, in []NewMemory) ([]memory.CreateResult, error) {
+	return s.create(ctx, c, in, false)
+}
+
+// create is Create; staged memories are stored pending, and neither indexed
+// nor derived until their document commits (see Stage).
+func (s *Service) create(ctx context.Context, c memory.Caller, in []NewMemory, staged bool) ([]memory.CreateResult, error) {
 	if err := c.Valid(); err != nil {
 		return nil, err
 	}
@@ -232,6 +238,7 @@ func (s *Service) Create(ctx context.Context, c memory.Caller, in []NewMemory) (
 	var unique []*memory.Memory
 	alias := make([]int, len(ms)) // index into unique
 	for i, m := range ms {
+		m.Pending = staged
 		m.ID = memory.NewID(now) // before the key: a message without an external id is keyed by it
 		key := memory.DedupKey(m)
 		if j, ok := first[key]; ok {
@@ -254,7 +261,7 @@ func (s *Service) Create(ctx context.Context, c memory.Caller, in []NewMemory) (
 	}
 	var created []*memory.Memory
 	for i, r := range res {
-		if !r.Duplicate {
+		if !r.Duplicate && !staged {
 			created = append(created, unique[i])
 		}
 	}
@@ -327,7 +334,7 @@ func (s *Service) Get(ctx context.Context, c memory.Caller, id string) (*memory.
 	if err != nil {
 		return nil, err
 	}
-	if !c.CanSee(m.OrgID, m.AgentID) {
+	if !c.CanSee(m.OrgID, m.AgentID) || m.Pending {
 		return nil, memory.ErrNotFound(id)
 	}
 	return m, nil

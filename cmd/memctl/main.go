@@ -31,7 +31,10 @@ commands:
   ingest       -org ORG [-agent AGENT] DIR: ingest every supported file under DIR
                (keys ORG/AGENT-or-_org/relative/path), with a progress bar and a summary
   knowledge    search|entities|topics|terms -org ORG [flags]: explore an org's knowledge
-               (memctl knowledge for the flags)`
+               (memctl knowledge for the flags)
+  status       [-url URL]: a running server's health: degraded or not, and the
+               progress of a re-embedding after a model change (default URL
+               http://127.0.0.1:PORT)`
 
 func main() {
 	if len(os.Args) < 2 {
@@ -54,6 +57,8 @@ func main() {
 		err = ingestDir(ctx, os.Args[2:])
 	case "knowledge":
 		err = knowledgeCmd(ctx, os.Args[2:], os.Stdout)
+	case "status":
+		err = status(ctx, os.Args[2:])
 	default:
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)

@@ -59,6 +59,9 @@ func run() error {
 		return err
 	}
 	defer b.Close()
+	if _, err := b.Recover(ctx); err != nil {
+		return err
+	}
 	keys, devKey, created, err := server.Authenticator(cfg, b)
 	if err != nil {
 		return err

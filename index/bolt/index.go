@@ -39,11 +39,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/agentmem/agentmem/memory"
@@ -66,9 +68,11 @@ const format = "boltindex/2" // 2: messages carry their day in the keyword text
 
 var (
 	bucketDocs   = []byte("docs")
+	bucketStamps = []byte("stamps") // docKey → Stamp of what the entry was made from
 	bucketMeta   = []byte("meta")
 	keyModel     = []byte("model")
 	keyFormat    = []byte("format")
+	keyReembed   = []byte("reembed")           // set while vectors of another model remain
 	oldBuckets   = [][]byte{[]byte("vectors")} // layouts of earlier versions
 	oldTextIndex = "text.bleve"
 )
@@ -82,14 +86,20 @@ type Index struct {
 	dims int
 	orgs map[string]*orgIndex
 	acc  sync.Pool // *accumulator
+	// reembedding: the index holds vectors of another model than its own
+	// (a model change), so semantic search is off until FinishReembedding.
+	reembedding bool
 }
 
 var _ memory.Index = (*Index)(nil)
 
 // Open opens (creating if needed) the index in dir for vectors of model
-// with dims dimensions. When the directory holds another model's vectors or
-// another layout, it is emptied and Open reports rebuild = true: the caller
-// must re-add every memory.
+// with dims dimensions. When the directory holds another layout, it is
+// emptied and Open reports rebuild = true: the caller must re-add every
+// memory. When it holds another model's vectors, it keeps its entries, so
+// keyword search works at once, and turns semantic search off (see
+// Reembedding) until every memory has been upserted with a vector of the
+// new model and FinishReembedding is called.
 func Open(dir, model string, dims int) (ix *Index, rebuild bool, err error) {
 	an, err := registry.NewCache().AnalyzerNamed(en.AnalyzerName)
 	if err != nil {
@@ -109,21 +119,33 @@ func Open(dir, model string, dims int) (ix *Index, rebuild bool, err error) {
 			return err
 		}
 		storedModel, storedFormat := string(meta.Get(keyModel)), string(meta.Get(keyFormat))
-		if storedModel != model || storedFormat != format {
+		switch {
+		case storedFormat != format:
 			rebuild = storedModel != "" // a fresh directory needs no rebuild of its own
-			for _, name := range append([][]byte{bucketDocs}, oldBuckets...) {
+			for _, name := range append([][]byte{bucketDocs, bucketStamps}, oldBuckets...) {
 				if tx.Bucket(name) != nil {
 					if err := tx.DeleteBucket(name); err != nil {
 						return err
 					}
 				}
 			}
-			if err := meta.Put(keyModel, []byte(model)); err != nil {
+			if err := meta.Delete(keyReembed); err != nil {
 				return err
 			}
-			if err := meta.Put(keyFormat, []byte(format)); err != nil {
+		case storedModel != model:
+			if err := meta.Put(keyReembed, []byte(storedModel)); err != nil {
 				return err
 			}
+		}
+		if err := meta.Put(keyModel, []byte(model)); err != nil {
+			return err
+		}
+		if err := meta.Put(keyFormat, []byte(format)); err != nil {
+			return err
+		}
+		ix.reembedding = meta.Get(keyReembed) != nil
+		if _, err := tx.CreateBucketIfNotExists(bucketStamps); err != nil {
+			return err
 		}
 		_, err = tx.CreateBucketIfNotExists(bucketDocs)
 		return err
@@ -139,6 +161,80 @@ func Open(dir, model string, dims int) (ix *Index, rebuild bool, err error) {
 		return nil, false, err
 	}
 	return ix, rebuild, nil
+}
+
+// Reembedding reports whether the index may hold vectors of another model
+// than its own: semantic search is off until FinishReembedding.
+func (ix *Index) Reembedding() bool {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.reembedding
+}
+
+// StartReembedding marks the index as holding vectors of another model
+// (the store's memories were embedded by one): semantic search is off, and
+// upserted vectors of other dimensions are dropped instead of refused,
+// until FinishReembedding. It persists across restarts.
+func (ix *Index) StartReembedding(from string) error {
+	if from == "" {
+		from = "unknown"
+	}
+	err := ix.db.Update(func(tx *bbolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyReembed, []byte(from)) })
+	if err != nil {
+		return err
+	}
+	ix.mu.Lock()
+	ix.reembedding = true
+	ix.mu.Unlock()
+	return nil
+}
+
+// FinishReembedding declares every vector the index holds of its own
+// model, and turns semantic search back on. The caller must have upserted
+// every memory with a vector of the model since StartReembedding, or
+// since Open reported the change.
+func (ix *Index) FinishReembedding() error {
+	err := ix.db.Update(func(tx *bbolt.Tx) error { return tx.Bucket(bucketMeta).Delete(keyReembed) })
+	if err != nil {
+		return err
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.reembedding = false
+	return nil
+}
+
+// Stamp is what the index was made from for one memory: a hash of its
+// filterable attributes, its keyword text and its embedding model. The
+// start-up check compares it with the store's memory to find entries that
+// are missing or stale, whatever the counts say.
+func Stamp(m *memory.Memory) uint64 {
+	h := fnv.New64a()
+	js, _ := json.Marshal(m.Attrs())
+	h.Write(js)
+	h.Write([]byte{0})
+	h.Write([]byte(m.KeywordText()))
+	h.Write([]byte{0})
+	if len(m.Embedding) > 0 {
+		fmt.Fprintf(h, "%s/%d", m.EmbeddingModel, len(m.Embedding))
+	}
+	return h.Sum64()
+}
+
+// Stamps calls fn with the org, id and Stamp of every entry; the stamp is
+// 0 for an entry written before stamps were kept.
+func (ix *Index) Stamps(fn func(org, id string, stamp uint64) error) error {
+	return ix.db.View(func(tx *bbolt.Tx) error {
+		sb := tx.Bucket(bucketStamps)
+		return tx.Bucket(bucketDocs).ForEach(func(k, _ []byte) error {
+			org, id, _ := strings.Cut(string(k), "\x00")
+			var stamp uint64
+			if v := sb.Get(k); len(v) == 8 {
+				stamp = binary.LittleEndian.Uint64(v)
+			}
+			return fn(org, id, stamp)
+		})
+	})
 }
 
 // doc is one memory as the index keeps it.
@@ -297,6 +393,9 @@ func (ix *Index) load() error {
 			if len(d.vec) != 0 && ix.dims == 0 {
 				ix.dims = len(d.vec)
 			}
+			if len(d.vec) != ix.dims {
+				d.vec = nil // another model's, awaiting re-embedding: keywords only
+			}
 			ix.org(d.attrs.OrgID).add(string(k[len(d.attrs.OrgID)+1:]), d, ix.dims)
 			return nil
 		})
@@ -320,29 +419,36 @@ func (ix *Index) Upsert(ctx context.Context, ms []*memory.Memory) error {
 		return nil
 	}
 	ix.mu.RLock()
-	dims := ix.dims
+	dims, reembedding := ix.dims, ix.reembedding
 	ix.mu.RUnlock()
 	docs := make([]*doc, len(ms))
 	for i, m := range ms {
 		if m.OrgID == "" || m.ID == "" {
 			return errors.New("boltindex: memory without org or id")
 		}
+		d := &doc{attrs: m.Attrs(), vec: m.Embedding}
 		if len(m.Embedding) != 0 {
 			if dims == 0 {
 				dims = len(m.Embedding)
 			}
 			if len(m.Embedding) != dims {
-				return fmt.Errorf("boltindex: embedding of %d dimensions, index has %d", len(m.Embedding), dims)
+				if !reembedding {
+					return fmt.Errorf("boltindex: embedding of %d dimensions, index has %d", len(m.Embedding), dims)
+				}
+				d.vec = nil // the old model's: keywords until it is re-embedded
 			}
 		}
-		d := &doc{attrs: m.Attrs(), vec: m.Embedding}
 		d.terms, d.tfs, d.length = ix.analyze(m.KeywordText())
 		docs[i] = d
 	}
 	err := ix.db.Update(func(tx *bbolt.Tx) error {
-		bk := tx.Bucket(bucketDocs)
+		bk, sb := tx.Bucket(bucketDocs), tx.Bucket(bucketStamps)
 		for i, m := range ms {
-			if err := bk.Put(docKey(m.OrgID, m.ID), encodeDoc(docs[i])); err != nil {
+			k := docKey(m.OrgID, m.ID)
+			if err := bk.Put(k, encodeDoc(docs[i])); err != nil {
+				return err
+			}
+			if err := sb.Put(k, binary.LittleEndian.AppendUint64(nil, Stamp(m))); err != nil {
 				return err
 			}
 		}
@@ -370,9 +476,12 @@ func (ix *Index) Delete(ctx context.Context, orgID string, ids []string) error {
 		return nil
 	}
 	err := ix.db.Update(func(tx *bbolt.Tx) error {
-		bk := tx.Bucket(bucketDocs)
+		bk, sb := tx.Bucket(bucketDocs), tx.Bucket(bucketStamps)
 		for _, id := range ids {
 			if err := bk.Delete(docKey(orgID, id)); err != nil {
+				return err
+			}
+			if err := sb.Delete(docKey(orgID, id)); err != nil {
 				return err
 			}
 		}
@@ -426,7 +535,7 @@ func (ix *Index) Search(ctx context.Context, q memory.IndexQuery) (memory.IndexR
 		}()
 	}
 	var err error
-	if q.Vector != nil && len(q.Vector) == ix.dims {
+	if q.Vector != nil && len(q.Vector) == ix.dims && !ix.reembedding {
 		res.Semantic, err = ix.semantic(o, q)
 	}
 	wg.Wait()
@@ -663,11 +772,15 @@ func (ix *Index) Clear() error {
 	defer ix.mu.Unlock()
 	ix.orgs = map[string]*orgIndex{}
 	return ix.db.Update(func(tx *bbolt.Tx) error {
-		if err := tx.DeleteBucket(bucketDocs); err != nil {
-			return err
+		for _, name := range [][]byte{bucketDocs, bucketStamps} {
+			if err := tx.DeleteBucket(name); err != nil {
+				return err
+			}
+			if _, err := tx.CreateBucket(name); err != nil {
+				return err
+			}
 		}
-		_, err := tx.CreateBucket(bucketDocs)
-		return err
+		return nil
 	})
 }
 

@@ -77,14 +77,39 @@ func TestRestartKeepsIndex(t *testing.T) {
 	}
 	ix.Close()
 
-	// Another embedding model drops the vectors and the text and asks for a rebuild.
-	ix, rebuild = open(t, dir, "other-model")
-	defer ix.Close()
-	if !rebuild || ix.Len() != 0 {
-		t.Fatalf("model change: rebuild=%v, %d vectors kept", rebuild, ix.Len())
+	// Another embedding model keeps the entries: keyword search works at
+	// once, semantic search is off until every memory is re-embedded, and
+	// vectors of the old dimensions are dropped rather than refused.
+	other, _, err := bolt.Open(dir, "other-model", 32)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if n, _ := ix.DocCount(); n != 0 {
-		t.Fatalf("model change kept %d text documents", n)
+	defer other.Close()
+	ix = other
+	got, err := ix.Search(ctx, q)
+	if err != nil || !ix.Reembedding() || len(got.Keyword) != 39 || len(got.Semantic) != 0 {
+		t.Fatalf("model change: reembedding %v, %d keyword, %d semantic hits, %v", ix.Reembedding(), len(got.Keyword), len(got.Semantic), err)
+	}
+	if err := ix.Upsert(ctx, corpus[1:3]); err != nil {
+		t.Fatalf("an old vector while re-embedding: %v", err)
+	}
+	fresh := make([]*memory.Memory, 0, 39)
+	for _, m := range corpus[1:] {
+		c := *m
+		c.Embedding, c.EmbeddingModel = append([]float32(nil), m.Embedding[:32]...), "other-model"
+		memory.Normalize(c.Embedding)
+		fresh = append(fresh, &c)
+	}
+	if err := ix.Upsert(ctx, fresh); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.FinishReembedding(); err != nil {
+		t.Fatal(err)
+	}
+	q.Vector = fresh[4].Embedding
+	got, err = ix.Search(ctx, q)
+	if err != nil || ix.Reembedding() || len(got.Semantic) != 39 || got.Semantic[0].ID != corpus[5].ID {
+		t.Fatalf("after re-embedding: %d semantic hits %v", len(got.Semantic), err)
 	}
 }
 

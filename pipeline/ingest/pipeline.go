@@ -6,6 +6,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"sync"
+
 	"github.com/agentmem/agentmem/service"
 	"log/slog"
 	"path"
@@ -56,6 +59,8 @@ type Pipeline struct {
 	Limits Limits
 	Now    func() time.Time
 	Log    *slog.Logger
+
+	locks [64]sync.Mutex // by document id hash: one run of a document at a time
 }
 
 // DocumentID derives a document's id from its org and key, so that every
@@ -106,23 +111,45 @@ func (p *Pipeline) log() *slog.Logger {
 // deduplicate); new content replaces the old fragments. A document that
 // cannot be loaded ends as "failed" with the reason, and its previous
 // version, if any, stays searchable. The returned status is also stored.
+//
+// The new version appears all at once or not at all: its memories are
+// staged (invisible) as they are embedded, then one commit step publishes
+// them, retires the previous version's and records the "indexed" status.
+// A failure, or the caller going away (ctx cancelled), before the commit
+// discards what was staged; a crash leaves it to Recover.
 func (p *Pipeline) Ingest(ctx context.Context, c memory.Caller, key string, data []byte, etag string) (Status, error) {
+	id := DocumentID(c.OrgID, key)
+	unlock := p.lock(id)
+	defer unlock()
 	start := p.now()
-	st := Status{ID: DocumentID(c.OrgID, key), OrgID: c.OrgID, AgentID: c.AgentID, Key: key, Name: path.Base(key),
+	st := Status{ID: id, OrgID: c.OrgID, AgentID: c.AgentID, Key: key, Name: path.Base(key),
 		State: StatePending, Bytes: len(data), ETag: etag, StartedAt: start.UnixMilli()}
 	if err := p.put(ctx, st); err != nil {
 		return st, err
 	}
+	// From here on the clean-up must happen even when the caller has gone:
+	// it runs on a context that is never cancelled.
+	bg := context.WithoutCancel(ctx)
 	fail := func(err error) (Status, error) {
+		var errs []error
+		if n, derr := p.Service.DiscardStaged(bg, c, st.ID); derr != nil {
+			errs = append(errs, derr)
+			p.log().ErrorContext(bg, "discarding a failed document's fragments", "org", c.OrgID, "document", st.ID, "err", derr)
+		} else if n > 0 {
+			p.log().InfoContext(bg, "discarded staged fragments", "org", c.OrgID, "document", st.ID, "count", n)
+		}
 		st.State, st.Reason, st.FinishedAt = StateFailed, memory.ErrorMessage(err), p.now().UnixMilli()
 		if memory.ErrorCode(err) == memory.EINTERNAL {
 			st.Reason = "internal error"
 		}
-		if perr := p.put(ctx, st); perr != nil {
-			return st, errors.Join(err, perr)
+		if ctx.Err() != nil {
+			st.Reason = "cancelled: the request ended before the document was indexed; nothing was published"
 		}
-		p.log().WarnContext(ctx, "document failed", "org", c.OrgID, "document", st.ID, "reason", st.Reason)
-		return st, err
+		if perr := p.put(bg, st); perr != nil {
+			errs = append(errs, perr)
+		}
+		p.log().WarnContext(bg, "document failed", "org", c.OrgID, "document", st.ID, "reason", st.Reason)
+		return st, errors.Join(append([]error{err}, errs...)...)
 	}
 	lim := p.Limits
 	if p.MaxBytes != 0 {
@@ -158,72 +185,186 @@ func (p *Pipeline) Ingest(ctx context.Context, c memory.Caller, key string, data
 			Metadata: meta(fmt.Sprintf(`,"start":%d,"end":%d,"total":%d`, ch.Start, ch.End, len(chunks)))})
 	}
 	keep := map[string]bool{}
-	var created []string
+	staged := 0
 	for i := 0; i < len(in); i += memory.MaxBatch {
-		res, err := p.Service.Create(ctx, c, in[i:min(len(in), i+memory.MaxBatch)])
+		res, err := p.Service.Stage(ctx, c, in[i:min(len(in), i+memory.MaxBatch)])
+		if err == nil {
+			err = ctx.Err()
+		}
 		if err != nil {
-			// Undo this run's new memories: nothing is left half-indexed.
-			for _, id := range created {
-				if derr := p.Service.Delete(ctx, c, id); derr != nil && !memory.IsNotFound(derr) {
-					p.log().ErrorContext(ctx, "undo failed", "org", c.OrgID, "id", id, "err", derr)
-				}
-			}
 			return fail(err)
 		}
 		for _, r := range res {
 			keep[r.ID] = true
 			if !r.Duplicate {
-				created = append(created, r.ID)
+				staged++
 			}
 		}
 	}
-	// Replace: the document's memories that this version did not produce go.
-	removed, err := p.prune(ctx, c, st.ID, keep)
-	if err != nil {
-		return fail(err)
+	if err := ctx.Err(); err != nil {
+		return fail(err) // nobody waits for the answer: publish nothing
 	}
 	st.State, st.Fragments, st.FinishedAt = StateIndexed, len(chunks), p.now().UnixMilli()
 	st.IndexMs = st.FinishedAt - start.UnixMilli() - st.LoadMs
+	res, err := p.Service.CommitDocument(bg, c, st.ID, keep, RecordKind, st.ID, st)
+	if err != nil {
+		st.State, st.Fragments, st.FinishedAt, st.IndexMs = StatePending, 0, 0, 0
+		return fail(err)
+	}
 	p.log().InfoContext(ctx, "document indexed", "org", c.OrgID, "document", st.ID, "fragments", len(chunks),
-		"new", len(created), "replaced", removed, "ms", st.FinishedAt-st.StartedAt)
-	return st, p.put(ctx, st)
+		"new", res.Committed, "replaced", res.Retired, "ms", st.FinishedAt-st.StartedAt)
+	return st, nil
 }
 
-// prune deletes the document's memories whose ids are not in keep.
-func (p *Pipeline) prune(ctx context.Context, c memory.Caller, docID string, keep map[string]bool) (int, error) {
-	removed := 0
-	cursor := ""
-	var stale []string
+// lock serializes the runs of one document in this process: a run's
+// staged memories are then all its own.
+func (p *Pipeline) lock(id string) func() {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	m := &p.locks[h.Sum32()%uint32(len(p.locks))]
+	m.Lock()
+	return m.Unlock
+}
+
+// Interrupted is the reason of a document whose ingestion was cut short by
+// a crash or a stop, found by Recover.
+const Interrupted = "interrupted: the server stopped while indexing this document; nothing of this version was published, upload it again"
+
+// Recovered counts what Recover repaired.
+type Recovered struct {
+	Documents int // documents left pending, now failed
+	Memories  int // staged memories discarded (unpublished or retired)
+}
+
+// Recover repairs what interrupted runs left in org: staged memories are
+// discarded (those of a version never committed, and those a commit
+// retired but had not yet deleted) and documents left pending are marked
+// failed, so their previous version, if any, stays the visible one. The
+// documents are rolled back rather than resumed because their bytes are
+// gone with the request that carried them (an S3 delivery is retried by
+// its queue). Runs that started less than grace ago may still be in
+// flight and are left alone: 0 at the start of the only process, longer
+// than the ingest function's timeout for the scheduled pass in AWS.
+func (p *Pipeline) Recover(ctx context.Context, org string, grace time.Duration) (Recovered, error) {
+	var out Recovered
+	c := memory.Caller{OrgID: org}
+	inflight := map[string]bool{}
+	cutoff := p.now().Add(-grace).UnixMilli()
+	after := ""
 	for {
-		page, err := p.Service.List(ctx, c, memory.Filter{DocumentID: docID, IncludeArchived: true}, memory.MaxListLimit, cursor)
+		recs, next, err := p.Records.ListRecords(ctx, org, RecordKind, after, 500)
 		if err != nil {
-			return 0, err
+			return out, fmt.Errorf("recover %s: %w", org, err)
+		}
+		for _, r := range recs {
+			var st Status
+			if err := jsonUnmarshal(r.Value, &st); err != nil || st.State != StatePending {
+				continue
+			}
+			if grace > 0 && st.StartedAt > cutoff {
+				inflight[st.ID] = true
+				continue
+			}
+			unlock := p.lock(st.ID)
+			n, err := p.Service.DiscardStaged(ctx, c, st.ID)
+			out.Memories += n
+			if err == nil {
+				st.State, st.Reason, st.FinishedAt = StateFailed, Interrupted, p.now().UnixMilli()
+				_, err = p.Records.PutRecord(ctx, org, RecordKind, st.ID, st, r.Version)
+			}
+			unlock()
+			if memory.IsConflict(err) {
+				continue // a new run took it over meanwhile
+			}
+			if err != nil {
+				return out, fmt.Errorf("recover %s/%s: %w", org, st.ID, err)
+			}
+			out.Documents++
+			p.log().WarnContext(ctx, "interrupted document rolled back", "org", org, "document", st.ID, "discarded", n)
+		}
+		if next == "" {
+			break
+		}
+		after = next
+	}
+	// Staged memories of documents that are not pending: a commit retired
+	// them and stopped before deleting them (or the run's status was lost).
+	docs, err := p.stagedDocuments(ctx, org)
+	if err != nil {
+		return out, err
+	}
+	for _, d := range docs {
+		if inflight[d] {
+			continue
+		}
+		unlock := p.lock(d)
+		n, err := p.Service.DiscardStaged(ctx, c, d)
+		unlock()
+		out.Memories += n
+		if err != nil {
+			return out, fmt.Errorf("recover %s/%s: %w", org, d, err)
+		}
+	}
+	return out, nil
+}
+
+// stagedDocuments lists the documents of org that have staged memories.
+func (p *Pipeline) stagedDocuments(ctx context.Context, org string) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	var cur string
+	f := memory.Filter{OrgID: org, IncludeArchived: true, Pending: true}
+	for {
+		page, err := p.Service.ListStaged(ctx, f, cur)
+		if err != nil {
+			return nil, fmt.Errorf("recover %s: %w", org, err)
 		}
 		for _, m := range page.Memories {
-			if !keep[m.ID] {
-				stale = append(stale, m.ID)
+			if m.Pending && m.DocumentID != "" && !seen[m.DocumentID] {
+				seen[m.DocumentID] = true
+				out = append(out, m.DocumentID)
 			}
 		}
 		if page.Next == nil {
-			break
+			return out, nil
 		}
-		cursor = page.Next.Encode()
+		cur = page.Next.Encode()
 	}
-	for _, id := range stale {
-		if err := p.Service.Delete(ctx, c, id); err != nil && !memory.IsNotFound(err) {
-			return removed, err
-		}
-		removed++
-	}
-	return removed, nil
 }
 
-// Remove deletes the document under key: its memories and its status.
+// RecoverAll runs Recover for every org orgs lists, and logs the totals.
+func (p *Pipeline) RecoverAll(ctx context.Context, orgs memory.OrgLister, grace time.Duration) (Recovered, error) {
+	var total Recovered
+	list, err := orgs.Orgs(ctx)
+	if err != nil {
+		return total, fmt.Errorf("recover: orgs: %w", err)
+	}
+	for _, org := range list {
+		r, err := p.Recover(ctx, org, grace)
+		total.Documents += r.Documents
+		total.Memories += r.Memories
+		if err != nil {
+			return total, err
+		}
+	}
+	if total.Documents > 0 || total.Memories > 0 {
+		p.log().InfoContext(ctx, "ingestion recovered", "documents_rolled_back", total.Documents, "staged_discarded", total.Memories)
+	}
+	return total, nil
+}
+
+// Remove deletes the document under key: its memories, staged ones
+// included, and its status. It waits for a run of the document in progress.
 func (p *Pipeline) Remove(ctx context.Context, c memory.Caller, key string) (int, error) {
 	id := DocumentID(c.OrgID, key)
+	unlock := p.lock(id)
+	defer unlock()
 	n, err := p.Service.DeleteWhere(ctx, c, memory.Filter{DocumentID: id})
 	if err != nil {
 		return 0, err
+	}
+	if _, err := p.Service.DiscardStaged(ctx, memory.Caller{OrgID: c.OrgID}, id); err != nil {
+		return n, err
 	}
 	return n, p.Records.DeleteRecord(ctx, c.OrgID, RecordKind, id)
 }

@@ -80,9 +80,10 @@ type Store struct {
 }
 
 var (
-	_ memory.Store         = (*Store)(nil)
-	_ memory.RelationStore = (*Store)(nil)
-	_ memory.RecordStore   = (*Store)(nil)
+	_ memory.Store             = (*Store)(nil)
+	_ memory.RelationStore     = (*Store)(nil)
+	_ memory.RecordStore       = (*Store)(nil)
+	_ memory.DocumentCommitter = (*Store)(nil)
 )
 
 // Open opens (creating if needed) the database at path.
@@ -91,7 +92,12 @@ func Open(path string) (_ *Store, err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
-	dsn := "file:" + path + "?_txlock=immediate&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)" +
+	// synchronous(FULL): in WAL mode, NORMAL syncs the log only at
+	// checkpoints, so a transaction that was committed, and answered, may
+	// be lost with the machine (power, kernel, a VM stopped). FULL syncs
+	// the log at every commit: an answered write survives anything short
+	// of losing the disk, for one fsync per write transaction.
+	dsn := "file:" + path + "?_txlock=immediate&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)" +
 		"&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -102,11 +108,31 @@ func Open(path string) (_ *Store, err error) {
 		db.Close()
 		return nil, fmt.Errorf("schema: %w", err)
 	}
+	if err := migrate(db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("schema: %w", err)
+	}
 	if err := initUsage(db); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return &Store{db: db}, nil
+}
+
+// migrate adds the columns that databases created by earlier versions lack:
+// pending (staged memories of uncommitted documents, memory.Memory.Pending).
+func migrate(db *sql.DB) error {
+	var n int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM pragma_table_info('memories') WHERE name = 'pending'`).Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		if _, err := db.Exec(`ALTER TABLE memories ADD COLUMN pending INTEGER NOT NULL DEFAULT 0`); err != nil {
+			return err
+		}
+	}
+	_, err := db.Exec(`CREATE INDEX IF NOT EXISTS memories_pending ON memories (org_id, document_id) WHERE pending = 1`)
+	return err
 }
 
 // Close closes the database.
@@ -115,7 +141,7 @@ func (s *Store) Close() (err error) {
 	return s.db.Close()
 }
 
-const columns = "body, access_count, last_accessed_at, version, embedding_model, embedding"
+const columns = "body, access_count, last_accessed_at, version, embedding_model, embedding, pending"
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -125,13 +151,15 @@ func scanMemory(r scanner, extra ...any) (*memory.Memory, error) {
 	var m memory.Memory
 	var model string
 	var access, last, version int64
-	if err := r.Scan(append([]any{&body, &access, &last, &version, &model, &emb}, extra...)...); err != nil {
+	var pending bool
+	if err := r.Scan(append([]any{&body, &access, &last, &version, &model, &emb, &pending}, extra...)...); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal(body, &m); err != nil {
 		return nil, fmt.Errorf("decode memory: %w", err)
 	}
-	m.AccessCount, m.LastAccessedAt, m.Version = access, last, version
+	// The column is the truth: a commit flips it without rewriting bodies.
+	m.AccessCount, m.LastAccessedAt, m.Version, m.Pending = access, last, version, pending
 	m.EmbeddingModel, m.Embedding = model, memory.DecodeVector(emb)
 	return &m, nil
 }
@@ -184,9 +212,10 @@ func insert(ctx context.Context, tx *sql.Tx, m *memory.Memory, key string) error
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO memories (org_id, id, agent_id, type, kind, room_id, entity_id, session_id,
 		document_id, durability, dedup_key, created_at, archived, version, access_count, last_accessed_at, body,
-		embedding_model, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		embedding_model, embedding, pending) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		m.OrgID, m.ID, m.AgentID, m.Type, m.Kind, m.RoomID, m.EntityID, m.SessionID, m.DocumentID, m.Durability,
-		key, m.CreatedAt, m.Archived, m.Version, m.AccessCount, m.LastAccessedAt, body, m.EmbeddingModel, memory.EncodeVector(m.Embedding))
+		key, m.CreatedAt, m.Archived, m.Version, m.AccessCount, m.LastAccessedAt, body, m.EmbeddingModel, memory.EncodeVector(m.Embedding),
+		m.Pending)
 	if isUnique(err) {
 		return memory.Errorf(memory.ECONFLICT, "memory %q already exists", m.ID)
 	}
@@ -267,10 +296,10 @@ func (s *Store) Update(ctx context.Context, m *memory.Memory) (err error) {
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE memories SET agent_id=?, type=?, kind=?, room_id=?, entity_id=?, session_id=?,
-		document_id=?, durability=?, dedup_key=?, created_at=?, archived=?, version=?, body=?, embedding_model=?, embedding=?
-		WHERE org_id = ? AND id = ?`,
+		document_id=?, durability=?, dedup_key=?, created_at=?, archived=?, version=?, body=?, embedding_model=?, embedding=?,
+		pending=? WHERE org_id = ? AND id = ?`,
 		m.AgentID, m.Type, m.Kind, m.RoomID, m.EntityID, m.SessionID, m.DocumentID, m.Durability, key, m.CreatedAt,
-		m.Archived, next.Version, body, m.EmbeddingModel, memory.EncodeVector(m.Embedding), m.OrgID, m.ID)
+		m.Archived, next.Version, body, m.EmbeddingModel, memory.EncodeVector(m.Embedding), m.Pending, m.OrgID, m.ID)
 	if err != nil {
 		return err
 	}
@@ -353,6 +382,14 @@ func (s *Store) Relations(ctx context.Context, orgID, memoryID string) (_ []memo
 	return out, rows.Err()
 }
 
+// memoriesWhere is where for the memories table, which also holds staged
+// memories: they match only a filter that asks for them (Filter.Pending).
+// The term index never holds them (knowledge is derived on commit).
+func memoriesWhere(f memory.Filter) (string, []any) {
+	cond, args := where(f)
+	return cond + " AND pending = ?", append(args, f.Pending)
+}
+
 // where renders f as a SQL condition; the org is always the first term.
 func where(f memory.Filter) (string, []any) {
 	conds := []string{"org_id = ?"}
@@ -411,7 +448,7 @@ func (s *Store) List(ctx context.Context, q memory.ListQuery) (_ memory.Page, er
 	if q.Filter.OrgID == "" {
 		return memory.Page{}, errors.New("no org")
 	}
-	cond, args := where(q.Filter)
+	cond, args := memoriesWhere(q.Filter)
 	if q.Cursor != nil {
 		cond += " AND (created_at < ? OR (created_at = ? AND id < ?))"
 		args = append(args, q.Cursor.CreatedAt, q.Cursor.CreatedAt, q.Cursor.ID)
@@ -447,7 +484,7 @@ func (s *Store) Count(ctx context.Context, f memory.Filter) (_ int, err error) {
 	if f.OrgID == "" {
 		return 0, errors.New("no org")
 	}
-	cond, args := where(f)
+	cond, args := memoriesWhere(f)
 	var n int
 	err = s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM memories WHERE `+cond, args...).Scan(&n)
 	return n, err
@@ -459,7 +496,7 @@ func (s *Store) DeleteWhere(ctx context.Context, f memory.Filter) (_ []string, e
 	if f.OrgID == "" {
 		return nil, errors.New("no org")
 	}
-	cond, args := where(f)
+	cond, args := memoriesWhere(f)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -552,18 +589,76 @@ func (s *Store) Total(ctx context.Context) (_ int, err error) {
 	return n, err
 }
 
+// CommitDocument implements memory.DocumentCommitter: one transaction
+// flips the document's pending memories to visible, the retired ones to
+// pending, and puts the status record.
+func (s *Store) CommitDocument(ctx context.Context, dc memory.DocumentCommit) (_ []string, err error) {
+	defer wrap(&err, "commit document %s", dc.DocumentID)
+	if dc.OrgID == "" || dc.DocumentID == "" {
+		return nil, errors.New("no org or document")
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `UPDATE memories SET pending = 0 WHERE org_id = ? AND document_id = ? AND pending = 1
+		RETURNING id`, dc.OrgID, dc.DocumentID)
+	if err != nil {
+		return nil, err
+	}
+	var shown []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		shown = append(shown, id)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	for start := 0; start < len(dc.Retire); start += 500 {
+		chunk := dc.Retire[start:min(len(dc.Retire), start+500)]
+		args := []any{dc.OrgID, dc.DocumentID}
+		for _, id := range chunk {
+			args = append(args, id)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE memories SET pending = 1 WHERE org_id = ? AND document_id = ? AND id IN (`+
+			placeholders(len(chunk))+`)`, args...); err != nil {
+			return nil, err
+		}
+	}
+	if dc.RecordKind != "" {
+		if _, err := putRecord(ctx, tx, dc.OrgID, dc.RecordKind, dc.RecordID, dc.Record, 0); err != nil {
+			return nil, err
+		}
+	}
+	return shown, tx.Commit()
+}
+
 // PutRecord implements memory.RecordStore.
 func (s *Store) PutRecord(ctx context.Context, org, kind, id string, value any, ifVersion int64) (_ int64, err error) {
 	defer wrap(&err, "put record %s/%s", kind, id)
-	js, err := json.Marshal(value)
-	if err != nil {
-		return 0, err
-	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
 	}
 	defer tx.Rollback()
+	v, err := putRecord(ctx, tx, org, kind, id, value, ifVersion)
+	if err != nil {
+		return 0, err
+	}
+	return v, tx.Commit()
+}
+
+// putRecord is PutRecord within tx.
+func putRecord(ctx context.Context, tx *sql.Tx, org, kind, id string, value any, ifVersion int64) (int64, error) {
+	js, err := json.Marshal(value)
+	if err != nil {
+		return 0, err
+	}
 	var cur int64
 	err = tx.QueryRowContext(ctx, `SELECT version FROM records WHERE org_id = ? AND kind = ? AND id = ?`, org, kind, id).Scan(&cur)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -577,7 +672,7 @@ func (s *Store) PutRecord(ctx context.Context, org, kind, id string, value any, 
 		org, kind, id, cur+1, js); err != nil {
 		return 0, err
 	}
-	return cur + 1, tx.Commit()
+	return cur + 1, nil
 }
 
 // GetRecord implements memory.RecordStore.
@@ -628,10 +723,11 @@ func (s *Store) DeleteRecord(ctx context.Context, org, kind, id string) (err err
 	return err
 }
 
-// Orgs lists every org that has memories (memory.OrgLister).
+// Orgs lists every org that has memories or records (memory.OrgLister).
 func (s *Store) Orgs(ctx context.Context) (_ []string, err error) {
 	defer wrap(&err, "orgs")
-	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT org_id FROM memories ORDER BY org_id`)
+	// Records too: a document being ingested may be all an org has yet.
+	rows, err := s.db.QueryContext(ctx, `SELECT org_id FROM memories UNION SELECT org_id FROM records ORDER BY org_id`)
 	if err != nil {
 		return nil, err
 	}

@@ -47,6 +47,27 @@ type Server struct {
 
 	// settings keeps the orgs' extraction settings (admin endpoints).
 	settings SettingsStore
+	health        Health
+}
+
+// Health reports the state of what the server derives from its store:
+// what is degraded ("" when nothing is), shown by /v1/healthz and by the
+// searches answered meanwhile, and details for /v1/healthz.
+type Health interface {
+	Health() (degraded string, details map[string]any)
+}
+
+// WithHealth adds h's report to /v1/healthz and its degradation to search
+// responses.
+func WithHealth(h Health) Option { return func(s *Server) { s.health = h } }
+
+// degraded is the health's degradation, "" without one.
+func (s *Server) degraded() string {
+	if s.health == nil {
+		return ""
+	}
+	d, _ := s.health.Health()
+	return d
 }
 
 // Option configures a Server.
@@ -304,7 +325,17 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ memory.Caller) error {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "embedder": s.svc.Embedder().Model()})
+	out := map[string]any{"status": "ok", "embedder": s.svc.Embedder().Model()}
+	if s.health != nil {
+		degraded, details := s.health.Health()
+		for k, v := range details {
+			out[k] = v
+		}
+		if degraded != "" {
+			out["status"], out["degraded"] = "degraded", degraded
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 
@@ -492,9 +523,13 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, c memory.Caller)
 	if mode == "" && len(req.Lists) == 0 {
 		mode = service.ModeFull
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"mode": mode, "lists": res.Lists, "results": res.Results,
+	out := map[string]any{"mode": mode, "lists": res.Lists, "results": res.Results,
 		"reranked": res.Reranked, "rerankError": res.RerankError,
-		"tookMs": float64(time.Since(start).Microseconds()) / 1000})
+		"tookMs": float64(time.Since(start).Microseconds()) / 1000}
+	if d := s.degraded(); d != "" {
+		out["degraded"] = d
+	}
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 

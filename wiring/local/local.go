@@ -44,10 +44,21 @@ func Open(ctx context.Context, dataDir string, embedder memory.Embedder, log *sl
 	if err != nil {
 		return nil, err
 	}
-	ix, err := OpenIndex(ctx, dataDir, store, embedder, log)
+	ix, stale, err := OpenIndex(ctx, dataDir, store, embedder, log)
 	if err != nil {
 		store.Close()
 		return nil, err
+	}
+	if stale > 0 {
+		// Tests and tools open the backend whole: re-embed before answering.
+		r := &Reembedder{Store: store, Index: ix, Embedder: embedder, Log: log}
+		r.Start(stale)
+		r.Wait()
+		if st := r.Status(); st.State != "done" {
+			ix.Close()
+			store.Close()
+			return nil, fmt.Errorf("re-embed: %s %s", st.State, st.Error)
+		}
 	}
 	k := wiring.NewKnowledge(store, embedder, log)
 	svc := service.NewService(store, ix, embedder, append(append([]service.Option{service.WithLogger(log)}, wiring.KnowledgeServiceOptions(k)...), opts...)...)
@@ -79,64 +90,50 @@ func OpenStore(dataDir string) (*sqlite.Store, error) {
 	return s, nil
 }
 
-// totaler is a store that counts all its memories cheaply (the SQLite one).
-type totaler interface {
-	Total(ctx context.Context) (int, error)
-}
-
 // OpenIndex opens the bolt index of dataDir (index/) for emb's model and
-// refills it from store when it is stale: missing, built by another
-// embedding model, or not holding every stored memory (a lost disk, a crash
-// between the store and index writes). A store that cannot count all its
-// memories cheaply (DynamoDB) refills an empty index only.
-func OpenIndex(ctx context.Context, dataDir string, store memory.Store, emb memory.Embedder, log *slog.Logger) (*bolt.Index, error) {
+// checks it against the store, memory by memory (CheckIndex): whatever is
+// missing or stale (a new directory, a lost disk, a crash between the
+// store and index writes) is indexed again, with the vectors the store
+// holds. It never embeds: after a model change the index keeps serving
+// keyword search, and the memories of the old model are left to a
+// Reembedder (the returned count says how many; 0: none).
+func OpenIndex(ctx context.Context, dataDir string, store memory.Store, emb memory.Embedder, log *slog.Logger) (*bolt.Index, int, error) {
 	ix, rebuild, err := bolt.Open(filepath.Join(dataDir, "index"), emb.Model(), emb.Dimensions())
 	if err != nil {
-		return nil, fmt.Errorf("open index: %w", err)
+		return nil, 0, fmt.Errorf("open index: %w", err)
 	}
-	fail := func(err error) (*bolt.Index, error) {
-		ix.Close()
-		return nil, err
+	if rebuild {
+		log.Info("rebuilding the index from the store: it was written in another layout")
 	}
-	docs, err := ix.DocCount()
+	st, err := CheckIndex(ctx, store, ix, emb, log)
 	if err != nil {
-		return fail(err)
+		ix.Close()
+		return nil, 0, err
 	}
-	reason := ""
-	switch t, counts := store.(totaler); {
-	case rebuild:
-		reason = "new, or built by another embedding model"
-	case counts:
-		total, err := t.Total(ctx)
-		if err != nil {
-			return fail(err)
+	if st.OtherModel == 0 && ix.Reembedding() {
+		// Every vector is the model's already (or there are none).
+		if err := ix.FinishReembedding(); err != nil {
+			ix.Close()
+			return nil, 0, err
 		}
-		if int(docs) != total {
-			reason = fmt.Sprintf("holds %d memories of the store's %d", docs, total)
-		}
-	case docs == 0:
-		reason = "empty"
 	}
-	if reason == "" {
-		return ix, nil
-	}
-	if err := ix.Clear(); err != nil {
-		return fail(err)
-	}
-	if err := wiring.Refill(ctx, store, ix, emb, reason, log); err != nil {
-		return fail(err)
-	}
-	return ix, nil
+	return ix, st.OtherModel, nil
 }
 
 // NewEmbedder returns the local embedder cfg selects. With auto it is the
 // offline model (bge-small-en-v1.5, embed/onnx) when its files are in
 // cfg.ModelDir, else the hashing embedder, and the fallback is logged as a
 // warning that says why and how to fix it; onnx fails instead of falling
-// back. Other kinds are not local: EINVALID.
+// back. Other kinds are not local: EINVALID. The model is loaded in the
+// background when its files are there (see lazyONNX): a failure to load
+// them then shows on the first embedding, and in the log, rather than as a
+// fallback.
 func NewEmbedder(cfg config.Embedder, log *slog.Logger) (memory.Embedder, error) {
 	switch cfg.Kind {
 	case config.EmbedderAuto, config.EmbedderONNX, "":
+		if cgoEnabled && len(onnx.Missing(cfg.ModelDir)) == 0 {
+			return openLazy(cfg.ModelDir, log), nil
+		}
 		e, err := onnx.Open(cfg.ModelDir)
 		if err == nil {
 			return e, nil

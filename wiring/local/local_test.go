@@ -2,13 +2,17 @@ package local_test
 
 import (
 	"context"
-	"github.com/agentmem/agentmem/service"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/agentmem/agentmem/embed/hashing"
+	"github.com/agentmem/agentmem/index/bolt"
 	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/service"
 	"github.com/agentmem/agentmem/wiring/local"
 )
 
@@ -47,5 +51,140 @@ func TestIndexIsRebuiltFromTheStore(t *testing.T) {
 		if err != nil || len(res) != 1 || res[0].Memory.Content.Text != "the bakery opens at seven" {
 			t.Fatalf("%s after rebuild: %v %v", mode, res, err)
 		}
+	}
+}
+
+// TestStartupCheckRepairsByStamp breaks the index the ways a crash can,
+// keeping its count equal to the store's so that a count would see
+// nothing: a memory missing from the index, one indexed from older content,
+// an entry for a memory the store no longer has, and one for a memory the
+// store holds staged. The check finds each by its stamp and repairs it.
+func TestStartupCheckRepairsByStamp(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	c := memory.Caller{OrgID: "org"}
+	emb := hashing.New(64)
+	b, err := local.Open(ctx, dir, emb, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{"alpha centauri is the nearest star system", "the bakery opens at seven", "rent is due on the first",
+		"the cat is called Miso", "the boiler was serviced in May"}
+	var in []service.NewMemory
+	for _, s := range texts {
+		in = append(in, service.NewMemory{Content: memory.Content{Text: s}})
+	}
+	res, err := b.Service.Create(ctx, c, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, len(res))
+	for i, r := range res {
+		ids[i] = r.ID
+	}
+	// Missing: out of the index only.
+	if err := b.Index.Delete(ctx, c.OrgID, []string{ids[0]}); err != nil {
+		t.Fatal(err)
+	}
+	// Stale: the store moved on without the index.
+	m, err := b.Store.Get(ctx, c.OrgID, ids[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Content.Text = "the bakery now opens at nine"
+	m.ContentHash = memory.ContentHash(m.Content.Text)
+	if err := b.Store.Update(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	// Orphans: a memory gone from the store, and a staged one, still indexed.
+	gone, err := b.Store.Get(ctx, c.OrgID, ids[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Store.Delete(ctx, c.OrgID, ids[2]); err != nil {
+		t.Fatal(err)
+	}
+	staged, err := b.Service.Stage(ctx, c, []service.NewMemory{{Type: memory.TypeFragment, DocumentID: "doc-1",
+		Content: memory.Content{Text: "a staged fragment about zeppelins"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := b.Store.Get(ctx, c.OrgID, staged[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Pending = false // as a half-done commit could have indexed it
+	if err := b.Index.Upsert(ctx, []*memory.Memory{st}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := b.Index.DocCount(); n != 5 {
+		t.Fatalf("the broken index holds %d entries; the test needs the store's count, 4 visible + 1 staged", n)
+	}
+	b.Close()
+
+	cases := []struct {
+		name string
+		want local.CheckStats
+	}{
+		{"repairs", local.CheckStats{Checked: 4, Missing: 1, Stale: 1, Orphans: 2}},
+		{"then finds nothing", local.CheckStats{Checked: 4}},
+	}
+	for _, tc := range cases {
+		store, err := local.OpenStore(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix, _, err := bolt.Open(filepath.Join(dir, "index"), emb.Model(), emb.Dimensions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := local.CheckIndex(ctx, store, ix, emb, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		ix.Close()
+		store.Close()
+		got.Took = 0
+		if err != nil || got != tc.want {
+			t.Fatalf("%s: %+v %v, want %+v", tc.name, got, err, tc.want)
+		}
+	}
+
+	b, err = local.Open(ctx, dir, emb, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	search := func(q string) []string {
+		t.Helper()
+		res, err := b.Service.Search(ctx, c, service.SearchRequest{Query: q, Mode: service.ModeKeyword, K: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range res {
+			out = append(out, r.Memory.ID)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		query string
+		want  []string
+	}{
+		{"alpha centauri", []string{ids[0]}},
+		{"bakery nine", []string{ids[1]}},
+		{"seven", nil},
+		{"zeppelins", nil},
+	} {
+		if got := search(tc.query); !slices.Equal(got, tc.want) {
+			t.Fatalf("%q: %v, want %v", tc.query, got, tc.want)
+		}
+	}
+	var left int
+	if err := b.Index.Stamps(func(org, id string, _ uint64) error {
+		if id == gone.ID || id == staged[0].ID {
+			t.Errorf("orphan %s still indexed", id)
+		}
+		left++
+		return nil
+	}); err != nil || left != 4 {
+		t.Fatalf("%d entries left, want 4 (%v)", left, err)
 	}
 }

@@ -10,9 +10,12 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
+	"github.com/agentmem/agentmem/index/bolt"
 	"github.com/agentmem/agentmem/index/opensearch"
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/knowledge"
@@ -67,6 +70,45 @@ type Backend struct {
 	// language with the configured LLM when there is one; nil when the
 	// store keeps no term index.
 	Knowledge *knowledge.Explorer
+	// Bolt is the index when it is the embedded one; Reembedder, when not
+	// nil, is rebuilding its vectors after a model change.
+	Bolt       *bolt.Index
+	Reembedder *local.Reembedder
+}
+
+// RecoverGrace is how long a document may stay pending in a shared store
+// (DynamoDB) before recovery rolls it back: longer than the ingest
+// function's timeout (15 minutes), so no run still in flight is touched.
+const RecoverGrace = 20 * time.Minute
+
+// Recover repairs what an interrupted ingestion left (see
+// ingest.Pipeline.Recover): every run, on the embedded store that only
+// this process opens; runs older than RecoverGrace on a shared one.
+func (b *Backend) Recover(ctx context.Context) (ingest.Recovered, error) {
+	if b.Caps.Orgs == nil || b.Caps.Records == nil {
+		return ingest.Recovered{}, nil
+	}
+	grace := time.Duration(0)
+	if b.DynamoDB != nil {
+		grace = RecoverGrace
+	}
+	return b.Documents.RecoverAll(ctx, b.Caps.Orgs, grace)
+}
+
+// Health reports what is degraded ("" when nothing is) and the details
+// /v1/healthz shows: the embedder, and the re-embedding's progress.
+func (b *Backend) Health() (string, map[string]any) {
+	details := map[string]any{"embedder": b.Embedder.Model()}
+	degraded := ""
+	if b.Reembedder != nil {
+		st := b.Reembedder.Status()
+		details["reembedding"] = st
+		if b.Bolt != nil && b.Bolt.Reembedding() {
+			degraded = fmt.Sprintf("semantic search is off while the memories are re-embedded for %s (%d of %d done): results are ranked by keywords",
+				st.Model, st.Done, st.Total)
+		}
+	}
+	return degraded, details
 }
 
 // NewEmbedder returns the embedder the configuration selects: bedrock
@@ -139,12 +181,19 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		}
 		b.OpenSearch, b.Index = ix, ix
 	default:
-		ix, err := local.OpenIndex(ctx, cfg.DataDir, b.Store, emb, log)
+		ix, stale, err := local.OpenIndex(ctx, cfg.DataDir, b.Store, emb, log)
 		if err != nil {
 			return fail(err)
 		}
 		b.closers.Add(ix.Close)
-		b.Index = ix
+		b.Index, b.Bolt = ix, ix
+		if stale > 0 || ix.Reembedding() {
+			// A model change: the server answers at once, keyword search
+			// works, and the vectors are rebuilt in the background.
+			b.Reembedder = &local.Reembedder{Store: b.Store, Index: ix, Embedder: emb, Log: log}
+			b.Reembedder.Start(stale)
+			b.closers.Add(b.Reembedder.Stop) // stopped before the index closes
+		}
 	}
 	model, err := llm.New(ctx, cfg.LLM, cfg.AWS)
 	if err != nil {
