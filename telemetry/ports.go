@@ -38,19 +38,26 @@ func Store(s memory.Store) memory.Store {
 	t := &tracedStore{s: s}
 	if f, ok := s.(FullStore); ok {
 		full := &tracedFullStore{FullStore: f, t: t}
-		if tc, ok := s.(memory.TermCounter); ok { // SQLite's vocabulary counters
-			return &tracedCountingStore{tracedFullStore: full, TermCounter: tc}
+		if x, ok := s.(embeddedExtras); ok { // SQLite: vocabulary counters, one-transaction document commits
+			return &tracedEmbeddedStore{tracedFullStore: full, embeddedExtras: x}
 		}
 		return full
 	}
 	return t
 }
 
-// tracedCountingStore is a traced FullStore that also counts terms
-// (memory.TermCounter), which passes through.
-type tracedCountingStore struct {
-	*tracedFullStore
+// embeddedExtras are the optional capabilities the embedded store (SQLite)
+// adds to a FullStore.
+type embeddedExtras interface {
 	memory.TermCounter
+	memory.DocumentCommitter
+}
+
+// tracedEmbeddedStore is a traced FullStore with the embedded store's
+// extras, which pass through.
+type tracedEmbeddedStore struct {
+	*tracedFullStore
+	embeddedExtras
 }
 
 type tracedStore struct{ s memory.Store }

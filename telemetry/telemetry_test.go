@@ -48,7 +48,7 @@ func tracedAPI(t *testing.T) (*httptest.Server, *tracetest.SpanRecorder, *sqlite
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, err := local.OpenIndex(ctx, dir, st, emb, log)
+	ix, _, err := local.OpenIndex(ctx, dir, st, emb, log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -85,8 +85,28 @@ type response struct {
 	body   map[string]any
 }
 
-// call sends one request and records its latency and status under op.
+// call sends one request and records its latency and status under op. The
+// check after the run waits out a 429 (Retry-After) and asks again, up to
+// 50 times: the server's rate limits must not pass for lost memories.
 func (l *load) call(ctx context.Context, op, method, path, key string, body any, headers ...string) response {
+	for try := 0; ; try++ {
+		r := l.call1(ctx, op, method, path, key, body, headers...)
+		if op != opCheck || r.status != http.StatusTooManyRequests || try == 50 || ctx.Err() != nil {
+			return r
+		}
+		wait := time.Second
+		if s, err := strconv.Atoi(r.header.Get("Retry-After")); err == nil && s >= 0 {
+			wait = time.Duration(s)*time.Second + time.Duration(rand.IntN(200))*time.Millisecond
+		}
+		select {
+		case <-ctx.Done():
+			return r
+		case <-time.After(wait):
+		}
+	}
+}
+
+func (l *load) call1(ctx context.Context, op, method, path, key string, body any, headers ...string) response {
 	var rd io.Reader
 	if body != nil {
 		js, _ := json.Marshal(body)

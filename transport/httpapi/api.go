@@ -47,7 +47,7 @@ type Server struct {
 
 	// settings keeps the orgs' extraction settings (admin endpoints).
 	settings SettingsStore
-	health        Health
+	health   Health
 }
 
 // Health reports the state of what the server derives from its store:
