@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/agentmem/agentmem/internal/vecdot"
 	"log/slog"
 	"math"
 	"math/rand/v2"
@@ -487,17 +488,22 @@ func (o *orgTerms) dot(v []float32, j int) float64 {
 }
 
 // nearest returns the vocabulary terms at or above the cut-off, best
-// first, at most MaxRelated, t excluded. o.mu held.
+// first, at most MaxRelated, t excluded. The query is rounded to int16 once
+// and scored against the int8 vectors with the AVX2 kernel of
+// internal/vecdot (the embedded index's), so a vocabulary of 20,000 terms
+// costs well under a millisecond per query term. o.mu held.
 func (o *orgTerms) nearest(v []float32, t string) []query.Related {
 	if len(v) != o.dim || math.IsInf(o.cutoff, 1) {
 		return nil
 	}
+	q, qs := quantizeQuery(v)
 	var out []query.Related
 	for j, term := range o.terms {
 		if term == t {
 			continue
 		}
-		if s := o.dot(v, j); s >= o.cutoff {
+		s := float64(float32(vecdot.Int16Int8(q, o.vecs[j*o.dim:(j+1)*o.dim])) * qs * o.scales[j])
+		if s >= o.cutoff {
 			out = append(out, query.Related{Term: term, Weight: min(s, 1)})
 		}
 	}
@@ -511,6 +517,24 @@ func (o *orgTerms) nearest(v []float32, t string) []query.Related {
 		out = out[:MaxRelated]
 	}
 	return out
+}
+
+// quantizeQuery rounds v to int16 levels (vecdot.MaxLevels) and returns
+// them with their scale.
+func quantizeQuery(v []float32) ([]int16, float32) {
+	var m float32
+	for _, x := range v {
+		m = max(m, x, -x)
+	}
+	q := make([]int16, len(v))
+	if m == 0 {
+		return q, 0
+	}
+	levels := float32(vecdot.MaxLevels(len(v)))
+	for i, x := range v {
+		q[i] = int16(math.Round(float64(x / m * levels)))
+	}
+	return q, m / levels
 }
 
 // candidate reports whether a vocabulary term takes part in embedding

@@ -83,7 +83,10 @@ func TestKillDuringWrites(t *testing.T) {
 	}
 	dataDir := t.TempDir()
 	keys := map[string]string{"org-a": "crash-key-org-a-00000", "org-b": "crash-key-org-b-00000"}
+	// The per-key rate and concurrency limits are off: the test is about
+	// what a kill leaves, and the writers go as fast as the server lets them.
 	env := append(os.Environ(), "DATA_DIR="+dataDir, "EMBEDDER=hash", "CONSOLIDATE_EVERY=0", "LOG_LEVEL=info",
+		"RATE_LIMIT=0", "CONCURRENCY_LIMIT=0",
 		fmt.Sprintf("API_KEYS=%s=org-a,%s=org-b", keys["org-a"], keys["org-b"]))
 	rng := rand.New(rand.NewPCG(17, uint64(time.Now().UnixNano())))
 	const cycles = 4

@@ -1,6 +1,10 @@
 package bolt
 
-import "github.com/agentmem/agentmem/memory"
+import (
+	"unique"
+
+	"github.com/agentmem/agentmem/memory"
+)
 
 // orgIndex is one org's memories: parallel slices by ordinal, an inverted
 // index over the analysed text, and the vector matrix. Ordinals grow as
@@ -43,7 +47,7 @@ func (o *orgIndex) add(id string, d *doc, dims int) {
 	}
 	o.pos[id] = ord
 	o.ids = append(o.ids, id)
-	o.attrs = append(o.attrs, d.attrs)
+	o.attrs = append(o.attrs, intern(d.attrs))
 	o.length = append(o.length, d.length)
 	tids := make([]uint32, len(d.terms))
 	for i, t := range d.terms {
@@ -141,4 +145,17 @@ func (o *orgIndex) tfOf(tid, ord uint32) uint16 {
 		}
 	}
 	return p.tfs[lo]
+}
+
+// intern returns a with its strings made canonical (unique.Make): the
+// org's entries then share one copy of each org id, agent id, type, room...
+// The exact scan matches every entry's attributes against the filter, and
+// with a copy per entry each comparison was a cache miss: at 100,000
+// memories the filter cost more than the int8 scoring (8 of 13 ms).
+func intern(a memory.Attrs) memory.Attrs {
+	in := func(s string) string { return unique.Make(s).Value() }
+	a.OrgID, a.AgentID, a.RoomID, a.EntityID = in(a.OrgID), in(a.AgentID), in(a.RoomID), in(a.EntityID)
+	a.SessionID, a.DocumentID = in(a.SessionID), in(a.DocumentID)
+	a.Type, a.Kind, a.Durability = memory.Type(in(string(a.Type))), memory.Kind(in(string(a.Kind))), memory.Durability(in(string(a.Durability)))
+	return a
 }

@@ -1,28 +1,11 @@
 package bolt
 
 import (
+	"github.com/agentmem/agentmem/internal/vecdot"
 	"math"
 	"math/rand/v2"
 	"sync"
 )
-
-// dotQueryGo is the portable inner product of a query's int16 form and a
-// vector's int8 form.
-func dotQueryGo(q []int16, v []int8) int32 {
-	v = v[:len(q)]
-	var s0, s1, s2, s3 int32
-	i := 0
-	for ; i+4 <= len(q); i += 4 {
-		s0 += int32(q[i]) * int32(v[i])
-		s1 += int32(q[i+1]) * int32(v[i+1])
-		s2 += int32(q[i+2]) * int32(v[i+2])
-		s3 += int32(q[i+3]) * int32(v[i+3])
-	}
-	for ; i < len(q); i++ {
-		s0 += int32(q[i]) * int32(v[i])
-	}
-	return s0 + s1 + s2 + s3
-}
 
 // quant describes one vector's int8 form v̂ = scale·q: the scale, the norm
 // of v̂ and the norm of the rounding residual v − v̂. With them the exact
@@ -126,9 +109,7 @@ func quantize(v []float32, q []int8) quant { return quantizeTo(v, q, 127) }
 // queryLevels is the largest magnitude of a query's int16 form for dims
 // dimensions: 32767, or less where the products could overflow int32
 // (dims · levels · 127 < 2³¹, which bounds every partial sum too).
-func queryLevels(dims int) float64 {
-	return math.Min(32767, math.Floor(float64(math.MaxInt32)/(127*float64(max(dims, 1)))))
-}
+func queryLevels(dims int) float64 { return vecdot.MaxLevels(dims) }
 
 // quantizeQuery writes the int16 form of the query's rotation into q
 // (len(v) values) and describes it. At 2¹⁵ levels instead of 2⁸ its
@@ -168,7 +149,7 @@ const boundSlack = 1e-4
 // approx returns x̂·v̂ and the bound on |x·v − x̂·v̂| for a query x in
 // int16 form and a stored vector v in int8 form.
 func approx(qx []int16, x quant, qv []int8, v quant) (score, bound float32) {
-	score = float32(dotQuery(qx, qv)) * x.scale * v.scale
+	score = float32(vecdot.Int16Int8(qx, qv)) * x.scale * v.scale
 	bound = x.norm*v.resid + x.resid*(v.norm+v.resid) + boundSlack
 	return score, bound
 }

@@ -1,4 +1,4 @@
-package bolt
+package vecdot
 
 import "golang.org/x/sys/cpu"
 
@@ -7,9 +7,9 @@ func dotQueryAVX2(q *int16, v *int8, n int) int32
 
 var hasAVX2 = cpu.X86.HasAVX2
 
-// dotQuery is the inner product of a query's int16 form and a vector's
+// Int16Int8 is the inner product of a query's int16 form and a vector's
 // int8 form of equal length, in AVX2 where the CPU has it.
-func dotQuery(q []int16, v []int8) int32 {
+func Int16Int8(q []int16, v []int8) int32 {
 	v = v[:len(q)]
 	n := len(q) &^ 31
 	var s int32
@@ -18,5 +18,5 @@ func dotQuery(q []int16, v []int8) int32 {
 	} else {
 		n = 0
 	}
-	return s + dotQueryGo(q[n:], v[n:])
+	return s + int16Int8Go(q[n:], v[n:])
 }

@@ -1,0 +1,31 @@
+// Package vecdot holds the quantized inner product that vector search
+// runs in its inner loop: an int16 query against int8 stored vectors, in
+// AVX2 where the CPU has it (16 products per instruction), else a portable
+// loop. The embedded index (index/bolt) and the related-terms index
+// (knowledge) score with it.
+package vecdot
+
+// MaxLevels is the largest magnitude of a query component for dims
+// dimensions that keeps the int32 sum of products with int8 components
+// from overflowing (and at most the int16 range).
+func MaxLevels(dims int) float64 {
+	return min(32767, float64(int64(1<<31-1)/(127*int64(max(dims, 1)))))
+}
+
+// int16Int8Go is the portable inner product of a query's int16 form and a
+// vector's int8 form.
+func int16Int8Go(q []int16, v []int8) int32 {
+	v = v[:len(q)]
+	var s0, s1, s2, s3 int32
+	i := 0
+	for ; i+4 <= len(q); i += 4 {
+		s0 += int32(q[i]) * int32(v[i])
+		s1 += int32(q[i+1]) * int32(v[i+1])
+		s2 += int32(q[i+2]) * int32(v[i+2])
+		s3 += int32(q[i+3]) * int32(v[i+3])
+	}
+	for ; i < len(q); i++ {
+		s0 += int32(q[i]) * int32(v[i])
+	}
+	return s0 + s1 + s2 + s3
+}
