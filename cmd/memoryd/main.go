@@ -1,136 +1,32 @@
 // Command memoryd is the local memory server: the HTTP API on the embedded
-// backend, configured from the environment (see the README).
+// backend, configured from the environment (see the README). Everything
+// it runs is composed in wiring/server (Serve).
 package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strconv"
 	"syscall"
-	"time"
 
-	"github.com/agentmem/agentmem/auth"
 	"github.com/agentmem/agentmem/internal/config"
-	"github.com/agentmem/agentmem/pipeline/consolidate"
-	"github.com/agentmem/agentmem/pipeline/extract"
-	"github.com/agentmem/agentmem/telemetry"
-	"github.com/agentmem/agentmem/telemetry/otlp"
-	"github.com/agentmem/agentmem/telemetry/prom"
-	"github.com/agentmem/agentmem/transport/httpapi"
-	"github.com/agentmem/agentmem/wiring/consolidation"
-	"github.com/agentmem/agentmem/wiring/extraction"
 	"github.com/agentmem/agentmem/wiring/server"
 )
 
 func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "memoryd:", err)
-		os.Exit(1)
-	}
-}
-
-func run() error {
 	cfg, err := config.FromEnv()
 	if err != nil {
-		return err
+		fmt.Fprintln(os.Stderr, "memoryd:", err)
+		os.Exit(1)
 	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-
-	// Traces (off unless the OTEL_* variables ask for them) before the
-	// backend, whose ports are traced when they are on.
-	stopTracing, err := otlp.Setup(ctx, "memoryd")
-	if err != nil {
-		return err
-	}
-	defer stopTracing(context.Background())
-	metrics := prom.New()
-
-	b, err := server.Open(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer b.Close()
-	if _, err := b.Recover(ctx); err != nil {
-		return err
-	}
-	keys, devKey, created, err := server.Authenticator(cfg, b)
-	if err != nil {
-		return err
-	}
-	if devKey != "" {
-		file := filepath.Join(cfg.DataDir, auth.DevKeyFile)
-		log.Warn("API_KEYS is not set: using the development key of the data directory", "org", auth.DevOrg, "file", file)
-		if created { // shown once, when it is made; later starts say which file holds it
-			fmt.Fprintf(os.Stderr, "development API key (org %q), kept in %s: %s\n", auth.DevOrg, file, devKey)
-		}
-	}
-	b.Facts.Extractor = extraction.Observed(b.Facts.Extractor, metrics)
-	queue := extract.NewLocalQueue(b.Facts, cfg.Extraction.LocalQueueCap)
-	defer queue.Close()
-	metrics.WatchQueue(telemetry.Extract, queue.Len)
-	if cfg.Consolidation.Every > 0 {
-		go consolidateEvery(ctx, b.Consolidation, cfg.Consolidation.Every, metrics, log)
-	}
-	opts := []httpapi.Option{httpapi.WithDocuments(b.Documents), httpapi.WithExtraction(queue),
-		httpapi.WithConsolidation(b.Consolidation), httpapi.WithKeys(b.Keys), httpapi.WithQuotas(server.Quotas(cfg.Quotas, b)),
-		httpapi.WithKnowledge(b.Knowledge), httpapi.WithMetrics(metrics)}
-	if b.Settings != nil { // the pipeline's own store, so that a change applies to the next job
-		opts = append(opts, httpapi.WithSettings(b.Settings))
-	}
-	api := httpapi.New(b.Service, keys, log, opts...)
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", metrics.Handler()) // no tenant data: route patterns, stages, counts
-	mux.Handle("/", server.Limit(api, cfg.Limits, log))
-
-	srv := server.HTTPServer(net.JoinHostPort(cfg.Server.Addr, strconv.Itoa(cfg.Server.Port)), mux, cfg.Limits)
-	ln, err := net.Listen("tcp", srv.Addr)
-	if err != nil {
-		return err
-	}
-	log.Info("listening", "addr", ln.Addr().String(), "data_dir", cfg.DataDir, "backend", cfg.Store.Backend,
-		"index", cfg.Index.Kind, "embedder", b.Embedder.Model())
-	fmt.Fprintf(os.Stderr, "memoryd listening on http://%s\n", ln.Addr())
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	log.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
-}
-
-// consolidateEvery runs consolidation for every org at each interval until
-// ctx ends.
-func consolidateEvery(ctx context.Context, job *consolidate.Job, every time.Duration, m telemetry.Metrics, log *slog.Logger) {
-	run := telemetry.Handler(telemetry.Consolidate, m, func(ctx context.Context, _ struct{}) ([]consolidate.Report, error) {
-		return job.RunAll(ctx)
-	}, consolidation.Outcomes)
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if _, err := run(ctx, struct{}{}); err != nil {
-				log.Error("scheduled consolidation", "err", err)
-			}
-		}
+	if err := server.Serve(ctx, cfg, log); err != nil {
+		fmt.Fprintln(os.Stderr, "memoryd:", err)
+		stop()
+		os.Exit(1)
 	}
 }
