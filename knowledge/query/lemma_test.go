@@ -40,16 +40,6 @@ func TestLemma(t *testing.T) {
 	}
 }
 
-func TestSingular(t *testing.T) {
-	for in, want := range map[string]string{"sports": "sport", "cities": "city", "people": "person", "books": "book",
-		"boxes": "box", "classes": "class", "bus": "bus", "physics": "physics", "kids": "kid", "dog": "dog",
-		"children": "child", "churches": "church"} {
-		if got := Singular(in); got != want {
-			t.Errorf("Singular(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // TestLemmaAgreesWithOfflineExtractor checks that the lemmas of query
 // verbs are the ones the offline extractor indexes, on simple sentences.
 func TestLemmaAgreesWithOfflineExtractor(t *testing.T) {

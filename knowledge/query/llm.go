@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"fmt"
+	"github.com/agentmem/agentmem/knowledge/extractor/offline"
 	"log/slog"
 	"time"
 
@@ -80,7 +81,7 @@ func singularTypes(n *Node) {
 	singularTypes(n.Not)
 	if n.Entity != nil {
 		for i, t := range n.Entity.Types {
-			n.Entity.Types[i] = Singular(t)
+			n.Entity.Types[i] = offline.Singular(t)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"github.com/agentmem/agentmem/knowledge/extractor/offline"
 	"strconv"
 	"strings"
 	"time"
@@ -295,7 +296,7 @@ func (q *question) questionWords(x *Expr) {
 				q.used[j] = true
 			case n != "" && !q.used[j] && !q.stop(n) && !q.toks[j].clit && q.toks[j].num < 0 && !inflected(n) &&
 				!(q.toks[j].cap && !q.toks[j].start):
-				q.addType(Singular(n))
+				q.addType(offline.Singular(n))
 			}
 		}
 	}
@@ -429,7 +430,7 @@ func (q *question) actions() {
 		}
 		o, ok := q.nameAt[k]
 		if !ok && q.word(k) && !q.used[k] && !q.stop(q.low(k)) && !q.toks[k].clit && q.toks[k].num < 0 {
-			o, ok = Singular(q.low(k)), true
+			o, ok = offline.Singular(q.low(k)), true
 		}
 		switch {
 		case ok && prep:
@@ -468,14 +469,14 @@ func (q *question) contentTerms() []string {
 		}
 		w := q.low(i)
 		add(w)
-		add(Singular(w))
+		add(offline.Singular(w))
 		if inflected(w) {
 			add(Lemma(w))
 		}
 	}
 	for i := range q.toks {
 		if content(i) && content(i+1) {
-			add(q.low(i) + " " + Singular(q.low(i+1)))
+			add(q.low(i) + " " + offline.Singular(q.low(i+1)))
 		}
 	}
 	return out

@@ -131,8 +131,11 @@ var irregularPlurals = map[string]string{"children": "child", "people": "person"
 	"shoes": "shoe", "tacos": "taco", "photos": "photo", "pianos": "piano", "videos": "video", "radios": "radio",
 	"potatoes": "potato", "tomatoes": "tomato", "heroes": "hero", "dumplings": "dumpling", "noodles": "noodle"}
 
-// singular returns the singular of an English noun (lower case).
-func singular(w string) string {
+// Singular returns the singular of an English noun in lower case ("sports"
+// → "sport", "cities" → "city", "people" → "person"); other words come back
+// unchanged. Knowledge is indexed under it, and the query translators look
+// terms up with it, so both sides agree.
+func Singular(w string) string {
 	if s, ok := irregularPlurals[w]; ok {
 		return s
 	}
@@ -169,7 +172,7 @@ func Forms(w string) []string {
 	if l, _, known := lemmaVerb(w); known && l != "" {
 		add(l)
 	}
-	if s := singular(w); s != "" {
+	if s := Singular(w); s != "" {
 		add(s)
 	}
 	return out

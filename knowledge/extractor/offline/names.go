@@ -49,7 +49,7 @@ func knownWord(w string) bool {
 	if _, ok := categories[w]; ok {
 		return true
 	}
-	if _, ok := categories[singular(w)]; ok {
+	if _, ok := categories[Singular(w)]; ok {
 		return true
 	}
 	if _, _, known := lemmaVerb(w); known {

@@ -36,7 +36,7 @@ func inCategory(w string) bool {
 	if _, ok := categories[w]; ok {
 		return true
 	}
-	_, ok := categories[singular(w)]
+	_, ok := categories[Singular(w)]
 	return ok
 }
 
@@ -189,7 +189,7 @@ content:
 		if interjections[w] && !adjectives[w] && !inCategory(w) {
 			break
 		}
-		if j+1 < end && inCategory(w+" "+singular(a.low(j+1))) {
+		if j+1 < end && inCategory(w+" "+Singular(a.low(j+1))) {
 			j += 2 // a compound of the lexicon: "support group", "ice cream"
 			continue
 		}
@@ -212,7 +212,7 @@ content:
 					goto done // "the dog loves walks"
 				}
 			case known && (f == vBase || f == vAmbig) && j > cstart && a.npStartAt(j+1, end) &&
-				(singular(a.low(j-1)) != a.low(j-1) || irregularPlurals[a.low(j-1)] != ""):
+				(Singular(a.low(j-1)) != a.low(j-1) || irregularPlurals[a.low(j-1)] != ""):
 				// "the kids love it"; after a singular noun a base form is
 				// part of a compound: "a dance studio"
 				goto done
@@ -288,7 +288,7 @@ func (a *analysis) entity(n np) int {
 		from++
 	}
 	head := a.low(n.cto - 1)
-	hs := singular(head)
+	hs := Singular(head)
 	if a.nameAt[n.cto-1] != 0 {
 		hs = head
 	}
@@ -334,7 +334,7 @@ func (a *analysis) entity(n np) int {
 	if key != "" {
 		types = categories[key]
 		if types == nil {
-			types = categories[singular(key)]
+			types = categories[Singular(key)]
 		}
 	} else if g := gazetteer(memory.NormalizeTerm(name)); g != nil {
 		types = g
