@@ -162,10 +162,51 @@ func sameSource(a, b memory.KnowledgeSource) bool {
 // Forget implements service.Forgetter: the refs of deleted memories go
 // with them.
 func (k *Service) Forget(ctx context.Context, orgID string, ids []string) error {
-	if k.Related != nil {
-		defer k.Related.Forgot(orgID)
+	if k.Related == nil {
+		return k.Terms.DeleteKnowledge(ctx, orgID, ids)
 	}
-	return k.Terms.DeleteKnowledge(ctx, orgID, ids)
+	terms, err := k.termsOf(ctx, orgID, ids)
+	if err != nil {
+		return err
+	}
+	if err := k.Terms.DeleteKnowledge(ctx, orgID, ids); err != nil {
+		return err
+	}
+	k.Related.Forgot(orgID)
+	return k.Related.DropTerms(ctx, orgID, terms)
+}
+
+// termsOf returns the distinct terms of the memories' refs.
+func (k *Service) termsOf(ctx context.Context, orgID string, ids []string) ([]string, error) {
+	st, err := k.Terms.KnowledgeStatus(ctx, orgID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("knowledge: forget: status: %w", err)
+	}
+	var keys []memory.RefKey
+	for _, s := range st {
+		for i := 0; i < s.Refs; i++ {
+			keys = append(keys, memory.RefKey{MemoryID: s.MemoryID, Ordinal: i})
+		}
+	}
+	seen := map[string]bool{}
+	var out []string
+	for len(keys) > 0 {
+		n := min(len(keys), memory.MaxRefKeys)
+		refs, err := k.Terms.Refs(ctx, orgID, keys[:n])
+		if err != nil {
+			return nil, fmt.Errorf("knowledge: forget: refs: %w", err)
+		}
+		for _, r := range refs {
+			for _, t := range memory.DistinctTerms(r) {
+				if !seen[t] {
+					seen[t] = true
+					out = append(out, t)
+				}
+			}
+		}
+		keys = keys[n:]
+	}
+	return out, nil
 }
 
 // RetryPending extracts again up to limit memories of the org whose

@@ -218,6 +218,39 @@ func (r *RelatedIndex) Forgot(orgID string) {
 	o.mu.Unlock()
 }
 
+// DropTerms deletes, at once, the stored vectors of those of terms that no
+// memory of the org is indexed under any more (the terms of memories just
+// forgotten): a vector names its term, which must not outlive the content
+// it came from. The in-process copies go at the next lookup (Forgot).
+func (r *RelatedIndex) DropTerms(ctx context.Context, orgID string, terms []string) error {
+	if r.Records == nil {
+		return nil
+	}
+	for len(terms) > 0 {
+		n := min(len(terms), memory.MaxQueryTerms)
+		batch := terms[:n]
+		terms = terms[n:]
+		posts, err := r.Terms.LookupTerms(ctx, memory.TermLookup{Filter: memory.Filter{OrgID: orgID, IncludeArchived: true},
+			Terms: batch, Limit: 1})
+		if err != nil {
+			return fmt.Errorf("related terms: drop forgotten terms: %w", err)
+		}
+		live := map[string]bool{}
+		for _, p := range posts {
+			live[p.Term] = true
+		}
+		for _, t := range batch {
+			if live[t] {
+				continue
+			}
+			if err := r.Records.DeleteRecord(ctx, orgID, RelatedVectorKind, recordID(t)); err != nil {
+				return fmt.Errorf("related terms: drop the vector of a forgotten term: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
 // Related implements query.RelatedTerms.
 func (r *RelatedIndex) Related(ctx context.Context, orgID, term string) ([]query.Related, error) {
 	m, err := r.Expand(ctx, orgID, []string{term})

@@ -173,6 +173,10 @@ func TestRelatedTerms(t *testing.T) {
 	if err := svc.Delete(ctx, org, bookMemory); err != nil {
 		t.Fatal(err)
 	}
+	// The delete itself drops it, before any lookup.
+	if _, err := b.Store.GetRecord(ctx, "o", knowledge.RelatedVectorKind, id, &rec); !memory.IsNotFound(err) {
+		t.Fatalf("the vector of a forgotten term outlives the delete: %v", err)
+	}
 	rel.Forgot("o") // the service's own RelatedIndex is told by its Forgetter; this one is separate
 	if got := expand(rel, "o", "novel"); slices.Contains(got, "book") {
 		t.Fatalf("a forgotten term is still related: %v", got)
