@@ -5,19 +5,21 @@ import (
 	"fmt"
 )
 
-// Error codes. Each maps to exactly one HTTP status in the API layer; callers
-// see the code and the message, never internal details.
+// Error codes. Each maps to exactly one HTTP status and one JSON-RPC error
+// in transport/contract's table; callers see the code and the message, never
+// internal details.
 const (
-	EINVALID      = "invalid"        // 400: the request is malformed or fails validation
-	EUNAUTHORIZED = "unauthorized"   // 401: missing or unknown credentials
-	EFORBIDDEN    = "forbidden"      // 403: the caller may not act on that scope
-	ENOTFOUND     = "not_found"      // 404: absent, or not visible to the caller
-	ECONFLICT     = "conflict"       // 409: a concurrent change or a uniqueness clash
-	ETOOLARGE     = "too_large"      // 413: the body exceeds its limit
-	EUNAVAILABLE  = "unavailable"    // 503: a dependency is down or throttling
-	EQUOTA        = "quota_exceeded" // 403: the org is at one of its quotas
-	ERATELIMIT    = "rate_limited"   // 429: the key sends too fast or too many at once
-	EINTERNAL     = "internal"       // 500: anything else; details are logged only
+	EINVALID      = "invalid"             // 400: the request is malformed or fails validation
+	EUNAUTHORIZED = "unauthorized"        // 401: missing or unknown credentials
+	EFORBIDDEN    = "forbidden"           // 403: the caller may not act on that scope
+	ENOTFOUND     = "not_found"           // 404: absent, or not visible to the caller
+	ECONFLICT     = "conflict"            // 409: a uniqueness clash or a concurrent change
+	EPRECONDITION = "precondition_failed" // 412: a conditional request (If-Match, If-None-Match) does not hold
+	ETOOLARGE     = "too_large"           // 413: the body exceeds its limit
+	EUNAVAILABLE  = "unavailable"         // 503: a dependency is down or throttling
+	EQUOTA        = "quota_exceeded"      // 403: the org is at one of its quotas
+	ERATELIMIT    = "rate_limited"        // 429: the key sends too fast or too many at once
+	EINTERNAL     = "internal"            // 500: anything else; details are logged only
 )
 
 // Error is an application error with a code and a message safe to show to

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/agentmem/agentmem/service"
+	"github.com/agentmem/agentmem/transport/contract"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -267,29 +268,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // statusOf maps error codes to HTTP statuses.
-func statusOf(code string) int {
-	switch code {
-	case memory.EINVALID:
-		return http.StatusBadRequest
-	case memory.EUNAUTHORIZED:
-		return http.StatusUnauthorized
-	case memory.EFORBIDDEN:
-		return http.StatusForbidden
-	case memory.ENOTFOUND:
-		return http.StatusNotFound
-	case memory.ECONFLICT:
-		return http.StatusConflict
-	case memory.ETOOLARGE:
-		return http.StatusRequestEntityTooLarge
-	case memory.EUNAVAILABLE:
-		return http.StatusServiceUnavailable
-	case memory.EQUOTA:
-		return http.StatusForbidden
-	case memory.ERATELIMIT:
-		return http.StatusTooManyRequests
-	}
-	return http.StatusInternalServerError
-}
+func statusOf(code string) int { return contract.Kind(code).Status }
 
 // ErrorBody is the JSON of every error response.
 type ErrorBody struct {
