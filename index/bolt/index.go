@@ -597,13 +597,14 @@ func (ix *Index) keyword(o *orgIndex, q memory.IndexQuery, terms []string, qtfs 
 		}
 	}
 	top := make(scored, 0, q.K+1)
+	m := newMatcher(o, q.Filter)
 	for _, d := range acc.touched {
 		s := float64(acc.score[d])
 		acc.score[d] = 0
 		if len(top) == q.K && s < top[0].Score {
 			continue // cannot enter: skip the filter check
 		}
-		if !q.Filter.Match(o.attrs[d]) {
+		if !m.match(int(d)) {
 			continue
 		}
 		pushTop(&top, memory.Hit{ID: o.ids[d], Score: s}, q.K)
@@ -688,8 +689,9 @@ func (ix *Index) scan(o *orgIndex, q memory.IndexQuery, qx []int16, xq quant, fr
 	d := ix.dims
 	lower := make(floorHeap, 0, q.K)
 	var cands []candidate
+	m := newMatcher(o, q.Filter)
 	for i := from; i < to; i++ {
-		if !o.hasVec[i] || !q.Filter.Match(o.attrs[i]) {
+		if !o.hasVec[i] || !m.match(i) {
 			continue
 		}
 		a, bound := approx(qx, xq, o.q8[i*d:(i+1)*d], o.quants[i])

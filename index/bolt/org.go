@@ -11,14 +11,21 @@ import (
 // memories are added; a removed memory leaves a hole (empty id) that the
 // searches skip until compaction renumbers the live ones.
 type orgIndex struct {
-	ids    []string // "" for a removed memory
-	attrs  []memory.Attrs
-	length []uint32   // tokens
-	terms  [][]uint32 // term ids of each memory, to maintain document frequencies
-	q8     []int8     // the vectors in int8, ordinal * dims (the float32 ones stay in bbolt)
-	quants []quant
-	hasVec []bool
-	pos    map[string]uint32
+	ids []string // "" for a removed memory
+	// class and created are each memory's attributes: its class (an index
+	// into classes, the distinct attribute sets with CreatedAt zeroed; 0 is
+	// a removed memory's, which no filter matches) and its creation time.
+	// A search decides a filter once per class, not once per memory.
+	class   []uint32
+	created []int64
+	classes []memory.Attrs
+	classOf map[memory.Attrs]uint32
+	length  []uint32   // tokens
+	terms   [][]uint32 // term ids of each memory, to maintain document frequencies
+	q8      []int8     // the vectors in int8, ordinal * dims (the float32 ones stay in bbolt)
+	quants  []quant
+	hasVec  []bool
+	pos     map[string]uint32
 
 	live, dead, vectors int
 	totalLen            uint64 // tokens over live memories
@@ -36,7 +43,63 @@ type postings struct {
 }
 
 func newOrgIndex() *orgIndex {
-	return &orgIndex{pos: map[string]uint32{}, dict: map[string]uint32{}}
+	return &orgIndex{pos: map[string]uint32{}, dict: map[string]uint32{},
+		classes: []memory.Attrs{{}}, classOf: map[memory.Attrs]uint32{{}: 0}}
+}
+
+// classify returns the class of a (CreatedAt aside), adding it if new.
+func (o *orgIndex) classify(a memory.Attrs) uint32 {
+	a.CreatedAt = 0
+	if c, ok := o.classOf[a]; ok {
+		return c
+	}
+	a = intern(a)
+	c := uint32(len(o.classes))
+	o.classes = append(o.classes, a)
+	o.classOf[a] = c
+	return c
+}
+
+// attrs returns the attributes of the memory at ord.
+func (o *orgIndex) attrs(ord uint32) memory.Attrs {
+	a := o.classes[o.class[ord]]
+	a.CreatedAt = o.created[ord]
+	return a
+}
+
+// matcher decides a filter over one org's memories: once per class, then
+// the time range per memory. It is not safe for concurrent use; each
+// goroutine of a search takes its own.
+type matcher struct {
+	o       *orgIndex
+	f       memory.Filter // without its time range
+	start   int64
+	end     int64
+	verdict []int8 // by class: 0 undecided, 1 matches, -1 does not
+}
+
+func newMatcher(o *orgIndex, f memory.Filter) *matcher {
+	m := &matcher{o: o, f: f, start: f.Start, end: f.End, verdict: make([]int8, len(o.classes))}
+	m.f.Start, m.f.End = 0, 0
+	return m
+}
+
+// match reports whether the memory at ord passes the filter.
+func (m *matcher) match(ord int) bool {
+	c := m.o.class[ord]
+	v := m.verdict[c]
+	if v == 0 {
+		v = -1
+		if m.f.Match(m.o.classes[c]) {
+			v = 1
+		}
+		m.verdict[c] = v
+	}
+	if v < 0 {
+		return false
+	}
+	t := m.o.created[ord]
+	return (m.start == 0 || t >= m.start) && (m.end == 0 || t < m.end)
 }
 
 // add appends d under id, which must not be present.
@@ -47,7 +110,8 @@ func (o *orgIndex) add(id string, d *doc, dims int) {
 	}
 	o.pos[id] = ord
 	o.ids = append(o.ids, id)
-	o.attrs = append(o.attrs, intern(d.attrs))
+	o.class = append(o.class, o.classify(d.attrs))
+	o.created = append(o.created, d.attrs.CreatedAt)
 	o.length = append(o.length, d.length)
 	tids := make([]uint32, len(d.terms))
 	for i, t := range d.terms {
@@ -98,7 +162,7 @@ func (o *orgIndex) remove(id string, dims int) {
 	if o.hasVec[ord] {
 		o.vectors--
 	}
-	o.ids[ord], o.attrs[ord], o.terms[ord], o.hasVec[ord] = "", memory.Attrs{}, nil, false
+	o.ids[ord], o.class[ord], o.terms[ord], o.hasVec[ord] = "", 0, nil, false
 	o.live--
 	o.dead++
 	o.totalLen -= uint64(o.length[ord])
@@ -119,7 +183,7 @@ func (o *orgIndex) compact(dims int) {
 		if id == "" {
 			continue
 		}
-		d := &doc{attrs: o.attrs[ord], length: o.length[ord]}
+		d := &doc{attrs: o.attrs(uint32(ord)), length: o.length[ord]}
 		for _, tid := range o.terms[ord] {
 			d.terms = append(d.terms, names[tid])
 			d.tfs = append(d.tfs, o.tfOf(tid, uint32(ord)))
