@@ -12,14 +12,21 @@ import (
 // searches skip until compaction renumbers the live ones.
 type orgIndex struct {
 	ids []string // "" for a removed memory
-	// class and created are each memory's attributes: its class (an index
-	// into classes, the distinct attribute sets with CreatedAt zeroed; 0 is
-	// a removed memory's, which no filter matches) and its creation time.
-	// A search decides a filter once per class, not once per memory.
+	// class, created and refs are each memory's attributes. Its class
+	// indexes classes, the distinct sets of its low-cardinality attributes
+	// (agent, type, kind, durability, archived, pending; 0 is a removed
+	// memory's, which no filter matches); refs are its room, entity,
+	// session and document as indexes into syms (0 for none). A search
+	// decides a filter once per class and compares refs as integers: at
+	// 100,000 memories the scan read a ~170-byte attribute struct per
+	// memory, 17 MB beside the 38 MB of int8 vectors.
 	class   []uint32
 	created []int64
+	refs    [][4]uint32
 	classes []memory.Attrs
 	classOf map[memory.Attrs]uint32
+	syms    []string
+	symOf   map[string]uint32
 	length  []uint32   // tokens
 	terms   [][]uint32 // term ids of each memory, to maintain document frequencies
 	q8      []int8     // the vectors in int8, ordinal * dims (the float32 ones stay in bbolt)
@@ -44,12 +51,14 @@ type postings struct {
 
 func newOrgIndex() *orgIndex {
 	return &orgIndex{pos: map[string]uint32{}, dict: map[string]uint32{},
-		classes: []memory.Attrs{{}}, classOf: map[memory.Attrs]uint32{{}: 0}}
+		classes: []memory.Attrs{{}}, classOf: map[memory.Attrs]uint32{{}: 0},
+		syms: []string{""}, symOf: map[string]uint32{"": 0}}
 }
 
-// classify returns the class of a (CreatedAt aside), adding it if new.
+// classify returns the class of a (its low-cardinality attributes),
+// adding it if new.
 func (o *orgIndex) classify(a memory.Attrs) uint32 {
-	a.CreatedAt = 0
+	a.CreatedAt, a.RoomID, a.EntityID, a.SessionID, a.DocumentID = 0, "", "", "", ""
 	if c, ok := o.classOf[a]; ok {
 		return c
 	}
@@ -60,32 +69,60 @@ func (o *orgIndex) classify(a memory.Attrs) uint32 {
 	return c
 }
 
+// sym returns the index of s in the org's symbol table, adding it if new;
+// "" is 0.
+func (o *orgIndex) sym(s string) uint32 {
+	if i, ok := o.symOf[s]; ok {
+		return i
+	}
+	i := uint32(len(o.syms))
+	o.syms = append(o.syms, s)
+	o.symOf[s] = i
+	return i
+}
+
 // attrs returns the attributes of the memory at ord.
 func (o *orgIndex) attrs(ord uint32) memory.Attrs {
 	a := o.classes[o.class[ord]]
 	a.CreatedAt = o.created[ord]
+	r := o.refs[ord]
+	a.RoomID, a.EntityID, a.SessionID, a.DocumentID = o.syms[r[0]], o.syms[r[1]], o.syms[r[2]], o.syms[r[3]]
 	return a
 }
 
 // matcher decides a filter over one org's memories: once per class, then
-// the time range per memory. It is not safe for concurrent use; each
-// goroutine of a search takes its own.
+// the references and the time range per memory. It is not safe for
+// concurrent use; each goroutine of a search takes its own.
 type matcher struct {
-	o       *orgIndex
-	f       memory.Filter // without its time range
-	start   int64
-	end     int64
-	verdict []int8 // by class: 0 undecided, 1 matches, -1 does not
+	o          *orgIndex
+	f          memory.Filter // its class part only
+	start, end int64
+	want       [4]uint32 // room, entity, session, document; 0: any
+	none       bool      // a wanted reference the org has never seen
+	verdict    []int8    // by class: 0 undecided, 1 matches, -1 does not
 }
 
 func newMatcher(o *orgIndex, f memory.Filter) *matcher {
 	m := &matcher{o: o, f: f, start: f.Start, end: f.End, verdict: make([]int8, len(o.classes))}
-	m.f.Start, m.f.End = 0, 0
+	for i, s := range [4]string{f.RoomID, f.EntityID, f.SessionID, f.DocumentID} {
+		if s == "" {
+			continue
+		}
+		id, ok := o.symOf[s]
+		if !ok {
+			m.none = true
+		}
+		m.want[i] = id
+	}
+	m.f.Start, m.f.End, m.f.RoomID, m.f.EntityID, m.f.SessionID, m.f.DocumentID = 0, 0, "", "", "", ""
 	return m
 }
 
 // match reports whether the memory at ord passes the filter.
 func (m *matcher) match(ord int) bool {
+	if m.none {
+		return false
+	}
 	c := m.o.class[ord]
 	v := m.verdict[c]
 	if v == 0 {
@@ -97,6 +134,17 @@ func (m *matcher) match(ord int) bool {
 	}
 	if v < 0 {
 		return false
+	}
+	if m.want != [4]uint32{} {
+		r := &m.o.refs[ord]
+		for i, w := range m.want {
+			if w != 0 && r[i] != w {
+				return false
+			}
+		}
+	}
+	if m.start == 0 && m.end == 0 {
+		return true
 	}
 	t := m.o.created[ord]
 	return (m.start == 0 || t >= m.start) && (m.end == 0 || t < m.end)
@@ -112,6 +160,7 @@ func (o *orgIndex) add(id string, d *doc, dims int) {
 	o.ids = append(o.ids, id)
 	o.class = append(o.class, o.classify(d.attrs))
 	o.created = append(o.created, d.attrs.CreatedAt)
+	o.refs = append(o.refs, [4]uint32{o.sym(d.attrs.RoomID), o.sym(d.attrs.EntityID), o.sym(d.attrs.SessionID), o.sym(d.attrs.DocumentID)})
 	o.length = append(o.length, d.length)
 	tids := make([]uint32, len(d.terms))
 	for i, t := range d.terms {
