@@ -294,6 +294,9 @@ func (r *RelatedIndex) Expand(ctx context.Context, orgID string, terms []string)
 	if err != nil {
 		return nil, err
 	}
+	o.mu.Lock()
+	near := o.nearest(vecs, todo)
+	o.mu.Unlock()
 	for i, t := range todo {
 		found := map[string]float64{}
 		add := func(term string, w float64) {
@@ -316,12 +319,10 @@ func (r *RelatedIndex) Expand(ctx context.Context, orgID string, terms []string)
 		for _, n := range ex {
 			add(n, ExtractedSimilarity)
 		}
-		o.mu.Lock()
-		if vecs[i] != nil {
-			for _, n := range o.nearest(vecs[i], t) {
-				add(n.Term, n.Weight)
-			}
+		for _, n := range near[i] {
+			add(n.Term, n.Weight)
 		}
+		o.mu.Lock()
 		rs := ranked(found)
 		if len(o.cache) >= maxTermCache {
 			o.cache, o.vcache = nil, nil
@@ -520,34 +521,52 @@ func (o *orgTerms) dot(v []float32, j int) float64 {
 	return float64(s * o.scales[j])
 }
 
-// nearest returns the vocabulary terms at or above the cut-off, best
-// first, at most MaxRelated, t excluded. The query is rounded to int16 once
-// and scored against the int8 vectors with the AVX2 kernel of
-// internal/vecdot (the embedded index's), so a vocabulary of 20,000 terms
-// costs well under a millisecond per query term. o.mu held.
-func (o *orgTerms) nearest(v []float32, t string) []query.Related {
-	if len(v) != o.dim || math.IsInf(o.cutoff, 1) {
-		return nil
+// nearest returns, for each query vector vs[i] (nil: none), the
+// vocabulary terms at or above the cut-off, best first, at most
+// MaxRelated, ts[i] excluded. The queries are rounded to int16 once and
+// scored against the int8 vectors with the AVX2 kernel of internal/vecdot
+// (the embedded index's), all of a search's query terms in one pass over
+// the vocabulary: each term's vector is read from memory once for all of
+// them, which is what the scan is bound by. o.mu held.
+func (o *orgTerms) nearest(vs [][]float32, ts []string) [][]query.Related {
+	out := make([][]query.Related, len(vs))
+	if math.IsInf(o.cutoff, 1) {
+		return out
 	}
-	q, qs := quantizeQuery(v)
-	var out []query.Related
+	type q struct {
+		at    int
+		v     []int16
+		scale float32
+	}
+	var qs []q
+	for i, v := range vs {
+		if len(v) == o.dim {
+			x, s := quantizeQuery(v)
+			qs = append(qs, q{i, x, s})
+		}
+	}
+	if len(qs) == 0 {
+		return out
+	}
 	for j, term := range o.terms {
-		if term == t {
-			continue
-		}
-		s := float64(float32(vecdot.Int16Int8(q, o.vecs[j*o.dim:(j+1)*o.dim])) * qs * o.scales[j])
-		if s >= o.cutoff {
-			out = append(out, query.Related{Term: term, Weight: min(s, 1)})
+		row := o.vecs[j*o.dim : (j+1)*o.dim]
+		for _, x := range qs {
+			s := float64(float32(vecdot.Int16Int8(x.v, row)) * x.scale * o.scales[j])
+			if s >= o.cutoff && term != ts[x.at] {
+				out[x.at] = append(out[x.at], query.Related{Term: term, Weight: min(s, 1)})
+			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Weight != out[j].Weight {
-			return out[i].Weight > out[j].Weight
+	for i, rs := range out {
+		sort.Slice(rs, func(a, b int) bool {
+			if rs[a].Weight != rs[b].Weight {
+				return rs[a].Weight > rs[b].Weight
+			}
+			return rs[a].Term < rs[b].Term
+		})
+		if len(rs) > MaxRelated {
+			out[i] = rs[:MaxRelated]
 		}
-		return out[i].Term < out[j].Term
-	})
-	if len(out) > MaxRelated {
-		out = out[:MaxRelated]
 	}
 	return out
 }

@@ -92,6 +92,15 @@ func WithTimeList(resolve retrieval.Resolver) Option {
 	}
 }
 
+// WithEntityList adds the entity list (retrieval.EntityList over the
+// service's index and store): when a query names an entity that memories
+// are by or about, that entity's memories that keyword and semantic find.
+func WithEntityList() Option {
+	return func(s *Service) {
+		s.retrieval.Retrievers = append(s.retrieval.Retrievers, retrieval.EntityList{Index: s.index, Store: s.store})
+	}
+}
+
 // WithListWeights sets the weights of the lists w names in the fusion; a
 // later option overrides an earlier one list by list, and a list never
 // named weighs 1.

@@ -87,7 +87,9 @@ func Logger(w io.Writer, level slog.Level) *slog.Logger {
 }
 
 // KnowledgeOptions wires the structured lists: the time list (a query that
-// names a time searches that time, retrieval.TimeList) and, when the store
+// names a time searches that time, retrieval.TimeList), the entity list (a
+// query that names an entity searches its memories, retrieval.EntityList)
+// and, when the store
 // keeps a term index (SQLite and DynamoDB both do), Structured RAG:
 // knowledge extracted offline as memories are written, forgotten with
 // them, searched as the "knowledge" list at weight KnowledgeWeight, query
@@ -114,11 +116,12 @@ func NewKnowledge(store memory.Store, emb memory.Embedder, log *slog.Logger) *kn
 	return k
 }
 
-// KnowledgeServiceOptions plugs the time list and k (nil: no term index)
+// KnowledgeServiceOptions plugs the time and entity lists and k (nil: no term index)
 // into the service: the knowledge list, forgetting, deriving on write, and
 // the structured section of the prompt context.
 func KnowledgeServiceOptions(k *knowledge.Service) []service.Option {
-	out := []service.Option{service.WithTimeList(FindTime)}
+	out := []service.Option{service.WithTimeList(FindTime), service.WithEntityList(),
+		service.WithListWeights(map[string]float64{retrieval.ListEntity: EntityWeight})}
 	if k == nil {
 		return out
 	}
@@ -201,3 +204,11 @@ func StartBackfill(ctx context.Context, k *knowledge.Service, orgs memory.OrgLis
 // KnowledgeWeight is the knowledge list's weight in the fusion; keyword and
 // semantic weigh 1. See docs/benchmarks.md for the measurements behind it.
 const KnowledgeWeight = 0.5
+
+// EntityWeight is the entity list's weight in the fusion. The list is
+// keyword and semantic again, within the named entity's memories: each of
+// its hits is already in those two lists, and at weight 1 a memory of the
+// entity counted three times over, crowding out the other speaker's turns
+// that some answers are in. At 0.5 it counts as half a list, as the
+// knowledge list does (docs/benchmarks.md has both weights measured).
+const EntityWeight = 0.5

@@ -76,12 +76,13 @@ type Service struct {
 	// Weights (SEARCH_WEIGHTS) are the ranked lists' weights in the
 	// fusion, as list=weight pairs separated by commas (for example
 	// "keyword=1,semantic=1,knowledge=0.5"). A list not named keeps its
-	// default: 1, and 0.5 for knowledge (docs/benchmarks.md says why).
+	// default: 1, and 0.5 for knowledge and entity (docs/benchmarks.md
+	// says why).
 	Weights map[string]float64
 }
 
 // The search lists SEARCH_WEIGHTS may name.
-var searchLists = []string{"keyword", "semantic", "knowledge", "time"}
+var searchLists = []string{"keyword", "semantic", "knowledge", "time", "entity"}
 
 // The rerankers (RERANKER).
 const (

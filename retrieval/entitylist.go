@@ -1,0 +1,112 @@
+package retrieval
+
+import (
+	"context"
+	"strings"
+	"unicode"
+
+	"github.com/agentmem/agentmem/memory"
+)
+
+// MaxEntityNames bounds the capitalized words of a query checked against
+// the entities the caller can see (one store read each).
+const MaxEntityNames = 3
+
+// EntityList is the entity list: when a query names an entity that
+// memories are by or about ("What did Melanie paint recently?", where
+// Melanie is the entityId of her own turns), the memories of that entity
+// that the keyword and semantic lists find, fused by RRF. In a
+// conversation what a person did, owns or likes is mostly said by that
+// person; the other speaker's turns share the words ("Wow, Mel, what a
+// painting!") and crowd the unfiltered lists, most of all for questions
+// whose answer is spread over several sessions.
+//
+// A name is a capitalized word of the query (a possessive "'s" dropped),
+// matched exactly against the memories' entityId; a query that names no
+// entity, or more than one, or that a filter already binds to an entity,
+// gets an empty list.
+type EntityList struct {
+	Index memory.Index
+	Store memory.Store
+}
+
+// ListEntity is the entity list's name.
+const ListEntity = "entity"
+
+// Lists implements Retriever.
+func (EntityList) Lists() []string { return []string{ListEntity} }
+
+// Retrieve implements Retriever.
+func (e EntityList) Retrieve(ctx context.Context, q *Query, _ []string) (map[string][]memory.Hit, error) {
+	none := map[string][]memory.Hit{ListEntity: nil}
+	if q.Filter.EntityID != "" {
+		return none, nil
+	}
+	var found string
+	for _, name := range Names(q.Text, MaxEntityNames) {
+		f := q.Filter
+		f.EntityID = name
+		page, err := e.Store.List(ctx, memory.ListQuery{Filter: f, Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		if len(page.Memories) == 0 {
+			continue
+		}
+		if found != "" && found != name {
+			return none, nil // two entities: neither alone answers
+		}
+		found = name
+	}
+	if found == "" {
+		return none, nil
+	}
+	f := q.Filter
+	f.EntityID = found
+	v, err := q.Vector(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := e.Index.Search(ctx, memory.IndexQuery{Filter: f, Text: q.Text, Vector: v, K: q.K})
+	if err != nil {
+		return nil, err
+	}
+	fused := memory.Fuse(memory.RankedList{Name: ListKeyword, Hits: res.Keyword, Weight: 1},
+		memory.RankedList{Name: ListSemantic, Hits: res.Semantic, Weight: 1})
+	hits := make([]memory.Hit, 0, min(len(fused), q.K))
+	for _, x := range fused[:min(len(fused), q.K)] {
+		hits = append(hits, memory.Hit{ID: x.ID, Score: x.Score})
+	}
+	return map[string][]memory.Hit{ListEntity: hits}, nil
+}
+
+// Names returns up to max distinct capitalized words of text, in order,
+// without a possessive "'s" or surrounding punctuation, "I" left out.
+func Names(text string, max int) []string {
+	var out []string
+	for _, w := range strings.Fields(text) {
+		w = strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		for _, s := range []string{"'s", "’s", "'", "’"} {
+			w = strings.TrimSuffix(w, s)
+		}
+		if w == "" || w == "I" {
+			continue
+		}
+		r := []rune(w)
+		if !unicode.IsUpper(r[0]) {
+			continue
+		}
+		dup := false
+		for _, o := range out {
+			dup = dup || o == w
+		}
+		if dup {
+			continue
+		}
+		out = append(out, w)
+		if len(out) == max {
+			break
+		}
+	}
+	return out
+}

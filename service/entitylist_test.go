@@ -1,0 +1,93 @@
+package service_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/retrieval"
+	"github.com/agentmem/agentmem/service"
+)
+
+// TestEntityList: a question that names one entity that memories are by
+// ranks that entity's memories in the entity list, and one that names no
+// entity, two of them, or an entity nobody is, gets none.
+func TestEntityList(t *testing.T) {
+	b := open(t)
+	org := memory.Caller{OrgID: "acme"}
+	res, err := b.Service.Create(ctx, org, []service.NewMemory{
+		{Type: memory.TypeMessage, EntityID: "Ana", RoomID: "s1", Content: memory.Content{Text: "I painted a sunrise over the lake last weekend"}},
+		{Type: memory.TypeMessage, EntityID: "Bo", RoomID: "s1", Content: memory.Content{Text: "Wow Ana, what a painting! I love the lake colors"}},
+		{Type: memory.TypeMessage, EntityID: "Ana", RoomID: "s2", Content: memory.Content{Text: "Signed up for a pottery class, it is like therapy"}},
+		{Type: memory.TypeMessage, EntityID: "Bo", RoomID: "s2", Content: memory.Content{Text: "I went climbing and then fencing practice"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ana := []string{res[0].ID, res[2].ID}
+	bo := []string{res[1].ID, res[3].ID}
+	tests := []struct {
+		query string
+		want  []string // the list's ids, in any order
+	}{
+		{"What did Ana paint?", ana},
+		{"What is Ana's hobby?", ana},
+		{"Which sports has Bo tried?", bo},
+		{"What did they paint?", nil},              // no name
+		{"Did Ana and Bo paint together?", nil},    // two entities
+		{"What did Carla paint at the lake?", nil}, // nobody's entity
+		{"what did ana paint?", nil},               // a name is capitalized
+	}
+	for _, tc := range tests {
+		t.Run(tc.query, func(t *testing.T) {
+			out, err := b.Service.Search(ctx, org, service.SearchRequest{Query: tc.query, Lists: []string{retrieval.ListEntity}, K: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range out {
+				got = append(got, r.Memory.ID)
+			}
+			slices.Sort(got)
+			want := slices.Clone(tc.want)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("entity list %v, want %v", got, want)
+			}
+		})
+	}
+	// An agent's view: another agent's memories by the named entity stay
+	// out of the list.
+	x := memory.Caller{OrgID: "acme", AgentID: "x"}
+	if _, err := b.Service.Create(ctx, memory.Caller{OrgID: "acme", AgentID: "y"}, []service.NewMemory{
+		{Type: memory.TypeMessage, EntityID: "Dee", Content: memory.Content{Text: "Dee painted a private mural"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := b.Service.Search(ctx, x, service.SearchRequest{Query: "What did Dee paint?", Lists: []string{retrieval.ListEntity}, K: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 0 {
+		t.Fatalf("agent x sees agent y's memory through the entity list: %v", out[0].Memory.ID)
+	}
+}
+
+func TestNames(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"What did Melanie paint recently?", []string{"What", "Melanie"}},
+		{"Is Caroline's necklace from Sweden?", []string{"Is", "Caroline", "Sweden"}},
+		{"When did I meet \"Bo\"?", []string{"When", "Bo"}},
+		{"A B C D", []string{"A", "B", "C"}},
+		{"Ana, Ana and Ana", []string{"Ana"}},
+		{"nothing here", nil},
+	}
+	for _, tc := range tests {
+		if got := retrieval.Names(tc.text, retrieval.MaxEntityNames); !slices.Equal(got, tc.want) {
+			t.Errorf("Names(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}
