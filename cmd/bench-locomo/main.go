@@ -344,14 +344,32 @@ func main() {
 	svgOut := flag.String("svg", "", "write a bar chart of recall@10 by mode to this SVG file")
 	facts := flag.Bool("facts", true, "also run the modes with the observation facts")
 	misses := flag.String("misses", "", "write the questions whose evidence is not all in the top 10 to this file, with what came instead")
+	only := flag.String("modes", "", "run only these comma-separated modes (default: all; \"none\" for none)")
+	lists := flag.String("lists", "", "also run the list questions (\"List every X that Y mentioned\", from the entity index) at these comma-separated token budgets, e.g. 1000,3000")
 	flag.Parse()
-	if err := run(*data, *jsonOut, *svgOut, *misses, *facts); err != nil {
+	if *only == "none" {
+		modes = nil
+	} else if *only != "" {
+		modes = strings.Split(*only, ",")
+	}
+	if err := run(*data, *jsonOut, *svgOut, *misses, *lists, *facts); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-locomo:", err)
 		os.Exit(1)
 	}
 }
 
-func run(data, jsonOut, svgOut, missesOut string, withFacts bool) error {
+func run(data, jsonOut, svgOut, missesOut, lists string, withFacts bool) error {
+	var budgets []int
+	for _, f := range strings.Split(lists, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			return fmt.Errorf("-lists: %q is not a token budget", f)
+		}
+		budgets = append(budgets, n)
+	}
 	var files []string
 	for _, pat := range strings.Fields(data) {
 		m, err := filepath.Glob(pat)
@@ -476,7 +494,12 @@ func run(data, jsonOut, svgOut, missesOut string, withFacts bool) error {
 			return err
 		}
 	}
-	if svgOut != "" {
+	if len(budgets) > 0 {
+		if err := runLists(clients, convs, budgets); err != nil {
+			return err
+		}
+	}
+	if svgOut != "" && len(rows) > 0 {
 		var bars []bar
 		for _, r := range rows {
 			bars = append(bars, bar{r.mode, r.all.R10 / float64(r.all.N)})

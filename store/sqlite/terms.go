@@ -752,18 +752,34 @@ func (s *Store) rangeSize(ctx context.Context, orgID, scope, prefix string) (int
 
 // topLive returns the n terms of scope that start with prefix with the
 // most refs of live memories, most first, and whether there are no more:
-// from the range when it is small, else from the terms in count order.
+// from the range when it is small, else from the first walkRows terms in
+// count order when n+1 of them start with prefix (then they are exactly
+// the top), else from the range after all. A large range whose terms all
+// have low counts (a letter the frequent words do not start with, and
+// many phrases that do) would have the walk read most of the vocabulary.
 func (s *Store) topLive(ctx context.Context, orgID, scope, prefix string, n int, small bool) ([]memory.TermCount, bool, error) {
 	rng, rargs := prefixRange("term", prefix)
-	args := append(append([]any{orgID, scope}, rargs...), n+1)
-	index := "INDEXED BY knowledge_vocab_rank"
-	if small {
-		index = ""
+	if !small {
+		walk := `SELECT term, live FROM (SELECT term, live FROM knowledge_vocab INDEXED BY knowledge_vocab_rank
+			WHERE org_id = ? AND scope = ? AND live > 0 ORDER BY live DESC, term LIMIT ?) WHERE 1` + rng +
+			` ORDER BY live DESC, term LIMIT ?`
+		out, err := s.termCounts(ctx, walk, append(append([]any{orgID, scope, walkRows}, rargs...), n+1)...)
+		if err != nil || len(out) > n {
+			return cut(out, n), false, err
+		}
 	}
-	out, err := s.termCounts(ctx, `SELECT term, live FROM knowledge_vocab `+index+` WHERE org_id = ? AND scope = ?`+rng+
-		` AND live > 0 ORDER BY live DESC, term LIMIT ?`, args...)
+	// The range through the primary key, sorted; the unary + keeps the
+	// planner off the rank index, which it otherwise prefers for the ORDER
+	// BY and walks whole when the range holds few live terms (300 ms for a
+	// first letter no term starts with, at 130,000 terms).
+	out, err := s.termCounts(ctx, `SELECT term, live FROM knowledge_vocab WHERE org_id = ? AND scope = ?`+rng+
+		` AND +live > 0 ORDER BY +live DESC, term LIMIT ?`, append(append([]any{orgID, scope}, rargs...), n+1)...)
 	return cut(out, n), len(out) <= n, err
 }
+
+// walkRows is the most terms topLive reads in count order before it reads
+// the prefix's range instead.
+const walkRows = 4096
 
 func cut(ts []memory.TermCount, n int) []memory.TermCount {
 	if len(ts) > n {
