@@ -190,3 +190,58 @@ func TestRelatedTerms(t *testing.T) {
 		t.Fatalf("cut-off %v", c)
 	}
 }
+
+// TestRelatedTermsInBackground: past SyncScan, a search's new query terms
+// get the extractors' related terms at once and their embedding
+// neighbours in the background, for the searches after; the is-a table
+// still answers at once.
+func TestRelatedTermsInBackground(t *testing.T) {
+	b := open(t)
+	org := memory.Caller{OrgID: "o"}
+	var ns []service.NewMemory
+	for i, tx := range []string{
+		"I finished a wonderful book about the sea last week",
+		"My sister is an artist and she paints murals downtown",
+		"We adopted a dog from the shelter in May",
+		"The conference in Lisbon had great talks about robotics and compilers",
+		"I cooked lasagna and baked bread for the family dinner",
+		"The marathon training plan starts with easy runs on Tuesday",
+		"Our garden has tomatoes, basil, peppers and sunflowers now",
+		"Mel plays the violin in a small orchestra with her cousin",
+	} {
+		ns = append(ns, say("Ana", tx, int64(1000*(i+1))))
+	}
+	if _, err := b.Service.Create(ctx, org, ns); err != nil {
+		t.Fatal(err)
+	}
+	rel := &knowledge.RelatedIndex{Terms: b.Store, Embedder: &conceptEmbedder{}, SyncScan: 1}
+	terms := func(orgID string, qs ...string) map[string][]string {
+		t.Helper()
+		m, err := rel.Expand(ctx, orgID, qs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string][]string{}
+		for q, rs := range m {
+			for _, r := range rs {
+				out[q] = append(out[q], r.Term)
+			}
+		}
+		return out
+	}
+	first := terms("o", "novel", "people")
+	if slices.Contains(first["novel"], "book") {
+		t.Fatalf("the first search scored the vocabulary while it waited: %v", first["novel"])
+	}
+	if !slices.Contains(first["people"], "sister") {
+		t.Fatalf("the is-a table did not answer at once: %v", first["people"])
+	}
+	rel.Wait()
+	after := terms("o", "novel", "people")
+	if !slices.Contains(after["novel"], "book") {
+		t.Fatalf("the background expansion did not reach the next search: %v", after["novel"])
+	}
+	if !slices.Contains(after["people"], "sister") {
+		t.Fatalf("the cached expansion lost the is-a terms: %v", after["people"])
+	}
+}

@@ -423,7 +423,7 @@ func run(data, jsonOut, svgOut, missesOut, lists string, withFacts bool) error {
 	if err != nil {
 		return err
 	}
-	srv := httptest.NewServer(httpapi.New(b.Service, keys, quiet))
+	srv := httptest.NewServer(httpapi.New(b.Service, keys, quiet, httpapi.WithKnowledge(b.Knowledge)))
 	defer srv.Close()
 	start := time.Now()
 	nq := 0
