@@ -471,7 +471,7 @@ func TestRateLimitRetries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, err := range burst(retrying, 4) {
+	for i, err := range burst(retrying, 3) {
 		if err != nil {
 			t.Fatalf("request %d of a burst with retries: %v", i, err)
 		}
