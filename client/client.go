@@ -1,8 +1,8 @@
 // Package client is the Go client of the agentmem HTTP API: typed requests
 // and responses, errors that carry the API's error code, retries with
 // backoff on 429 and 503 (honouring Retry-After), an Idempotency-Key on
-// every POST (the same on each retry), and context cancellation on every
-// call.
+// every POST that stores something (the same on each retry), and context
+// cancellation on every call.
 //
 //	c, err := client.New("http://127.0.0.1:8080", os.Getenv("AGENTMEM_API_KEY"))
 //	res, err := c.Create(ctx, client.NewMemory{Type: "fact", Content: client.Content{Text: "Dana prefers jasmine tea"}})
@@ -95,8 +95,9 @@ func New(baseURL, apiKey string, opts ...Option) (*Client, error) {
 }
 
 // RequestOptions are per-call options: an Idempotency-Key of the caller's
-// choice for a POST (default: a random one per call, kept across its
-// retries), and an If-Match version for a conditional update.
+// choice (default, on the POSTs that store something: a random one per
+// call, kept across its retries), and an If-Match version for a
+// conditional update.
 type RequestOptions struct {
 	// IdempotencyKey replaces the key generated for a POST.
 	IdempotencyKey string
@@ -113,6 +114,11 @@ type call struct {
 	query  url.Values
 	body   any
 	opts   RequestOptions
+	// write marks a POST that stores something: it carries an
+	// Idempotency-Key (generated unless opts has one), so that a retry
+	// cannot store it twice. Read-only POSTs (search, context) carry one
+	// only when the caller gives it.
+	write bool
 }
 
 // response is what do read back.
@@ -137,7 +143,7 @@ func (c *Client) do(ctx context.Context, cl call, out any) (*response, error) {
 		target += "?" + cl.query.Encode()
 	}
 	idem := cl.opts.IdempotencyKey
-	if cl.method == http.MethodPost && idem == "" {
+	if cl.write && idem == "" {
 		idem = c.newKey()
 	}
 	for attempt := 0; ; attempt++ {

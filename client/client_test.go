@@ -427,12 +427,21 @@ func TestPutByKey(t *testing.T) {
 	if errors.As(err, &apiErr) && (apiErr.Status == http.StatusMethodNotAllowed || apiErr.Status == http.StatusNotFound && strings.Contains(apiErr.Message, "no route")) {
 		t.Skipf("the server has no PUT /v1/memories/by-key/{key}: %v", err)
 	}
-	if err != nil || !created || m.ExternalID != key || m.Content.Text != "theme: dark" {
+	if err != nil || !created || m.ID == "" || m.Content.Text != "theme: dark" {
 		t.Fatalf("first put: %+v %v %v", m, created, err)
 	}
 	m2, created, err := c.PutByKey(ctx, key, client.NewMemory{Content: client.Content{Text: "theme: light"}})
 	if err != nil || created || m2.ID != m.ID || m2.Content.Text != "theme: light" {
 		t.Fatalf("second put: %+v %v %v", m2, created, err)
+	}
+	if got, err := c.Get(ctx, m.ID); err != nil || got.Content.Text != "theme: light" {
+		t.Fatalf("get after the second put: %+v %v", got, err)
+	}
+	if _, _, err := newClient(t, srv.otherOrg).PutByKey(ctx, key, client.NewMemory{Content: client.Content{Text: "org b's own"}}); err != nil {
+		t.Fatalf("another org's put under the same key: %v", err)
+	}
+	if got, err := c.Get(ctx, m.ID); err != nil || got.Content.Text != "theme: light" {
+		t.Fatalf("another org's put changed org a's memory: %+v %v", got, err)
 	}
 }
 

@@ -130,7 +130,7 @@ func TestRetries(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out CreateResult
-			_, err = c.do(context.Background(), call{op: "op", method: tc.method, path: "/v1/memories", body: map[string]string{"a": "b"}}, &out)
+			_, err = c.do(context.Background(), call{op: "op", method: tc.method, path: "/v1/memories", body: map[string]string{"a": "b"}, write: tc.method == http.MethodPost}, &out)
 			if ErrorCode(err) != tc.wantErr || (tc.wantErr == "" && out.ID != "m1") {
 				t.Fatalf("err %v out %+v, want code %q", err, out, tc.wantErr)
 			}
@@ -160,7 +160,13 @@ func TestIdempotencyKeyPerCall(t *testing.T) {
 	c.Create(ctx, NewMemory{Content: Content{Text: "a"}})
 	c.Create(ctx, NewMemory{Content: Content{Text: "a"}}, RequestOptions{IdempotencyKey: "mine"})
 	c.Update(ctx, "m1", Patch{}, RequestOptions{IfMatch: 7})
+	c.Search(ctx, SearchRequest{Query: "q"})
+	c.AddMessages(ctx, []NewMemory{{EntityID: "a", Content: Content{Text: "a"}}})
+	c.UploadDocument(ctx, DocumentUpload{Name: "a.md", Content: "a"})
 	k := func(i int) string { return f.seen[i].Header.Get("Idempotency-Key") }
+	if k(4) != "" || k(5) == "" || k(6) == "" {
+		t.Fatalf("search key %q (want none: it stores nothing), messages %q, document %q", k(4), k(5), k(6))
+	}
 	if k(0) == "" || k(0) == k(1) || k(2) != "mine" {
 		t.Fatalf("keys %q %q %q: want two distinct generated keys, then the caller's", k(0), k(1), k(2))
 	}
@@ -190,5 +196,25 @@ func TestRetryWaitEndsWithContext(t *testing.T) {
 	_, err := c.Count(ctx, Filter{})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("canceled while waiting to retry: %v", err)
+	}
+}
+
+func TestDecodePut(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		body        string
+		status      int
+		wantID      string
+		wantCreated bool
+	}{
+		{"bare memory, 201", `{"id":"m1","content":{"text":"a"},"contentHash":"h"}`, 201, "m1", true},
+		{"bare memory, 200", `{"id":"m1","content":{"text":"a"},"contentHash":"h"}`, 200, "m1", false},
+		{"wrapped, created in the body", `{"memory":{"id":"m2","content":{"text":"a"}},"created":true}`, 200, "m2", true},
+		{"a create result", `{"id":"m3","duplicate":true}`, 200, "m3", false},
+	} {
+		m, created, err := decodePut([]byte(tc.body), tc.status)
+		if err != nil || m.ID != tc.wantID || created != tc.wantCreated {
+			t.Errorf("%s: %+v %v %v", tc.name, m, created, err)
+		}
 	}
 }

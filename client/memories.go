@@ -15,7 +15,7 @@ import (
 // ExternalID, in the scope) returns the existing id with Duplicate set.
 func (c *Client) Create(ctx context.Context, m NewMemory, opts ...RequestOptions) (CreateResult, error) {
 	var out CreateResult
-	_, err := c.do(ctx, call{op: "client.Create", method: http.MethodPost, path: "/v1/memories", body: m, opts: first(opts)}, &out)
+	_, err := c.do(ctx, call{op: "client.Create", write: true, method: http.MethodPost, path: "/v1/memories", body: m, opts: first(opts)}, &out)
 	return out, err
 }
 
@@ -28,7 +28,7 @@ func (c *Client) CreateBatch(ctx context.Context, ms []NewMemory, opts ...Reques
 	body := struct {
 		Memories []NewMemory `json:"memories"`
 	}{ms}
-	_, err := c.do(ctx, call{op: "client.CreateBatch", method: http.MethodPost, path: "/v1/memories", body: body, opts: first(opts)}, &out)
+	_, err := c.do(ctx, call{op: "client.CreateBatch", write: true, method: http.MethodPost, path: "/v1/memories", body: body, opts: first(opts)}, &out)
 	return out.Memories, err
 }
 
@@ -45,24 +45,39 @@ func (c *Client) PutByKey(ctx context.Context, key string, m NewMemory, opts ...
 	if err != nil {
 		return nil, false, err
 	}
-	mem, err = decodeMemory(raw)
+	mem, created, err = decodePut(raw, res.status)
 	if err != nil {
 		return nil, false, fmt.Errorf("client.PutByKey: decoding the response: %w", err)
 	}
-	return mem, res.status == http.StatusCreated, nil
+	if mem.ContentHash == "" && mem.Content.Text == "" && mem.ID != "" {
+		// The answer named the memory without showing it.
+		if mem, err = c.Get(ctx, mem.ID); err != nil {
+			return nil, false, err
+		}
+	}
+	return mem, created, nil
 }
 
-// decodeMemory reads a memory, bare or wrapped as {"memory": {...}}.
-func decodeMemory(raw json.RawMessage) (*Memory, error) {
+// decodePut reads a put's answer: the memory, bare or as {"memory": ...},
+// or a create result; created is a 201, or the body's "created".
+func decodePut(raw json.RawMessage, status int) (*Memory, bool, error) {
 	var wrapped struct {
-		Memory *Memory `json:"memory"`
+		Memory  *Memory `json:"memory"`
+		Created *bool   `json:"created"`
 	}
-	if err := json.Unmarshal(raw, &wrapped); err == nil && wrapped.Memory != nil {
-		return wrapped.Memory, nil
+	if err := json.Unmarshal(raw, &wrapped); err != nil {
+		return nil, false, err
+	}
+	created := status == http.StatusCreated
+	if wrapped.Created != nil {
+		created = *wrapped.Created
+	}
+	if wrapped.Memory != nil {
+		return wrapped.Memory, created, nil
 	}
 	var m Memory
 	err := json.Unmarshal(raw, &m)
-	return &m, err
+	return &m, created, err
 }
 
 // Get returns memory id. Another org's or another agent's memory is

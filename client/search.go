@@ -46,7 +46,7 @@ func (c *Client) AddMessages(ctx context.Context, msgs []NewMemory, opts ...Requ
 		Messages []NewMemory `json:"messages"`
 	}{msgs}
 	var out MessagesResult
-	if _, err := c.do(ctx, call{op: "client.AddMessages", method: http.MethodPost, path: "/v1/messages", body: body, opts: first(opts)}, &out); err != nil {
+	if _, err := c.do(ctx, call{op: "client.AddMessages", write: true, method: http.MethodPost, path: "/v1/messages", body: body, opts: first(opts)}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -66,7 +66,7 @@ func (c *Client) UploadDocument(ctx context.Context, d DocumentUpload, opts ...R
 		body.ContentBase64 = base64.StdEncoding.EncodeToString(d.Data)
 	}
 	var out Document
-	if _, err := c.do(ctx, call{op: "client.UploadDocument", method: http.MethodPost, path: "/v1/documents", body: body, opts: first(opts)}, &out); err != nil {
+	if _, err := c.do(ctx, call{op: "client.UploadDocument", write: true, method: http.MethodPost, path: "/v1/documents", body: body, opts: first(opts)}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -96,8 +96,13 @@ def test_idempotency_key_per_call_and_if_match():
     c.create("a")
     c.create("a", idempotency_key="mine")
     c.update("m1", {"importance": 0.9}, if_match=7)
+    c.search("q")
+    c.add_messages([{"entityId": "a", "content": {"text": "a"}}])
+    c.upload_document("a.md", "a")
     keys = [r.headers.get("idempotency-key") for r in t.requests]
     assert keys[0] and keys[1] and keys[0] != keys[1] and keys[2] == "mine" and keys[3] is None
+    assert keys[4] is None, "a search stores nothing: no key"
+    assert keys[5] and keys[6]
     assert t.requests[3].headers["if-match"] == '"7"'
     assert t.requests[0].headers["authorization"] == "Bearer key"
 
@@ -134,3 +139,26 @@ def test_connection_refused_is_an_api_connection_error():
     with agentmem.Client(f"http://127.0.0.1:{port}", "key") as c:
         with pytest.raises(agentmem.APIConnectionError):
             c.count()
+
+
+@pytest.mark.parametrize("status,body,want_id,want_created", [
+    (201, {"id": "m1", "content": {"text": "a"}}, "m1", True),
+    (200, {"id": "m1", "content": {"text": "a"}}, "m1", False),
+    (200, {"memory": {"id": "m2", "content": {"text": "a"}}, "created": True}, "m2", True),
+])
+def test_put_answers(status, body, want_id, want_created):
+    def reply(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(status, json=body)
+    c = agentmem.Client("http://test", "key", http_client=httpx.Client(transport=httpx.MockTransport(reply)))
+    m, created = c.put_by_key("k", "a")
+    assert (m["id"], created) == (want_id, want_created)
+
+
+def test_put_answer_without_the_memory_reads_it():
+    def reply(request: httpx.Request) -> httpx.Response:
+        if request.method == "PUT":
+            return httpx.Response(200, json={"id": "m3", "duplicate": True})
+        return httpx.Response(200, json={"id": "m3", "content": {"text": "read back"}})
+    c = agentmem.Client("http://test", "key", http_client=httpx.Client(transport=httpx.MockTransport(reply)))
+    m, created = c.put_by_key("k", "a")
+    assert (m["content"]["text"], created) == ("read back", False)

@@ -180,7 +180,7 @@ def test_unknown_key(url):
     assert e.value.status == 401 and e.value.code == "unauthorized"
 
 
-def test_put_by_key(mem, uniq):
+def test_put_by_key(mem, clients, uniq):
     key = f"prefs/{uniq}"
     try:
         m, created = mem.put_by_key(key, "theme: dark")
@@ -188,9 +188,12 @@ def test_put_by_key(mem, uniq):
         if e.status == 405 or (e.status == 404 and "no route" in e.message):
             pytest.skip(f"the server has no PUT /v1/memories/by-key/{{key}}: {e}")
         raise
-    assert created and m["externalId"] == key and m["content"]["text"] == "theme: dark"
+    assert created and m["id"] and m["content"]["text"] == "theme: dark"
     m2, created = mem.put_by_key(key, "theme: light")
     assert not created and m2["id"] == m["id"] and m2["content"]["text"] == "theme: light"
+    assert mem.get(m["id"])["content"]["text"] == "theme: light"
+    clients(KEY_ORG_B).put_by_key(key, "org b's own")
+    assert mem.get(m["id"])["content"]["text"] == "theme: light"
 
 
 def test_rate_limit_retries(limited_url):

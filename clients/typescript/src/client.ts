@@ -47,6 +47,8 @@ interface Call {
   query?: Record<string, string>;
   body?: unknown;
   headers?: Record<string, string>;
+  /** A POST that stores something: it carries an Idempotency-Key (generated unless given), so a retry cannot store it twice. */
+  write?: boolean;
 }
 
 const FILTER_KEYS: (keyof Filter)[] = ["type", "kind", "roomId", "entityId", "sessionId", "agentId", "documentId",
@@ -119,7 +121,8 @@ export class AgentMemClient {
       Authorization: `Bearer ${this.apiKey}`, Accept: "application/json, application/problem+json", ...c.headers,
     };
     if (c.body !== undefined) headers["Content-Type"] = "application/json";
-    if (c.method === "POST") headers["Idempotency-Key"] = o.idempotencyKey || crypto.randomUUID();
+    if (o.idempotencyKey) headers["Idempotency-Key"] = o.idempotencyKey;
+    else if (c.write) headers["Idempotency-Key"] = crypto.randomUUID();
     const body = c.body === undefined ? undefined : JSON.stringify(c.body);
     const timeoutMs = o.timeoutMs ?? this.timeoutMs;
     for (let attempt = 1; ; attempt++) {
@@ -168,21 +171,24 @@ export class AgentMemClient {
   /** Stores one memory (a string is its text); a duplicate returns the existing id. */
   create(memory: NewMemory | string, o?: RequestOptions): Promise<CreateResult> {
     const body = typeof memory === "string" ? { content: { text: memory } } : memory;
-    return this.data({ method: "POST", path: "/v1/memories", body }, o);
+    return this.data({ method: "POST", path: "/v1/memories", body, write: true }, o);
   }
 
   /** Stores up to 100 memories, all or nothing, results in order. */
   async createBatch(memories: NewMemory[], o?: RequestOptions): Promise<CreateResult[]> {
-    return (await this.data<{ memories: CreateResult[] }>({ method: "POST", path: "/v1/memories", body: { memories } }, o)).memories;
+    return (await this.data<{ memories: CreateResult[] }>({ method: "POST", path: "/v1/memories", body: { memories }, write: true }, o)).memories;
   }
 
   /** Creates or replaces the memory keyed key in the caller's scope; created tells whether it was new. */
   async putByKey(key: string, memory: NewMemory | string, o?: RequestOptions): Promise<{ memory: Memory; created: boolean }> {
     if (!key) throw new TypeError("key: required");
     const body = typeof memory === "string" ? { content: { text: memory } } : memory;
-    const res = await this.send<Memory | { memory: Memory }>({ method: "PUT", path: "/v1/memories/by-key/" + seg(key), body }, o);
-    const m = "memory" in res.data && typeof res.data.memory === "object" ? res.data.memory : (res.data as Memory);
-    return { memory: m, created: res.status === 201 };
+    const res = await this.send<Record<string, unknown>>({ method: "PUT", path: "/v1/memories/by-key/" + seg(key), body }, o);
+    const created = typeof res.data.created === "boolean" ? res.data.created : res.status === 201;
+    let m = (typeof res.data.memory === "object" && res.data.memory ? res.data.memory : res.data) as unknown as Memory;
+    // An answer that names the memory without showing it: read it.
+    if (!("content" in m) && !("contentHash" in m)) m = await this.get((m as { id: string }).id, o);
+    return { memory: m, created };
   }
 
   /** A memory; another org's or agent's is NotFoundError, as a missing one. */
@@ -250,7 +256,7 @@ export class AgentMemClient {
 
   /** Stores conversation turns (entityId, the speaker, required) and queues fact extraction. */
   addMessages(messages: NewMemory[], o?: RequestOptions): Promise<MessagesResult> {
-    return this.data({ method: "POST", path: "/v1/messages", body: { messages } }, o);
+    return this.data({ method: "POST", path: "/v1/messages", body: { messages }, write: true }, o);
   }
 
   /** Ingests a document: text, or bytes sent as base64; the name's extension picks the loader. */
@@ -260,7 +266,7 @@ export class AgentMemClient {
     else body.contentBase64 = toBase64(d.content);
     if (d.scope) body.scope = d.scope;
     if (d.agentId) body.agentId = d.agentId;
-    return this.data({ method: "POST", path: "/v1/documents", body }, o);
+    return this.data({ method: "POST", path: "/v1/documents", body, write: true }, o);
   }
 
   /** A document's ingestion status. */

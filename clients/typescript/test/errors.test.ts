@@ -80,7 +80,12 @@ test("one Idempotency-Key per call; If-Match on PATCH", async () => {
   await c.create("a");
   await c.create("a", { idempotencyKey: "mine" });
   await c.update("m1", { importance: 0.9 }, { ifMatch: 7 });
+  await c.search({ query: "q" });
+  await c.addMessages([{ entityId: "a", content: { text: "a" } }]);
+  await c.uploadDocument({ name: "a.md", content: "a" });
   const h = (i: number) => r.seen[i].init.headers as Record<string, string>;
+  assert.equal(h(4)["Idempotency-Key"], undefined, "a search stores nothing: no key");
+  assert.ok(h(5)["Idempotency-Key"] && h(6)["Idempotency-Key"]);
   assert.ok(h(0)["Idempotency-Key"] && h(1)["Idempotency-Key"] && h(0)["Idempotency-Key"] !== h(1)["Idempotency-Key"]);
   assert.equal(h(2)["Idempotency-Key"], "mine");
   assert.equal(h(3)["Idempotency-Key"], undefined);
@@ -118,5 +123,22 @@ test("a silent server times out; a closed port is a ConnectionError", async () =
 test("the constructor rejects bad arguments", () => {
   for (const [baseUrl, apiKey] of [["", "k"], ["ftp://x", "k"], ["http://x", ""]]) {
     assert.throws(() => new AgentMemClient({ baseUrl, apiKey }), TypeError);
+  }
+});
+
+test("put answers: bare, wrapped, or naming the memory only", async () => {
+  const cases: [number, unknown, string, boolean, string][] = [
+    [201, { id: "m1", content: { text: "a" } }, "m1", true, "a"],
+    [200, { id: "m1", content: { text: "a" } }, "m1", false, "a"],
+    [200, { memory: { id: "m2", content: { text: "a" } }, created: true }, "m2", true, "a"],
+    [200, { id: "m3", duplicate: true }, "m3", false, "read back"],
+  ];
+  for (const [status, body, id, created, text] of cases) {
+    const f = (async (_url: string, init?: RequestInit) => init?.method === "PUT"
+      ? new Response(JSON.stringify(body), { status })
+      : new Response(JSON.stringify({ id, content: { text: "read back" } }), { status: 200 })) as unknown as typeof fetch;
+    const c = new AgentMemClient({ baseUrl: "http://test", apiKey: "key", fetch: f });
+    const got = await c.putByKey("k", "a");
+    assert.deepEqual([got.memory.id, got.created, got.memory.content.text], [id, created, text], JSON.stringify(body));
   }
 });

@@ -195,11 +195,14 @@ test("put by key, where the server has it", { skip }, async (t) => {
     throw e;
   }
   assert.ok(first.created);
-  assert.equal(first.memory.externalId, key);
+  assert.equal(first.memory.content.text, "theme: dark");
   const second = await mem.putByKey(key, "theme: light");
   assert.equal(second.created, false);
   assert.equal(second.memory.id, first.memory.id);
   assert.equal(second.memory.content.text, "theme: light");
+  assert.equal((await mem.get(first.memory.id)).content.text, "theme: light");
+  await client(KEY_ORG_B).putByKey(key, "org b's own");
+  assert.equal((await mem.get(first.memory.id)).content.text, "theme: light");
 });
 
 test("rate limits: refused without retries, all served with them", { skip: LIMITED_URL ? false : "AGENTMEM_LIMITED_URL is not set" }, async () => {

@@ -1,8 +1,8 @@
 """agentmem: the Python client of the agentmem long-term memory service.
 
 Client is synchronous, AsyncClient asynchronous; both retry 429 and 503
-(honouring Retry-After), send one Idempotency-Key per POST across its
-retries, and raise APIError subclasses that carry the API's error code.
+(honouring Retry-After), send one Idempotency-Key per storing POST across
+its retries, and raise APIError subclasses that carry the API's error code.
 """
 
 from ._client import AsyncClient, Client

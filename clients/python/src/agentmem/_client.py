@@ -85,13 +85,27 @@ class _Request:
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     parse: Callable[[httpx.Response], Any] = lambda r: r.json() if r.content else None
+    # write marks a POST that stores something: it carries an
+    # Idempotency-Key (generated unless given), so a retry cannot store it
+    # twice; read-only POSTs (search, context) carry one only when given.
+    write: bool = False
 
 
 def _memory_and_created(r: httpx.Response) -> tuple[Memory, bool]:
+    """A put's answer: the memory, bare or as {"memory": ...}, or a create
+    result; created is a 201, or the body's "created"."""
     data = r.json()
+    created = r.status_code == 201
+    if isinstance(data, dict) and isinstance(data.get("created"), bool):
+        created = data["created"]
     if isinstance(data, dict) and isinstance(data.get("memory"), dict):
         data = data["memory"]
-    return data, r.status_code == 201
+    return data, created
+
+
+def _shown(m: Mapping[str, Any]) -> bool:
+    """Whether a put's answer showed the memory, not only its id."""
+    return "content" in m or "contentHash" in m
 
 
 class _Requests:
@@ -100,12 +114,12 @@ class _Requests:
     @staticmethod
     def create(memory: NewMemory | str, idempotency_key: str | None) -> _Request:
         body = {"content": {"text": memory}} if isinstance(memory, str) else memory
-        return _Request("POST", "/v1/memories", body=body, headers=_idem(idempotency_key))
+        return _Request("POST", "/v1/memories", body=body, headers=_idem(idempotency_key), write=True)
 
     @staticmethod
     def create_batch(memories: Sequence[NewMemory], idempotency_key: str | None) -> _Request:
         return _Request("POST", "/v1/memories", body={"memories": list(memories)}, headers=_idem(idempotency_key),
-                        parse=lambda r: r.json()["memories"])
+                        parse=lambda r: r.json()["memories"], write=True)
 
     @staticmethod
     def put_by_key(key: str, memory: NewMemory | str) -> _Request:
@@ -165,7 +179,7 @@ class _Requests:
 
     @staticmethod
     def add_messages(messages: Sequence[NewMemory], idempotency_key: str | None) -> _Request:
-        return _Request("POST", "/v1/messages", body={"messages": list(messages)}, headers=_idem(idempotency_key))
+        return _Request("POST", "/v1/messages", body={"messages": list(messages)}, headers=_idem(idempotency_key), write=True)
 
     @staticmethod
     def upload_document(name: str, content: str | bytes, scope: str | None, agent_id: str | None,
@@ -175,7 +189,7 @@ class _Requests:
             body["contentBase64"] = base64.b64encode(content).decode("ascii")
         else:
             body["content"] = content
-        return _Request("POST", "/v1/documents", body=body, headers=_idem(idempotency_key))
+        return _Request("POST", "/v1/documents", body=body, headers=_idem(idempotency_key), write=True)
 
     @staticmethod
     def get_document(document_id: str) -> _Request:
@@ -215,7 +229,7 @@ class _Base:
 
     def _prepare(self, req: _Request) -> dict[str, Any]:
         headers = dict(req.headers)
-        if req.method == "POST" and "Idempotency-Key" not in headers:
+        if req.write and "Idempotency-Key" not in headers:
             headers["Idempotency-Key"] = uuid.uuid4().hex  # one per call, the same on each retry
         kw: dict[str, Any] = {"headers": headers, "params": req.params}
         if req.body is not None:
@@ -300,7 +314,8 @@ class Client(_Base):
 
     def put_by_key(self, key: str, memory: NewMemory | str, *, timeout: float | None = None) -> tuple[Memory, bool]:
         """Creates or replaces the memory keyed key in the caller's scope; returns it and whether it was new."""
-        return self._send(_Requests.put_by_key(key, memory), timeout)
+        m, created = self._send(_Requests.put_by_key(key, memory), timeout)
+        return (m if _shown(m) else self.get(m["id"], timeout=timeout)), created
 
     def get(self, memory_id: str, *, timeout: float | None = None) -> Memory:
         """Returns a memory; another org's or agent's raises NotFoundError as a missing one."""
@@ -448,7 +463,8 @@ class AsyncClient(_Base):
 
     async def put_by_key(self, key: str, memory: NewMemory | str, *, timeout: float | None = None) -> tuple[Memory, bool]:
         """Creates or replaces the memory keyed key in the caller's scope; returns it and whether it was new."""
-        return await self._send(_Requests.put_by_key(key, memory), timeout)
+        m, created = await self._send(_Requests.put_by_key(key, memory), timeout)
+        return (m if _shown(m) else await self.get(m["id"], timeout=timeout)), created
 
     async def get(self, memory_id: str, *, timeout: float | None = None) -> Memory:
         """Returns a memory; another org's or agent's raises NotFoundError as a missing one."""
