@@ -1,5 +1,7 @@
 // The API's JSON shapes, in one file so that they can be checked against
-// the OpenAPI document (npm run types:check; see spec/compat.ts).
+// the OpenAPI document (npm run types:check; see spec/compat.ts). They are
+// type aliases, not interfaces, so that they are assignable to the open
+// objects (additionalProperties) a spec may declare.
 
 /** A memory's type. */
 export type MemoryType = "message" | "document" | "fragment" | "fact" | "description" | "custom";
@@ -11,7 +13,7 @@ export type Durability = "core" | "standard" | "ephemeral";
 export type SearchMode = "full" | "hybrid" | "keyword" | "semantic" | "knowledge";
 
 /** A file or link attached to a memory's content. */
-export interface Attachment {
+export type Attachment = {
   id?: string;
   url?: string;
   title?: string;
@@ -19,19 +21,19 @@ export interface Attachment {
   description?: string;
   text?: string;
   contentType?: string;
-}
+};
 
 /** What a memory says. */
-export interface Content {
+export type Content = {
   text: string;
   source?: string;
   url?: string;
   action?: string;
   attachments?: Attachment[];
-}
+};
 
 /** A memory to store; only content.text is required. */
-export interface NewMemory {
+export type NewMemory = {
   content: Content;
   /** "org" writes an agent-bound key's memory to the org scope. */
   scope?: "org";
@@ -53,10 +55,10 @@ export interface NewMemory {
   position?: number;
   /** Milliseconds since the epoch; default now. */
   createdAt?: number;
-}
+};
 
 /** A stored memory; version is the If-Match token. */
-export interface Memory {
+export type Memory = {
   id: string;
   orgId: string;
   agentId?: string;
@@ -83,24 +85,24 @@ export interface Memory {
   accessCount: number;
   archived: boolean;
   version: number;
-}
+};
 
 /** A stored memory's id; duplicate when it was already stored. */
-export interface CreateResult {
+export type CreateResult = {
   id: string;
   duplicate: boolean;
-}
+};
 
 /** A change to a memory; absent fields are left as they are. */
-export interface Patch {
+export type Patch = {
   content?: Content;
   metadata?: Record<string, unknown>;
   importance?: number;
   durability?: Durability;
-}
+};
 
 /** Selects memories; start and end are ms since the epoch or RFC 3339. */
-export interface Filter {
+export type Filter = {
   type?: string[];
   kind?: string[];
   roomId?: string;
@@ -113,23 +115,23 @@ export interface Filter {
   start?: number | string;
   end?: number | string;
   includeArchived?: boolean;
-}
+};
 
 /** Selects and pages a list of memories (newest first). */
-export interface ListOptions extends Filter {
+export type ListOptions = Filter & {
   /** Page size (default 50, at most 1000). */
   limit?: number;
   cursor?: string;
-}
+};
 
 /** One page of memories; nextCursor is empty on the last. */
-export interface MemoryPage {
+export type MemoryPage = {
   memories: Memory[];
   nextCursor: string;
-}
+};
 
 /** A search; mode and lists are exclusive. */
-export interface SearchRequest {
+export type SearchRequest = {
   query: string;
   mode?: SearchMode;
   lists?: string[];
@@ -139,36 +141,36 @@ export interface SearchRequest {
   filters?: Filter;
   expandRelations?: boolean;
   rerank?: boolean;
-}
+};
 
 /** A result's score and rank in one ranked list. */
-export interface ListScore {
+export type ListScore = {
   score: number;
   rank: number;
-}
+};
 
 /** A link between two memories. */
-export interface Relation {
+export type Relation = {
   fromId: string;
   type: string;
   toId: string;
   confidence: number;
   provenance?: string[];
   createdAt: number;
-}
+};
 
 /** One ranked memory with its final score and each list's. */
-export interface SearchResult {
+export type SearchResult = {
   memory: Memory;
   score: number;
   scores?: Record<string, ListScore>;
   keyword?: ListScore;
   semantic?: ListScore;
   relatedTo?: Relation;
-}
+};
 
 /** A search's results and how they were ranked. */
-export interface SearchResponse {
+export type SearchResponse = {
   mode: string;
   lists: string[];
   results: SearchResult[];
@@ -176,50 +178,50 @@ export interface SearchResponse {
   rerankError?: string;
   tookMs: number;
   degraded?: string;
-}
+};
 
 /** Asks for a prompt context within a token budget. */
-export interface ContextRequest {
+export type ContextRequest = {
   query: string;
   roomId?: string;
   budgetTokens?: number;
-}
+};
 
 /** A memory placed in a context, or an entity or topic (kind, name). */
-export interface ContextItem {
+export type ContextItem = {
   id?: string;
   type?: string;
   kind?: string;
   name?: string;
   tokens: number;
   score?: number;
-}
+};
 
 /** One part of a prompt context. */
-export interface ContextSection {
+export type ContextSection = {
   name: string;
   tokens: number;
   items: ContextItem[];
-}
+};
 
 /** An assembled prompt context and how the budget was spent. */
-export interface PromptContext {
+export type PromptContext = {
   context: string;
   budgetTokens: number;
   usedTokens: number;
   sections: ContextSection[];
-}
+};
 
 /** A document to ingest: text, or bytes (PDF, DOCX) sent as base64. */
-export interface DocumentUpload {
+export type DocumentUpload = {
   name: string;
   content: string | Uint8Array;
   scope?: "org";
   agentId?: string;
-}
+};
 
 /** A document's ingestion status. */
-export interface Document {
+export type Document = {
   id: string;
   orgId: string;
   agentId?: string;
@@ -234,30 +236,30 @@ export interface Document {
   finishedAt?: number;
   loadMs: number;
   indexMs: number;
-}
+};
 
 /** One page of documents. */
-export interface DocumentPage {
+export type DocumentPage = {
   documents: Document[];
   nextCursor: string;
-}
+};
 
 /** The stored turns' ids, and whether extraction was queued. */
-export interface MessagesResult {
+export type MessagesResult = {
   memories: CreateResult[];
   extractionQueued: boolean;
-}
+};
 
 /** A Structured RAG search: an expression (query) or a question (text). */
-export interface KnowledgeSearchRequest {
+export type KnowledgeSearchRequest = {
   query?: Record<string, unknown>;
   text?: string;
   limit?: number;
   filters?: Filter;
-}
+};
 
 /** A memory an item was found in, with the sentence. */
-export interface KnowledgeSource {
+export type KnowledgeSource = {
   memoryId: string;
   type: string;
   snippet: string;
@@ -267,58 +269,58 @@ export interface KnowledgeSource {
   entityId?: string;
   agentId?: string;
   createdAt: number;
-}
+};
 
 /** What matched entities, topics and actions share. */
-export interface KnowledgeItem {
+export type KnowledgeItem = {
   score: number;
   terms: string[];
   sourceCount: number;
   sources: KnowledgeSource[];
-}
+};
 
 /** A matched entity. */
-export interface KnowledgeEntity extends KnowledgeItem {
+export type KnowledgeEntity = KnowledgeItem & {
   name: string;
   types: string[];
   facets?: { name: string; value: string }[];
-}
+};
 
 /** A matched topic or tag. */
-export interface KnowledgeTopic extends KnowledgeItem {
+export type KnowledgeTopic = KnowledgeItem & {
   topic: string;
   tag?: boolean;
-}
+};
 
 /** A matched action. */
-export interface KnowledgeAction extends KnowledgeItem {
+export type KnowledgeAction = KnowledgeItem & {
   verbs: string[];
   tense?: string;
   subject?: string;
   object?: string;
   indirectObject?: string;
   negated?: boolean;
-}
+};
 
 /** A memory a knowledge search matched. */
-export interface KnowledgeMemory {
+export type KnowledgeMemory = {
   memory: Memory;
   score: number;
   terms: string[];
-}
+};
 
 /** A knowledge search's answer; expression is what ran. */
-export interface KnowledgeSearchResponse {
+export type KnowledgeSearchResponse = {
   expression: Record<string, unknown>;
   entities: KnowledgeEntity[];
   topics: KnowledgeTopic[];
   actions: KnowledgeAction[];
   memories: KnowledgeMemory[];
   tookMs: number;
-}
+};
 
 /** An RFC 9457 problem (application/problem+json) with the API's code. */
-export interface Problem {
+export type Problem = {
   type?: string;
   title?: string;
   status?: number;
@@ -326,9 +328,9 @@ export interface Problem {
   instance?: string;
   code?: string;
   requestId?: string;
-}
+};
 
 /** The error body servers answered before problem+json. */
-export interface LegacyErrorBody {
+export type LegacyErrorBody = {
   error: { code: string; message: string };
-}
+};
