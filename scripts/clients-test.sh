@@ -28,11 +28,16 @@ for tool in go python3 node npm; do
 done
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/agentmem-clients.XXXXXX")
-pids=()
+# Each server's pid is in $work/NAME/pid: start runs in a command
+# substitution (a subshell), so a variable could not carry it back.
 cleanup() {
-  for p in "${pids[@]}"; do
-    kill "$p" 2>/dev/null || true
-    wait "$p" 2>/dev/null || true
+  local f p
+  for f in "$work"/*/pid; do
+    [ -f "$f" ] || continue
+    p=$(cat "$f")
+    kill "$p" 2>/dev/null || continue
+    for _ in $(seq 1 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$p" 2>/dev/null || true
   done
   rm -rf "$work"
 }
@@ -52,14 +57,15 @@ start() {
   local port; port=$(free_port)
   mkdir -p "$work/$name"
   env DATA_DIR="$work/$name/data" PORT="$port" ADDR=127.0.0.1 API_KEYS="$keys" BACKEND= INDEX= \
-    EMBEDDER=hash LLM_PROVIDER=none "$@" "$work/memoryd" >"$work/$name/log" 2>&1 &
-  pids+=($!)
+    EMBEDDER=hash LLM_PROVIDER=none "$@" "$work/memoryd" >"$work/$name/log" 2>&1 </dev/null &
+  local pid=$!
+  echo "$pid" >"$work/$name/pid"
   for _ in $(seq 1 300); do
     if grep -q "listening on" "$work/$name/log"; then
       echo "http://127.0.0.1:$port"
       return 0
     fi
-    kill -0 "${pids[-1]}" 2>/dev/null || break
+    kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
   done
   log "memoryd ($name) did not start:"; cat "$work/$name/log" >&2
