@@ -317,17 +317,15 @@ func TestDocuments(t *testing.T) {
 		t.Fatalf("search the document's fragments: %+v %v", frag, err)
 	}
 	found := map[string]bool{}
-	for cursor := ""; ; {
-		page, err := c.Documents(ctx, 1, cursor)
+	page, err := c.Documents(ctx, 1, "")
+	if err != nil || len(page.Documents) != 1 || page.NextCursor == "" {
+		t.Fatalf("a page of one document: %+v %v", page, err)
+	}
+	for d, err := range c.AllDocuments(ctx, 1) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, d := range page.Documents {
-			found[d.ID] = true
-		}
-		if cursor = page.NextCursor; cursor == "" {
-			break
-		}
+		found[d.ID] = true
 	}
 	if !found[doc.ID] || !found[bin.ID] {
 		t.Fatalf("documents listed %v, want %s and %s", found, doc.ID, bin.ID)

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/base64"
+	"iter"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -96,6 +97,30 @@ func (c *Client) Documents(ctx context.Context, limit int, cursor string) (*Docu
 		return nil, err
 	}
 	return &out, nil
+}
+
+// AllDocuments iterates over every document the caller sees, reading page
+// after page (limit per page, 0: the server's default). An error ends the
+// iteration after it is yielded.
+func (c *Client) AllDocuments(ctx context.Context, limit int) iter.Seq2[Document, error] {
+	return func(yield func(Document, error) bool) {
+		cursor := ""
+		for {
+			page, err := c.Documents(ctx, limit, cursor)
+			if err != nil {
+				yield(Document{}, err)
+				return
+			}
+			for _, d := range page.Documents {
+				if !yield(d, nil) {
+					return
+				}
+			}
+			if cursor = page.NextCursor; cursor == "" {
+				return
+			}
+		}
+	}
 }
 
 // DeleteDocument deletes document id and its fragments.
