@@ -6,6 +6,7 @@
 # stops the servers whatever the outcome.
 #
 #   scripts/clients-test.sh            all three suites
+#   MEMORYD_BIN=path scripts/...       against that memoryd binary instead
 #   CLIENTS_SKIP_GO=1 scripts/...      Python and TypeScript only (make test:
 #                                      go test ./... already ran the Go suite
 #                                      against a memoryd of its own)
@@ -103,7 +104,11 @@ node_env() {
 # Prepare the environments first (slow only the first time), then the servers.
 VENV=$(python_env)
 node_env
-go build -o "$work/memoryd" ./cmd/memoryd
+if [ -n "${MEMORYD_BIN:-}" ]; then # another build of memoryd, to try the clients on it
+  cp "$MEMORYD_BIN" "$work/memoryd"
+else
+  go build -o "$work/memoryd" ./cmd/memoryd
+fi
 
 AGENTMEM_URL=$(start main "$KEYS")
 AGENTMEM_LIMITED_URL=$(start limited "$LIMITED_KEYS" RATE_LIMIT=1 RATE_LIMIT_BURST=2)

@@ -6,8 +6,9 @@
 //     server sends (the spec's schema is assignable to the client's type);
 //   - every request the client sends must be one the spec accepts (the
 //     client's type is assignable to the spec's schema).
-// The schema names below are those the spec is expected to use; rename
-// them here if the spec names a schema differently.
+// The schema names are the spec's (transport/contract/openapi.json).
+// openapi-typescript runs with --empty-objects-unknown: an object schema
+// without properties (metadata, a query expression) is any JSON object.
 import type { components } from "./openapi.js";
 import type * as T from "../src/types.js";
 
@@ -22,11 +23,11 @@ export type Responses = [
   Check<Assignable<S["CreateResult"], T.CreateResult>>,
   Check<Assignable<S["MemoryPage"], T.MemoryPage>>,
   Check<Assignable<S["SearchResponse"], T.SearchResponse>>,
-  Check<Assignable<S["PromptContext"], T.PromptContext>>,
-  Check<Assignable<S["Document"], T.Document>>,
+  Check<Assignable<S["ContextResult"], T.PromptContext>>,
+  Check<Assignable<S["DocumentStatus"], T.Document>>,
   Check<Assignable<S["DocumentPage"], T.DocumentPage>>,
-  Check<Assignable<S["MessagesResult"], T.MessagesResult>>,
-  Check<Assignable<S["KnowledgeSearchResponse"], T.KnowledgeSearchResponse>>,
+  Check<Assignable<S["MessagesResponse"], T.MessagesResult>>,
+  Check<Assignable<S["KnowledgeSearchResult"], T.KnowledgeSearchResponse>>,
   Check<Assignable<S["Problem"], T.Problem>>,
 ];
 

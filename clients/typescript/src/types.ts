@@ -9,6 +9,9 @@ export type MemoryType = "message" | "document" | "fragment" | "fact" | "descrip
 /** How long a memory is kept and how it ranks in a prompt context. */
 export type Durability = "core" | "standard" | "ephemeral";
 
+/** A fact's kind. */
+export type Kind = "fact" | "preference" | "interaction" | "summary" | "user_request" | "entity" | "interest";
+
 /** A search mode: which ranked lists are fused. */
 export type SearchMode = "full" | "hybrid" | "keyword" | "semantic" | "knowledge";
 
@@ -40,7 +43,7 @@ export type NewMemory = {
   /** Writes an org-level key's memory to that agent's scope. */
   agentId?: string;
   type?: MemoryType;
-  kind?: string;
+  kind?: Kind;
   /** The client's own key, unique per scope. */
   externalId?: string;
   entityId?: string;
@@ -111,7 +114,7 @@ export type Filter = {
   /** An agent's scope, or "_org" for the org scope only. */
   agentId?: string;
   documentId?: string;
-  durability?: string;
+  durability?: Durability;
   start?: number | string;
   end?: number | string;
   includeArchived?: boolean;
@@ -172,7 +175,8 @@ export type SearchResult = {
 /** A search's results and how they were ranked. */
 export type SearchResponse = {
   mode: string;
-  lists: string[];
+  /** The ranked lists that were fused (null when none ran). */
+  lists: string[] | null;
   results: SearchResult[];
   reranked: boolean;
   rerankError?: string;
@@ -201,7 +205,7 @@ export type ContextItem = {
 export type ContextSection = {
   name: string;
   tokens: number;
-  items: ContextItem[];
+  items: ContextItem[] | null;
 };
 
 /** An assembled prompt context and how the budget was spent. */
@@ -209,7 +213,7 @@ export type PromptContext = {
   context: string;
   budgetTokens: number;
   usedTokens: number;
-  sections: ContextSection[];
+  sections: ContextSection[] | null;
 };
 
 /** A document to ingest: text, or bytes (PDF, DOCX) sent as base64. */
@@ -246,7 +250,7 @@ export type DocumentPage = {
 
 /** The stored turns' ids, and whether extraction was queued. */
 export type MessagesResult = {
-  memories: CreateResult[];
+  memories: CreateResult[] | null;
   extractionQueued: boolean;
 };
 
@@ -274,15 +278,15 @@ export type KnowledgeSource = {
 /** What matched entities, topics and actions share. */
 export type KnowledgeItem = {
   score: number;
-  terms: string[];
+  terms: string[] | null;
   sourceCount: number;
-  sources: KnowledgeSource[];
+  sources: KnowledgeSource[] | null;
 };
 
 /** A matched entity. */
 export type KnowledgeEntity = KnowledgeItem & {
   name: string;
-  types: string[];
+  types: string[] | null;
   facets?: { name: string; value: string }[];
 };
 
@@ -294,7 +298,7 @@ export type KnowledgeTopic = KnowledgeItem & {
 
 /** A matched action. */
 export type KnowledgeAction = KnowledgeItem & {
-  verbs: string[];
+  verbs: string[] | null;
   tense?: string;
   subject?: string;
   object?: string;
@@ -306,16 +310,16 @@ export type KnowledgeAction = KnowledgeItem & {
 export type KnowledgeMemory = {
   memory: Memory;
   score: number;
-  terms: string[];
+  terms: string[] | null;
 };
 
 /** A knowledge search's answer; expression is what ran. */
 export type KnowledgeSearchResponse = {
-  expression: Record<string, unknown>;
-  entities: KnowledgeEntity[];
-  topics: KnowledgeTopic[];
-  actions: KnowledgeAction[];
-  memories: KnowledgeMemory[];
+  expression: Record<string, unknown> | null;
+  entities: KnowledgeEntity[] | null;
+  topics: KnowledgeTopic[] | null;
+  actions: KnowledgeAction[] | null;
+  memories: KnowledgeMemory[] | null;
   tookMs: number;
 };
 

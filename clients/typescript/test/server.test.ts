@@ -82,7 +82,7 @@ test("search modes carry each list's score and rank", { skip }, async (t) => {
       assert.equal(top.memory.id, target.id);
       assert.ok(top.score > 0);
       for (const l of lists) {
-        assert.ok(res.lists.includes(l), `lists ${res.lists}`);
+        assert.ok(res.lists?.includes(l), `lists ${res.lists}`);
         assert.equal(top.scores?.[l]?.rank, 1, `${l}: ${JSON.stringify(top.scores)}`);
       }
     });
@@ -99,15 +99,16 @@ test("messages and the prompt context", { skip }, async () => {
     { roomId: room, entityId: "dana", content: { text: `My flight to Lisbon leaves Friday ${u}` } },
     { roomId: room, entityId: "agent", content: { text: "Noted, I will remind you Thursday." } },
   ]);
-  assert.equal(res.memories.length, 2);
+  const turns = res.memories ?? [];
+  assert.equal(turns.length, 2);
   assert.equal(res.extractionQueued, true);
-  assert.equal((await mem.get(res.memories[0].id)).type, "message");
+  assert.equal((await mem.get(turns[0].id)).type, "message");
   await assert.rejects(mem.addMessages([{ roomId: room, content: { text: "no speaker" } }]),
     (e: unknown) => e instanceof BadRequestError && e.detail.includes("entityId"));
   const ctx = await mem.context({ query: "when does the Lisbon flight leave", roomId: room, budgetTokens: 500 });
   assert.ok(ctx.context.includes(`Lisbon leaves Friday ${u}`));
   assert.ok(ctx.usedTokens > 0 && ctx.usedTokens <= 500);
-  assert.ok(ctx.sections.some((s) => s.items.some((i) => i.id === res.memories[0].id)));
+  assert.ok((ctx.sections ?? []).some((s) => (s.items ?? []).some((i) => i.id === turns[0].id)));
 });
 
 test("knowledge search by expression and by question", { skip }, async () => {
@@ -115,10 +116,10 @@ test("knowledge search by expression and by question", { skip }, async () => {
   const room = `kn-${uniq()}`;
   const res = await mem.create({ type: "message", roomId: room, entityId: "ana", content: { text: "We are hiking the Dolomites in September" } });
   const byExpr = await mem.knowledgeSearch({ query: { select: { entity: { name: "Dolomites" } } }, filters: { roomId: room } });
-  assert.equal(byExpr.memories[0].memory.id, res.id);
-  assert.ok(byExpr.entities.some((e) => e.name.toLowerCase() === "dolomites" && e.sourceCount >= 1));
+  assert.equal(byExpr.memories?.[0]?.memory.id, res.id);
+  assert.ok((byExpr.entities ?? []).some((e) => e.name.toLowerCase() === "dolomites" && e.sourceCount >= 1));
   const byText = await mem.knowledgeSearch({ text: "Where is the hike?", filters: { roomId: room } });
-  assert.equal(byText.memories[0].memory.id, res.id);
+  assert.equal(byText.memories?.[0]?.memory.id, res.id);
   assert.ok(byText.expression);
   await assert.rejects(mem.knowledgeSearch({ query: { select: { entity: {} } } }),
     (e: unknown) => e instanceof BadRequestError && e.detail.includes("query.select.entity"));
