@@ -1,4 +1,7 @@
-"""The API's JSON shapes as TypedDicts (keys as on the wire, camelCase)."""
+"""The API's JSON shapes as TypedDicts (keys as on the wire, camelCase).
+
+A list the server may send as null (an empty one, from some endpoints) is
+typed ``list[...] | None``, as the OpenAPI document has it."""
 
 from __future__ import annotations
 
@@ -154,7 +157,7 @@ class SearchResponse(TypedDict):
     """A search's results and how they were ranked."""
 
     mode: str
-    lists: list[str]
+    lists: list[str] | None
     results: list[SearchResult]
     reranked: bool
     rerankError: NotRequired[str]
@@ -178,7 +181,7 @@ class ContextSection(TypedDict):
 
     name: str
     tokens: int
-    items: list[ContextItem]
+    items: list[ContextItem] | None
 
 
 class PromptContext(TypedDict):
@@ -187,7 +190,7 @@ class PromptContext(TypedDict):
     context: str
     budgetTokens: int
     usedTokens: int
-    sections: list[ContextSection]
+    sections: list[ContextSection] | None
 
 
 class Document(TypedDict):
@@ -219,7 +222,7 @@ class DocumentPage(TypedDict):
 class MessagesResult(TypedDict):
     """The stored turns' ids, and whether extraction was queued."""
 
-    memories: list[CreateResult]
+    memories: list[CreateResult] | None
     extractionQueued: bool
 
 
@@ -280,15 +283,15 @@ class KnowledgeMemory(TypedDict):
 
     memory: Memory
     score: float
-    terms: list[str]
+    terms: list[str] | None
 
 
 class KnowledgeSearchResponse(TypedDict):
     """A knowledge search's answer; expression is what ran."""
 
-    expression: dict[str, Any]
-    entities: list[KnowledgeEntity]
-    topics: list[KnowledgeTopic]
-    actions: list[KnowledgeAction]
-    memories: list[KnowledgeMemory]
+    expression: dict[str, Any] | None
+    entities: list[KnowledgeEntity] | None
+    topics: list[KnowledgeTopic] | None
+    actions: list[KnowledgeAction] | None
+    memories: list[KnowledgeMemory] | None
     tookMs: float
