@@ -7,7 +7,7 @@ QUERIES  ?= 300
 
 export PORT DATA_DIR
 
-.PHONY: help run invoke models build-lambdas synth deploy deploy-localstack destroy bench-embed bench-locomo bench-extract run-aws-local localstack-start localstack-stop localstack-test localstack-deploy localstack-up localstack-down localstack-test-docker build test test-short fuzz vet lint fmt bench-hostile bench-latency bench-latency-opensearch bench-load opensearch-start opensearch-stop clean
+.PHONY: test-clients help run invoke models build-lambdas synth deploy deploy-localstack destroy bench-embed bench-locomo bench-extract run-aws-local localstack-start localstack-stop localstack-test localstack-deploy localstack-up localstack-down localstack-test-docker build test test-short fuzz vet lint fmt bench-hostile bench-latency bench-latency-opensearch bench-load opensearch-start opensearch-stop clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -61,6 +61,9 @@ FUZZTIME      ?= 10m
 test: vet lint ## run every test against real local servers (OpenSearch, DynamoDB Local, ElasticMQ), race detector on, then the LocalStack stage and every fuzz target briefly (TEST_FUZZTIME)
 	scripts/test.sh
 	scripts/fuzz.sh $(TEST_FUZZTIME)
+
+test-clients: ## the Go, Python and TypeScript clients' suites against a real memoryd (scripts/clients-test.sh)
+	scripts/clients-test.sh
 
 fuzz: ## run every fuzz target for FUZZTIME each (default 10m) and print executions and results; a failing input lands in its package's testdata/fuzz
 	scripts/fuzz.sh $(FUZZTIME)

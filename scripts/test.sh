@@ -52,6 +52,10 @@ export SQS_ENDPOINT REQUIRE_SQS=1
 
 go test -race -count=1 "$@" ./...
 
+# The Python and TypeScript clients against the real memoryd (the Go
+# client's suite ran above, against a memoryd of its own).
+CLIENTS_SKIP_GO=1 scripts/clients-test.sh
+
 # The CDK app (its own module): synthesized for every stage and asserted.
 (cd infra && JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=1 go test -count=1 "$@" ./...)
 

@@ -1,0 +1,203 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// Create stores one memory. A duplicate (same content, or the same
+// ExternalID, in the scope) returns the existing id with Duplicate set.
+func (c *Client) Create(ctx context.Context, m NewMemory, opts ...RequestOptions) (CreateResult, error) {
+	var out CreateResult
+	_, err := c.do(ctx, call{op: "client.Create", write: true, method: http.MethodPost, path: "/v1/memories", body: m, opts: first(opts)}, &out)
+	return out, err
+}
+
+// CreateBatch stores up to 100 memories, all or nothing; the results are
+// in the order given.
+func (c *Client) CreateBatch(ctx context.Context, ms []NewMemory, opts ...RequestOptions) ([]CreateResult, error) {
+	var out struct {
+		Memories []CreateResult `json:"memories"`
+	}
+	body := struct {
+		Memories []NewMemory `json:"memories"`
+	}{ms}
+	_, err := c.do(ctx, call{op: "client.CreateBatch", write: true, method: http.MethodPost, path: "/v1/memories", body: body, opts: first(opts)}, &out)
+	return out.Memories, err
+}
+
+// PutByKey creates or replaces the memory whose ExternalID is key in the
+// caller's scope (PUT /v1/memories/by-key/{key}); created reports whether
+// it was new. Servers without the route answer not_found or
+// method_not_allowed.
+func (c *Client) PutByKey(ctx context.Context, key string, m NewMemory, opts ...RequestOptions) (mem *Memory, created bool, err error) {
+	if key == "" {
+		return nil, false, fmt.Errorf("client.PutByKey: key: required")
+	}
+	var raw json.RawMessage
+	res, err := c.do(ctx, call{op: "client.PutByKey", method: http.MethodPut, path: "/v1/memories/by-key/" + url.PathEscape(key), body: m, opts: first(opts)}, &raw)
+	if err != nil {
+		return nil, false, err
+	}
+	mem, created, err = decodePut(raw, res.status)
+	if err != nil {
+		return nil, false, fmt.Errorf("client.PutByKey: decoding the response: %w", err)
+	}
+	if mem.ContentHash == "" && mem.Content.Text == "" && mem.ID != "" {
+		// The answer named the memory without showing it.
+		if mem, err = c.Get(ctx, mem.ID); err != nil {
+			return nil, false, err
+		}
+	}
+	return mem, created, nil
+}
+
+// decodePut reads a put's answer: the memory, bare or as {"memory": ...},
+// or a create result; created is a 201, or the body's "created".
+func decodePut(raw json.RawMessage, status int) (*Memory, bool, error) {
+	var wrapped struct {
+		Memory  *Memory `json:"memory"`
+		Created *bool   `json:"created"`
+	}
+	if err := json.Unmarshal(raw, &wrapped); err != nil {
+		return nil, false, err
+	}
+	created := status == http.StatusCreated
+	if wrapped.Created != nil {
+		created = *wrapped.Created
+	}
+	if wrapped.Memory != nil {
+		return wrapped.Memory, created, nil
+	}
+	var m Memory
+	err := json.Unmarshal(raw, &m)
+	return &m, created, err
+}
+
+// Get returns memory id. Another org's or another agent's memory is
+// not_found, as a missing one.
+func (c *Client) Get(ctx context.Context, id string) (*Memory, error) {
+	var out Memory
+	if _, err := c.do(ctx, call{op: "client.Get", method: http.MethodGet, path: "/v1/memories/" + url.PathEscape(id)}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Update applies p to memory id and returns the memory as updated. With
+// RequestOptions.IfMatch it applies only over that version; a stale one
+// fails with an error IsStale reports.
+func (c *Client) Update(ctx context.Context, id string, p Patch, opts ...RequestOptions) (*Memory, error) {
+	var out Memory
+	if _, err := c.do(ctx, call{op: "client.Update", method: http.MethodPatch, path: "/v1/memories/" + url.PathEscape(id), body: p, opts: first(opts)}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Delete deletes memory id and everything derived from it.
+func (c *Client) Delete(ctx context.Context, id string) error {
+	_, err := c.do(ctx, call{op: "client.Delete", method: http.MethodDelete, path: "/v1/memories/" + url.PathEscape(id)}, nil)
+	return err
+}
+
+// DeleteWhere deletes every memory f selects (at least one field must be
+// set) and returns how many went.
+func (c *Client) DeleteWhere(ctx context.Context, f Filter) (int, error) {
+	var out struct {
+		Deleted int `json:"deleted"`
+	}
+	_, err := c.do(ctx, call{op: "client.DeleteWhere", method: http.MethodDelete, path: "/v1/memories", query: f.values()}, &out)
+	return out.Deleted, err
+}
+
+// List returns one page of the memories opts select, newest first.
+func (c *Client) List(ctx context.Context, opts ListOptions) (*MemoryPage, error) {
+	q := opts.Filter.values()
+	if opts.Limit > 0 {
+		q.Set("limit", strconv.Itoa(opts.Limit))
+	}
+	if opts.Cursor != "" {
+		q.Set("cursor", opts.Cursor)
+	}
+	var out MemoryPage
+	if _, err := c.do(ctx, call{op: "client.List", method: http.MethodGet, path: "/v1/memories", query: q}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Memories iterates over every memory opts select, newest first, reading
+// page after page (opts.Limit per page) as the loop goes on. An error ends
+// the iteration after it is yielded.
+func (c *Client) Memories(ctx context.Context, opts ListOptions) iter.Seq2[*Memory, error] {
+	return func(yield func(*Memory, error) bool) {
+		for {
+			page, err := c.List(ctx, opts)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for _, m := range page.Memories {
+				if !yield(m, nil) {
+					return
+				}
+			}
+			if page.NextCursor == "" {
+				return
+			}
+			opts.Cursor = page.NextCursor
+		}
+	}
+}
+
+// Count counts the memories f selects.
+func (c *Client) Count(ctx context.Context, f Filter) (int, error) {
+	var out struct {
+		Count int `json:"count"`
+	}
+	_, err := c.do(ctx, call{op: "client.Count", method: http.MethodGet, path: "/v1/memories/count", query: f.values()}, &out)
+	return out.Count, err
+}
+
+// values is f as query parameters.
+func (f Filter) values() url.Values {
+	q := url.Values{}
+	set := func(k, v string) {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	set("type", strings.Join(f.Type, ","))
+	set("kind", strings.Join(f.Kind, ","))
+	set("roomId", f.RoomID)
+	set("entityId", f.EntityID)
+	set("sessionId", f.SessionID)
+	set("agentId", f.AgentID)
+	set("documentId", f.DocumentID)
+	set("durability", f.Durability)
+	if f.Start != 0 {
+		q.Set("start", strconv.FormatInt(f.Start, 10))
+	}
+	if f.End != 0 {
+		q.Set("end", strconv.FormatInt(f.End, 10))
+	}
+	if f.IncludeArchived {
+		q.Set("includeArchived", "true")
+	}
+	return q
+}
+
+// first returns the first of opts, or the zero options.
+func first(opts []RequestOptions) RequestOptions {
+	if len(opts) > 0 {
+		return opts[0]
+	}
+	return RequestOptions{}
+}

@@ -1,0 +1,351 @@
+package client
+
+import "encoding/json"
+
+// Content is what a memory says.
+type Content struct {
+	Text        string       `json:"text"`
+	Source      string       `json:"source,omitempty"`
+	URL         string       `json:"url,omitempty"`
+	Action      string       `json:"action,omitempty"`
+	Attachments []Attachment `json:"attachments,omitempty"`
+}
+
+// Attachment is a file or link attached to a memory's content.
+type Attachment struct {
+	ID          string `json:"id,omitempty"`
+	URL         string `json:"url,omitempty"`
+	Title       string `json:"title,omitempty"`
+	Source      string `json:"source,omitempty"`
+	Description string `json:"description,omitempty"`
+	Text        string `json:"text,omitempty"`
+	ContentType string `json:"contentType,omitempty"`
+}
+
+// Memory is a stored memory as the API shows it. AgentID empty means the
+// memory belongs to the whole org.
+type Memory struct {
+	ID             string          `json:"id"`
+	OrgID          string          `json:"orgId"`
+	AgentID        string          `json:"agentId,omitempty"`
+	Type           string          `json:"type"`
+	Kind           string          `json:"kind,omitempty"`
+	ExternalID     string          `json:"externalId,omitempty"`
+	Content        Content         `json:"content"`
+	EntityID       string          `json:"entityId,omitempty"`
+	RoomID         string          `json:"roomId,omitempty"`
+	WorldID        string          `json:"worldId,omitempty"`
+	SessionID      string          `json:"sessionId,omitempty"`
+	Metadata       json.RawMessage `json:"metadata,omitempty"`
+	Context        string          `json:"context,omitempty"`
+	Importance     float64         `json:"importance"`
+	Durability     string          `json:"durability"`
+	Confidence     float64         `json:"confidence"`
+	DocumentID     string          `json:"documentId,omitempty"`
+	Position       *int            `json:"position,omitempty"`
+	ContentHash    string          `json:"contentHash"`
+	CreatedAt      int64           `json:"createdAt"`
+	IngestedAt     int64           `json:"ingestedAt,omitempty"`
+	UpdatedAt      int64           `json:"updatedAt"`
+	LastAccessedAt int64           `json:"lastAccessedAt,omitempty"`
+	AccessCount    int64           `json:"accessCount"`
+	Archived       bool            `json:"archived"`
+	// Version is the optimistic concurrency token (the ETag): pass it as
+	// RequestOptions.IfMatch to update only over this version.
+	Version int64 `json:"version"`
+}
+
+// NewMemory is a memory to store. Only Content.Text is required.
+type NewMemory struct {
+	// Scope "org" writes an agent-bound key's memory to the org scope.
+	Scope string `json:"scope,omitempty"`
+	// AgentID writes an org-level key's memory to that agent's scope.
+	AgentID string `json:"agentId,omitempty"`
+	// Type is message, document, fragment, fact, description or custom
+	// (the default).
+	Type string `json:"type,omitempty"`
+	// Kind qualifies a fact: fact, preference, interaction, summary,
+	// user_request, entity, interest.
+	Kind string `json:"kind,omitempty"`
+	// ExternalID is the client's own key, unique per scope: a second
+	// create with it is a duplicate.
+	ExternalID string          `json:"externalId,omitempty"`
+	Content    Content         `json:"content"`
+	EntityID   string          `json:"entityId,omitempty"`
+	RoomID     string          `json:"roomId,omitempty"`
+	WorldID    string          `json:"worldId,omitempty"`
+	SessionID  string          `json:"sessionId,omitempty"`
+	Metadata   json.RawMessage `json:"metadata,omitempty"`
+	Importance *float64        `json:"importance,omitempty"`
+	Durability string          `json:"durability,omitempty"`
+	Confidence *float64        `json:"confidence,omitempty"`
+	DocumentID string          `json:"documentId,omitempty"`
+	Position   *int            `json:"position,omitempty"`
+	// CreatedAt (ms since the epoch) imports history; default now.
+	CreatedAt int64 `json:"createdAt,omitempty"`
+}
+
+// CreateResult is the outcome of storing one memory: its id, and whether
+// it was already stored (the id is then the existing memory's).
+type CreateResult struct {
+	ID        string `json:"id"`
+	Duplicate bool   `json:"duplicate"`
+}
+
+// Patch changes a memory; nil fields are left as they are.
+type Patch struct {
+	Content    *Content         `json:"content,omitempty"`
+	Metadata   *json.RawMessage `json:"metadata,omitempty"`
+	Importance *float64         `json:"importance,omitempty"`
+	Durability *string          `json:"durability,omitempty"`
+}
+
+// Filter selects memories; zero fields select everything. Start and End
+// are milliseconds since the epoch, [Start, End) on createdAt.
+type Filter struct {
+	Type      []string `json:"type,omitempty"`
+	Kind      []string `json:"kind,omitempty"`
+	RoomID    string   `json:"roomId,omitempty"`
+	EntityID  string   `json:"entityId,omitempty"`
+	SessionID string   `json:"sessionId,omitempty"`
+	// AgentID narrows to one agent's scope, or "_org" to the org scope.
+	AgentID         string `json:"agentId,omitempty"`
+	DocumentID      string `json:"documentId,omitempty"`
+	Durability      string `json:"durability,omitempty"`
+	Start           int64  `json:"start,omitempty"`
+	End             int64  `json:"end,omitempty"`
+	IncludeArchived bool   `json:"includeArchived,omitempty"`
+}
+
+// ListOptions select and page a list of memories (newest first).
+type ListOptions struct {
+	Filter
+	// Limit is the page size (default 50, at most 1000).
+	Limit int
+	// Cursor is a page's NextCursor, to read the next page.
+	Cursor string
+}
+
+// MemoryPage is one page of a list; NextCursor is empty on the last.
+type MemoryPage struct {
+	Memories   []*Memory `json:"memories"`
+	NextCursor string    `json:"nextCursor"`
+}
+
+// SearchRequest is a search. Mode and Lists are exclusive.
+type SearchRequest struct {
+	Query string `json:"query"`
+	// Mode is full (the default), hybrid, keyword, semantic or knowledge.
+	Mode string `json:"mode,omitempty"`
+	// Lists names the ranked lists to fuse, in order of trust.
+	Lists []string `json:"lists,omitempty"`
+	// K is how many results (at most 100).
+	K int `json:"k,omitempty"`
+	// Threshold (0..1) drops weak semantic and keyword candidates.
+	Threshold float64 `json:"threshold,omitempty"`
+	Filters   *Filter `json:"filters,omitempty"`
+	// ExpandRelations appends the memories related to the results.
+	ExpandRelations bool `json:"expandRelations,omitempty"`
+	// Rerank, when false, turns the rerank stage off for this search.
+	Rerank *bool `json:"rerank,omitempty"`
+}
+
+// ListScore is a result's score and rank in one ranked list.
+type ListScore struct {
+	Score float64 `json:"score"`
+	Rank  int     `json:"rank"`
+}
+
+// Relation links two memories.
+type Relation struct {
+	FromID     string   `json:"fromId"`
+	Type       string   `json:"type"`
+	ToID       string   `json:"toId"`
+	Confidence float64  `json:"confidence"`
+	Provenance []string `json:"provenance,omitempty"`
+	CreatedAt  int64    `json:"createdAt"`
+}
+
+// SearchResult is one ranked memory: its final score and each list's.
+type SearchResult struct {
+	Memory *Memory `json:"memory"`
+	Score  float64 `json:"score"`
+	// Scores holds each list's (and the rerank stage's) score and rank.
+	Scores   map[string]ListScore `json:"scores,omitempty"`
+	Keyword  *ListScore           `json:"keyword,omitempty"`
+	Semantic *ListScore           `json:"semantic,omitempty"`
+	// RelatedTo is set on a memory added by ExpandRelations.
+	RelatedTo *Relation `json:"relatedTo,omitempty"`
+}
+
+// SearchResponse is a search's results and how they were ranked.
+type SearchResponse struct {
+	Mode        string         `json:"mode"`
+	Lists       []string       `json:"lists"`
+	Results     []SearchResult `json:"results"`
+	Reranked    bool           `json:"reranked"`
+	RerankError string         `json:"rerankError,omitempty"`
+	TookMs      float64        `json:"tookMs"`
+	// Degraded says what is degraded while the server re-embeds.
+	Degraded string `json:"degraded,omitempty"`
+}
+
+// ContextRequest asks for a prompt context within a token budget.
+type ContextRequest struct {
+	Query        string `json:"query"`
+	RoomID       string `json:"roomId,omitempty"`
+	BudgetTokens int    `json:"budgetTokens,omitempty"`
+}
+
+// ContextItem is one memory placed in a context, or in the structured
+// section one entity or topic (Kind and Name set, ID empty).
+type ContextItem struct {
+	ID     string  `json:"id,omitempty"`
+	Type   string  `json:"type,omitempty"`
+	Kind   string  `json:"kind,omitempty"`
+	Name   string  `json:"name,omitempty"`
+	Tokens int     `json:"tokens"`
+	Score  float64 `json:"score,omitempty"`
+}
+
+// ContextSection is one part of a context and its share of the budget.
+type ContextSection struct {
+	Name   string        `json:"name"`
+	Tokens int           `json:"tokens"`
+	Items  []ContextItem `json:"items"`
+}
+
+// PromptContext is an assembled context for a prompt.
+type PromptContext struct {
+	Context      string           `json:"context"`
+	BudgetTokens int              `json:"budgetTokens"`
+	UsedTokens   int              `json:"usedTokens"`
+	Sections     []ContextSection `json:"sections"`
+}
+
+// DocumentUpload is a document to ingest: text in Content, or binary
+// bytes (PDF, DOCX) in Data, sent as base64. Name's extension selects the
+// loader; posting a name again replaces the document.
+type DocumentUpload struct {
+	Name    string
+	Content string
+	Data    []byte
+	// Scope "org" or AgentID place it as for a memory.
+	Scope   string
+	AgentID string
+}
+
+// Document is a document's ingestion status.
+type Document struct {
+	ID      string `json:"id"`
+	OrgID   string `json:"orgId"`
+	AgentID string `json:"agentId,omitempty"`
+	Key     string `json:"key"`
+	Name    string `json:"name"`
+	// State is pending, indexed or failed (Reason says why).
+	State      string `json:"state"`
+	Reason     string `json:"reason,omitempty"`
+	Bytes      int    `json:"bytes"`
+	ETag       string `json:"etag,omitempty"`
+	Fragments  int    `json:"fragments"`
+	StartedAt  int64  `json:"startedAt"`
+	FinishedAt int64  `json:"finishedAt,omitempty"`
+	LoadMs     int64  `json:"loadMs"`
+	IndexMs    int64  `json:"indexMs"`
+}
+
+// DocumentPage is one page of documents; NextCursor is empty on the last.
+type DocumentPage struct {
+	Documents  []Document `json:"documents"`
+	NextCursor string     `json:"nextCursor"`
+}
+
+// MessagesResult is the answer to AddMessages: each turn's id, and whether
+// they were queued for fact extraction.
+type MessagesResult struct {
+	Memories         []CreateResult `json:"memories"`
+	ExtractionQueued bool           `json:"extractionQueued"`
+}
+
+// KnowledgeSearchRequest is a Structured RAG search: an expression
+// (Query, a JSON object) or a question (Text), exactly one.
+type KnowledgeSearchRequest struct {
+	Query   any     `json:"query,omitempty"`
+	Text    string  `json:"text,omitempty"`
+	Limit   int     `json:"limit,omitempty"`
+	Filters *Filter `json:"filters,omitempty"`
+}
+
+// KnowledgeSource is a memory an item was found in, with the sentence.
+type KnowledgeSource struct {
+	MemoryID string `json:"memoryId"`
+	Type     string `json:"type"`
+	Snippet  string `json:"snippet"`
+	Range    struct {
+		Start int `json:"start"`
+		End   int `json:"end"`
+	} `json:"range"`
+	RoomID    string `json:"roomId,omitempty"`
+	SessionID string `json:"sessionId,omitempty"`
+	EntityID  string `json:"entityId,omitempty"`
+	AgentID   string `json:"agentId,omitempty"`
+	CreatedAt int64  `json:"createdAt"`
+}
+
+// KnowledgeItem is what entities, topics and actions share.
+type KnowledgeItem struct {
+	Score       float64           `json:"score"`
+	Terms       []string          `json:"terms"`
+	SourceCount int               `json:"sourceCount"`
+	Sources     []KnowledgeSource `json:"sources"`
+}
+
+// Facet is a named property of an entity.
+type Facet struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// KnowledgeEntity is a matched entity.
+type KnowledgeEntity struct {
+	Name   string   `json:"name"`
+	Types  []string `json:"types"`
+	Facets []Facet  `json:"facets,omitempty"`
+	KnowledgeItem
+}
+
+// KnowledgeTopic is a matched topic or tag.
+type KnowledgeTopic struct {
+	Topic string `json:"topic"`
+	Tag   bool   `json:"tag,omitempty"`
+	KnowledgeItem
+}
+
+// KnowledgeAction is a matched action.
+type KnowledgeAction struct {
+	Verbs          []string `json:"verbs"`
+	Tense          string   `json:"tense,omitempty"`
+	Subject        string   `json:"subject,omitempty"`
+	Object         string   `json:"object,omitempty"`
+	IndirectObject string   `json:"indirectObject,omitempty"`
+	Negated        bool     `json:"negated,omitempty"`
+	KnowledgeItem
+}
+
+// KnowledgeMemory is a memory a knowledge search matched.
+type KnowledgeMemory struct {
+	Memory *Memory  `json:"memory"`
+	Score  float64  `json:"score"`
+	Terms  []string `json:"terms"`
+}
+
+// KnowledgeSearchResponse is a knowledge search's answer, each list best
+// first; Expression is the expression that ran (the translation of Text).
+type KnowledgeSearchResponse struct {
+	Expression json.RawMessage   `json:"expression"`
+	Entities   []KnowledgeEntity `json:"entities"`
+	Topics     []KnowledgeTopic  `json:"topics"`
+	Actions    []KnowledgeAction `json:"actions"`
+	Memories   []KnowledgeMemory `json:"memories"`
+	TookMs     float64           `json:"tookMs"`
+}

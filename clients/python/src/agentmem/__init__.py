@@ -1,0 +1,49 @@
+"""agentmem: the Python client of the agentmem long-term memory service.
+
+Client is synchronous, AsyncClient asynchronous; both retry 429 and 503
+(honouring Retry-After), send one Idempotency-Key per storing POST across
+its retries, and raise APIError subclasses that carry the API's error code.
+"""
+
+from ._client import AsyncClient, Client
+from ._errors import (
+    AgentMemError,
+    APIConnectionError,
+    APIError,
+    APITimeoutError,
+    AuthenticationError,
+    BadRequestError,
+    ConflictError,
+    InternalServerError,
+    NotFoundError,
+    PermissionDeniedError,
+    PreconditionFailedError,
+    RateLimitError,
+    ServiceUnavailableError,
+    error_from_response,
+)
+from ._types import (
+    Content,
+    CreateResult,
+    Document,
+    DocumentPage,
+    Filters,
+    KnowledgeSearchResponse,
+    Memory,
+    MemoryPage,
+    MessagesResult,
+    NewMemory,
+    Patch,
+    PromptContext,
+    SearchResponse,
+    SearchResult,
+)
+
+__all__ = [
+    "AsyncClient", "Client", "AgentMemError", "APIConnectionError", "APIError", "APITimeoutError",
+    "AuthenticationError", "BadRequestError", "ConflictError", "InternalServerError", "NotFoundError",
+    "PermissionDeniedError", "PreconditionFailedError", "RateLimitError", "ServiceUnavailableError",
+    "error_from_response", "Content", "CreateResult", "Document", "DocumentPage", "Filters",
+    "KnowledgeSearchResponse", "Memory", "MemoryPage", "MessagesResult", "NewMemory", "Patch",
+    "PromptContext", "SearchResponse", "SearchResult",
+]

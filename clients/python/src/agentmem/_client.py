@@ -1,0 +1,559 @@
+"""The sync and async clients, sharing how requests are built and read."""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import base64
+import random
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Callable, Iterator, Mapping, Sequence
+from urllib.parse import quote
+
+import httpx
+
+from ._errors import APIConnectionError, APIError, APITimeoutError, error_from_response
+from ._types import (
+    CreateResult,
+    Document,
+    DocumentPage,
+    Filters,
+    KnowledgeSearchResponse,
+    Memory,
+    MemoryPage,
+    MessagesResult,
+    NewMemory,
+    Patch,
+    PromptContext,
+    SearchResponse,
+)
+
+DEFAULT_TIMEOUT = 60.0
+DEFAULT_MAX_RETRIES = 3
+DEFAULT_RETRY_BASE = 0.2
+DEFAULT_RETRY_MAX = 5.0
+DEFAULT_MAX_RETRY_AFTER = 30.0
+
+# The list filters as keyword arguments, and their query parameters.
+_FILTER_PARAMS = {
+    "type": "type",
+    "kind": "kind",
+    "room_id": "roomId",
+    "entity_id": "entityId",
+    "session_id": "sessionId",
+    "agent_id": "agentId",
+    "document_id": "documentId",
+    "durability": "durability",
+    "start": "start",
+    "end": "end",
+    "include_archived": "includeArchived",
+}
+
+
+def _filter_params(filters: Mapping[str, Any]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for name, value in filters.items():
+        if name not in _FILTER_PARAMS:
+            raise TypeError(f"unknown filter {name!r}; one of {', '.join(_FILTER_PARAMS)}")
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        elif isinstance(value, (list, tuple)):
+            value = ",".join(value)
+        out[_FILTER_PARAMS[name]] = str(value)
+    return out
+
+
+def _seg(s: str) -> str:
+    return quote(s, safe="")
+
+
+def _drop_none(d: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if v is not None}
+
+
+@dataclass
+class _Request:
+    """One API call: what to send, and how to read a 2xx answer."""
+
+    method: str
+    path: str
+    params: dict[str, str] = field(default_factory=dict)
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    parse: Callable[[httpx.Response], Any] = lambda r: r.json() if r.content else None
+    # write marks a POST that stores something: it carries an
+    # Idempotency-Key (generated unless given), so a retry cannot store it
+    # twice; read-only POSTs (search, context) carry one only when given.
+    write: bool = False
+
+
+def _memory_and_created(r: httpx.Response) -> tuple[Memory, bool]:
+    """A put's answer: the memory, bare or as {"memory": ...}, or a create
+    result; created is a 201, or the body's "created"."""
+    data = r.json()
+    created = r.status_code == 201
+    if isinstance(data, dict) and isinstance(data.get("created"), bool):
+        created = data["created"]
+    if isinstance(data, dict) and isinstance(data.get("memory"), dict):
+        data = data["memory"]
+    return data, created
+
+
+def _shown(m: Mapping[str, Any]) -> bool:
+    """Whether a put's answer showed the memory, not only its id."""
+    return "content" in m or "contentHash" in m
+
+
+class _Requests:
+    """Builds each method's request; both clients send them."""
+
+    @staticmethod
+    def create(memory: NewMemory | str, idempotency_key: str | None) -> _Request:
+        body = {"content": {"text": memory}} if isinstance(memory, str) else memory
+        return _Request("POST", "/v1/memories", body=body, headers=_idem(idempotency_key), write=True)
+
+    @staticmethod
+    def create_batch(memories: Sequence[NewMemory], idempotency_key: str | None) -> _Request:
+        return _Request("POST", "/v1/memories", body={"memories": list(memories)}, headers=_idem(idempotency_key),
+                        parse=lambda r: r.json()["memories"], write=True)
+
+    @staticmethod
+    def put_by_key(key: str, memory: NewMemory | str) -> _Request:
+        if not key:
+            raise ValueError("key: required")
+        body = {"content": {"text": memory}} if isinstance(memory, str) else memory
+        return _Request("PUT", "/v1/memories/by-key/" + _seg(key), body=body, parse=_memory_and_created)
+
+    @staticmethod
+    def get(memory_id: str) -> _Request:
+        return _Request("GET", "/v1/memories/" + _seg(memory_id))
+
+    @staticmethod
+    def update(memory_id: str, patch: Patch, if_match: int | None) -> _Request:
+        headers = {"If-Match": f'"{if_match}"'} if if_match else {}
+        return _Request("PATCH", "/v1/memories/" + _seg(memory_id), body=patch, headers=headers)
+
+    @staticmethod
+    def delete(memory_id: str) -> _Request:
+        return _Request("DELETE", "/v1/memories/" + _seg(memory_id))
+
+    @staticmethod
+    def delete_where(filters: Mapping[str, Any]) -> _Request:
+        return _Request("DELETE", "/v1/memories", params=_filter_params(filters), parse=lambda r: r.json()["deleted"])
+
+    @staticmethod
+    def list(limit: int | None, cursor: str | None, filters: Mapping[str, Any]) -> _Request:
+        params = _filter_params(filters)
+        if limit is not None:
+            params["limit"] = str(limit)
+        if cursor:
+            params["cursor"] = cursor
+        return _Request("GET", "/v1/memories", params=params)
+
+    @staticmethod
+    def count(filters: Mapping[str, Any]) -> _Request:
+        return _Request("GET", "/v1/memories/count", params=_filter_params(filters), parse=lambda r: r.json()["count"])
+
+    @staticmethod
+    def search(query: str, **fields: Any) -> _Request:
+        body = _drop_none({"query": query, "mode": fields["mode"], "lists": fields["lists"], "k": fields["k"],
+                           "threshold": fields["threshold"], "filters": fields["filters"],
+                           "expandRelations": fields["expand_relations"], "rerank": fields["rerank"]})
+        return _Request("POST", "/v1/search", body=body)
+
+    @staticmethod
+    def context(query: str, room_id: str | None, budget_tokens: int | None) -> _Request:
+        return _Request("POST", "/v1/context", body=_drop_none({"query": query, "roomId": room_id, "budgetTokens": budget_tokens}))
+
+    @staticmethod
+    def knowledge_search(query: Mapping[str, Any] | None, text: str | None, limit: int | None,
+                         filters: Filters | None) -> _Request:
+        if (query is None) == (text is None):
+            raise ValueError("knowledge_search: give query (an expression) or text (a question), exactly one")
+        return _Request("POST", "/v1/knowledge/search",
+                        body=_drop_none({"query": query, "text": text, "limit": limit, "filters": filters}))
+
+    @staticmethod
+    def add_messages(messages: Sequence[NewMemory], idempotency_key: str | None) -> _Request:
+        return _Request("POST", "/v1/messages", body={"messages": list(messages)}, headers=_idem(idempotency_key), write=True)
+
+    @staticmethod
+    def upload_document(name: str, content: str | bytes, scope: str | None, agent_id: str | None,
+                        idempotency_key: str | None) -> _Request:
+        body: dict[str, Any] = _drop_none({"name": name, "scope": scope, "agentId": agent_id})
+        if isinstance(content, (bytes, bytearray)):
+            body["contentBase64"] = base64.b64encode(content).decode("ascii")
+        else:
+            body["content"] = content
+        return _Request("POST", "/v1/documents", body=body, headers=_idem(idempotency_key), write=True)
+
+    @staticmethod
+    def get_document(document_id: str) -> _Request:
+        return _Request("GET", "/v1/documents/" + _seg(document_id))
+
+    @staticmethod
+    def list_documents(limit: int | None, cursor: str | None) -> _Request:
+        return _Request("GET", "/v1/documents", params=_drop_none({"limit": None if limit is None else str(limit), "cursor": cursor or None}))
+
+    @staticmethod
+    def delete_document(document_id: str) -> _Request:
+        return _Request("DELETE", "/v1/documents/" + _seg(document_id))
+
+    @staticmethod
+    def healthz() -> _Request:
+        return _Request("GET", "/v1/healthz")
+
+
+def _idem(key: str | None) -> dict[str, str]:
+    return {"Idempotency-Key": key} if key else {}
+
+
+class _Base:
+    def __init__(self, base_url: str, api_key: str, *, max_retries: int, retry_base: float, retry_max: float,
+                 max_retry_after: float) -> None:
+        if not base_url.startswith(("http://", "https://")):
+            raise ValueError(f"base_url {base_url!r}: an http or https URL is required")
+        if not api_key:
+            raise ValueError("api_key: required")
+        self.base_url = base_url.rstrip("/")
+        self._headers = {"Authorization": f"Bearer {api_key}", "Accept": "application/json, application/problem+json",
+                         "User-Agent": "agentmem-python"}
+        self.max_retries = max_retries
+        self.retry_base = retry_base
+        self.retry_max = retry_max
+        self.max_retry_after = max_retry_after
+
+    def _prepare(self, req: _Request) -> dict[str, Any]:
+        headers = dict(req.headers)
+        if req.write and "Idempotency-Key" not in headers:
+            headers["Idempotency-Key"] = uuid.uuid4().hex  # one per call, the same on each retry
+        kw: dict[str, Any] = {"headers": headers, "params": req.params}
+        if req.body is not None:
+            kw["json"] = req.body
+        return kw
+
+    def _delay(self, attempt: int, err: APIError) -> float | None:
+        """Seconds to wait before retry number attempt, None to give up."""
+        if err.status not in (429, 503) or attempt > self.max_retries:
+            return None
+        if err.retry_after is not None and err.retry_after > 0:
+            return err.retry_after if err.retry_after <= self.max_retry_after else None
+        return random.uniform(0, min(self.retry_max, self.retry_base * 2 ** (attempt - 1)))
+
+
+def _check(r: httpx.Response) -> APIError | None:
+    if r.status_code >= 400:
+        return error_from_response(r.status_code, r.headers, r.content)
+    return None
+
+
+class Client(_Base):
+    """A synchronous client of one agentmem server with one API key.
+
+    timeout is in seconds (or an httpx.Timeout) for each request; 429 and
+    503 answers are retried up to max_retries times, waiting the server's
+    Retry-After (at most max_retry_after seconds) or a jittered backoff.
+    """
+
+    def __init__(self, base_url: str, api_key: str, *, timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+                 max_retries: int = DEFAULT_MAX_RETRIES, retry_base: float = DEFAULT_RETRY_BASE,
+                 retry_max: float = DEFAULT_RETRY_MAX, max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
+                 http_client: httpx.Client | None = None) -> None:
+        super().__init__(base_url, api_key, max_retries=max_retries, retry_base=retry_base, retry_max=retry_max,
+                         max_retry_after=max_retry_after)
+        self._http = http_client or httpx.Client(timeout=timeout)
+
+    def close(self) -> None:
+        """Closes the connection pool."""
+        self._http.close()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _send(self, req: _Request, timeout: float | None = None) -> Any:
+        kw = self._prepare(req)
+        if timeout is not None:
+            kw["timeout"] = timeout
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                r = self._http.request(req.method, self.base_url + req.path, headers={**self._headers, **kw["headers"]},
+                                       **{k: v for k, v in kw.items() if k != "headers"})
+            except httpx.TimeoutException as e:
+                raise APITimeoutError(f"{req.method} {req.path}: timed out") from e
+            except httpx.TransportError as e:
+                raise APIConnectionError(f"{req.method} {req.path}: {e}") from e
+            err = _check(r)
+            if err is None:
+                return req.parse(r)
+            delay = self._delay(attempt, err)
+            if delay is None:
+                raise err
+            time.sleep(delay)
+
+    def healthz(self) -> dict[str, Any]:
+        """The server's health report."""
+        return self._send(_Requests.healthz())
+
+    def create(self, memory: NewMemory | str, *, idempotency_key: str | None = None, timeout: float | None = None) -> CreateResult:
+        """Stores one memory (a str is its text); a duplicate returns the existing id."""
+        return self._send(_Requests.create(memory, idempotency_key), timeout)
+
+    def create_batch(self, memories: Sequence[NewMemory], *, idempotency_key: str | None = None,
+                     timeout: float | None = None) -> builtins.list[CreateResult]:
+        """Stores up to 100 memories, all or nothing, results in order."""
+        return self._send(_Requests.create_batch(memories, idempotency_key), timeout)
+
+    def put_by_key(self, key: str, memory: NewMemory | str, *, timeout: float | None = None) -> tuple[Memory, bool]:
+        """Creates or replaces the memory keyed key in the caller's scope; returns it and whether it was new."""
+        m, created = self._send(_Requests.put_by_key(key, memory), timeout)
+        return (m if _shown(m) else self.get(m["id"], timeout=timeout)), created
+
+    def get(self, memory_id: str, *, timeout: float | None = None) -> Memory:
+        """Returns a memory; another org's or agent's raises NotFoundError as a missing one."""
+        return self._send(_Requests.get(memory_id), timeout)
+
+    def update(self, memory_id: str, patch: Patch, *, if_match: int | None = None, timeout: float | None = None) -> Memory:
+        """Applies patch; with if_match (a version) only over that version (else an error whose is_stale is true)."""
+        return self._send(_Requests.update(memory_id, patch, if_match), timeout)
+
+    def delete(self, memory_id: str, *, timeout: float | None = None) -> None:
+        """Deletes a memory and everything derived from it."""
+        self._send(_Requests.delete(memory_id), timeout)
+
+    def delete_where(self, *, timeout: float | None = None, **filters: Any) -> int:
+        """Deletes the memories the filters select (at least one); returns how many."""
+        return self._send(_Requests.delete_where(filters), timeout)
+
+    def list(self, *, limit: int | None = None, cursor: str | None = None, timeout: float | None = None,
+             **filters: Any) -> MemoryPage:
+        """One page of memories, newest first (filters: room_id, entity_id, type, start, ...)."""
+        return self._send(_Requests.list(limit, cursor, filters), timeout)
+
+    def iter_memories(self, *, limit: int | None = None, timeout: float | None = None, **filters: Any) -> Iterator[Memory]:
+        """Every memory the filters select, newest first, page after page (limit per page)."""
+        cursor: str | None = None
+        while True:
+            page = self.list(limit=limit, cursor=cursor, timeout=timeout, **filters)
+            yield from page["memories"]
+            cursor = page.get("nextCursor")
+            if not cursor:
+                return
+
+    def count(self, *, timeout: float | None = None, **filters: Any) -> int:
+        """Counts the memories the filters select."""
+        return self._send(_Requests.count(filters), timeout)
+
+    def search(self, query: str, *, mode: str | None = None, lists: Sequence[str] | None = None, k: int | None = None,
+               threshold: float | None = None, filters: Filters | None = None, expand_relations: bool | None = None,
+               rerank: bool | None = None, timeout: float | None = None) -> SearchResponse:
+        """Ranks the memories the key sees for query; each result carries every list's score and rank."""
+        return self._send(_Requests.search(query, mode=mode, lists=lists, k=k, threshold=threshold, filters=filters,
+                                           expand_relations=expand_relations, rerank=rerank), timeout)
+
+    def context(self, query: str, *, room_id: str | None = None, budget_tokens: int | None = None,
+                timeout: float | None = None) -> PromptContext:
+        """A prompt context for query within the token budget."""
+        return self._send(_Requests.context(query, room_id, budget_tokens), timeout)
+
+    def knowledge_search(self, *, query: Mapping[str, Any] | None = None, text: str | None = None, limit: int | None = None,
+                         filters: Filters | None = None, timeout: float | None = None) -> KnowledgeSearchResponse:
+        """A Structured RAG search by expression (query) or question (text)."""
+        return self._send(_Requests.knowledge_search(query, text, limit, filters), timeout)
+
+    def add_messages(self, messages: Sequence[NewMemory], *, idempotency_key: str | None = None,
+                     timeout: float | None = None) -> MessagesResult:
+        """Stores conversation turns (entityId, the speaker, required) and queues fact extraction."""
+        return self._send(_Requests.add_messages(messages, idempotency_key), timeout)
+
+    def upload_document(self, name: str, content: str | bytes, *, scope: str | None = None, agent_id: str | None = None,
+                        idempotency_key: str | None = None, timeout: float | None = None) -> Document:
+        """Ingests a document: text, or bytes (PDF, DOCX) sent as base64; name's extension picks the loader."""
+        return self._send(_Requests.upload_document(name, content, scope, agent_id, idempotency_key), timeout)
+
+    def get_document(self, document_id: str, *, timeout: float | None = None) -> Document:
+        """A document's ingestion status."""
+        return self._send(_Requests.get_document(document_id), timeout)
+
+    def list_documents(self, *, limit: int | None = None, cursor: str | None = None,
+                       timeout: float | None = None) -> DocumentPage:
+        """One page of the documents the key sees."""
+        return self._send(_Requests.list_documents(limit, cursor), timeout)
+
+    def iter_documents(self, *, limit: int | None = None, timeout: float | None = None) -> Iterator[Document]:
+        """Every document the key sees, page after page."""
+        cursor: str | None = None
+        while True:
+            page = self.list_documents(limit=limit, cursor=cursor, timeout=timeout)
+            yield from page["documents"]
+            cursor = page.get("nextCursor")
+            if not cursor:
+                return
+
+    def delete_document(self, document_id: str, *, timeout: float | None = None) -> None:
+        """Deletes a document and its fragments."""
+        self._send(_Requests.delete_document(document_id), timeout)
+
+
+class AsyncClient(_Base):
+    """The asynchronous client: Client's methods, awaited. Cancelling the
+    awaiting task cancels the request (and any wait before a retry)."""
+
+    def __init__(self, base_url: str, api_key: str, *, timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+                 max_retries: int = DEFAULT_MAX_RETRIES, retry_base: float = DEFAULT_RETRY_BASE,
+                 retry_max: float = DEFAULT_RETRY_MAX, max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
+                 http_client: httpx.AsyncClient | None = None) -> None:
+        super().__init__(base_url, api_key, max_retries=max_retries, retry_base=retry_base, retry_max=retry_max,
+                         max_retry_after=max_retry_after)
+        self._http = http_client or httpx.AsyncClient(timeout=timeout)
+
+    async def aclose(self) -> None:
+        """Closes the connection pool."""
+        await self._http.aclose()
+
+    async def __aenter__(self) -> "AsyncClient":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def _send(self, req: _Request, timeout: float | None = None) -> Any:
+        kw = self._prepare(req)
+        if timeout is not None:
+            kw["timeout"] = timeout
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                r = await self._http.request(req.method, self.base_url + req.path, headers={**self._headers, **kw["headers"]},
+                                             **{k: v for k, v in kw.items() if k != "headers"})
+            except httpx.TimeoutException as e:
+                raise APITimeoutError(f"{req.method} {req.path}: timed out") from e
+            except httpx.TransportError as e:
+                raise APIConnectionError(f"{req.method} {req.path}: {e}") from e
+            err = _check(r)
+            if err is None:
+                return req.parse(r)
+            delay = self._delay(attempt, err)
+            if delay is None:
+                raise err
+            await asyncio.sleep(delay)
+
+    async def healthz(self) -> dict[str, Any]:
+        """The server's health report."""
+        return await self._send(_Requests.healthz())
+
+    async def create(self, memory: NewMemory | str, *, idempotency_key: str | None = None,
+                     timeout: float | None = None) -> CreateResult:
+        """Stores one memory (a str is its text); a duplicate returns the existing id."""
+        return await self._send(_Requests.create(memory, idempotency_key), timeout)
+
+    async def create_batch(self, memories: Sequence[NewMemory], *, idempotency_key: str | None = None,
+                           timeout: float | None = None) -> builtins.list[CreateResult]:
+        """Stores up to 100 memories, all or nothing, results in order."""
+        return await self._send(_Requests.create_batch(memories, idempotency_key), timeout)
+
+    async def put_by_key(self, key: str, memory: NewMemory | str, *, timeout: float | None = None) -> tuple[Memory, bool]:
+        """Creates or replaces the memory keyed key in the caller's scope; returns it and whether it was new."""
+        m, created = await self._send(_Requests.put_by_key(key, memory), timeout)
+        return (m if _shown(m) else await self.get(m["id"], timeout=timeout)), created
+
+    async def get(self, memory_id: str, *, timeout: float | None = None) -> Memory:
+        """Returns a memory; another org's or agent's raises NotFoundError as a missing one."""
+        return await self._send(_Requests.get(memory_id), timeout)
+
+    async def update(self, memory_id: str, patch: Patch, *, if_match: int | None = None,
+                     timeout: float | None = None) -> Memory:
+        """Applies patch; with if_match (a version) only over that version."""
+        return await self._send(_Requests.update(memory_id, patch, if_match), timeout)
+
+    async def delete(self, memory_id: str, *, timeout: float | None = None) -> None:
+        """Deletes a memory and everything derived from it."""
+        await self._send(_Requests.delete(memory_id), timeout)
+
+    async def delete_where(self, *, timeout: float | None = None, **filters: Any) -> int:
+        """Deletes the memories the filters select (at least one); returns how many."""
+        return await self._send(_Requests.delete_where(filters), timeout)
+
+    async def list(self, *, limit: int | None = None, cursor: str | None = None, timeout: float | None = None,
+                   **filters: Any) -> MemoryPage:
+        """One page of memories, newest first."""
+        return await self._send(_Requests.list(limit, cursor, filters), timeout)
+
+    async def iter_memories(self, *, limit: int | None = None, timeout: float | None = None,
+                            **filters: Any) -> AsyncIterator[Memory]:
+        """Every memory the filters select, newest first, page after page."""
+        cursor: str | None = None
+        while True:
+            page = await self.list(limit=limit, cursor=cursor, timeout=timeout, **filters)
+            for m in page["memories"]:
+                yield m
+            cursor = page.get("nextCursor")
+            if not cursor:
+                return
+
+    async def count(self, *, timeout: float | None = None, **filters: Any) -> int:
+        """Counts the memories the filters select."""
+        return await self._send(_Requests.count(filters), timeout)
+
+    async def search(self, query: str, *, mode: str | None = None, lists: Sequence[str] | None = None,
+                     k: int | None = None, threshold: float | None = None, filters: Filters | None = None,
+                     expand_relations: bool | None = None, rerank: bool | None = None,
+                     timeout: float | None = None) -> SearchResponse:
+        """Ranks the memories the key sees for query."""
+        return await self._send(_Requests.search(query, mode=mode, lists=lists, k=k, threshold=threshold, filters=filters,
+                                                 expand_relations=expand_relations, rerank=rerank), timeout)
+
+    async def context(self, query: str, *, room_id: str | None = None, budget_tokens: int | None = None,
+                      timeout: float | None = None) -> PromptContext:
+        """A prompt context for query within the token budget."""
+        return await self._send(_Requests.context(query, room_id, budget_tokens), timeout)
+
+    async def knowledge_search(self, *, query: Mapping[str, Any] | None = None, text: str | None = None,
+                               limit: int | None = None, filters: Filters | None = None,
+                               timeout: float | None = None) -> KnowledgeSearchResponse:
+        """A Structured RAG search by expression (query) or question (text)."""
+        return await self._send(_Requests.knowledge_search(query, text, limit, filters), timeout)
+
+    async def add_messages(self, messages: Sequence[NewMemory], *, idempotency_key: str | None = None,
+                           timeout: float | None = None) -> MessagesResult:
+        """Stores conversation turns and queues fact extraction."""
+        return await self._send(_Requests.add_messages(messages, idempotency_key), timeout)
+
+    async def upload_document(self, name: str, content: str | bytes, *, scope: str | None = None,
+                              agent_id: str | None = None, idempotency_key: str | None = None,
+                              timeout: float | None = None) -> Document:
+        """Ingests a document: text, or bytes sent as base64."""
+        return await self._send(_Requests.upload_document(name, content, scope, agent_id, idempotency_key), timeout)
+
+    async def get_document(self, document_id: str, *, timeout: float | None = None) -> Document:
+        """A document's ingestion status."""
+        return await self._send(_Requests.get_document(document_id), timeout)
+
+    async def list_documents(self, *, limit: int | None = None, cursor: str | None = None,
+                             timeout: float | None = None) -> DocumentPage:
+        """One page of the documents the key sees."""
+        return await self._send(_Requests.list_documents(limit, cursor), timeout)
+
+    async def iter_documents(self, *, limit: int | None = None, timeout: float | None = None) -> AsyncIterator[Document]:
+        """Every document the key sees, page after page."""
+        cursor: str | None = None
+        while True:
+            page = await self.list_documents(limit=limit, cursor=cursor, timeout=timeout)
+            for d in page["documents"]:
+                yield d
+            cursor = page.get("nextCursor")
+            if not cursor:
+                return
+
+    async def delete_document(self, document_id: str, *, timeout: float | None = None) -> None:
+        """Deletes a document and its fragments."""
+        await self._send(_Requests.delete_document(document_id), timeout)

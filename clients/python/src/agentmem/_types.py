@@ -1,0 +1,297 @@
+"""The API's JSON shapes as TypedDicts (keys as on the wire, camelCase).
+
+A list the server may send as null (an empty one, from some endpoints) is
+typed ``list[...] | None``, as the OpenAPI document has it."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NotRequired, Required, TypedDict
+
+MemoryType = Literal["message", "document", "fragment", "fact", "description", "custom"]
+SearchMode = Literal["full", "hybrid", "keyword", "semantic", "knowledge"]
+
+
+class Attachment(TypedDict, total=False):
+    """A file or link attached to a memory's content."""
+
+    id: str
+    url: str
+    title: str
+    source: str
+    description: str
+    text: str
+    contentType: str
+
+
+class Content(TypedDict, total=False):
+    """What a memory says; text is required."""
+
+    text: Required[str]
+    source: str
+    url: str
+    action: str
+    attachments: list[Attachment]
+
+
+class NewMemory(TypedDict, total=False):
+    """A memory to store; only content.text is required."""
+
+    content: Required[Content]
+    scope: Literal["org"]
+    agentId: str
+    type: MemoryType
+    kind: str
+    externalId: str
+    entityId: str
+    roomId: str
+    worldId: str
+    sessionId: str
+    metadata: dict[str, Any]
+    importance: float
+    durability: Literal["core", "standard", "ephemeral"]
+    confidence: float
+    documentId: str
+    position: int
+    createdAt: int
+
+
+class Memory(TypedDict):
+    """A stored memory; version is the If-Match token."""
+
+    id: str
+    orgId: str
+    agentId: NotRequired[str]
+    type: str
+    kind: NotRequired[str]
+    externalId: NotRequired[str]
+    content: Content
+    entityId: NotRequired[str]
+    roomId: NotRequired[str]
+    worldId: NotRequired[str]
+    sessionId: NotRequired[str]
+    metadata: NotRequired[dict[str, Any]]
+    context: NotRequired[str]
+    importance: float
+    durability: str
+    confidence: float
+    documentId: NotRequired[str]
+    position: NotRequired[int]
+    contentHash: str
+    createdAt: int
+    ingestedAt: NotRequired[int]
+    updatedAt: int
+    lastAccessedAt: NotRequired[int]
+    accessCount: int
+    archived: bool
+    version: int
+
+
+class CreateResult(TypedDict):
+    """A stored memory's id; duplicate when it was already stored."""
+
+    id: str
+    duplicate: bool
+
+
+class Patch(TypedDict, total=False):
+    """A change to a memory; absent keys are left as they are."""
+
+    content: Content
+    metadata: dict[str, Any]
+    importance: float
+    durability: Literal["core", "standard", "ephemeral"]
+
+
+class Filters(TypedDict, total=False):
+    """Selects memories in search and knowledge search (start/end: ms or RFC 3339)."""
+
+    type: list[str]
+    kind: list[str]
+    roomId: str
+    entityId: str
+    sessionId: str
+    agentId: str
+    documentId: str
+    durability: str
+    start: int | str
+    end: int | str
+    includeArchived: bool
+
+
+class MemoryPage(TypedDict):
+    """One page of a list; nextCursor is empty on the last."""
+
+    memories: list[Memory]
+    nextCursor: str
+
+
+class ListScore(TypedDict):
+    """A result's score and rank in one ranked list."""
+
+    score: float
+    rank: int
+
+
+class Relation(TypedDict, total=False):
+    """A link between two memories."""
+
+    fromId: str
+    type: str
+    toId: str
+    confidence: float
+    createdAt: int
+
+
+class SearchResult(TypedDict):
+    """One ranked memory with its final score and each list's."""
+
+    memory: Memory
+    score: float
+    scores: NotRequired[dict[str, ListScore]]
+    keyword: NotRequired[ListScore]
+    semantic: NotRequired[ListScore]
+    relatedTo: NotRequired[Relation]
+
+
+class SearchResponse(TypedDict):
+    """A search's results and how they were ranked."""
+
+    mode: str
+    lists: list[str] | None
+    results: list[SearchResult]
+    reranked: bool
+    rerankError: NotRequired[str]
+    tookMs: float
+    degraded: NotRequired[str]
+
+
+class ContextItem(TypedDict):
+    """A memory (id) or, in the structured section, an entity or topic (kind, name)."""
+
+    tokens: int
+    id: NotRequired[str]
+    type: NotRequired[str]
+    kind: NotRequired[str]
+    name: NotRequired[str]
+    score: NotRequired[float]
+
+
+class ContextSection(TypedDict):
+    """One part of a prompt context."""
+
+    name: str
+    tokens: int
+    items: list[ContextItem] | None
+
+
+class PromptContext(TypedDict):
+    """An assembled prompt context and how the budget was spent."""
+
+    context: str
+    budgetTokens: int
+    usedTokens: int
+    sections: list[ContextSection] | None
+
+
+class Document(TypedDict):
+    """A document's ingestion status (state: pending, indexed, failed)."""
+
+    id: str
+    orgId: str
+    agentId: NotRequired[str]
+    key: str
+    name: str
+    state: str
+    reason: NotRequired[str]
+    bytes: int
+    etag: NotRequired[str]
+    fragments: int
+    startedAt: int
+    finishedAt: NotRequired[int]
+    loadMs: int
+    indexMs: int
+
+
+class DocumentPage(TypedDict):
+    """One page of documents."""
+
+    documents: list[Document]
+    nextCursor: str
+
+
+class MessagesResult(TypedDict):
+    """The stored turns' ids, and whether extraction was queued."""
+
+    memories: list[CreateResult] | None
+    extractionQueued: bool
+
+
+class KnowledgeSource(TypedDict, total=False):
+    """A memory an item was found in, with the sentence."""
+
+    memoryId: str
+    type: str
+    snippet: str
+    range: dict[str, int]
+    roomId: str
+    sessionId: str
+    entityId: str
+    agentId: str
+    createdAt: int
+
+
+class KnowledgeEntity(TypedDict, total=False):
+    """A matched entity."""
+
+    name: str
+    types: list[str]
+    facets: list[dict[str, Any]]
+    score: float
+    terms: list[str]
+    sourceCount: int
+    sources: list[KnowledgeSource]
+
+
+class KnowledgeTopic(TypedDict, total=False):
+    """A matched topic or tag."""
+
+    topic: str
+    tag: bool
+    score: float
+    terms: list[str]
+    sourceCount: int
+    sources: list[KnowledgeSource]
+
+
+class KnowledgeAction(TypedDict, total=False):
+    """A matched action."""
+
+    verbs: list[str]
+    tense: str
+    subject: str
+    object: str
+    indirectObject: str
+    negated: bool
+    score: float
+    terms: list[str]
+    sourceCount: int
+    sources: list[KnowledgeSource]
+
+
+class KnowledgeMemory(TypedDict):
+    """A memory a knowledge search matched."""
+
+    memory: Memory
+    score: float
+    terms: list[str] | None
+
+
+class KnowledgeSearchResponse(TypedDict):
+    """A knowledge search's answer; expression is what ran."""
+
+    expression: dict[str, Any] | None
+    entities: list[KnowledgeEntity] | None
+    topics: list[KnowledgeTopic] | None
+    actions: list[KnowledgeAction] | None
+    memories: list[KnowledgeMemory] | None
+    tookMs: float

@@ -1,0 +1,41 @@
+// A type-level check of src/types.ts against the OpenAPI document:
+// `npm run types:check` generates spec/openapi.d.ts from
+// transport/contract/openapi.json with openapi-typescript, then compiles
+// this file, which fails when the two disagree:
+//   - every response the client reads must accept what the spec says the
+//     server sends (the spec's schema is assignable to the client's type);
+//   - every request the client sends must be one the spec accepts (the
+//     client's type is assignable to the spec's schema).
+// The schema names are the spec's (transport/contract/openapi.json).
+// openapi-typescript runs with --empty-objects-unknown: an object schema
+// without properties (metadata, a query expression) is any JSON object.
+import type { components } from "./openapi.js";
+import type * as T from "../src/types.js";
+
+type S = components["schemas"];
+/** Compiles only when A is assignable to B. */
+type Assignable<A, B> = [A] extends [B] ? true : false;
+type Check<X extends true> = X;
+
+// Responses: spec -> client.
+export type Responses = [
+  Check<Assignable<S["Memory"], T.Memory>>,
+  Check<Assignable<S["CreateResult"], T.CreateResult>>,
+  Check<Assignable<S["MemoryPage"], T.MemoryPage>>,
+  Check<Assignable<S["SearchResponse"], T.SearchResponse>>,
+  Check<Assignable<S["ContextResult"], T.PromptContext>>,
+  Check<Assignable<S["DocumentStatus"], T.Document>>,
+  Check<Assignable<S["DocumentPage"], T.DocumentPage>>,
+  Check<Assignable<S["MessagesResponse"], T.MessagesResult>>,
+  Check<Assignable<S["KnowledgeSearchResult"], T.KnowledgeSearchResponse>>,
+  Check<Assignable<S["Problem"], T.Problem>>,
+];
+
+// Requests: client -> spec.
+export type Requests = [
+  Check<Assignable<T.NewMemory, S["NewMemory"]>>,
+  Check<Assignable<T.Patch, S["Patch"]>>,
+  Check<Assignable<T.SearchRequest, S["SearchRequest"]>>,
+  Check<Assignable<T.ContextRequest, S["ContextRequest"]>>,
+  Check<Assignable<T.KnowledgeSearchRequest, S["KnowledgeSearchRequest"]>>,
+];

@@ -1,0 +1,300 @@
+// The client: fetch, retries on 429 and 503, one Idempotency-Key per POST,
+// AbortSignal on every call.
+import { APIError, ConnectionError, TimeoutError, errorFromResponse } from "./errors.js";
+import type {
+  ContextRequest, CreateResult, Document, DocumentPage, DocumentUpload, Filter, KnowledgeSearchRequest,
+  KnowledgeSearchResponse, ListOptions, Memory, MemoryPage, MessagesResult, NewMemory, Patch, PromptContext,
+  SearchRequest, SearchResponse,
+} from "./types.js";
+
+/** How a client is built. */
+export interface ClientOptions {
+  /** The server, e.g. "http://127.0.0.1:8080". */
+  baseUrl: string;
+  apiKey: string;
+  /** Retries of a request answered 429 or 503 (default 3; 0 turns them off). */
+  maxRetries?: number;
+  /** Base and ceiling (ms) of the jittered backoff used without a Retry-After (200, 5000). */
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+  /** The longest Retry-After (ms) the client waits for (30000); a longer one fails at once. */
+  maxRetryAfterMs?: number;
+  /** Each request's timeout in ms (60000; 0: none). */
+  timeoutMs?: number;
+  /** The fetch to use (default globalThis.fetch). */
+  fetch?: typeof fetch;
+}
+
+/** Per-call options. */
+export interface RequestOptions {
+  /** Aborts the call, and any wait before a retry. */
+  signal?: AbortSignal;
+  /** Replaces the client's timeout for this call (ms). */
+  timeoutMs?: number;
+  /** Replaces the key generated for a POST. */
+  idempotencyKey?: string;
+}
+
+/** Options of a conditional update. */
+export interface UpdateOptions extends RequestOptions {
+  /** Applies the patch only over this version (Memory.version). */
+  ifMatch?: number;
+}
+
+interface Call {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  path: string;
+  query?: Record<string, string>;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** A POST that stores something: it carries an Idempotency-Key (generated unless given), so a retry cannot store it twice. */
+  write?: boolean;
+}
+
+const FILTER_KEYS: (keyof Filter)[] = ["type", "kind", "roomId", "entityId", "sessionId", "agentId", "documentId",
+  "durability", "start", "end", "includeArchived"];
+
+function filterQuery(f: Filter): Record<string, string> {
+  const q: Record<string, string> = {};
+  for (const k of FILTER_KEYS) {
+    const v = f[k];
+    if (v === undefined || v === null || v === "") continue;
+    q[k] = Array.isArray(v) ? v.join(",") : String(v);
+  }
+  return q;
+}
+
+function seg(s: string): string {
+  return encodeURIComponent(s);
+}
+
+function toBase64(b: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000));
+  return btoa(s);
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** A client of one agentmem server with one API key. */
+export class AgentMemClient {
+  readonly baseUrl: string;
+  private readonly apiKey: string;
+  private readonly maxRetries: number;
+  private readonly retryBaseMs: number;
+  private readonly retryMaxMs: number;
+  private readonly maxRetryAfterMs: number;
+  private readonly timeoutMs: number;
+  private readonly fetchFn: typeof fetch;
+
+  constructor(opts: ClientOptions) {
+    if (!/^https?:\/\/./.test(opts.baseUrl ?? "")) throw new TypeError(`baseUrl ${JSON.stringify(opts.baseUrl)}: an http or https URL is required`);
+    if (!opts.apiKey) throw new TypeError("apiKey: required");
+    this.baseUrl = opts.baseUrl.replace(/\/+$/, "");
+    this.apiKey = opts.apiKey;
+    this.maxRetries = opts.maxRetries ?? 3;
+    this.retryBaseMs = opts.retryBaseMs ?? 200;
+    this.retryMaxMs = opts.retryMaxMs ?? 5000;
+    this.maxRetryAfterMs = opts.maxRetryAfterMs ?? 30000;
+    this.timeoutMs = opts.timeoutMs ?? 60000;
+    this.fetchFn = opts.fetch ?? globalThis.fetch.bind(globalThis);
+  }
+
+  /** Sends c, retrying 429 and 503, and returns the response and its parsed body. */
+  private async send<T>(c: Call, o: RequestOptions = {}): Promise<{ status: number; data: T }> {
+    let url = this.baseUrl + c.path;
+    if (c.query && Object.keys(c.query).length) url += "?" + new URLSearchParams(c.query).toString();
+    const headers: Record<string, string> = {
+      Authorization: `Bearer ${this.apiKey}`, Accept: "application/json, application/problem+json", ...c.headers,
+    };
+    if (c.body !== undefined) headers["Content-Type"] = "application/json";
+    if (o.idempotencyKey) headers["Idempotency-Key"] = o.idempotencyKey;
+    else if (c.write) headers["Idempotency-Key"] = crypto.randomUUID();
+    const body = c.body === undefined ? undefined : JSON.stringify(c.body);
+    const timeoutMs = o.timeoutMs ?? this.timeoutMs;
+    for (let attempt = 1; ; attempt++) {
+      const signals: AbortSignal[] = [];
+      if (o.signal) signals.push(o.signal);
+      const timeout = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined;
+      if (timeout) signals.push(timeout);
+      let res: Response;
+      let text: string;
+      try {
+        res = await this.fetchFn(url, { method: c.method, headers, body, signal: signals.length ? AbortSignal.any(signals) : undefined });
+        text = await res.text();
+      } catch (e) {
+        if (o.signal?.aborted) throw o.signal.reason;
+        if (timeout?.aborted) throw new TimeoutError(`${c.method} ${c.path}: timed out after ${timeoutMs} ms`, { cause: e });
+        throw new ConnectionError(`${c.method} ${c.path}: ${(e as Error).message}`, { cause: e });
+      }
+      if (res.status < 400) {
+        return { status: res.status, data: (text ? JSON.parse(text) : undefined) as T };
+      }
+      const err = errorFromResponse(res.status, res.headers, text);
+      const delay = this.delay(attempt, err);
+      if (delay === undefined) throw err;
+      await sleep(delay, o.signal);
+    }
+  }
+
+  /** Milliseconds before retry number attempt, undefined to give up. */
+  private delay(attempt: number, err: APIError): number | undefined {
+    if ((err.status !== 429 && err.status !== 503) || attempt > this.maxRetries) return undefined;
+    if (err.retryAfterMs !== undefined && err.retryAfterMs > 0) {
+      return err.retryAfterMs <= this.maxRetryAfterMs ? err.retryAfterMs : undefined;
+    }
+    return Math.random() * Math.min(this.retryMaxMs, this.retryBaseMs * 2 ** (attempt - 1));
+  }
+
+  private async data<T>(c: Call, o?: RequestOptions): Promise<T> {
+    return (await this.send<T>(c, o)).data;
+  }
+
+  /** The server's health report. */
+  healthz(o?: RequestOptions): Promise<Record<string, unknown>> {
+    return this.data({ method: "GET", path: "/v1/healthz" }, o);
+  }
+
+  /** Stores one memory (a string is its text); a duplicate returns the existing id. */
+  create(memory: NewMemory | string, o?: RequestOptions): Promise<CreateResult> {
+    const body = typeof memory === "string" ? { content: { text: memory } } : memory;
+    return this.data({ method: "POST", path: "/v1/memories", body, write: true }, o);
+  }
+
+  /** Stores up to 100 memories, all or nothing, results in order. */
+  async createBatch(memories: NewMemory[], o?: RequestOptions): Promise<CreateResult[]> {
+    return (await this.data<{ memories: CreateResult[] }>({ method: "POST", path: "/v1/memories", body: { memories }, write: true }, o)).memories;
+  }
+
+  /** Creates or replaces the memory keyed key in the caller's scope; created tells whether it was new. */
+  async putByKey(key: string, memory: NewMemory | string, o?: RequestOptions): Promise<{ memory: Memory; created: boolean }> {
+    if (!key) throw new TypeError("key: required");
+    const body = typeof memory === "string" ? { content: { text: memory } } : memory;
+    const res = await this.send<Record<string, unknown>>({ method: "PUT", path: "/v1/memories/by-key/" + seg(key), body }, o);
+    const created = typeof res.data.created === "boolean" ? res.data.created : res.status === 201;
+    let m = (typeof res.data.memory === "object" && res.data.memory ? res.data.memory : res.data) as unknown as Memory;
+    // An answer that names the memory without showing it: read it.
+    if (!("content" in m) && !("contentHash" in m)) m = await this.get((m as { id: string }).id, o);
+    return { memory: m, created };
+  }
+
+  /** A memory; another org's or agent's is NotFoundError, as a missing one. */
+  get(id: string, o?: RequestOptions): Promise<Memory> {
+    return this.data({ method: "GET", path: "/v1/memories/" + seg(id) }, o);
+  }
+
+  /** Applies patch; with ifMatch only over that version (else an APIError whose isStale is true). */
+  update(id: string, patch: Patch, o: UpdateOptions = {}): Promise<Memory> {
+    const headers: Record<string, string> = o.ifMatch ? { "If-Match": `"${o.ifMatch}"` } : {};
+    return this.data({ method: "PATCH", path: "/v1/memories/" + seg(id), body: patch, headers }, o);
+  }
+
+  /** Deletes a memory and everything derived from it. */
+  async delete(id: string, o?: RequestOptions): Promise<void> {
+    await this.send({ method: "DELETE", path: "/v1/memories/" + seg(id) }, o);
+  }
+
+  /** Deletes the memories f selects (at least one field); returns how many. */
+  async deleteWhere(f: Filter, o?: RequestOptions): Promise<number> {
+    return (await this.data<{ deleted: number }>({ method: "DELETE", path: "/v1/memories", query: filterQuery(f) }, o)).deleted;
+  }
+
+  /** One page of memories, newest first. */
+  list(opts: ListOptions = {}, o?: RequestOptions): Promise<MemoryPage> {
+    const query = filterQuery(opts);
+    if (opts.limit !== undefined) query.limit = String(opts.limit);
+    if (opts.cursor) query.cursor = opts.cursor;
+    return this.data({ method: "GET", path: "/v1/memories", query }, o);
+  }
+
+  /** Every memory opts select, newest first, page after page (opts.limit per page). */
+  async *memories(opts: ListOptions = {}, o?: RequestOptions): AsyncGenerator<Memory, void, undefined> {
+    let cursor = opts.cursor;
+    for (;;) {
+      const page = await this.list({ ...opts, cursor }, o);
+      yield* page.memories;
+      if (!page.nextCursor) return;
+      cursor = page.nextCursor;
+    }
+  }
+
+  /** Counts the memories f selects. */
+  async count(f: Filter = {}, o?: RequestOptions): Promise<number> {
+    return (await this.data<{ count: number }>({ method: "GET", path: "/v1/memories/count", query: filterQuery(f) }, o)).count;
+  }
+
+  /** Ranks the memories the key sees for req.query; each result carries every list's score and rank. */
+  search(req: SearchRequest, o?: RequestOptions): Promise<SearchResponse> {
+    return this.data({ method: "POST", path: "/v1/search", body: req }, o);
+  }
+
+  /** A prompt context for req.query within the token budget. */
+  context(req: ContextRequest, o?: RequestOptions): Promise<PromptContext> {
+    return this.data({ method: "POST", path: "/v1/context", body: req }, o);
+  }
+
+  /** A Structured RAG search by expression (query) or question (text). */
+  knowledgeSearch(req: KnowledgeSearchRequest, o?: RequestOptions): Promise<KnowledgeSearchResponse> {
+    if ((req.query === undefined) === (req.text === undefined)) {
+      return Promise.reject(new TypeError("knowledgeSearch: give query (an expression) or text (a question), exactly one"));
+    }
+    return this.data({ method: "POST", path: "/v1/knowledge/search", body: req }, o);
+  }
+
+  /** Stores conversation turns (entityId, the speaker, required) and queues fact extraction. */
+  addMessages(messages: NewMemory[], o?: RequestOptions): Promise<MessagesResult> {
+    return this.data({ method: "POST", path: "/v1/messages", body: { messages }, write: true }, o);
+  }
+
+  /** Ingests a document: text, or bytes sent as base64; the name's extension picks the loader. */
+  uploadDocument(d: DocumentUpload, o?: RequestOptions): Promise<Document> {
+    const body: Record<string, unknown> = { name: d.name };
+    if (typeof d.content === "string") body.content = d.content;
+    else body.contentBase64 = toBase64(d.content);
+    if (d.scope) body.scope = d.scope;
+    if (d.agentId) body.agentId = d.agentId;
+    return this.data({ method: "POST", path: "/v1/documents", body, write: true }, o);
+  }
+
+  /** A document's ingestion status. */
+  getDocument(id: string, o?: RequestOptions): Promise<Document> {
+    return this.data({ method: "GET", path: "/v1/documents/" + seg(id) }, o);
+  }
+
+  /** One page of the documents the key sees. */
+  listDocuments(page: { limit?: number; cursor?: string } = {}, o?: RequestOptions): Promise<DocumentPage> {
+    const query: Record<string, string> = {};
+    if (page.limit !== undefined) query.limit = String(page.limit);
+    if (page.cursor) query.cursor = page.cursor;
+    return this.data({ method: "GET", path: "/v1/documents", query }, o);
+  }
+
+  /** Every document the key sees, page after page. */
+  async *documents(page: { limit?: number } = {}, o?: RequestOptions): AsyncGenerator<Document, void, undefined> {
+    let cursor: string | undefined;
+    for (;;) {
+      const p = await this.listDocuments({ limit: page.limit, cursor }, o);
+      yield* p.documents;
+      if (!p.nextCursor) return;
+      cursor = p.nextCursor;
+    }
+  }
+
+  /** Deletes a document and its fragments. */
+  async deleteDocument(id: string, o?: RequestOptions): Promise<void> {
+    await this.send({ method: "DELETE", path: "/v1/documents/" + seg(id) }, o);
+  }
+}
