@@ -13,7 +13,9 @@ const PAGE = 30;
 
 /** render draws the view into root; args[0] opens that memory. */
 export function render(root, args) {
-  const filters = h('form', { class: 'filters card', 'aria-label': 'Filters' });
+  const filters = h('form', { class: 'filters', 'aria-label': 'Filters' });
+  // Open on wide screens; on a phone the list comes first.
+  const filterBox = h('details', { class: 'card', open: window.matchMedia('(min-width: 761px)').matches }, h('summary', {}, 'Filters'), filters);
   const list = h('ul', { class: 'list', id: 'memory-list', 'aria-label': 'Memories' });
   const status = h('div', { class: 'list-status' });
   const more = h('button', { type: 'button', class: 'ghost', hidden: true }, 'Load more');
@@ -45,7 +47,7 @@ export function render(root, args) {
   filters.addEventListener('reset', () => setTimeout(reload));
 
   root.append(h('div', { class: 'split' },
-    h('div', { class: 'col' }, creator, filters, list, status, more, sentinel),
+    h('div', { class: 'col' }, creator, filterBox, list, status, more, sentinel),
     detail));
 
   let cursor = '', busy = false, done = false, gen = 0;
@@ -76,6 +78,11 @@ export function render(root, args) {
           can('write') ? 'Clear the filters, or add a memory above.' : 'Clear the filters, or write memories through the API.'));
       }
       more.hidden = done;
+      // A page shorter than the screen leaves the sentinel in view, where
+      // the observer will not fire again: load on.
+      requestAnimationFrame(() => {
+        if (!done && g === gen && sentinel.getBoundingClientRect().top < window.innerHeight) next();
+      });
     } catch (e) {
       if (g === gen) clear(status, failed(e, () => { busy = false; next(); }));
     } finally {
@@ -89,7 +96,7 @@ export function render(root, args) {
   }
   function item(m) {
     const b = h('button', { type: 'button', class: 'item', 'data-id': m.id, onclick: () => open(m.id) },
-      h('span', { class: 'tags' }, h('span', { class: `badge t-${m.type}` }, m.type), m.kind ? h('span', { class: 'badge' }, m.kind) : null,
+      h('span', { class: 'tags' }, h('span', { class: `badge t-${m.type}` }, m.type), m.kind && m.kind !== m.type ? h('span', { class: 'badge' }, m.kind) : null,
         m.archived ? h('span', { class: 'badge warn' }, 'archived') : null, m.agentId ? h('span', { class: 'badge' }, 'agent ' + m.agentId) : null),
       h('span', { class: 'text' }, short(m.content && m.content.text)),
       h('span', { class: 'muted' }, time(m.createdAt)));
@@ -127,7 +134,7 @@ export function render(root, args) {
     }
     if (canDelete(m)) actions.append(h('button', { type: 'button', class: 'danger', id: 'delete', onclick: () => remove(m) }, 'Delete'));
     clear(detail,
-      h('div', { class: 'tags' }, h('span', { class: `badge t-${m.type}` }, m.type), m.kind ? h('span', { class: 'badge' }, m.kind) : null,
+      h('div', { class: 'tags' }, h('span', { class: `badge t-${m.type}` }, m.type), m.kind && m.kind !== m.type ? h('span', { class: 'badge' }, m.kind) : null,
         m.archived ? h('span', { class: 'badge warn' }, 'archived') : null),
       h('h2', { class: 'content', id: 'detail-text' }, m.content.text),
       actions,
@@ -237,6 +244,7 @@ function createForm(created) {
       clear(msg);
       toast(data.duplicate ? 'Already remembered: opened the existing memory' : 'Memory added');
       form.reset();
+      form.querySelector('details').open = false;
       created(data.id);
     } catch (e2) { clear(msg, failed(e2)); }
   } },
