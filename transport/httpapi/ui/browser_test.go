@@ -540,6 +540,14 @@ func TestExplorer(t *testing.T) {
 		b.wait("a fact beside its turn", `document.querySelectorAll('#transcript .fact').length >= 3`)
 		b.waitText("#transcript", "by rule")
 		b.shot("conversations", "#transcript")
+		// A fact opens in the memories view with its decision, its
+		// source turn, and the relation to it.
+		b.do("open a fact", chromedp.Click(chromedp.CSS("#transcript .fact a")))
+		b.waitText("#detail", "Extraction decision")
+		b.waitText("#detail", "Outgoing (1)")
+		b.waitText("#detail", "Extracted from")
+		b.settled("memories")
+		b.shot("memory-detail", "#detail")
 	})
 
 	run("operations", func(t *testing.T) {
