@@ -422,6 +422,38 @@ func TestExplorer(t *testing.T) {
 		b.settled("memories")
 	})
 
+	// The client reads errors in both shapes the API has used, and takes
+	// a stale If-Match as a conflict at 409 and at 412.
+	run("error shapes", func(t *testing.T) {
+		b.t = t
+		for _, tc := range []struct {
+			name, body string
+			status     int
+			want       string // code|message|conflict
+		}{
+			{"error object", `{"error":{"code":"conflict","message":"memory \"m\" is at version 2, not 1"}}`, 409, `conflict|memory "m" is at version 2, not 1|true`},
+			{"problem details", `{"type":"about:blank","title":"Precondition Failed","status":412,"detail":"memory \"m\" is at version 2, not 1","code":"precondition_failed"}`, 412, `precondition_failed|memory "m" is at version 2, not 1|true`},
+			{"problem without detail", `{"title":"Not Found","status":404,"code":"not_found"}`, 404, `not_found|Not Found|false`},
+			{"invalid field", `{"type":"about:blank","title":"Bad Request","status":400,"detail":"limit: must be between 1 and 1000","code":"invalid"}`, 400, `invalid|limit: must be between 1 and 1000|false`},
+			{"not JSON", `upstream timed out`, 504, `|upstream timed out|false`},
+		} {
+			expr := fmt.Sprintf(`import('/ui/api.js').then(m => {
+				const text = %q; let data = null; try { data = JSON.parse(text); } catch {}
+				const e = m.errorOf(%d, data, text);
+				return [e.code, e.message, m.isConflict(e)].join('|');
+			})`, tc.body, tc.status)
+			ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+			got, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr, chromedp.EvalAwaitPromise))
+			cancel()
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			if got != tc.want {
+				t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+			}
+		}
+	})
+
 	var id string
 	const text = "Priya's passport renews in June 2027"
 	run("create and find in search", func(t *testing.T) {
