@@ -50,6 +50,11 @@ SQS_ENDPOINT=$(scripts/elasticmq.sh start)
 started+=(elasticmq)
 export SQS_ENDPOINT REQUIRE_SQS=1
 
+# Headless Chromium (Debian's package, through apt) for the explorer's
+# browser tests; see scripts/browser.sh.
+CHROME_PATH=$(scripts/browser.sh install)
+export CHROME_PATH REQUIRE_BROWSER=1
+
 go test -race -count=1 "$@" ./...
 
 # The Python and TypeScript clients against the real memoryd (the Go

@@ -96,6 +96,9 @@ func New(svc *service.Service, auth Authenticator, log *slog.Logger, opts ...Opt
 		o(s)
 	}
 	s.route("GET /v1/healthz", s.healthz, public)
+	s.route("GET /v1/whoami", s.whoami, public)
+	s.route("GET /ui/", s.ui(), public)
+	s.route("GET /ui", s.ui(), public)
 	s.route("POST /v1/memories", s.createMemories, memory.GrantWrite)
 	s.route("GET /v1/memories", s.listMemories, memory.GrantRead)
 	s.route("DELETE /v1/memories", s.deleteMemories, memory.GrantDelete)
@@ -103,6 +106,8 @@ func New(svc *service.Service, auth Authenticator, log *slog.Logger, opts ...Opt
 	s.route("GET /v1/memories/{id}", s.getMemory, memory.GrantRead)
 	s.route("PATCH /v1/memories/{id}", s.patchMemory, memory.GrantWrite)
 	s.route("DELETE /v1/memories/{id}", s.deleteMemory, memory.GrantDelete)
+	s.route("GET /v1/memories/{id}/relations", s.memoryRelations, memory.GrantRead)
+	s.route("POST /v1/memories/{id}/archive", s.archiveMemory, memory.GrantWrite)
 	s.route("POST /v1/search", s.search, memory.GrantRead)
 	s.route("POST /v1/context", s.context, memory.GrantRead)
 	s.route("POST /v1/forget", s.forget, memory.GrantDelete)
