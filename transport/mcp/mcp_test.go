@@ -269,12 +269,6 @@ func toolNames(t *testing.T, s *sdk.ClientSession) []string {
 	return names
 }
 
-type recallOut struct {
-	Results []struct {
-		ID, Text, AgentID string
-	}
-}
-
 func ids[T any](items []T, id func(T) string) []string {
 	var out []string
 	for _, it := range items {
