@@ -88,8 +88,12 @@ func Proxy(ctx context.Context, t sdk.Transport, o ProxyOptions) error {
 // with a tool result: its own JSON-RPC error as it is, anything else (the
 // server unreachable, the key refused) with the contract's code.
 func proxyError(url string, err error) error {
+	// The standard codes (-32700 to -32600) are the server's answers (an
+	// unknown tool, invalid params); the SDK's client marks its own
+	// failures to deliver a call (rejected by the transport, closing)
+	// with other codes, which are the server's absence here.
 	var wire *jsonrpc.Error
-	if errors.As(err, &wire) {
+	if errors.As(err, &wire) && wire.Code >= -32700 && wire.Code <= -32600 {
 		return wire
 	}
 	k := contract.Kind(memory.EUNAVAILABLE)
