@@ -44,10 +44,10 @@ func TestIsolation(t *testing.T) {
 		mustCall(t, sess[who], mcp.ToolList, args, &page)
 		return ids(page.Memories, func(m mcp.Memory) string { return m.ID })
 	}
-	recalled := func(who string, v *victim) []string {
+	recalled := func(who string, v *victim, mode string) []string {
 		t.Helper()
 		var out mcp.RecallOutput
-		mustCall(t, sess[who], mcp.ToolRecall, map[string]any{"query": v.query, "mode": "keyword", "k": 100}, &out)
+		mustCall(t, sess[who], mcp.ToolRecall, map[string]any{"query": v.query, "mode": mode, "k": 100}, &out)
 		return ids(out.Results, func(r mcp.RecallResult) string { return r.ID })
 	}
 	contextOf := func(who string, v *victim) string {
@@ -82,11 +82,13 @@ func TestIsolation(t *testing.T) {
 				run  func(t *testing.T)
 			}{
 				{mcp.ToolRecall, func(t *testing.T) {
-					if !slices.Contains(recalled(v.owner, v), v.id) {
-						t.Fatalf("the owner does not recall %s", v.id)
-					}
-					if got := recalled(tc.who, v); slices.Contains(got, v.id) {
-						t.Fatalf("%s recalls %s", tc.who, v.id)
+					for _, mode := range []string{"full", "hybrid", "semantic", "keyword", "knowledge"} {
+						if (mode == "full" || mode == "hybrid" || mode == "keyword") && !slices.Contains(recalled(v.owner, v, mode), v.id) { // the lists that match its words
+							t.Fatalf("the owner does not recall %s in %s mode", v.id, mode)
+						}
+						if got := recalled(tc.who, v, mode); slices.Contains(got, v.id) {
+							t.Fatalf("%s recalls %s in %s mode", tc.who, v.id, mode)
+						}
 					}
 				}},
 				{mcp.ToolList, func(t *testing.T) {
