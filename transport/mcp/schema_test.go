@@ -5,11 +5,15 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/agentmem/agentmem/auth"
 	"github.com/agentmem/agentmem/embed/hashing"
 	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/transport/httpapi"
 	"github.com/agentmem/agentmem/transport/mcp"
 	"github.com/agentmem/agentmem/wiring/local"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -106,6 +110,54 @@ func TestSchemas(t *testing.T) {
 			if !slices.Contains(enum, v) {
 				t.Errorf("%s.%s enum %v lacks %v", tc.tool, tc.prop, enum, v)
 			}
+		}
+	}
+}
+
+// BenchmarkForCaller is what a server per request would cost (the SDK
+// validates each tool's schemas as it is added): why Handler shares one
+// server and passes the caller in the context.
+func BenchmarkForCaller(b *testing.B) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	bk, err := local.Open(context.Background(), b.TempDir(), hashing.New(64), log)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer bk.Close()
+	s := mcp.New(bk.Service, mcp.WithKnowledge(bk.Knowledge))
+	r := mcp.Request{Caller: memory.Caller{OrgID: "o", Grants: memory.AllGrants}}
+	b.ReportAllocs()
+	for b.Loop() {
+		s.ForCaller(r)
+	}
+}
+
+// BenchmarkHandlerToolsList is one stateless MCP request over HTTP
+// (tools/list), through the API's mount and authentication.
+func BenchmarkHandlerToolsList(b *testing.B) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	bk, err := local.Open(context.Background(), b.TempDir(), hashing.New(64), log)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer bk.Close()
+	const key = "bench-key-00000000000"
+	km, err := auth.ParseKeys(key + "=org-bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	api := httpapi.New(bk.Service, km, log, httpapi.WithMount("/mcp", mcp.New(bk.Service, mcp.WithKnowledge(bk.Knowledge)).Handler()))
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`
+	b.ReportAllocs()
+	for b.Loop() {
+		req := httptest.NewRequest("POST", "/mcp", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		rec := httptest.NewRecorder()
+		api.ServeHTTP(rec, req)
+		if rec.Code != 200 || !strings.Contains(rec.Body.String(), `"recall"`) {
+			b.Fatalf("%d %s", rec.Code, rec.Body)
 		}
 	}
 }

@@ -50,6 +50,10 @@ type Server struct {
 	version   string
 	tools     []tool
 	cache     *sdk.SchemaCache
+	// shared serves every HTTP request, its caller in the context: a
+	// server per request would cost the SDK's validation of every tool's
+	// schemas each time (BenchmarkForCaller).
+	shared *sdk.Server
 }
 
 // Option configures a Server.
@@ -83,6 +87,7 @@ func New(svc *service.Service, opts ...Option) *Server {
 		o(s)
 	}
 	s.tools = s.toolTable()
+	s.shared = s.newServer(nil)
 	return s
 }
 
@@ -99,14 +104,28 @@ type Request struct {
 // ForCaller returns an MCP server whose tools act for r.Caller. Its tool
 // list shows the tools the caller's key is granted; a call to another
 // tool fails with forbidden.
-func (s *Server) ForCaller(r Request) *sdk.Server {
+func (s *Server) ForCaller(r Request) *sdk.Server { return s.newServer(&r) }
+
+// newServer returns a server whose tools act for bound, or, when bound is
+// nil, for the Request in each call's context (Handler); with neither,
+// every call fails as unauthorized.
+func (s *Server) newServer(bound *Request) *sdk.Server {
 	srv := sdk.NewServer(&sdk.Implementation{Name: Name, Title: "agentmem long-term memory", Version: s.version},
 		&sdk.ServerOptions{Instructions: instructions, SchemaCache: s.cache}) // no Logger: the SDK logs every stateless session at info
 	for _, t := range s.tools {
-		t.add(srv, r)
+		t.add(srv, bound)
 	}
-	srv.AddReceivingMiddleware(s.middleware(r.Caller))
+	srv.AddReceivingMiddleware(s.middleware(bound))
 	return srv
+}
+
+// requestOf is the request a call acts for: bound, else the context's.
+func requestOf(ctx context.Context, bound *Request) Request {
+	if bound != nil {
+		return *bound
+	}
+	r, _ := ctx.Value(callerKey{}).(Request)
+	return r
 }
 
 // instructions tell the model what the server is for.
@@ -119,9 +138,10 @@ const ErrorMeta = "agentmem/error"
 
 // middleware hides from tools/list the tools c's key is not granted, and
 // adds the code of a failed tool call to its result's _meta.
-func (s *Server) middleware(c memory.Caller) sdk.Middleware {
+func (s *Server) middleware(bound *Request) sdk.Middleware {
 	return func(next sdk.MethodHandler) sdk.MethodHandler {
 		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			c := requestOf(ctx, bound).Caller
 			res, err := next(ctx, method, req)
 			switch r := res.(type) {
 			case *sdk.ListToolsResult:
@@ -162,10 +182,7 @@ type callerKey struct{}
 // (no long-lived event stream), so that it runs behind API Gateway and on
 // any replica.
 func (s *Server) Handler() func(w http.ResponseWriter, r *http.Request, c memory.Caller) {
-	h := sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
-		req, _ := r.Context().Value(callerKey{}).(Request)
-		return s.ForCaller(req)
-	}, &sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: MaxBodyBytes})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.shared }, &sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: MaxBodyBytes})
 	return func(w http.ResponseWriter, r *http.Request, c memory.Caller) {
 		req := Request{Caller: c, KeyID: keyID(r), RequestID: w.Header().Get("X-Request-Id")}
 		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, req)))

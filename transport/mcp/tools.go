@@ -30,7 +30,7 @@ const (
 type tool struct {
 	name  string
 	grant memory.Grants
-	add   func(srv *sdk.Server, r Request)
+	add   func(srv *sdk.Server, bound *Request)
 }
 
 // toolTable is every tool the server has.
@@ -101,9 +101,13 @@ func define[In, Out any](s *Server, name, title, doc string, grant memory.Grants
 	run func(ctx context.Context, r Request, in In) (Out, error)) tool {
 	def := &sdk.Tool{Name: name, Title: title, Description: doc, Annotations: ann,
 		InputSchema: schemaFor[In](e), OutputSchema: schemaFor[Out](nil)}
-	return tool{name: name, grant: grant, add: func(srv *sdk.Server, r Request) {
+	return tool{name: name, grant: grant, add: func(srv *sdk.Server, bound *Request) {
 		sdk.AddTool(srv, def, func(ctx context.Context, _ *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
 			var zero Out
+			r := requestOf(ctx, bound)
+			if err := r.Caller.Valid(); err != nil {
+				return nil, zero, s.toolErr(ctx, r, err)
+			}
 			if !r.Caller.Grants.Has(grant) {
 				return nil, zero, s.toolErr(ctx, r, memory.Errorf(memory.EFORBIDDEN, "%s: this key is not granted %s (it holds: %s)", name, grant, grantList(r.Caller.Grants)))
 			}
