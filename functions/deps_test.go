@@ -48,7 +48,7 @@ func TestLambdasLinkOnlyWhatTheyUse(t *testing.T) {
 		must    []string
 		mustNot []string
 	}{
-		{"api", []string{lambda, openSearch, dynamoDB, bedrock, sqs, ingest, consolidate, mod + "transport/httpapi", mod + "wiring/rerank"},
+		{"api", []string{lambda, openSearch, dynamoDB, bedrock, sqs, ingest, consolidate, mod + "transport/httpapi", mod + "transport/mcp", mod + "wiring/rerank"},
 			[]string{s3, mod + "wiring/extraction"}},
 		{"authorizer", []string{lambda, dynamoDB, mod + "auth", mod + "transport/authorizer"},
 			[]string{pdf, openSearch, bedrock, s3, sqs, mod + "service", mod + "pipeline", mod + "transport/httpapi", mod + "wiring"}},

@@ -244,6 +244,9 @@ func NewStack(scope constructs.Construct, id string, p Props) awscdk.Stack {
 
 	// API: REST, every method behind the request authorizer (cached five
 	// minutes per key), access logs, throttling, a usage plan for tenants.
+	// The proxy resource sends every path to the API function, /v1/* and
+	// the MCP server at /mcp alike (streamable HTTP, stateless, JSON
+	// responses: nothing outlives a request, as API Gateway requires).
 	accessLogs := awslogs.NewLogGroup(stack, jsii.String("ApiAccessLogs"), &awslogs.LogGroupProps{
 		Retention: st.LogRetention, RemovalPolicy: removal,
 	})

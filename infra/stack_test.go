@@ -130,6 +130,14 @@ func TestStack(t *testing.T) {
 				"Quota": map[string]any{"Limit": Stages[stage].TenantDailyQuota, "Period": "DAY"},
 			}))
 			tmpl.HasResourceProperties(jsii.String("AWS::ApiGateway::Method"), props(map[string]any{"AuthorizationType": "CUSTOM"}))
+			// Every path, /mcp included, goes to the API function behind the
+			// authorizer: the proxy resource's ANY method.
+			tmpl.HasResourceProperties(jsii.String("AWS::ApiGateway::Resource"), props(map[string]any{"PathPart": "{proxy+}"}))
+			tmpl.HasResourceProperties(jsii.String("AWS::ApiGateway::Method"), props(map[string]any{
+				"HttpMethod": "ANY", "AuthorizationType": "CUSTOM", "AuthorizerId": assertions.Match_AnyValue(),
+				"ResourceId":  assertions.Match_ObjectLike(&map[string]any{"Ref": assertions.Match_StringLikeRegexp(jsii.String("proxy"))}),
+				"Integration": assertions.Match_ObjectLike(&map[string]any{"Type": "AWS_PROXY"}),
+			}))
 
 			// Functions: Go on provided.al2023, arm64, each with its own role and log group.
 			res := raw["Resources"].(map[string]any)

@@ -32,6 +32,9 @@ commands:
                (keys ORG/AGENT-or-_org/relative/path), with a progress bar and a summary
   knowledge    search|entities|topics|terms -org ORG [flags]: explore an org's knowledge
                (memctl knowledge for the flags)
+  mcp          [-url URL] [-key KEY]: serve MCP over stdio for desktop clients, as a
+               proxy onto a running server's /mcp (env AGENTMEM_URL, AGENTMEM_API_KEY;
+               default the local server and the development key of DATA_DIR)
   status       [-url URL]: a running server's health: degraded or not, and the
                progress of a re-embedding after a model change (default URL
                http://127.0.0.1:PORT)`
@@ -59,6 +62,8 @@ func main() {
 		err = knowledgeCmd(ctx, os.Args[2:], os.Stdout)
 	case "status":
 		err = status(ctx, os.Args[2:])
+	case "mcp":
+		err = mcpCmd(ctx, os.Args[2:])
 	default:
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)

@@ -4,7 +4,9 @@
 // with document ingestion, the admin endpoints (consolidation, API keys,
 // usage, extraction settings), per-org quotas and the reranker RERANKER
 // names; with
-// EXTRACT_QUEUE_URL, POST /v1/messages queues extraction jobs on SQS.
+// EXTRACT_QUEUE_URL, POST /v1/messages queues extraction jobs on SQS. It
+// serves the MCP server at /mcp too (stateless, JSON responses), behind
+// the same authorizer.
 package main
 
 import (
@@ -15,6 +17,7 @@ import (
 	"github.com/agentmem/agentmem/queue/sqs"
 	"github.com/agentmem/agentmem/telemetry"
 	"github.com/agentmem/agentmem/transport/httpapi"
+	"github.com/agentmem/agentmem/transport/mcp"
 	"github.com/agentmem/agentmem/wiring/aws"
 	"github.com/agentmem/agentmem/wiring/consolidation"
 	"github.com/agentmem/agentmem/wiring/ingestion"
@@ -33,7 +36,8 @@ func main() {
 		Usage: b.Store, Overrides: b.Store, UsageTTL: cfg.Quotas.UsageTTL}
 	opts := []httpapi.Option{httpapi.WithDocuments(docs), httpapi.WithConsolidation(job), httpapi.WithKeys(b.Store), httpapi.WithQuotas(quotas),
 		httpapi.WithKnowledge(b.Knowledge), httpapi.WithMetrics(b.Metrics),
-		httpapi.WithSettings(extract.NewSettingsStore(b.Caps.Records))}
+		httpapi.WithSettings(extract.NewSettingsStore(b.Caps.Records)),
+		httpapi.WithMount("/mcp", mcp.New(b.Service, mcp.WithKnowledge(b.Knowledge), mcp.WithQuotas(quotas), mcp.WithLogger(log)).Handler())}
 	if cfg.Extraction.QueueURL != "" {
 		c, err := sqs.NewClient(ctx, sqs.ClientOptions{Endpoint: cfg.Extraction.QueueEndpoint, Region: cfg.AWS.Region})
 		aws.Must(log, "sqs", err)

@@ -20,6 +20,7 @@ import (
 	"github.com/agentmem/agentmem/telemetry/otlp"
 	"github.com/agentmem/agentmem/telemetry/prom"
 	"github.com/agentmem/agentmem/transport/httpapi"
+	"github.com/agentmem/agentmem/transport/mcp"
 	"github.com/agentmem/agentmem/wiring/consolidation"
 	"github.com/agentmem/agentmem/wiring/extraction"
 )
@@ -65,9 +66,11 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	if cfg.Consolidation.Every > 0 {
 		go consolidateEvery(ctx, b.Consolidation, cfg.Consolidation.Every, metrics, log)
 	}
+	quotas := Quotas(cfg.Quotas, b)
 	opts := []httpapi.Option{httpapi.WithDocuments(b.Documents), httpapi.WithExtraction(queue),
-		httpapi.WithConsolidation(b.Consolidation), httpapi.WithKeys(b.Keys), httpapi.WithQuotas(Quotas(cfg.Quotas, b)),
-		httpapi.WithKnowledge(b.Knowledge), httpapi.WithMetrics(metrics), httpapi.WithHealth(b)}
+		httpapi.WithConsolidation(b.Consolidation), httpapi.WithKeys(b.Keys), httpapi.WithQuotas(quotas),
+		httpapi.WithKnowledge(b.Knowledge), httpapi.WithMetrics(metrics), httpapi.WithHealth(b),
+		httpapi.WithMount("/mcp", MCP(b, quotas, log))}
 	if b.Settings != nil { // the pipeline's own store, so that a change applies to the next job
 		opts = append(opts, httpapi.WithSettings(b.Settings))
 	}
@@ -98,6 +101,17 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		return err
 	}
 	return nil
+}
+
+// MCP is the MCP server over b's service and knowledge, mounted at /mcp
+// behind the API's keys; quotas are the API's own, so that writes over
+// both transports count together.
+func MCP(b *Backend, quotas *httpapi.Quotas, log *slog.Logger) httpapi.MountedHandler {
+	opts := []mcp.Option{mcp.WithQuotas(quotas), mcp.WithLogger(log)}
+	if b.Knowledge != nil {
+		opts = append(opts, mcp.WithKnowledge(b.Knowledge))
+	}
+	return mcp.New(b.Service, opts...).Handler()
 }
 
 // consolidateEvery runs consolidation for every org at each interval until
