@@ -18,6 +18,7 @@ require (
 	github.com/ledongthuc/pdf v0.0.0-20260907135840-6c8c28e0e8a0
 	github.com/opensearch-project/opensearch-go/v4 v4.8.1
 	github.com/prometheus/client_golang v1.25.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/viterin/vek v0.4.3
 	github.com/yalue/onnxruntime_go v1.27.0
 	go.etcd.io/bbolt v1.5.0
