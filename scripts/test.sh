@@ -50,6 +50,10 @@ SQS_ENDPOINT=$(scripts/elasticmq.sh start)
 started+=(elasticmq)
 export SQS_ENDPOINT REQUIRE_SQS=1
 
+# The OpenAPI document validated as OpenAPI 3.1 by a standard validator
+# (openapi-spec-validator, pinned, in a cached virtual environment).
+scripts/openapi-check.sh
+
 go test -race -count=1 "$@" ./...
 
 # The CDK app (its own module): synthesized for every stage and asserted.
