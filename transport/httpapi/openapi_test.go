@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	neturl "net/url"
 	"regexp"
 	"sort"
 	"strings"
@@ -358,4 +359,78 @@ func TestOpenAPIResponsesMatchSchemas(t *testing.T) {
 func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
+}
+
+// TestOpenAPIPublicPathsAreTheSameForEveryCaller: the document and the
+// reference page need no key and answer every caller alike (org vs org,
+// agent vs agent, no key, a wrong key), so they can carry nothing of a
+// tenant; and the only public routes are the health check and these.
+func TestOpenAPIPublicPathsAreTheSameForEveryCaller(t *testing.T) {
+	api, h := deployment(t)
+	public := map[string]bool{"GET /v1/healthz": true, "GET /v1/openapi.json": true, "GET /docs": true, "GET /docs/redoc.standalone.js": true}
+	for _, r := range api.Routes() {
+		if name := r.Method + " " + r.Pattern; r.Grants == 0 && !public[name] {
+			t.Errorf("route %s needs no key: only the health check and the API reference may be public", name)
+		}
+	}
+	callers := []struct{ name, key string }{
+		{"no key", ""}, {"org acme", adminKey}, {"agent bot of acme", botKey}, {"org other", otherKey}, {"an unknown key", "not-a-key-of-anyone-at-all"},
+	}
+	for _, path := range []string{"/v1/openapi.json", "/docs", "/docs/redoc.standalone.js"} {
+		var first []byte
+		for _, c := range callers {
+			req := httptest.NewRequest("GET", path, nil)
+			if c.key != "" {
+				req.Header.Set("Authorization", "Bearer "+c.key)
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != http.StatusOK {
+				t.Errorf("%s for %s: %d, want 200", path, c.name, rec.Code)
+				continue
+			}
+			if first == nil {
+				first = rec.Body.Bytes()
+			} else if !bytes.Equal(first, rec.Body.Bytes()) {
+				t.Errorf("%s answers %s differently from %s", path, c.name, callers[0].name)
+			}
+		}
+		if path == "/v1/openapi.json" && !bytes.Equal(first, contract.OpenAPI) {
+			t.Errorf("%s is not the embedded document (contract.OpenAPI)", path)
+		}
+	}
+}
+
+// TestDocsPageLoadsOnlyItsOwnFiles: every URL the reference page names
+// (src, href, spec-url) is relative and, resolved against /docs, a route
+// the server answers; its policy forbids anything from elsewhere.
+func TestDocsPageLoadsOnlyItsOwnFiles(t *testing.T) {
+	_, h := deployment(t)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/docs", nil))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("/docs: %d", rec.Code)
+	}
+	if csp := rec.Header().Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") || !strings.Contains(csp, "script-src 'self'") || !strings.Contains(csp, "connect-src 'self'") {
+		t.Errorf("/docs policy %q does not confine the page to its own origin", csp)
+	}
+	page := rec.Body.String()
+	urls := regexp.MustCompile(`(?:src|spec-url|href)="([^"]*)"`).FindAllStringSubmatch(page, -1)
+	if len(urls) < 2 {
+		t.Fatalf("found %d URLs in the page, want the script and the spec: %s", len(urls), page)
+	}
+	base, _ := neturl.Parse("http://memoryd.test/docs")
+	for _, m := range urls {
+		u, err := neturl.Parse(m[1])
+		if err != nil || u.IsAbs() || strings.HasPrefix(m[1], "/") {
+			t.Errorf("the page names %q: want a relative URL (it works under an API Gateway stage's prefix)", m[1])
+			continue
+		}
+		target := base.ResolveReference(u)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", target.Path, nil))
+		if rec.Code != http.StatusOK || rec.Body.Len() == 0 {
+			t.Errorf("the page loads %q (%s), which answers %d", m[1], target.Path, rec.Code)
+		}
+	}
 }
