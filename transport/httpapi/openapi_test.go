@@ -303,6 +303,11 @@ func TestOpenAPIResponsesMatchSchemas(t *testing.T) {
 		} else if err := spec.ValidateResponse(c.method, op, res.StatusCode, ct, got); err != nil {
 			t.Errorf("%s: %v", c.name, err)
 		}
+		if _, known := spec.Operation(c.method, op); known {
+			if err := spec.ValidateHeaders(c.method, op, res.StatusCode, res.Header); err != nil {
+				t.Errorf("%s: %v", c.name, err)
+			}
+		}
 		cv := covered[opName]
 		if cv == nil {
 			cv = &cover{}

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"mime"
+	"net/http"
 	"sort"
 	"strconv"
 	"strings"
@@ -307,4 +308,48 @@ func asSlice(v any) []any {
 // JSON pointer into the document.
 func (s *Spec) CompileAndValidate(ptr string, body []byte) error {
 	return s.validate(ptr, "application/json", body, "body")
+}
+
+// ValidateHeaders checks a real response's headers against the headers
+// the spec documents for the operation's status: a header marked required
+// must be present, and each documented header that is present must match
+// its schema (a string schema; its pattern and enum apply).
+func (s *Spec) ValidateHeaders(method, path string, status int, h http.Header) error {
+	resp, ptr, err := s.response(method, path, strconv.Itoa(status))
+	if err != nil {
+		return err
+	}
+	headers, _ := resp["headers"].(map[string]any)
+	var errs []string
+	for _, name := range keys(headers) {
+		def, _ := headers[name].(map[string]any)
+		hptr := ptr + "/headers/" + escape(name)
+		if ref, ok := def["$ref"].(string); ok {
+			v, err := s.Resolve(ref)
+			if err != nil {
+				return err
+			}
+			def, _ = v.(map[string]any)
+			hptr = ref
+		}
+		v := h.Values(name)
+		if len(v) == 0 {
+			if req, _ := def["required"].(bool); req {
+				errs = append(errs, fmt.Sprintf("header %s is required but absent", name))
+			}
+			continue
+		}
+		sch, ok := def["schema"].(map[string]any)
+		if !ok || (sch["type"] != "string" && sch["$ref"] == nil) {
+			continue // only string schemas are checked
+		}
+		body, _ := json.Marshal(v[0])
+		if err := s.validate(hptr+"/schema", "application/json", body, "header "+name); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("response headers of %s %s (%d): %s", method, path, status, strings.Join(errs, "; "))
+	}
+	return nil
 }
