@@ -12,7 +12,8 @@ import (
 // Route is one entry of the route table: what New registered, and the
 // grant a key needs for it. Tests walk it against the OpenAPI document.
 type Route struct {
-	// Method is the HTTP method ("GET", "POST"...).
+	// Method is the HTTP method ("GET", "POST"...); "" when the route
+	// serves every method.
 	Method string
 	// Pattern is the path pattern, with wildcards as the OpenAPI document
 	// writes them ("/v1/memories/{id}").
@@ -21,9 +22,13 @@ type Route struct {
 	Grants memory.Grants
 }
 
-// newRoute splits a ServeMux pattern ("GET /v1/memories/{id}").
+// newRoute splits a ServeMux pattern ("GET /v1/memories/{id}"); a
+// pattern without a method ("/mcp") serves every method (Method "").
 func newRoute(pattern string, op memory.Grants) Route {
-	method, path, _ := strings.Cut(pattern, " ")
+	method, path, ok := strings.Cut(pattern, " ")
+	if !ok {
+		return Route{Pattern: pattern, Grants: op}
+	}
 	return Route{Method: method, Pattern: path, Grants: op}
 }
 

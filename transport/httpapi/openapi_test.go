@@ -88,6 +88,23 @@ func TestOpenAPIRoutesBothWays(t *testing.T) {
 	served := map[string]httpapi.Route{}
 	for _, r := range api.Routes() {
 		key := r.Method + " " + r.Pattern
+		if r.Method == "" {
+			// A pattern without a method serves them all: the spec must
+			// document it under its path, with some method.
+			for _, o := range spec.Operations() {
+				if o.Path != r.Pattern {
+					continue
+				}
+				served[o.String()] = r
+				if got, want := strings.Join(o.Grants, ","), strings.Join(grantsOf(r.Grants), ","); got != want {
+					t.Errorf("route ANY %s needs grant %q in the table, but the spec's x-agentmem-grants of %s says %q", r.Pattern, want, o, got)
+				}
+			}
+			if !anyPath(spec, r.Pattern) {
+				t.Errorf("route ANY %s is in the table but not in the spec (transport/contract/openapi.json)", r.Pattern)
+			}
+			continue
+		}
 		served[key] = r
 		o, ok := spec.Operation(r.Method, r.Pattern)
 		if !ok {
@@ -117,6 +134,16 @@ func TestOpenAPIRoutesBothWays(t *testing.T) {
 	if len(served) < 20 {
 		t.Fatalf("the route table has %d routes: the deployment lacks options memoryd gives", len(served))
 	}
+}
+
+// anyPath reports whether the spec has an operation on path.
+func anyPath(spec *contracttest.Spec, path string) bool {
+	for _, o := range spec.Operations() {
+		if o.Path == path {
+			return true
+		}
+	}
+	return false
 }
 
 // call is one request of TestOpenAPIResponsesMatchSchemas.
@@ -289,7 +316,9 @@ func TestOpenAPIResponsesMatchSchemas(t *testing.T) {
 			if err := spec.ValidateSchema("LegacyError", got); err != nil {
 				t.Errorf("%s: error response of %s (%d): %v", c.name, opName, res.StatusCode, err)
 			}
-			var e httpapi.ErrorBody
+			var e struct {
+				Error struct{ Code string } `json:"error"`
+			}
 			json.Unmarshal(got, &e)
 			if k := contract.Kind(e.Error.Code); k.Code != e.Error.Code || k.Status != res.StatusCode {
 				t.Errorf("%s: %s answered %d with code %q, which the error table maps to %d", c.name, opName, res.StatusCode, e.Error.Code, k.Status)
