@@ -7,7 +7,7 @@ QUERIES  ?= 300
 
 export PORT DATA_DIR
 
-.PHONY: test-clients help run invoke models build-lambdas synth deploy deploy-localstack destroy bench-embed bench-locomo bench-extract run-aws-local localstack-start localstack-stop localstack-test localstack-deploy localstack-up localstack-down localstack-test-docker build test test-short fuzz vet lint fmt bench-hostile bench-latency bench-latency-opensearch bench-load opensearch-start opensearch-stop clean
+.PHONY: test-clients help run invoke models build-lambdas synth deploy deploy-localstack destroy bench-embed bench-locomo bench-extract run-aws-local localstack-start localstack-stop localstack-test localstack-deploy localstack-up localstack-down localstack-test-docker build test test-short fuzz vet lint fmt bench-hostile bench-latency bench-latency-opensearch bench-load opensearch-start opensearch-stop clean openapi-check
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -122,6 +122,10 @@ vet: ## go vet and a gofmt check
 # built through the module proxy, so a fresh clone needs nothing installed.
 lint: ## fail when go.mod/go.sum are not tidy (here and in infra) or staticcheck reports anything
 	scripts/lint.sh
+
+openapi-check: ## validate the OpenAPI document as OpenAPI 3.1 (openapi-spec-validator from PyPI, cached) and run the spec's Go tests
+	scripts/openapi-check.sh
+	$(GO) test -count=1 ./transport/contract/... && $(GO) test -count=1 -run 'TestOpenAPI' ./transport/httpapi/
 
 fmt: ## format the code
 	gofmt -w $$(git ls-files '*.go')

@@ -54,6 +54,9 @@ export SQS_ENDPOINT REQUIRE_SQS=1
 # browser tests; see scripts/browser.sh.
 CHROME_PATH=$(scripts/browser.sh install)
 export CHROME_PATH REQUIRE_BROWSER=1
+# The OpenAPI document validated as OpenAPI 3.1 by a standard validator
+# (openapi-spec-validator, pinned, in a cached virtual environment).
+scripts/openapi-check.sh
 
 go test -race -count=1 "$@" ./...
 

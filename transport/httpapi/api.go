@@ -40,6 +40,7 @@ type Server struct {
 	quotas        *Quotas         // per-org quotas (quota.go)
 	log           *slog.Logger
 	mux           *http.ServeMux
+	routes        []Route // the route table, in registration order (Routes)
 	// knowledge serves /v1/knowledge/* (WithKnowledge).
 	knowledge *knowledge.Explorer
 	// metrics and handler: see observe.go.
@@ -138,6 +139,7 @@ func New(svc *service.Service, auth Authenticator, log *slog.Logger, opts ...Opt
 		s.route("GET /v1/admin/usage", s.usage, memory.GrantAdmin)
 	}
 	s.routeKnowledge()
+	s.routeOpenAPI()
 	s.instrument()
 	return s
 }
@@ -161,6 +163,7 @@ func withCaller(ctx context.Context, c memory.Caller) context.Context {
 // no key at all); the grant is checked here, for every route, and nowhere
 // else (see grants.go).
 func (s *Server) route(pattern string, h handlerFunc, op memory.Grants) {
+	s.routes = append(s.routes, newRoute(pattern, op))
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		routed(w, r, pattern)
 		var c memory.Caller
