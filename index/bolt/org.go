@@ -157,5 +157,12 @@ func intern(a memory.Attrs) memory.Attrs {
 	a.OrgID, a.AgentID, a.RoomID, a.EntityID = in(a.OrgID), in(a.AgentID), in(a.RoomID), in(a.EntityID)
 	a.SessionID, a.DocumentID = in(a.SessionID), in(a.DocumentID)
 	a.Type, a.Kind, a.Durability = memory.Type(in(string(a.Type))), memory.Kind(in(string(a.Kind))), memory.Durability(in(string(a.Durability)))
+	if len(a.Meta) > 0 {
+		meta := make([]string, len(a.Meta))
+		for i, p := range a.Meta {
+			meta[i] = in(p)
+		}
+		a.Meta = meta
+	}
 	return a
 }
