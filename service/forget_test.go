@@ -54,8 +54,19 @@ func TestDeleteForgetsEveryCopy(t *testing.T) {
 		{FromID: shared, Type: memory.RelCausedBy, ToID: ids[3].ID, Confidence: 1, Provenance: []string{secret, ids[3].ID}},
 	}))
 
+	// The history holds the card too, until the memory goes.
+	revs, err := b.Store.History(ctx, "org-a", secret)
+	check(t, err)
+	if len(revs) == 0 || !strings.Contains(revs[0].Memory.Content.Text, "4111") {
+		t.Fatalf("precondition: the history of the secret turn is %+v", revs)
+	}
 	res, err := svc.DeleteOne(ctx, orgA, secret)
 	check(t, err)
+	for _, id := range []string{secret, only} {
+		if _, err := b.Store.History(ctx, "org-a", id); !memory.IsNotFound(err) {
+			t.Fatalf("the history of deleted %s is still kept: %v", id, err)
+		}
+	}
 	want := service.Forgotten{Memories: 2, Facts: 1, ContextsRewritten: 1, ReferencesRemoved: 1}
 	if res != want {
 		t.Fatalf("forgotten %+v, want %+v", res, want)
