@@ -32,6 +32,10 @@ commands:
                (keys ORG/AGENT-or-_org/relative/path), with a progress bar and a summary
   knowledge    search|entities|topics|terms -org ORG [flags]: explore an org's knowledge
                (memctl knowledge for the flags)
+  export       -org ORG [-agent A] [-scope S] [-embeddings]: an org (or one scope) as
+               NDJSON on stdout, as GET /v1/export
+  import       -org ORG [-agent A] [FILE]: read an export back (stdin without FILE),
+               idempotently, as POST /v1/import; prints the report
   status       [-url URL]: a running server's health: degraded or not, and the
                progress of a re-embedding after a model change (default URL
                http://127.0.0.1:PORT)`
@@ -59,6 +63,8 @@ func main() {
 		err = knowledgeCmd(ctx, os.Args[2:], os.Stdout)
 	case "status":
 		err = status(ctx, os.Args[2:])
+	case "export", "import":
+		err = transferCmd(ctx, os.Args[1], os.Args[2:])
 	default:
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
