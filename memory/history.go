@@ -7,6 +7,10 @@ const (
 	OpCreate = "create" // the memory was created (version 1)
 	OpUpdate = "update" // a caller or a pipeline changed it
 	OpImport = "import" // it was read from an export (POST /v1/import)
+	// OpRedact is an update that removes a forgotten memory's content
+	// from this one (a message's context, a fact's sources): the store
+	// deletes every earlier version, which still holds that content.
+	OpRedact = "redact"
 )
 
 // Actor is who made a change: the API key and the agent it is bound to.

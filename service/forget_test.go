@@ -81,6 +81,17 @@ func TestDeleteForgetsEveryCopy(t *testing.T) {
 	}
 	got, err = svc.Get(ctx, orgA, after)
 	check(t, err)
+	// Neither does any kept version of the rewritten turn and fact.
+	for _, id := range []string{after, shared} {
+		revs, err := b.Store.History(ctx, "org-a", id)
+		check(t, err)
+		for _, r := range revs {
+			js, _ := json.Marshal(r.Memory)
+			if strings.Contains(string(js), "4111") || strings.Contains(string(js), secret) {
+				t.Fatalf("version %d of %s still holds the deleted turn: %s", r.Version, id, js)
+			}
+		}
+	}
 	prev, _ := svc.Get(ctx, orgA, before)
 	if strings.Contains(got.Context, "4111") || !strings.Contains(got.Context, prev.Content.Text) {
 		t.Fatalf("the next turn's context is %q, want the turn before the deleted one", got.Context)

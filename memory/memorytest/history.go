@@ -71,6 +71,26 @@ func historyCases(t *testing.T, open func(t *testing.T) memory.Store) {
 		}
 	})
 
+	t.Run("a redaction drops the earlier versions", func(t *testing.T) {
+		s, h := hist(t)
+		m := New(OrgA, "", memory.TypeMessage, "see you then", Base)
+		m.Context = "bo: my card is 4111"
+		mustCreate(t, s, m)
+		update(t, s, m, "see you then!", Base+1, memory.Actor{})
+		m.Context, m.UpdatedAt = "", Base+2
+		m.Change = &memory.Change{Op: memory.OpRedact}
+		if err := s.Update(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		revs, err := h.History(ctx, OrgA, m.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(revs) != 1 || revs[0].Version != 3 || revs[0].Op != memory.OpRedact || revs[0].Memory.Context != "" {
+			t.Fatalf("history after a redaction: %+v", revs)
+		}
+	})
+
 	t.Run("history of another org's memory is not found", func(t *testing.T) {
 		s, h := hist(t)
 		m := New(OrgA, "", memory.TypeCustom, "org a's secret", Base)

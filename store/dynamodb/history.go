@@ -60,12 +60,21 @@ func (s *Store) historyItems(ctx context.Context, orgID, id string, keysOnly boo
 
 // deleteHistory removes every history item of memory id.
 func (s *Store) deleteHistory(ctx context.Context, orgID, id string) error {
+	return s.deleteHistoryBefore(ctx, orgID, id, 0)
+}
+
+// deleteHistoryBefore removes the history items of memory id older than
+// version (every one when version is 0).
+func (s *Store) deleteHistoryBefore(ctx context.Context, orgID, id string, version int64) error {
 	items, err := s.historyItems(ctx, orgID, id, true)
 	if err != nil {
 		return fmt.Errorf("dynamodb: delete history of %s: %w", id, err)
 	}
 	var reqs []types.WriteRequest
 	for _, it := range items {
+		if version != 0 && attrS(it, "SK") >= historySK(version) {
+			continue
+		}
 		reqs = append(reqs, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: key(attrS(it, "PK"), attrS(it, "SK"))}})
 	}
 	if err := s.batchWrite(ctx, reqs); err != nil {

@@ -409,6 +409,10 @@ func (s *Store) Update(ctx context.Context, m *memory.Memory) error {
 		return fmt.Errorf("dynamodb: update: %w", err)
 	}
 	m.Version = next.Version
+	if m.Change != nil && m.Change.Op == memory.OpRedact {
+		// Right after the version: the earlier ones hold what was redacted.
+		return s.deleteHistoryBefore(ctx, m.OrgID, m.ID, next.Version)
+	}
 	return nil
 }
 

@@ -35,6 +35,10 @@ func putRevision(ctx context.Context, tx *sql.Tx, m *memory.Memory, body []byte,
 		VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (org_id, memory_id, version) DO UPDATE SET op = excluded.op, at = excluded.at,
 		key_id = excluded.key_id, agent_id = excluded.agent_id, body = excluded.body`,
 		m.OrgID, m.ID, m.Version, op, m.UpdatedAt, by.KeyID, by.AgentID, body)
+	if err != nil || op != memory.OpRedact {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `DELETE FROM memory_history WHERE org_id = ? AND memory_id = ? AND version < ?`, m.OrgID, m.ID, m.Version)
 	return err
 }
 

@@ -354,7 +354,7 @@ func TestExportImportIsolation(t *testing.T) {
 
 	// Agent x imports a file holding agent y's memory and an org-scope
 	// one: both lines are refused, nothing lands anywhere.
-	yLine := fmt.Sprintf(`{"kind":"memory","memory":{"id":"m-into-y","orgId":"org-a","agentId":"y","type":"fact","content":{"text":"planted in y"},"durability":"standard","importance":0.5,"confidence":1,"version":1}}`)
+	yLine := `{"kind":"memory","memory":{"id":"m-into-y","orgId":"org-a","agentId":"y","type":"fact","content":{"text":"planted in y"},"durability":"standard","importance":0.5,"confidence":1,"version":1}}`
 	orgLine := `{"kind":"memory","memory":{"id":"m-into-org","orgId":"org-a","type":"fact","content":{"text":"planted in the org"},"durability":"standard","importance":0.5,"confidence":1,"version":1}}`
 	own := `{"kind":"memory","memory":{"id":"m-own","orgId":"org-b","agentId":"x","type":"fact","content":{"text":"x's own import"},"durability":"standard","importance":0.5,"confidence":1,"version":1}}`
 	imp = c.do("POST", "/v1/import", keyX, yLine+"\n"+orgLine+"\n"+own+"\nnot json\n")
