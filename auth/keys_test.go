@@ -117,7 +117,7 @@ func TestStoreKeysAndChain(t *testing.T) {
 		want memory.Caller
 		code string
 	}{
-		{reader, memory.Caller{OrgID: "acme", AgentID: "bot", Grants: memory.GrantRead}, ""},
+		{reader, memory.Caller{OrgID: "acme", AgentID: "bot", Grants: memory.GrantRead, KeyID: rk.ID}, ""},
 		{"static-key-0123456789", memory.Caller{OrgID: "acme", Grants: memory.AllGrants}, ""},
 		{revoked, memory.Caller{}, memory.EUNAUTHORIZED},
 		{"amk_unknown_0123456789", memory.Caller{}, memory.EUNAUTHORIZED},

@@ -24,6 +24,9 @@ type Filter struct {
 	DocumentID string
 	// Start and End bound CreatedAt (ms) as [Start, End); zero is open.
 	Start, End int64
+	// Metadata selects by metadata values: every key must hold one of its
+	// values (see MetadataFilter).
+	Metadata MetadataFilter
 	// IncludeArchived also selects archived memories.
 	IncludeArchived bool
 	// Pending selects the staged memories of uncommitted documents
@@ -66,7 +69,7 @@ func (f Filter) Validate() error {
 	if f.End != 0 && f.End <= f.Start {
 		return Errorf(EINVALID, "end: must be after start")
 	}
-	return nil
+	return f.Metadata.Validate()
 }
 
 // Narrowed reports whether any field beyond the org and the caller's view
@@ -74,7 +77,7 @@ func (f Filter) Validate() error {
 func (f Filter) Narrowed() bool {
 	return f.AgentID != "" || len(f.Types) > 0 || len(f.Kinds) > 0 || f.Durability != "" ||
 		f.RoomID != "" || f.EntityID != "" || f.SessionID != "" || f.DocumentID != "" ||
-		f.Start != 0 || f.End != 0
+		f.Start != 0 || f.End != 0 || len(f.Metadata) > 0
 }
 
 // Match reports whether a memory with attributes a is selected by f. It is
@@ -111,6 +114,9 @@ func (f Filter) Match(a Attrs) bool {
 		return false
 	}
 	if (f.Start != 0 && a.CreatedAt < f.Start) || (f.End != 0 && a.CreatedAt >= f.End) {
+		return false
+	}
+	if len(f.Metadata) > 0 && !f.Metadata.Match(a.Meta) {
 		return false
 	}
 	return f.IncludeArchived || !a.Archived

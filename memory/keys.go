@@ -126,7 +126,7 @@ type APIKey struct {
 
 // Caller returns the caller the key authenticates as.
 func (k APIKey) Caller() Caller {
-	return Caller{OrgID: k.OrgID, AgentID: k.AgentID, Grants: k.Grants}
+	return Caller{OrgID: k.OrgID, AgentID: k.AgentID, Grants: k.Grants, KeyID: k.ID}
 }
 
 // Validate checks a key before it is stored: an org, valid names, some

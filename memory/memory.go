@@ -188,6 +188,10 @@ type Memory struct {
 	// without re-embedding, and never shown to callers.
 	Embedding      []float32 `json:"-"`
 	EmbeddingModel string    `json:"-"`
+
+	// Change is the write that makes this version, for the store's
+	// history (see HistoryStore); never stored in the memory itself.
+	Change *Change `json:"-"`
 }
 
 // Attrs are the filterable attributes of a memory, the part an index needs
@@ -201,6 +205,8 @@ type Attrs struct {
 	CreatedAt                               int64
 	Archived                                bool
 	Pending                                 bool `json:",omitempty"`
+	// Meta are the memory's filterable metadata pairs (MetadataPairs).
+	Meta []string `json:",omitempty"`
 }
 
 // Attrs returns m's filterable attributes.
@@ -209,6 +215,7 @@ func (m *Memory) Attrs() Attrs {
 		OrgID: m.OrgID, AgentID: m.AgentID, Type: m.Type, Kind: m.Kind,
 		RoomID: m.RoomID, EntityID: m.EntityID, SessionID: m.SessionID, DocumentID: m.DocumentID,
 		Durability: m.Durability, CreatedAt: m.CreatedAt, Archived: m.Archived, Pending: m.Pending,
+		Meta: MetadataPairs(m.Metadata),
 	}
 }
 

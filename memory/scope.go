@@ -9,6 +9,9 @@ type Caller struct {
 	OrgID   string
 	AgentID string
 	Grants  Grants
+	// KeyID names the API key, for the history of the memories it
+	// changes; empty for keys configured without an id.
+	KeyID string
 }
 
 // OrgScope is the agentId filter value that selects org-scope memories only.

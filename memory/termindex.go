@@ -37,6 +37,10 @@ import (
 // not in the store, ECONFLICT when concurrent writers of one memory keep
 // colliding, EUNAVAILABLE when the backing store is down or throttling, and
 // EINTERNAL for anything else, a query without an org included.
+//
+// Metadata is not kept: postings carry Attrs without Meta, and lookups do
+// not apply Filter.Metadata. Callers check the memories they load against
+// the whole filter (Filter.Match), as the retrieval pipeline does.
 type TermIndex interface {
 	// PutKnowledge atomically replaces the knowledge of one memory: its
 	// refs, their term and property postings and its vocabulary counts, all
@@ -389,6 +393,7 @@ func ValidPut(orgID, memoryID string, attrs Attrs, extractor string, refs []Sema
 	if len(extractor) > MaxExtractorBytes || !utf8.ValidString(extractor) {
 		return attrs, nil, Errorf(EINVALID, "extractor: must be valid UTF-8 of at most %d bytes", MaxExtractorBytes)
 	}
+	attrs.Meta = nil // term indexes keep no metadata (see TermIndex)
 	refs, err := ValidRefs(memoryID, refs)
 	return attrs, refs, err
 }

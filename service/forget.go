@@ -211,6 +211,7 @@ func (s *Service) unsource(ctx context.Context, orgID, id string, gone map[strin
 		}
 		m.Metadata = meta
 		m.UpdatedAt = s.now().UnixMilli()
+		m.Change = &memory.Change{Op: memory.OpRedact}
 		err = s.store.Update(ctx, m)
 		if memory.IsConflict(err) && attempt < maxUpdateAttempts {
 			if err := backoff(ctx, attempt); err != nil {
@@ -333,6 +334,7 @@ func (s *Service) recontext(ctx context.Context, orgID, id string, gone map[stri
 		if err := s.embed(ctx, []*memory.Memory{m}); err != nil {
 			return false, err
 		}
+		m.Change = &memory.Change{Op: memory.OpRedact}
 		err = s.store.Update(ctx, m)
 		if memory.IsConflict(err) && attempt < maxUpdateAttempts {
 			if err := backoff(ctx, attempt); err != nil {

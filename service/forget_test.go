@@ -54,8 +54,19 @@ func TestDeleteForgetsEveryCopy(t *testing.T) {
 		{FromID: shared, Type: memory.RelCausedBy, ToID: ids[3].ID, Confidence: 1, Provenance: []string{secret, ids[3].ID}},
 	}))
 
+	// The history holds the card too, until the memory goes.
+	revs, err := b.Store.History(ctx, "org-a", secret)
+	check(t, err)
+	if len(revs) == 0 || !strings.Contains(revs[0].Memory.Content.Text, "4111") {
+		t.Fatalf("precondition: the history of the secret turn is %+v", revs)
+	}
 	res, err := svc.DeleteOne(ctx, orgA, secret)
 	check(t, err)
+	for _, id := range []string{secret, only} {
+		if _, err := b.Store.History(ctx, "org-a", id); !memory.IsNotFound(err) {
+			t.Fatalf("the history of deleted %s is still kept: %v", id, err)
+		}
+	}
 	want := service.Forgotten{Memories: 2, Facts: 1, ContextsRewritten: 1, ReferencesRemoved: 1}
 	if res != want {
 		t.Fatalf("forgotten %+v, want %+v", res, want)
@@ -70,6 +81,17 @@ func TestDeleteForgetsEveryCopy(t *testing.T) {
 	}
 	got, err = svc.Get(ctx, orgA, after)
 	check(t, err)
+	// Neither does any kept version of the rewritten turn and fact.
+	for _, id := range []string{after, shared} {
+		revs, err := b.Store.History(ctx, "org-a", id)
+		check(t, err)
+		for _, r := range revs {
+			js, _ := json.Marshal(r.Memory)
+			if strings.Contains(string(js), "4111") || strings.Contains(string(js), secret) {
+				t.Fatalf("version %d of %s still holds the deleted turn: %s", r.Version, id, js)
+			}
+		}
+	}
 	prev, _ := svc.Get(ctx, orgA, before)
 	if strings.Contains(got.Context, "4111") || !strings.Contains(got.Context, prev.Content.Text) {
 		t.Fatalf("the next turn's context is %q, want the turn before the deleted one", got.Context)

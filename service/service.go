@@ -240,6 +240,7 @@ func (s *Service) create(ctx context.Context, c memory.Caller, in []NewMemory, s
 			}
 			return nil, err
 		}
+		m.Change = memory.ChangeBy(c, memory.OpCreate)
 		ms[i] = m
 	}
 	// Deduplicate within the batch; the store deduplicates against the past.
@@ -408,6 +409,7 @@ func (s *Service) Update(ctx context.Context, c memory.Caller, id string, p Patc
 			return nil, err
 		}
 		m.UpdatedAt = s.now().UnixMilli()
+		m.Change = memory.ChangeBy(c, memory.OpUpdate)
 		if textChanged {
 			if vec == nil {
 				vs, err := s.embedder.Embed(ctx, []string{m.SearchText()}, memory.PurposeDocument)

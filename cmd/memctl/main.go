@@ -35,6 +35,10 @@ commands:
   mcp          [-url URL] [-key KEY]: serve MCP over stdio for desktop clients, as a
                proxy onto a running server's /mcp (env AGENTMEM_URL, AGENTMEM_API_KEY;
                default the local server and the development key of DATA_DIR)
+  export       -org ORG [-agent A] [-scope S] [-embeddings]: an org (or one scope) as
+               NDJSON on stdout, as GET /v1/export
+  import       -org ORG [-agent A] [FILE]: read an export back (stdin without FILE),
+               idempotently, as POST /v1/import; prints the report
   status       [-url URL]: a running server's health: degraded or not, and the
                progress of a re-embedding after a model change (default URL
                http://127.0.0.1:PORT)`
@@ -64,6 +68,8 @@ func main() {
 		err = status(ctx, os.Args[2:])
 	case "mcp":
 		err = mcpCmd(ctx, os.Args[2:])
+	case "export", "import":
+		err = transferCmd(ctx, os.Args[1], os.Args[2:])
 	default:
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)

@@ -64,7 +64,7 @@ const (
 
 // format names the on-disk layout; a directory in another layout is
 // dropped and rebuilt from the store.
-const format = "boltindex/2" // 2: messages carry their day in the keyword text
+const format = "boltindex/3" // 2: messages carry their day in the keyword text; 3: entries carry metadata pairs
 
 var (
 	bucketDocs   = []byte("docs")

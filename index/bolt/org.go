@@ -24,7 +24,8 @@ type orgIndex struct {
 	created []int64
 	refs    [][4]uint32
 	classes []memory.Attrs
-	classOf map[memory.Attrs]uint32
+	classOf map[classKey]uint32
+	meta    [][]string // each memory's metadata pairs (memory.MetadataPairs), nil for none
 	syms    []string
 	symOf   map[string]uint32
 	length  []uint32   // tokens
@@ -51,21 +52,31 @@ type postings struct {
 
 func newOrgIndex() *orgIndex {
 	return &orgIndex{pos: map[string]uint32{}, dict: map[string]uint32{},
-		classes: []memory.Attrs{{}}, classOf: map[memory.Attrs]uint32{{}: 0},
+		classes: []memory.Attrs{{}}, classOf: map[classKey]uint32{{}: 0},
 		syms: []string{""}, symOf: map[string]uint32{"": 0}}
+}
+
+// classKey is a class's attributes as a map key.
+type classKey struct {
+	orgID, agentID    string
+	typ               memory.Type
+	kind              memory.Kind
+	durability        memory.Durability
+	archived, pending bool
 }
 
 // classify returns the class of a (its low-cardinality attributes),
 // adding it if new.
 func (o *orgIndex) classify(a memory.Attrs) uint32 {
-	a.CreatedAt, a.RoomID, a.EntityID, a.SessionID, a.DocumentID = 0, "", "", "", ""
-	if c, ok := o.classOf[a]; ok {
+	k := classKey{a.OrgID, a.AgentID, a.Type, a.Kind, a.Durability, a.Archived, a.Pending}
+	if c, ok := o.classOf[k]; ok {
 		return c
 	}
+	a.CreatedAt, a.RoomID, a.EntityID, a.SessionID, a.DocumentID, a.Meta = 0, "", "", "", "", nil
 	a = intern(a)
 	c := uint32(len(o.classes))
 	o.classes = append(o.classes, a)
-	o.classOf[a] = c
+	o.classOf[k] = c
 	return c
 }
 
@@ -87,6 +98,7 @@ func (o *orgIndex) attrs(ord uint32) memory.Attrs {
 	a.CreatedAt = o.created[ord]
 	r := o.refs[ord]
 	a.RoomID, a.EntityID, a.SessionID, a.DocumentID = o.syms[r[0]], o.syms[r[1]], o.syms[r[2]], o.syms[r[3]]
+	a.Meta = o.meta[ord]
 	return a
 }
 
@@ -98,8 +110,9 @@ type matcher struct {
 	f          memory.Filter // its class part only
 	start, end int64
 	want       [4]uint32 // room, entity, session, document; 0: any
-	none       bool      // a wanted reference the org has never seen
-	verdict    []int8    // by class: 0 undecided, 1 matches, -1 does not
+	meta       memory.MetadataFilter
+	none       bool   // a wanted reference the org has never seen
+	verdict    []int8 // by class: 0 undecided, 1 matches, -1 does not
 }
 
 func newMatcher(o *orgIndex, f memory.Filter) *matcher {
@@ -114,7 +127,8 @@ func newMatcher(o *orgIndex, f memory.Filter) *matcher {
 		}
 		m.want[i] = id
 	}
-	m.f.Start, m.f.End, m.f.RoomID, m.f.EntityID, m.f.SessionID, m.f.DocumentID = 0, 0, "", "", "", ""
+	m.meta = f.Metadata
+	m.f.Start, m.f.End, m.f.RoomID, m.f.EntityID, m.f.SessionID, m.f.DocumentID, m.f.Metadata = 0, 0, "", "", "", "", nil
 	return m
 }
 
@@ -143,6 +157,9 @@ func (m *matcher) match(ord int) bool {
 			}
 		}
 	}
+	if len(m.meta) > 0 && !m.meta.Match(m.o.meta[ord]) {
+		return false
+	}
 	if m.start == 0 && m.end == 0 {
 		return true
 	}
@@ -160,6 +177,7 @@ func (o *orgIndex) add(id string, d *doc, dims int) {
 	o.ids = append(o.ids, id)
 	o.class = append(o.class, o.classify(d.attrs))
 	o.created = append(o.created, d.attrs.CreatedAt)
+	o.meta = append(o.meta, internAll(d.attrs.Meta))
 	o.refs = append(o.refs, [4]uint32{o.sym(d.attrs.RoomID), o.sym(d.attrs.EntityID), o.sym(d.attrs.SessionID), o.sym(d.attrs.DocumentID)})
 	o.length = append(o.length, d.length)
 	tids := make([]uint32, len(d.terms))
@@ -211,7 +229,7 @@ func (o *orgIndex) remove(id string, dims int) {
 	if o.hasVec[ord] {
 		o.vectors--
 	}
-	o.ids[ord], o.class[ord], o.terms[ord], o.hasVec[ord] = "", 0, nil, false
+	o.ids[ord], o.class[ord], o.terms[ord], o.hasVec[ord], o.meta[ord] = "", 0, nil, false, nil
 	o.live--
 	o.dead++
 	o.totalLen -= uint64(o.length[ord])
@@ -270,5 +288,18 @@ func intern(a memory.Attrs) memory.Attrs {
 	a.OrgID, a.AgentID, a.RoomID, a.EntityID = in(a.OrgID), in(a.AgentID), in(a.RoomID), in(a.EntityID)
 	a.SessionID, a.DocumentID = in(a.SessionID), in(a.DocumentID)
 	a.Type, a.Kind, a.Durability = memory.Type(in(string(a.Type))), memory.Kind(in(string(a.Kind))), memory.Durability(in(string(a.Durability)))
+	a.Meta = internAll(a.Meta)
 	return a
+}
+
+// internAll returns ss with each string made canonical; nil for none.
+func internAll(ss []string) []string {
+	if len(ss) == 0 {
+		return nil
+	}
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = unique.Make(s).Value()
+	}
+	return out
 }

@@ -139,7 +139,7 @@ func (ix *Index) mapping() map[string]any {
 			"properties": map[string]any{
 				"text": map[string]any{"type": "text", "analyzer": analyzerName},
 				"org":  kw, "id": kw, "agent": kw, "type": kw, "kind": kw, "room": kw, "entity": kw,
-				"session": kw, "document": kw, "durability": kw,
+				"session": kw, "document": kw, "durability": kw, "meta": kw,
 				"archived": map[string]any{"type": "boolean"},
 				"created":  map[string]any{"type": "date", "format": "epoch_millis"},
 				"vec": map[string]any{
@@ -153,7 +153,7 @@ func (ix *Index) mapping() map[string]any {
 }
 
 // schemaVersion changes whenever mapping() does; Ensure reports a mismatch.
-const schemaVersion = 1
+const schemaVersion = 2 // 2: "meta", the memory's metadata pairs
 
 // Ensure creates the first index version and the alias when the alias does
 // not exist (created reports it; the caller then fills it from the store),
@@ -274,6 +274,9 @@ func source(m *memory.Memory) map[string]any {
 	if len(m.Embedding) > 0 {
 		doc["vec"] = m.Embedding
 	}
+	if meta := memory.MetadataPairs(m.Metadata); len(meta) > 0 {
+		doc["meta"] = meta
+	}
 	return doc
 }
 
@@ -376,6 +379,9 @@ func filters(f memory.Filter) []any {
 			r["lt"] = f.End
 		}
 		out = append(out, map[string]any{"range": map[string]any{"created": r}})
+	}
+	for _, k := range f.Metadata.Keys() {
+		out = append(out, map[string]any{"terms": map[string]any{"meta": f.Metadata.Pairs(k)}})
 	}
 	if !f.IncludeArchived {
 		out = append(out, map[string]any{"term": map[string]any{"archived": false}})

@@ -74,6 +74,10 @@ func Corpus(org string, n int) []*memory.Memory {
 			m.Position = &p
 		}
 		m.Archived = i%7 == 6
+		// Metadata of every filterable shape: a string, a number, an
+		// array (any element matches), a boolean, and an object (never).
+		m.Metadata = []byte(fmt.Sprintf(`{"project":"p%d","priority":%d,"tags":["t%d","all"],"done":%v,"nested":{"project":"p0"}}`,
+			i%3, i%4, i%2, i%5 == 0))
 		if i%5 == 0 {
 			m.Durability = memory.DurabilityCore
 		}
@@ -114,6 +118,14 @@ func Filters() []struct {
 			RoomID: "room-2", Start: Base, End: Base + 40*60_000}},
 		{"entity session archived", memory.Filter{EntityID: "alice", SessionID: "s1", IncludeArchived: true}},
 		{"nothing", memory.Filter{RoomID: "no-such-room"}},
+		{"metadata equal", memory.Filter{Metadata: memory.MetadataFilter{"project": {"p1"}}}},
+		{"metadata in", memory.Filter{Metadata: memory.MetadataFilter{"project": {"p0", "p2"}}}},
+		{"metadata number", memory.Filter{Metadata: memory.MetadataFilter{"priority": {"3"}}}},
+		{"metadata array and boolean", memory.Filter{Metadata: memory.MetadataFilter{"tags": {"t1"}, "done": {"true"}}}},
+		{"metadata with room and viewer", memory.Filter{Viewer: AgentX, RoomID: "room-1",
+			Metadata: memory.MetadataFilter{"project": {"p2", "p1"}, "tags": {"all"}}}},
+		{"metadata no value matches", memory.Filter{Metadata: memory.MetadataFilter{"project": {"p9"}}}},
+		{"metadata inside an object is not filterable", memory.Filter{Metadata: memory.MetadataFilter{"nested": {"p0"}}}},
 	}
 }
 

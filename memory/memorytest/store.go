@@ -348,6 +348,8 @@ func StoreSuite(t *testing.T, open func(t *testing.T) memory.Store) {
 			}
 		}
 	})
+
+	historyCases(t, open)
 }
 
 func mustCreate(t *testing.T, s memory.Store, ms ...*memory.Memory) {

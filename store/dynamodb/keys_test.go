@@ -34,7 +34,7 @@ func TestKeySecretNotStored(t *testing.T) {
 	}
 	a := auth.StoreKeys{Store: s}
 	c, err := a.Authenticate(ctx, secret)
-	if err != nil || c != (memory.Caller{OrgID: "acme", AgentID: "bot", Grants: memory.GrantRead | memory.GrantWrite}) {
+	if err != nil || c != (memory.Caller{OrgID: "acme", AgentID: "bot", Grants: memory.GrantRead | memory.GrantWrite, KeyID: k.ID}) {
 		t.Fatalf("authenticate: %+v %v", c, err)
 	}
 	out, err := s.Client().Scan(ctx, &awsdynamodb.ScanInput{TableName: aws.String(s.Table())})

@@ -27,7 +27,10 @@ type Store struct {
 	EphemeralTTL time.Duration
 }
 
-var _ memory.Store = (*Store)(nil)
+var (
+	_ memory.Store        = (*Store)(nil)
+	_ memory.HistoryStore = (*Store)(nil)
+)
 
 // New returns a Store over table.
 func New(c *dynamodb.Client, table string) *Store {
@@ -46,8 +49,8 @@ const (
 	skRecord = "RECORD"
 	skKey    = "KEY"
 	// maxTxMemories keeps a transaction within DynamoDB's 100 actions:
-	// each memory writes itself and its dedup claim.
-	maxTxMemories = 50
+	// each memory writes itself, its dedup claim and its first revision.
+	maxTxMemories = 33
 )
 
 func memPK(org, id string) string    { return "ORG#" + org + "#MEM#" + id }
@@ -88,6 +91,9 @@ func (s *Store) item(m *memory.Memory) (map[string]types.AttributeValue, error) 
 	}
 	if len(m.Embedding) > 0 {
 		it["embedding"] = &types.AttributeValueMemberB{Value: memory.EncodeVector(m.Embedding)}
+	}
+	if meta := memory.MetadataPairs(m.Metadata); len(meta) > 0 {
+		it["meta"] = &types.AttributeValueMemberSS{Value: meta}
 	}
 	for _, g := range []struct{ pk, sk, prefix, v string }{
 		{schema.ByRoom.PartitionKey, schema.ByRoom.SortKey, "#ROOM#", m.RoomID},
@@ -136,7 +142,7 @@ func fromItem(it map[string]types.AttributeValue) (*memory.Memory, error) {
 
 // Create implements memory.Store. Memories whose dedup claim exists already
 // are reported as duplicates; the rest are written in transactions of up to
-// 50 memories, each memory together with its claim. A claim taken by a
+// 33 memories, each memory together with its claim and first revision. A claim taken by a
 // concurrent writer between the check and the write cancels the
 // transaction, which is then retried without that memory. If a later
 // transaction fails for another reason, the earlier ones are undone, so the
@@ -236,7 +242,8 @@ func (s *Store) writeChunk(ctx context.Context, ms []*memory.Memory, chunk []int
 					"PK": str(dedupPK(ms[i].OrgID, memory.DedupKey(ms[i]))), "SK": str(skDedup),
 					"orgId": str(ms[i].OrgID), "memoryId": str(ms[i].ID),
 				},
-				ConditionExpression: aws.String("attribute_not_exists(PK)")}})
+				ConditionExpression: aws.String("attribute_not_exists(PK)")}},
+			types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: s.revisionItem(ms[i], it, memory.OpCreate)}})
 	}
 	_, err := s.c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	var tc *types.TransactionCanceledException
@@ -244,10 +251,12 @@ func (s *Store) writeChunk(ctx context.Context, ms []*memory.Memory, chunk []int
 		lost := map[int]bool{}
 		for j, r := range tc.CancellationReasons {
 			if aws.ToString(r.Code) == "ConditionalCheckFailed" {
-				if j%2 == 0 {
-					return nil, memory.Errorf(memory.ECONFLICT, "memory %q already exists", ms[chunk[j/2]].ID)
+				switch j % 3 {
+				case 0:
+					return nil, memory.Errorf(memory.ECONFLICT, "memory %q already exists", ms[chunk[j/3]].ID)
+				case 1:
+					lost[chunk[j/3]] = true
 				}
-				lost[chunk[j/2]] = true
 			}
 		}
 		if len(lost) > 0 {
@@ -367,6 +376,10 @@ func (s *Store) Update(ctx context.Context, m *memory.Memory) error {
 					"orgId": str(m.OrgID), "memoryId": str(m.ID)},
 				ConditionExpression: aws.String("attribute_not_exists(PK)")}})
 	}
+	// The revision goes last: the cancellation reasons above keep their
+	// positions.
+	items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table),
+		Item: s.revisionItem(&next, it, memory.OpUpdate)}})
 	_, err = s.c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	var tc *types.TransactionCanceledException
 	if errors.As(err, &tc) {
@@ -396,6 +409,10 @@ func (s *Store) Update(ctx context.Context, m *memory.Memory) error {
 		return fmt.Errorf("dynamodb: update: %w", err)
 	}
 	m.Version = next.Version
+	if m.Change != nil && m.Change.Op == memory.OpRedact {
+		// Right after the version: the earlier ones hold what was redacted.
+		return s.deleteHistoryBefore(ctx, m.OrgID, m.ID, next.Version)
+	}
 	return nil
 }
 
@@ -426,6 +443,9 @@ func (s *Store) Delete(ctx context.Context, orgID, id string) error {
 // its relations.
 func (s *Store) deleteMemory(ctx context.Context, orgID, id, dedupKey string) error {
 	if err := s.deleteMemoryItems(ctx, orgID, id, dedupKey); err != nil {
+		return err
+	}
+	if err := s.deleteHistory(ctx, orgID, id); err != nil {
 		return err
 	}
 	return s.deleteRelations(ctx, orgID, id)
@@ -540,6 +560,19 @@ func plan(f memory.Filter) query {
 	}
 	if f.SessionID != "" && used != "session" {
 		eq("sessionId", f.SessionID)
+	}
+	if len(f.Metadata) > 0 {
+		q.names["#meta"] = "meta"
+		for _, k := range f.Metadata.Keys() {
+			var any []string
+			for _, p := range f.Metadata.Pairs(k) {
+				n++
+				v := fmt.Sprintf(":f%d", n)
+				q.values[v] = str(p)
+				any = append(any, "contains(#meta, "+v+")")
+			}
+			conds = append(conds, "("+strings.Join(any, " OR ")+")")
+		}
 	}
 	if !f.IncludeArchived {
 		q.names["#arch"] = "archived"

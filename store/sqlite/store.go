@@ -64,6 +64,24 @@ CREATE TABLE IF NOT EXISTS relations (
 	PRIMARY KEY (org_id, from_id, type, to_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS relations_to ON relations (org_id, to_id);
+CREATE TABLE IF NOT EXISTS memory_meta (
+	org_id    TEXT NOT NULL,
+	memory_id TEXT NOT NULL,
+	pair      TEXT NOT NULL,
+	PRIMARY KEY (org_id, memory_id, pair)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS memory_meta_pair ON memory_meta (org_id, pair);
+CREATE TABLE IF NOT EXISTS memory_history (
+	org_id    TEXT    NOT NULL,
+	memory_id TEXT    NOT NULL,
+	version   INTEGER NOT NULL,
+	op        TEXT    NOT NULL,
+	at        INTEGER NOT NULL,
+	key_id    TEXT    NOT NULL,
+	agent_id  TEXT    NOT NULL,
+	body      BLOB    NOT NULL,
+	PRIMARY KEY (org_id, memory_id, version)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS records (
 	org_id  TEXT    NOT NULL,
 	kind    TEXT    NOT NULL,
@@ -81,6 +99,7 @@ type Store struct {
 
 var (
 	_ memory.Store             = (*Store)(nil)
+	_ memory.HistoryStore      = (*Store)(nil)
 	_ memory.RelationStore     = (*Store)(nil)
 	_ memory.RecordStore       = (*Store)(nil)
 	_ memory.DocumentCommitter = (*Store)(nil)
@@ -131,8 +150,10 @@ func migrate(db *sql.DB) error {
 			return err
 		}
 	}
-	_, err := db.Exec(`CREATE INDEX IF NOT EXISTS memories_pending ON memories (org_id, document_id) WHERE pending = 1`)
-	return err
+	if _, err := db.Exec(`CREATE INDEX IF NOT EXISTS memories_pending ON memories (org_id, document_id) WHERE pending = 1`); err != nil {
+		return err
+	}
+	return backfillMeta(db)
 }
 
 // Close closes the database.
@@ -219,7 +240,13 @@ func insert(ctx context.Context, tx *sql.Tx, m *memory.Memory, key string) error
 	if isUnique(err) {
 		return memory.Errorf(memory.ECONFLICT, "memory %q already exists", m.ID)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	if err := putMeta(ctx, tx, m); err != nil {
+		return err
+	}
+	return putRevision(ctx, tx, m, body, memory.OpCreate)
 }
 
 // Get implements memory.Store.
@@ -303,6 +330,12 @@ func (s *Store) Update(ctx context.Context, m *memory.Memory) (err error) {
 	if err != nil {
 		return err
 	}
+	if err := putMeta(ctx, tx, &next); err != nil {
+		return err
+	}
+	if err := putRevision(ctx, tx, &next, body, memory.OpUpdate); err != nil {
+		return err
+	}
 	if err := tx.Commit(); err != nil {
 		return err
 	}
@@ -326,6 +359,9 @@ func (s *Store) Delete(ctx context.Context, orgID, id string) (err error) {
 		return memory.ErrNotFound(id)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM relations WHERE org_id = ? AND (from_id = ? OR to_id = ?)`, orgID, id, id); err != nil {
+		return err
+	}
+	if err := dropDerived(ctx, tx, orgID, []string{id}); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -387,7 +423,17 @@ func (s *Store) Relations(ctx context.Context, orgID, memoryID string) (_ []memo
 // The term index never holds them (knowledge is derived on commit).
 func memoriesWhere(f memory.Filter) (string, []any) {
 	cond, args := where(f)
-	return cond + " AND pending = ?", append(args, f.Pending)
+	cond, args = cond+" AND pending = ?", append(args, f.Pending)
+	// Each metadata key is one probe of the (org, memory, pair) key.
+	for _, k := range f.Metadata.Keys() {
+		pairs := f.Metadata.Pairs(k)
+		cond += " AND EXISTS (SELECT 1 FROM memory_meta mm WHERE mm.org_id = memories.org_id AND mm.memory_id = memories.id" +
+			" AND mm.pair IN (" + placeholders(len(pairs)) + "))"
+		for _, p := range pairs {
+			args = append(args, p)
+		}
+	}
+	return cond, args
 }
 
 // where renders f as a SQL condition; the org is always the first term.
@@ -531,6 +577,9 @@ func (s *Store) DeleteWhere(ctx context.Context, f memory.Filter) (_ []string, e
 		a = append(a, a[1:]...)
 		ph := placeholders(len(chunk))
 		if _, err := tx.ExecContext(ctx, `DELETE FROM relations WHERE org_id = ? AND (from_id IN (`+ph+`) OR to_id IN (`+ph+`))`, a...); err != nil {
+			return nil, err
+		}
+		if err := dropDerived(ctx, tx, f.OrgID, chunk); err != nil {
 			return nil, err
 		}
 	}

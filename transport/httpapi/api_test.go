@@ -253,11 +253,11 @@ func TestDuplicateSameScope(t *testing.T) {
 func TestTenantIsolation(t *testing.T) {
 	c := newClient(t, newServer(t))
 	secret := map[string]any{"type": "fact", "roomId": "shared-room", "entityId": "e1", "sessionId": "s1",
-		"content": map[string]any{"text": "the launch code is marigold"}}
+		"content": map[string]any{"text": "the launch code is marigold"}, "metadata": map[string]any{"k": "v"}}
 	idA := c.create(keyA, secret)
 	idB := c.create(keyB, secret) // identical text in org b
-	idY := c.create(keyY, map[string]any{"type": "fact", "roomId": "shared-room", "content": map[string]any{"text": "agent y private: the launch code is marigold"}})
-	idX := c.create(keyX, map[string]any{"type": "fact", "roomId": "shared-room", "content": map[string]any{"text": "agent x private: the launch code is marigold"}})
+	idY := c.create(keyY, map[string]any{"type": "fact", "roomId": "shared-room", "metadata": map[string]any{"k": "v"}, "content": map[string]any{"text": "agent y private: the launch code is marigold"}})
+	idX := c.create(keyX, map[string]any{"type": "fact", "roomId": "shared-room", "metadata": map[string]any{"k": "v"}, "content": map[string]any{"text": "agent x private: the launch code is marigold"}})
 	if idA == idB {
 		t.Fatal("two orgs share an id")
 	}
@@ -273,6 +273,15 @@ func TestTenantIsolation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if r := c.do("GET", "/v1/memories/"+tc.victim, tc.key, nil); r.Status != 404 {
 				t.Fatalf("get: %d %s", r.Status, r.Raw)
+			}
+			if r := c.do("GET", "/v1/memories/"+tc.victim+"/history", tc.key, nil); r.Status != 404 {
+				t.Fatalf("history: %d %s", r.Status, r.Raw)
+			}
+			if r := c.do("GET", "/v1/export", tc.key, nil); r.Status != 200 || strings.Contains(r.Raw, tc.victim) {
+				t.Fatalf("export: %d, or it holds the victim", r.Status)
+			}
+			if r := c.do("GET", "/v1/memories?metadata.k=v&roomId=shared-room", tc.key, nil); r.Status != 200 || strings.Contains(r.Raw, tc.victim) {
+				t.Fatalf("list by metadata: %d %s", r.Status, r.Raw)
 			}
 			if r := c.do("PATCH", "/v1/memories/"+tc.victim, tc.key, `{"content":{"text":"overwritten"}}`); r.Status != 404 {
 				t.Fatalf("patch: %d %s", r.Status, r.Raw)

@@ -166,13 +166,15 @@ type Filters struct {
 	Start           Millis     `json:"start"`
 	End             Millis     `json:"end"`
 	IncludeArchived bool       `json:"includeArchived"`
+	// Metadata is {"KEY": "v"} (equality) or {"KEY": ["v1", "v2"]} (in).
+	Metadata memory.MetadataFilter `json:"metadata"`
 }
 
 func (f Filters) filter() memory.Filter {
 	out := memory.Filter{
 		RoomID: f.RoomID, EntityID: f.EntityID, SessionID: f.SessionID, AgentID: f.AgentID,
 		DocumentID: f.DocumentID, Durability: memory.Durability(f.Durability),
-		Start: int64(f.Start), End: int64(f.End), IncludeArchived: f.IncludeArchived,
+		Start: int64(f.Start), End: int64(f.End), IncludeArchived: f.IncludeArchived, Metadata: f.Metadata,
 	}
 	for _, t := range f.Type {
 		out.Types = append(out.Types, memory.Type(t))
@@ -189,6 +191,15 @@ func queryFilter(r *http.Request, allowed ...string) (memory.Filter, error) {
 	q := r.URL.Query()
 	var f Filters
 	for name, vs := range q {
+		if key, ok := strings.CutPrefix(name, "metadata."); ok {
+			// metadata.KEY=v; repeated for "in" (metadata.KEY=a&metadata.KEY=b).
+			// A comma is part of the value.
+			if f.Metadata == nil {
+				f.Metadata = memory.MetadataFilter{}
+			}
+			f.Metadata[key] = append(f.Metadata[key], vs...)
+			continue
+		}
 		v := strings.Join(vs, ",")
 		switch name {
 		case "type":
