@@ -241,6 +241,15 @@ func NewStack(scope constructs.Construct, id string, p Props) awscdk.Stack {
 		Schedule: awsevents.Schedule_Cron(&awsevents.CronOptions{Hour: jsii.String("3"), Minute: jsii.String("0")}),
 		Targets:  &[]awsevents.IRuleTarget{awseventstargets.NewLambdaFunction(fns["consolidate"], nil)},
 	})
+	// Maintenance of a shared store, which no process start runs: the ingest
+	// function settles or rolls back interrupted ingestions (older than
+	// three of its timeouts) and retries pending knowledge extraction
+	// (ingest.Maintenance). Hourly: each pass lists the orgs by a scan.
+	awsevents.NewRule(stack, jsii.String("IngestMaintenance"), &awsevents.RuleProps{
+		RuleName: name("ingest-maintenance"),
+		Schedule: awsevents.Schedule_Rate(awscdk.Duration_Hours(jsii.Number(1))),
+		Targets:  &[]awsevents.IRuleTarget{awseventstargets.NewLambdaFunction(fns["ingest"], nil)},
+	})
 
 	// API: REST, every method behind the request authorizer (cached five
 	// minutes per key), access logs, throttling, a usage plan for tenants.

@@ -101,6 +101,16 @@ func TestStack(t *testing.T) {
 			}))
 			// EventBridge schedule for consolidation.
 			tmpl.HasResourceProperties(jsii.String("AWS::Events::Rule"), props(map[string]any{"ScheduleExpression": "cron(0 3 * * ? *)"}))
+			// The hourly maintenance rule targets the ingest function, which may be invoked by it.
+			ingestFn := logicalID(t, raw, "AWS::Lambda::Function", "FunctionName", "agentmem-"+stage+"-ingest")
+			tmpl.HasResourceProperties(jsii.String("AWS::Events::Rule"), props(map[string]any{
+				"Name": "agentmem-" + stage + "-ingest-maintenance", "ScheduleExpression": "rate(1 hour)", "State": "ENABLED",
+				"Targets": []any{assertions.Match_ObjectLike(&map[string]any{"Arn": map[string]any{"Fn::GetAtt": []any{ingestFn, "Arn"}}})},
+			}))
+			tmpl.HasResourceProperties(jsii.String("AWS::Lambda::Permission"), props(map[string]any{
+				"Action": "lambda:InvokeFunction", "Principal": "events.amazonaws.com",
+				"FunctionName": map[string]any{"Fn::GetAtt": []any{ingestFn, "Arn"}},
+			}))
 
 			// OpenSearch: encryption, HTTPS only, fine-grained access control.
 			tmpl.HasResourceProperties(jsii.String("AWS::OpenSearchService::Domain"), props(map[string]any{
@@ -234,4 +244,24 @@ func list(v any) []string {
 		return out
 	}
 	return nil
+}
+
+// logicalID returns the logical id of the one resource of type typ whose
+// property prop is value.
+func logicalID(t *testing.T, raw map[string]any, typ, prop, value string) string {
+	t.Helper()
+	var ids []string
+	for id, r := range raw["Resources"].(map[string]any) {
+		r := r.(map[string]any)
+		if r["Type"] != typ {
+			continue
+		}
+		if p, _ := r["Properties"].(map[string]any); p != nil && p[prop] == value {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) != 1 {
+		t.Fatalf("%s with %s %q: %v", typ, prop, value, ids)
+	}
+	return ids[0]
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # scripts/fuzz.sh [FUZZTIME]: runs every Go fuzz target of the module, one
 # after the other, for FUZZTIME each (default 10s; any -fuzztime value:
-# 30s, 2m, 5000x), and prints a table of targets, executions and results.
+# 30s, 2m, 5000x), and prints a table of targets, executions, new
+# interesting inputs (coverage the run found that the corpus lacked) and
+# results.
 # Exits non-zero if a target failed; its failing input is then in the
 # package's testdata/fuzz/<Target>/ (commit it once fixed: `go test` runs
 # it from then on). A "flake" is Go's own deadline race (see below), not
@@ -93,7 +95,10 @@ for t in "${targets[@]}"; do
   # No "execs" line: the time went to replaying the corpus (it grows in
   # the cache with every run) before any new input ran.
   execs=$(grep -o 'execs: [0-9]*' "$log" | tail -1 | cut -d' ' -f2 || true)
-  summary+=("$(printf '%-5s %-30s %-26s %10s execs %4ss' "$result" "${pkg#github.com/agentmem/agentmem/}" "$name" "${execs:-0}" $((SECONDS - start)))")
+  # New interesting inputs: those this run added to the generated corpus
+  # (coverage it had not seen), from Go's last progress line.
+  fresh=$(grep -o 'new interesting: [0-9]*' "$log" | tail -1 | cut -d' ' -f3 || true)
+  summary+=("$(printf '%-5s %-30s %-26s %10s execs %6s new %4ss' "$result" "${pkg#github.com/agentmem/agentmem/}" "$name" "${execs:-0}" "${fresh:-0}" $((SECONDS - start)))")
   echo "${summary[-1]}"
   rm -f "$log"
 done

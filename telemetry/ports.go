@@ -41,6 +41,9 @@ func Store(s memory.Store) memory.Store {
 		if x, ok := s.(embeddedExtras); ok { // SQLite: vocabulary counters, one-transaction document commits
 			return &tracedEmbeddedStore{tracedFullStore: full, embeddedExtras: x}
 		}
+		if x, ok := s.(memory.DocumentCommitter); ok { // DynamoDB: document commits keyed off a marker
+			return &tracedCommitStore{tracedFullStore: full, DocumentCommitter: x}
+		}
 		return full
 	}
 	return t
@@ -58,6 +61,13 @@ type embeddedExtras interface {
 type tracedEmbeddedStore struct {
 	*tracedFullStore
 	embeddedExtras
+}
+
+// tracedCommitStore is a traced FullStore that commits documents
+// atomically; the commits pass through.
+type tracedCommitStore struct {
+	*tracedFullStore
+	memory.DocumentCommitter
 }
 
 type tracedStore struct{ s memory.Store }

@@ -176,7 +176,8 @@ func TestCreateSpans(t *testing.T) {
 // port method) or listed here as used on the concrete store only.
 func TestTracedStoreKeepsCapabilities(t *testing.T) {
 	concreteOnly := map[string]bool{"Close": true, "Total": true, "Client": true, "Table": true,
-		"Authenticate": true, "PutAPIKey": true, "RevokeAPIKey": true}
+		"Authenticate": true, "PutAPIKey": true, "RevokeAPIKey": true,
+		"SettleCommits": true} // the ingestion recovery's, on the store of wiring.Capabilities
 	st, err := sqlite.Open(t.TempDir() + "/m.db")
 	if err != nil {
 		t.Fatal(err)
@@ -202,10 +203,14 @@ func TestTracedStoreKeepsCapabilities(t *testing.T) {
 		{"RecordStore", isA[memory.RecordStore](telemetry.Store(st))},
 		{"OrgLister", isA[memory.OrgLister](telemetry.Store(st))},
 		{"TermIndex", isA[memory.TermIndex](telemetry.Store(st))},
+		{"DocumentCommitter", isA[memory.DocumentCommitter](telemetry.Store(st))},
 	} {
 		if !c.ok {
 			t.Errorf("the traced SQLite store is no %s", c.name)
 		}
+	}
+	if !isA[memory.DocumentCommitter](telemetry.Store(dynamodb.New(nil, "t"))) {
+		t.Error("the traced DynamoDB store does not commit documents atomically")
 	}
 }
 

@@ -1,5 +1,8 @@
 // Command ingest is the S3 notification Lambda: ObjectCreated ingests the
-// object, ObjectRemoved deletes its document (see ingest.HandleS3).
+// object, ObjectRemoved deletes its document (see ingest.HandleS3). Its
+// scheduled EventBridge rule runs the maintenance pass: interrupted
+// ingestions settled or rolled back, pending knowledge retried (see
+// ingest.Maintenance).
 package main
 
 import (
@@ -10,7 +13,6 @@ import (
 	"github.com/agentmem/agentmem/telemetry"
 	"github.com/agentmem/agentmem/wiring/aws"
 	"github.com/agentmem/agentmem/wiring/ingestion"
-	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 )
 
@@ -25,7 +27,7 @@ func main() {
 		data, obj, err := s3.New(c, bucket).Get(ctx, key)
 		return data, obj.ETag, err
 	}
-	lambda.Start(telemetry.Handler(telemetry.Ingest, b.Metrics, func(ctx context.Context, ev events.S3Event) ([]ingest.Outcome, error) {
-		return docs.HandleS3(ctx, ev, fetch)
-	}, ingestion.Outcomes))
+	maint, err := ingestion.Maintenance(docs, b.Caps, b.Extraction, aws.MaintenanceGrace)
+	aws.Must(log, "maintenance", err)
+	lambda.Start(telemetry.Handler(telemetry.Ingest, b.Metrics, ingest.Handler(docs, fetch, maint), ingestion.InvocationOutcomes))
 }

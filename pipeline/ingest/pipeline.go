@@ -59,6 +59,10 @@ type Pipeline struct {
 	Limits Limits
 	Now    func() time.Time
 	Log    *slog.Logger
+	// Commits, when set, finishes the document commits that a stopped
+	// process left past their commit point (a store whose commit is not
+	// one transaction, such as DynamoDB's); Recover runs it first.
+	Commits CommitSettler
 
 	locks [64]sync.Mutex // by document id hash: one run of a document at a time
 }
@@ -230,10 +234,17 @@ func (p *Pipeline) lock(id string) func() {
 // a crash or a stop, found by Recover.
 const Interrupted = "interrupted: the server stopped while indexing this document; nothing of this version was published, upload it again"
 
+// CommitSettler finishes interrupted document commits of an org and
+// returns how many memories it flipped (see dynamodb.Store.SettleCommits).
+type CommitSettler interface {
+	SettleCommits(ctx context.Context, org string) (int, error)
+}
+
 // Recovered counts what Recover repaired.
 type Recovered struct {
-	Documents int // documents left pending, now failed
-	Memories  int // staged memories discarded (unpublished or retired)
+	Documents int `json:"documents"` // documents left pending, now failed
+	Memories  int `json:"memories"`  // staged memories discarded (unpublished or retired)
+	Settled   int `json:"settled"`   // memories of interrupted commits rolled forward
 }
 
 // Recover repairs what interrupted runs left in org: staged memories are
@@ -247,6 +258,15 @@ type Recovered struct {
 // than the ingest function's timeout for the scheduled pass in AWS.
 func (p *Pipeline) Recover(ctx context.Context, org string, grace time.Duration) (Recovered, error) {
 	var out Recovered
+	if p.Commits != nil {
+		// Committed documents first: their memories are not staged ones
+		// to discard, whatever the pending attribute still says.
+		n, err := p.Commits.SettleCommits(ctx, org)
+		out.Settled = n
+		if err != nil {
+			return out, fmt.Errorf("recover %s: %w", org, err)
+		}
+	}
 	c := memory.Caller{OrgID: org}
 	inflight := map[string]bool{}
 	cutoff := p.now().Add(-grace).UnixMilli()
@@ -343,12 +363,14 @@ func (p *Pipeline) RecoverAll(ctx context.Context, orgs memory.OrgLister, grace 
 		r, err := p.Recover(ctx, org, grace)
 		total.Documents += r.Documents
 		total.Memories += r.Memories
+		total.Settled += r.Settled
 		if err != nil {
 			return total, err
 		}
 	}
-	if total.Documents > 0 || total.Memories > 0 {
-		p.log().InfoContext(ctx, "ingestion recovered", "documents_rolled_back", total.Documents, "staged_discarded", total.Memories)
+	if total.Documents > 0 || total.Memories > 0 || total.Settled > 0 {
+		p.log().InfoContext(ctx, "ingestion recovered", "documents_rolled_back", total.Documents, "staged_discarded", total.Memories,
+			"commits_settled", total.Settled)
 	}
 	return total, nil
 }

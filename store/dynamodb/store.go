@@ -85,7 +85,7 @@ func (s *Store) item(m *memory.Memory) (map[string]types.AttributeValue, error) 
 		"sessionId": str(m.SessionID), "documentId": str(m.DocumentID), "durability": str(string(m.Durability)),
 		"dedupKey": str(memory.DedupKey(m)), "createdAt": num(m.CreatedAt), "archived": boolean(m.Archived),
 		"version": num(m.Version), "accessCount": num(m.AccessCount), "lastAccessedAt": num(m.LastAccessedAt),
-		"body": str(string(body)), "embeddingModel": str(m.EmbeddingModel),
+		"body": str(string(body)), "embeddingModel": str(m.EmbeddingModel), attrPending: boolean(m.Pending),
 		schema.ByOrg.PartitionKey: str(org), schema.ByOrg.SortKey: str(sk),
 		schema.ByType.PartitionKey: str(org + "#TYPE#" + string(m.Type)), schema.ByType.SortKey: str(sk),
 	}
@@ -126,7 +126,9 @@ func attrN(it map[string]types.AttributeValue, name string) int64 {
 	return 0
 }
 
-// fromItem decodes a memory item.
+// fromItem decodes a memory item. Its Pending flag is the item's pending
+// attribute (the body's may predate a commit); callers that may meet a
+// commit in progress use decode, which resolves it.
 func fromItem(it map[string]types.AttributeValue) (*memory.Memory, error) {
 	var m memory.Memory
 	if err := json.Unmarshal([]byte(attrS(it, "body")), &m); err != nil {
@@ -134,6 +136,8 @@ func fromItem(it map[string]types.AttributeValue) (*memory.Memory, error) {
 	}
 	m.Version, m.AccessCount, m.LastAccessedAt = attrN(it, "version"), attrN(it, "accessCount"), attrN(it, "lastAccessedAt")
 	m.EmbeddingModel = attrS(it, "embeddingModel")
+	b, _ := it[attrPending].(*types.AttributeValueMemberBOOL)
+	m.Pending = b != nil && b.Value
 	if b, ok := it["embedding"].(*types.AttributeValueMemberB); ok {
 		m.Embedding = memory.DecodeVector(b.Value)
 	}
@@ -312,7 +316,11 @@ func (s *Store) Get(ctx context.Context, orgID, id string) (*memory.Memory, erro
 	if res.Item == nil || attrS(res.Item, "orgId") != orgID {
 		return nil, memory.ErrNotFound(id)
 	}
-	return fromItem(res.Item)
+	ms, err := s.decode(ctx, orgID, []map[string]types.AttributeValue{res.Item})
+	if err != nil {
+		return nil, err
+	}
+	return ms[0], nil
 }
 
 // GetMany implements memory.Store.
@@ -329,15 +337,18 @@ func (s *Store) GetMany(ctx context.Context, orgID string, ids []string) (map[st
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]*memory.Memory, len(items))
+	mine := items[:0]
 	for _, it := range items {
-		if attrS(it, "orgId") != orgID {
-			continue
+		if attrS(it, "orgId") == orgID {
+			mine = append(mine, it)
 		}
-		m, err := fromItem(it)
-		if err != nil {
-			return nil, err
-		}
+	}
+	ms, err := s.decode(ctx, orgID, mine)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*memory.Memory, len(ms))
+	for _, m := range ms {
 		out[m.ID] = m
 	}
 	return out, nil
@@ -579,6 +590,7 @@ func plan(f memory.Filter) query {
 		q.values[":false"] = boolean(false)
 		conds = append(conds, "#arch = :false")
 	}
+	conds = append(conds, visibility(f, &q))
 	q.filter = strings.Join(conds, " AND ")
 	return q
 }
@@ -665,13 +677,15 @@ func (s *Store) List(ctx context.Context, lq memory.ListQuery) (memory.Page, err
 		if err != nil {
 			return memory.Page{}, fmt.Errorf("dynamodb: list: %w", err)
 		}
-		for _, it := range res.Items {
-			m, err := fromItem(it)
-			if err != nil {
-				return memory.Page{}, err
-			}
-			page.Memories = append(page.Memories, m)
+		its, err := s.resolve(ctx, f.OrgID, res.Items, f.Pending)
+		if err != nil {
+			return memory.Page{}, err
 		}
+		ms, err := s.decode(ctx, f.OrgID, its)
+		if err != nil {
+			return memory.Page{}, err
+		}
+		page.Memories = append(page.Memories, ms...)
 		if len(page.Memories) > lq.Limit || res.LastEvaluatedKey == nil {
 			break
 		}
@@ -690,14 +704,24 @@ func (s *Store) Count(ctx context.Context, f memory.Filter) (int, error) {
 	if f.OrgID == "" {
 		return 0, errors.New("dynamodb: count without org")
 	}
-	in := plan(f).input(s.table, f, nil, 0, true)
+	// The items are read projected rather than counted by DynamoDB (the
+	// same read capacity) so that those of a commit in progress resolve.
+	in := plan(f).input(s.table, f, nil, 0, false)
+	if in != nil {
+		in.ProjectionExpression = aws.String("documentId, #pend, #tok, #role")
+		in.ExpressionAttributeNames["#role"] = attrRole
+	}
 	n := 0
 	for in != nil {
 		res, err := s.c.Query(ctx, in)
 		if err != nil {
 			return 0, fmt.Errorf("dynamodb: count: %w", err)
 		}
-		n += int(res.Count)
+		its, err := s.resolve(ctx, f.OrgID, res.Items, f.Pending)
+		if err != nil {
+			return 0, fmt.Errorf("dynamodb: count: %w", err)
+		}
+		n += len(its)
 		if res.LastEvaluatedKey == nil {
 			break
 		}
@@ -716,14 +740,19 @@ func (s *Store) DeleteWhere(ctx context.Context, f memory.Filter) ([]string, err
 	type victim struct{ id, key string }
 	var victims []victim
 	if in != nil {
-		in.ProjectionExpression = aws.String("id, dedupKey, orgId")
+		in.ProjectionExpression = aws.String("id, dedupKey, orgId, documentId, #pend, #tok, #role")
+		in.ExpressionAttributeNames["#role"] = attrRole
 	}
 	for in != nil {
 		res, err := s.c.Query(ctx, in)
 		if err != nil {
 			return nil, fmt.Errorf("dynamodb: delete: %w", err)
 		}
-		for _, it := range res.Items {
+		its, err := s.resolve(ctx, f.OrgID, res.Items, f.Pending)
+		if err != nil {
+			return nil, fmt.Errorf("dynamodb: delete: %w", err)
+		}
+		for _, it := range its {
 			victims = append(victims, victim{attrS(it, "id"), attrS(it, "dedupKey")})
 		}
 		if res.LastEvaluatedKey == nil {
@@ -798,11 +827,24 @@ func (s *Store) Scan(ctx context.Context, fn func(*memory.Memory) error) error {
 		if err != nil {
 			return fmt.Errorf("dynamodb: scan: %w", err)
 		}
+		byOrg := map[string][]map[string]types.AttributeValue{}
+		for _, it := range res.Items {
+			if attrS(it, attrToken) != "" {
+				byOrg[attrS(it, "orgId")] = append(byOrg[attrS(it, "orgId")], it)
+			}
+		}
+		marks := map[string]map[string]string{}
+		for org, its := range byOrg {
+			if marks[org], err = s.markers(ctx, org, its); err != nil {
+				return err
+			}
+		}
 		for _, it := range res.Items {
 			m, err := fromItem(it)
 			if err != nil {
 				return err
 			}
+			m.Pending = staged(it, marks[m.OrgID])
 			if err := fn(m); err != nil {
 				return err
 			}

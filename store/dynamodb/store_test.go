@@ -54,3 +54,7 @@ func TestRelationContract(t *testing.T) {
 func TestRecordContract(t *testing.T) {
 	memorytest.RecordSuite(t, func(t *testing.T) memory.RecordStore { return newStore(t) })
 }
+
+func TestDocumentContract(t *testing.T) {
+	memorytest.DocumentSuite(t, func(t *testing.T) memorytest.DocumentStore { return newStore(t) })
+}

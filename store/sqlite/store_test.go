@@ -29,6 +29,14 @@ func TestStoreContract(t *testing.T) {
 	})
 }
 
+func TestDocumentContract(t *testing.T) {
+	memorytest.DocumentSuite(t, func(t *testing.T) memorytest.DocumentStore {
+		s := open(t, filepath.Join(t.TempDir(), "memories.db"))
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
 func TestRelationContract(t *testing.T) {
 	memorytest.RelationSuite(t, func(t *testing.T) memorytest.RelationStore {
 		s := open(t, filepath.Join(t.TempDir(), "memories.db"))

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/agentmem/agentmem/embed/hashing"
 	"github.com/agentmem/agentmem/index/opensearch"
@@ -42,7 +43,16 @@ type Backend struct {
 	// Knowledge is the knowledge API's use case (offline translation: the
 	// API Lambda links no LLM).
 	Knowledge *knowledge.Explorer
+	// Extraction is the Structured RAG service the memory service derives
+	// knowledge with (nil when the store keeps no term index); the
+	// scheduled maintenance retries its pending extractions.
+	Extraction *knowledge.Service
 }
+
+// MaintenanceGrace is how old an ingestion left pending must be before the
+// scheduled maintenance (ingest.Maintenance) rolls it back: three times the
+// ingest function's 300 s timeout, so that no run in flight is touched.
+const MaintenanceGrace = 15 * time.Minute
 
 // Open opens the backend cfg describes, which must name the AWS adapters
 // (BACKEND=aws, INDEX=opensearch): the store, the index (created and filled
@@ -75,6 +85,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...serv
 	ts, tix, temb := telemetry.Ports(store, ix, emb)
 	k := wiring.NewKnowledge(ts, temb, log)
 	b.Knowledge = wiring.ShareRelated(wiring.KnowledgeExplorer(store, nil, log), k)
+	b.Extraction = k
 	b.Service = service.NewService(ts, tix, temb, wiring.ServiceOptions(cfg.Service, log, append(wiring.KnowledgeServiceOptions(k), opts...)...)...)
 	b.closers.Add(b.Service.Close)
 	return b, nil

@@ -7,6 +7,9 @@ import (
 	"github.com/agentmem/agentmem/telemetry"
 	"github.com/aws/aws-lambda-go/events"
 	"log/slog"
+	"time"
+
+	"github.com/agentmem/agentmem/knowledge"
 
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/pipeline/ingest"
@@ -24,8 +27,28 @@ func New(svc *service.Service, caps wiring.Capabilities, cfg config.Ingest, log 
 	if err := caps.Require(Consumer, wiring.Records); err != nil {
 		return nil, err
 	}
-	return &ingest.Pipeline{Service: svc, Records: caps.Records, Log: log, MaxBytes: cfg.MaxBytes,
-		Splitter: ingest.Splitter{Size: cfg.ChunkSize, Overlap: cfg.ChunkOverlap}}, nil
+	p := &ingest.Pipeline{Service: svc, Records: caps.Records, Log: log, MaxBytes: cfg.MaxBytes,
+		Splitter: ingest.Splitter{Size: cfg.ChunkSize, Overlap: cfg.ChunkOverlap}}
+	if cs, ok := caps.Records.(ingest.CommitSettler); ok { // DynamoDB: commits keyed off a marker
+		p.Commits = cs
+	}
+	return p, nil
+}
+
+// Maintenance returns the scheduled recovery pass over docs, which the
+// ingest function runs on its EventBridge rule: every org the store lists,
+// ingestions left pending for longer than grace, then the pending
+// knowledge of k (nil: none). A store that cannot list its orgs fails
+// here, at start.
+func Maintenance(docs *ingest.Pipeline, caps wiring.Capabilities, k *knowledge.Service, grace time.Duration) (*ingest.Maintenance, error) {
+	if err := caps.Require("scheduled maintenance", wiring.OrgListing); err != nil {
+		return nil, err
+	}
+	m := &ingest.Maintenance{Documents: docs, Orgs: caps.Orgs, Grace: grace}
+	if k != nil {
+		m.Knowledge = k
+	}
+	return m, nil
 }
 
 // Outcomes counts what an S3 notification did for telemetry.Handler: each
@@ -46,6 +69,23 @@ func Outcomes(ev events.S3Event, outs []ingest.Outcome, err error) map[string]in
 		default:
 			m[telemetry.OutcomeOK]++
 		}
+	}
+	return m
+}
+
+// InvocationOutcomes counts an invocation of the ingest function: an S3
+// notification as Outcomes does. A maintenance pass counts only its
+// failures, one per org a step failed for (so the ingest failure alarm
+// sees them), and no successes, which would inflate the documents counted.
+func InvocationOutcomes(in ingest.Invocation, res ingest.InvocationResult, err error) map[string]int {
+	if in.S3 != nil {
+		return Outcomes(*in.S3, res.Outcomes, err)
+	}
+	m := map[string]int{}
+	if rep := res.Maintenance; rep != nil {
+		m[telemetry.OutcomeFailed] = len(rep.Failed)
+	} else if err != nil {
+		m[telemetry.OutcomeFailed] = 1
 	}
 	return m
 }
