@@ -76,13 +76,14 @@ const (
 	maxTermCache = 4096
 	// DefaultSyncScan is the most term vectors a search scores against
 	// its new query terms (vocabulary size × terms not cached) while it
-	// waits: a larger org's new query terms get their embedding
-	// neighbours in the background, for the searches after, and this one
-	// the neighbours the extractors supplied. Scoring 130,000 vocabulary
-	// terms against five new query terms took about 20 ms, four times a
+	// waits, about 2 ms: a larger org's new query terms get their
+	// embedding neighbours in the background, for the searches after, and
+	// this one the neighbours the extractors supplied. Scoring 130,000
+	// vocabulary terms against one new query term took about 4 ms, half a
 	// hybrid search at 100,000 memories, and the query terms' embedding
-	// with the default model as much again.
-	DefaultSyncScan = 1 << 17
+	// with the default model as much again. A conversation of a few
+	// hundred turns (a few thousand terms) stays under it.
+	DefaultSyncScan = 1 << 16
 	// laterTimeout bounds a background expansion.
 	laterTimeout = 30 * time.Second
 	// typePostings is the most refs read per query term to find the names
