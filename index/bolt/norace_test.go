@@ -1,0 +1,6 @@
+//go:build !race
+
+package bolt_test
+
+// annSize is TestANNRecall's corpus size.
+const annSize = 30_000
