@@ -2,5 +2,5 @@
 
 package bolt_test
 
-// annSize is TestANNRecall's corpus size.
-const annSize = 30_000
+// TestANNRecall's corpus size and queries per filter and stage.
+const annSize, annQueries = 30_000, 40

@@ -2,6 +2,7 @@
 
 package bolt_test
 
-// annSize is TestANNRecall's corpus size: under the race detector, which
-// slows the graph's build tenfold, a smaller corpus keeps make test short.
-const annSize = 6_000
+// TestANNRecall's corpus size and queries per filter and stage: under the
+// race detector, which slows the graph's build and walks tenfold, a
+// smaller run keeps make test short.
+const annSize, annQueries = 4_000, 25
