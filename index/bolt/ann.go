@@ -17,6 +17,11 @@ import (
 // the read lock, so writers wait at most one chunk.
 const buildChunk = 64
 
+// walkCost weighs a node the walk scores (with its filter check and heap
+// work) against a vector the exact scan reads; tests set it to 0 to send
+// every filter through the graph.
+var walkCost = 3.0
+
 // selectivitySample is how many ordinals a filtered search samples to
 // estimate the share of the org's vectors its filter allows.
 const selectivitySample = 512
@@ -151,12 +156,20 @@ func (ix *Index) approximate(o *orgIndex, q memory.IndexQuery) (cands []candidat
 	}
 	allow := func(ord uint32) bool { return o.hasVec[ord] && q.Filter.Match(o.attrs[ord]) }
 	sel := selectivity(o, allow)
-	if sel < minSelectivity {
+	if sel <= 0 {
 		return nil, 0, false
 	}
 	ef := max(ix.ann.EfSearch, q.K)
 	if sel < 1 {
-		ef = max(q.K, min(maxEf, int(float64(ef)/math.Sqrt(sel))))
+		ef = min(4*ef, int(float64(ef)/math.Sqrt(sel)))
+	}
+	// The walk scores about m0 neighbours of each node it expands and
+	// expands about ef/sel of them before ef allowed ones are found, each
+	// with a filter check; the exact scan checks the filter on every vector
+	// and scores the allowed ones. Past even odds the exact scan answers:
+	// it is certain.
+	if walk, scan := walkCost*float64(ef*g.m0)/sel, float64(o.vectors)*(0.5+sel); walk > scan {
+		return nil, 0, false
 	}
 	qx := make([]int16, ix.dims)
 	xq := quantizeQuery(q.Vector, qx)

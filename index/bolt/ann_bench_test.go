@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -101,15 +102,18 @@ func benchANN(b *testing.B, size int, cfg ANNConfig) {
 	}
 	b.Logf("size %d: loaded in %s (load average %s)", size, time.Since(start).Round(time.Millisecond), loadAverage())
 	start = time.Now()
+	cpu0 := cpuTime()
 	ix.SetANN(cfg)
 	if err := ix.WaitANN(ctx); err != nil {
 		b.Fatal(err)
 	}
-	build := time.Since(start)
+	build, buildCPU := time.Since(start), cpuTime()-cpu0
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	b.Logf("size %d: graph built in %s (M %d, efConstruction %d), heap %d MiB", size, build.Round(time.Millisecond), cfg.M, cfg.EfConstruction, ms.HeapAlloc>>20)
+	b.Logf("size %d: graph built in %s, %s of CPU (M %d, efConstruction %d), heap %d MiB", size,
+		build.Round(time.Millisecond), buildCPU.Round(time.Millisecond), cfg.M, cfg.EfConstruction, ms.HeapAlloc>>20)
 	b.ReportMetric(build.Seconds(), "build-s")
+	b.ReportMetric(buildCPU.Seconds(), "build-cpu-s")
 	filters := []struct {
 		name string
 		f    memory.Filter
@@ -170,6 +174,15 @@ func pct(ds []time.Duration, p int) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return s[min(len(s)-1, len(s)*p/100)].Round(time.Microsecond)
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func loadAverage() string {
