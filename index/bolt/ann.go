@@ -27,14 +27,18 @@ var walkCost = 3.0
 const selectivitySample = 512
 
 // SetANN replaces the approximate index's configuration (DefaultANN at
-// Open): every org's graph is dropped and, for orgs at or above the new
-// threshold, rebuilt in the background. Searches stay exact meanwhile.
+// Open). A new M drops every org's graph and, for orgs at or above the
+// threshold, rebuilds it in the background; searches stay exact meanwhile.
+// A new EfConstruction applies to the nodes inserted from then on.
 func (ix *Index) SetANN(c ANNConfig) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	ix.ann = c.withDefaults()
+	c = c.withDefaults()
+	ix.ann = c
 	for id, o := range ix.orgs {
-		o.graph = nil
+		if o.graph != nil && o.graph.m != c.M {
+			o.graph = nil
+		}
 		ix.maintain(id, o)
 	}
 }
@@ -92,10 +96,14 @@ func (ix *Index) maintain(org string, o *orgIndex) {
 		return
 	default:
 	}
-	g := newHNSW(ix.ann)
-	o.graph = g
+	o.graph = newHNSW(ix.ann)
+	ix.startBuild(org, o)
+}
+
+// startBuild completes o's graph in the background.
+func (ix *Index) startBuild(org string, o *orgIndex) {
 	ix.builders.Add(1)
-	go ix.build(org, o, g)
+	go ix.build(org, o, o.graph)
 }
 
 // build inserts the org's ordinals into g a chunk at a time under the read

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -262,4 +264,100 @@ func TestANNRecall(t *testing.T) {
 		t.Fatalf("the test leaves %d vectors, under the threshold", n)
 	}
 	check("after compaction")
+}
+
+// TestANNRestart closes an index with a built graph, after deletes and
+// inserts, and checks that the next Open restores the graph instead of
+// rebuilding it, maps it onto the reloaded ordinals, and answers with the
+// recall of a fresh graph; and that a snapshot that does not match (here,
+// another M) is ignored for a rebuild.
+func TestANNRestart(t *testing.T) {
+	const dims, size, k = 64, 3000, 10
+	ctx := context.Background()
+	dir := t.TempDir()
+	cfg := bolt.ANNConfig{Threshold: 1000, M: 8, EfConstruction: 48, EfSearch: 48}
+	c := newANNCorpus(dims, 40)
+	live := map[string]liveMemory{}
+	ms := c.memories(memorytest.OrgA, size)
+	for _, m := range ms {
+		live[m.ID] = liveMemory{m.Attrs(), m.Embedding}
+	}
+	openANN := func(cfg bolt.ANNConfig) *bolt.Index {
+		t.Helper()
+		ix, _, err := bolt.Open(dir, model, dims)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix.SetANN(cfg)
+		wait, cancel := context.WithTimeout(ctx, 5*time.Minute)
+		defer cancel()
+		if err := ix.WaitANN(wait); err != nil {
+			t.Fatal(err)
+		}
+		return ix
+	}
+	ix := openANN(cfg)
+	if err := ix.Upsert(ctx, ms[:size-200]); err != nil {
+		t.Fatal(err)
+	}
+	ix.WaitANN(ctx)
+	if err := ix.Upsert(ctx, ms[size-200:]); err != nil { // linked at once
+		t.Fatal(err)
+	}
+	var gone []string
+	for _, m := range ms[:300] {
+		gone = append(gone, m.ID)
+		delete(live, m.ID)
+	}
+	if err := ix.Delete(ctx, memorytest.OrgA, gone); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		cfg      bolt.ANNConfig
+		crash    bool // the snapshot is gone, as after a crash
+		restored int
+	}{
+		{"clean close: restored", cfg, false, 1},
+		{"no snapshot: rebuilt", cfg, true, 0},
+		{"another M: rebuilt", bolt.ANNConfig{Threshold: 1000, M: 12, EfConstruction: 48, EfSearch: 48}, false, 1},
+	} {
+		if tc.crash {
+			if err := os.Remove(filepath.Join(dir, "graphs.hnsw")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ix := openANN(tc.cfg)
+		if got := bolt.RestoredGraphs(ix); got != tc.restored {
+			t.Errorf("%s: %d graphs restored, want %d", tc.name, got, tc.restored)
+		}
+		qrng := rand.New(rand.NewPCG(5, 5))
+		var hit, total int
+		for range 30 {
+			v := c.around(c.centres[qrng.IntN(len(c.centres))], 0.4/math.Sqrt(dims))
+			res, err := ix.Search(ctx, memory.IndexQuery{Filter: memory.Filter{OrgID: memorytest.OrgA}, Vector: v, K: k})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := exactTop(live, ranked(live, v), memory.Filter{OrgID: memorytest.OrgA}, k)
+			for _, h := range res.Semantic {
+				if _, ok := live[h.ID]; !ok {
+					t.Fatalf("%s: deleted memory %s returned", tc.name, h.ID)
+				}
+				if slices.Contains(want, h.ID) {
+					hit++
+				}
+			}
+			total += len(want)
+		}
+		if recall := float64(hit) / float64(total); recall < 0.98 {
+			t.Errorf("%s: recall@%d %.4f < 0.98", tc.name, k, recall)
+		}
+		if err := ix.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

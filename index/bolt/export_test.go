@@ -8,3 +8,6 @@ func SetWalkCost(c float64) (restore func()) {
 	walkCost = c
 	return func() { walkCost = old }
 }
+
+// RestoredGraphs is how many orgs' graphs Open restored from a snapshot.
+func RestoredGraphs(ix *Index) int { return ix.restored }

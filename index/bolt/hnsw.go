@@ -474,25 +474,19 @@ func (g *hnsw) extend(o *orgIndex, dims, limit int) {
 	}
 	g.grow(len(o.ids))
 	for ; g.built < end; g.built++ {
-		if o.hasVec[g.built] {
+		if o.hasVec[g.built] && g.level[g.built] < 0 { // present when restored from a snapshot
 			g.insert(s, uint32(g.built))
 		}
 	}
 }
 
 // compacted returns the graph renumbered by next (old ordinal → new, -1
-// for a removed memory), over the compacted org's matrix s: each edge to a
+// for a removed memory), over the org's matrix s of size ordinals: each edge to a
 // removed node is replaced by that node's surviving neighbours, and
 // overfull lists are re-selected with the heuristic.
-func (g *hnsw) compacted(s space, next []int32) *hnsw {
+func (g *hnsw) compacted(s space, next []int32, size int) *hnsw {
 	n := &hnsw{m: g.m, m0: g.m0, efC: g.efC, ml: g.ml, rng: g.rng, upper: map[uint32][][]uint32{}, maxLevel: -1}
-	live := 0
-	for _, nw := range next {
-		if nw >= 0 {
-			live++
-		}
-	}
-	n.grow(live)
+	n.grow(size)
 	buf := make([]int16, s.dims)
 	for old, nw := range next {
 		if nw < 0 || old >= len(g.level) || g.level[old] < 0 {
@@ -546,6 +540,6 @@ func (g *hnsw) compacted(s space, next []int32) *hnsw {
 			n.entry, n.maxLevel = uint32(nw), lvl
 		}
 	}
-	n.built, n.ready = live, g.ready
+	n.built, n.ready = size, g.ready
 	return n
 }

@@ -40,6 +40,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -90,9 +91,11 @@ type Index struct {
 	// (a model change), so semantic search is off until FinishReembedding.
 	reembedding bool
 
+	dir       string
 	ann       ANNConfig     // the approximate vector index (ann.go)
 	closing   chan struct{} // closed by Close: background graph builds stop
 	closeOnce sync.Once
+	restored  int // graphs restored at Open
 	builders  sync.WaitGroup
 }
 
@@ -117,7 +120,7 @@ func Open(dir, model string, dims int) (ix *Index, rebuild bool, err error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("open index: %w", err)
 	}
-	ix = &Index{db: db, analyzer: an, dims: dims, orgs: map[string]*orgIndex{}, ann: DefaultANN, closing: make(chan struct{})}
+	ix = &Index{db: db, dir: dir, analyzer: an, dims: dims, orgs: map[string]*orgIndex{}, ann: DefaultANN, closing: make(chan struct{})}
 	err = db.Update(func(tx *bbolt.Tx) error {
 		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
 		if err != nil {
@@ -163,8 +166,13 @@ func Open(dir, model string, dims int) (ix *Index, rebuild bool, err error) {
 	}
 	if err == nil {
 		ix.mu.Lock()
+		ix.restoreGraphs(dir)
 		for id, o := range ix.orgs {
-			ix.maintain(id, o)
+			if o.graph != nil { // restored: insert what it lacks, then answer
+				ix.startBuild(id, o)
+			} else {
+				ix.maintain(id, o)
+			}
 		}
 		ix.mu.Unlock()
 	}
@@ -840,8 +848,14 @@ func (ix *Index) DocCount() (uint64, error) {
 	return uint64(n), nil
 }
 
-// Close stops the background graph builds and closes the bbolt file.
+// Close stops the background graph builds, saves the built graphs (see
+// hnsw_persist.go) and closes the bbolt file.
 func (ix *Index) Close() error {
 	ix.stopANN()
+	ix.mu.Lock()
+	if err := ix.saveGraphs(ix.dir); err != nil {
+		slog.Warn("boltindex: vector graphs not saved; the next start rebuilds them", "err", err)
+	}
+	ix.mu.Unlock()
 	return ix.db.Close()
 }

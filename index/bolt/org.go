@@ -139,7 +139,7 @@ func (o *orgIndex) compact(dims int) {
 				next[ord] = int32(n.pos[id])
 			}
 		}
-		n.graph = g.compacted(spaceOf(n, dims), next)
+		n.graph = g.compacted(spaceOf(n, dims), next, len(n.ids))
 	}
 	*o = *n
 }
