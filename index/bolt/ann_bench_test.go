@@ -56,11 +56,12 @@ func BenchmarkANN(b *testing.B) {
 func benchANN(b *testing.B, size int, cfg ANNConfig) {
 	const dims, k, queries = 384, 10, 200
 	ctx := context.Background()
-	ix, _, err := Open(b.TempDir(), "bench", dims)
+	dir := b.TempDir()
+	ix, _, err := Open(dir, "bench", dims)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer ix.Close()
+	defer func() { ix.Close() }()
 	ix.SetANN(ANNConfig{Threshold: -1})
 	rng := rand.New(rand.NewPCG(19, uint64(size)))
 	unit := func(centre []float32, sigma float64) []float32 {
@@ -167,6 +168,22 @@ func benchANN(b *testing.B, size int, cfg ANNConfig) {
 		b.ReportMetric(recall, name+"-recall")
 		b.ReportMetric(float64(ep95)/float64(ap95), name+"-speedup-p95")
 	}
+	// A restart: the graph is saved at Close and restored at Open.
+	t0 := time.Now()
+	if err := ix.Close(); err != nil {
+		b.Fatal(err)
+	}
+	closed := time.Since(t0)
+	t0 = time.Now()
+	if ix, _, err = Open(dir, "bench", dims); err != nil {
+		b.Fatal(err)
+	}
+	opened := time.Since(t0)
+	if err := ix.WaitANN(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("size %d: restart: close (graph saved) %s, open (entries loaded, graph restored) %s, graph answering %s after open; %d graphs restored",
+		size, closed.Round(time.Millisecond), opened.Round(time.Millisecond), time.Since(t0).Round(time.Millisecond), ix.restored)
 	b.Logf("load average %s", loadAverage())
 }
 

@@ -26,6 +26,14 @@
 // upper bound reaches the k-th best lower bound; only those are scored on
 // the float32 vectors. The scan runs in parallel past 16k vectors.
 //
+// Past ANNConfig.Threshold vectors (32,768 by default) an org also has an
+// HNSW graph over the same int8 vectors (hnsw.go, ann.go): the walk finds
+// the candidates, filters applied as it goes, and the same float32 re-rank
+// orders them; a filter selective enough that the walk would cost more than
+// the scan still takes the exact scan. The graph is saved at Close and
+// restored at Open (hnsw_persist.go), else rebuilt in the background while
+// the exact scan answers.
+//
 // The index is written by hand: bleve's query machinery spent most of its
 // time outside scoring (about 30 ms p95 at 100,000 memories against a 10 ms
 // target), and no maintained pure-Go library offers filtered vector search
