@@ -41,6 +41,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentmem/agentmem/index/bolt"
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/wiring/server"
@@ -58,6 +59,7 @@ func main() {
 	seed := flag.Uint64("seed", 1, "random seed of the synthetic corpus and queries")
 	flag.BoolVar(&buildOnly, "build-only", false, "build the corpus in -dir and stop")
 	flag.BoolVar(&withRerank, "rerank", false, "also measure full search through an in-process /rerank endpoint")
+	flag.BoolVar(&annOff, "exact", false, "embedded index: keep vector search exact at every size (no HNSW graph)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the searches to this file")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -71,6 +73,7 @@ func main() {
 
 var (
 	buildOnly, withRerank bool
+	annOff                bool   // -exact
 	profileTo             string // -cpuprofile
 )
 
@@ -98,6 +101,14 @@ func (e *timedEmbedder) takeQuery() time.Duration {
 	d := e.query
 	e.query = 0
 	return d
+}
+
+// annIndex is the embedded index's control of its approximate vector
+// search.
+type annIndex interface {
+	ANN() bolt.ANNConfig
+	SetANN(bolt.ANNConfig)
+	WaitANN(context.Context) error
 }
 
 // Result is the JSON form of one size's figures.
@@ -159,6 +170,14 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 	gen := newGenerator(seed)
 
 	what := "embedded index (boltindex: BM25 + exact vectors)"
+	ann, _ := b.Index.(annIndex)
+	if ann != nil && annOff {
+		ann.SetANN(bolt.ANNConfig{Threshold: -1})
+	} else if ann != nil {
+		c := ann.ANN()
+		what = fmt.Sprintf("embedded index (boltindex: BM25 + exact vectors, HNSW past %d vectors per org: M %d, efConstruction %d, efSearch %d)",
+			c.Threshold, c.M, c.EfConstruction, c.EfSearch)
+	}
 	if b.OpenSearch != nil {
 		what = "OpenSearch index at " + osURL + " (BM25 + Lucene HNSW k-NN, one _msearch per hybrid query)"
 	}
@@ -196,6 +215,13 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 			have += m
 		}
 		createRate := float64(added) / time.Since(start).Seconds()
+		if ann != nil && !buildOnly { // measure the graph, not the exact scan that answers while it builds
+			t0 := time.Now()
+			if err := ann.WaitANN(ctx); err != nil {
+				return err
+			}
+			fmt.Fprintf(os.Stderr, "# %d memories: vector graph ready %s after the last create\n", have, time.Since(t0).Round(time.Millisecond))
+		}
 		if buildOnly {
 			fmt.Printf("built %d memories in %s (%.0f/s)\n", have, dir, createRate)
 			continue

@@ -26,6 +26,14 @@
 // upper bound reaches the k-th best lower bound; only those are scored on
 // the float32 vectors. The scan runs in parallel past 16k vectors.
 //
+// Past ANNConfig.Threshold vectors (32,768 by default) an org also has an
+// HNSW graph over the same int8 vectors (hnsw.go, ann.go): the walk finds
+// the candidates, filters applied as it goes, and the same float32 re-rank
+// orders them; a filter selective enough that the walk would cost more than
+// the scan still takes the exact scan. The graph is saved at Close and
+// restored at Open (hnsw_persist.go), else rebuilt in the background while
+// the exact scan answers.
+//
 // The index is written by hand: bleve's query machinery spent most of its
 // time outside scoring (about 30 ms p95 at 100,000 memories against a 10 ms
 // target), and no maintained pure-Go library offers filtered vector search
@@ -40,6 +48,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -89,6 +98,13 @@ type Index struct {
 	// reembedding: the index holds vectors of another model than its own
 	// (a model change), so semantic search is off until FinishReembedding.
 	reembedding bool
+
+	dir       string
+	ann       ANNConfig     // the approximate vector index (ann.go)
+	closing   chan struct{} // closed by Close: background graph builds stop
+	closeOnce sync.Once
+	restored  int // graphs restored at Open
+	builders  sync.WaitGroup
 }
 
 var _ memory.Index = (*Index)(nil)
@@ -112,7 +128,7 @@ func Open(dir, model string, dims int) (ix *Index, rebuild bool, err error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("open index: %w", err)
 	}
-	ix = &Index{db: db, analyzer: an, dims: dims, orgs: map[string]*orgIndex{}}
+	ix = &Index{db: db, dir: dir, analyzer: an, dims: dims, orgs: map[string]*orgIndex{}, ann: DefaultANN, closing: make(chan struct{})}
 	err = db.Update(func(tx *bbolt.Tx) error {
 		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
 		if err != nil {
@@ -155,6 +171,18 @@ func Open(dir, model string, dims int) (ix *Index, rebuild bool, err error) {
 	}
 	if err == nil {
 		err = ix.load()
+	}
+	if err == nil {
+		ix.mu.Lock()
+		ix.restoreGraphs(dir)
+		for id, o := range ix.orgs {
+			if o.graph != nil { // restored: insert what it lacks, then answer
+				ix.startBuild(id, o)
+			} else {
+				ix.maintain(id, o)
+			}
+		}
+		ix.mu.Unlock()
 	}
 	if err != nil {
 		db.Close()
@@ -467,6 +495,11 @@ func (ix *Index) Upsert(ctx context.Context, ms []*memory.Memory) error {
 		o.remove(m.ID, ix.dims)
 		o.add(m.ID, docs[i], ix.dims)
 	}
+	for _, m := range ms {
+		if o := ix.orgs[m.OrgID]; o != nil && (o.graph == nil || o.graph.built < len(o.ids)) {
+			ix.maintain(m.OrgID, o)
+		}
+	}
 	return nil
 }
 
@@ -501,7 +534,9 @@ func (ix *Index) Delete(ctx context.Context, orgID string, ids []string) error {
 	}
 	if o.live == 0 {
 		delete(ix.orgs, orgID)
+		return nil
 	}
+	ix.maintain(orgID, o)
 	return nil
 }
 
@@ -624,6 +659,9 @@ const parallelMin = 16_384
 // vector's upper bound reaches. The second scores only the candidates above
 // the floor, on their float32 vectors read from bbolt's memory map.
 func (ix *Index) semantic(o *orgIndex, q memory.IndexQuery) ([]memory.Hit, error) {
+	if cands, floor, ok := ix.approximate(o, q); ok {
+		return ix.rerank(o, q, cands, floor)
+	}
 	n := len(o.ids)
 	parts := 1
 	if n >= parallelMin {
@@ -646,31 +684,43 @@ func (ix *Index) semantic(o *orgIndex, q memory.IndexQuery) ([]memory.Hit, error
 	}
 	wg.Wait()
 	var lows []float32
+	var cands []candidate
 	for _, p := range ps {
 		lows = append(lows, p.lower...)
+		cands = append(cands, p.cands...)
 	}
-	floor := float32(math.Inf(-1))
-	if len(lows) >= q.K {
-		slices.Sort(lows)
-		floor = lows[len(lows)-q.K]
+	return ix.rerank(o, q, cands, kthBest(lows, q.K))
+}
+
+// kthBest returns the k-th greatest of lows (which it sorts), or −∞ when
+// there are fewer.
+func kthBest(lows []float32, k int) float32 {
+	if len(lows) < k {
+		return float32(math.Inf(-1))
 	}
+	slices.Sort(lows)
+	return lows[len(lows)-k]
+}
+
+// rerank is the second pass: it scores the candidates whose upper bound
+// reaches floor on their float32 vectors, read from bbolt's memory map, and
+// keeps the k best.
+func (ix *Index) rerank(o *orgIndex, q memory.IndexQuery, cands []candidate, floor float32) ([]memory.Hit, error) {
 	top := make(scored, 0, q.K+1)
 	vec := make([]float32, ix.dims)
 	err := ix.db.View(func(tx *bbolt.Tx) error {
 		bk := tx.Bucket(bucketDocs)
-		for _, p := range ps {
-			for _, c := range p.cands {
-				if c.upper < floor {
-					continue
-				}
-				id := o.ids[c.ord]
-				raw := vectorOf(bk.Get(docKey(q.Filter.OrgID, id)))
-				if len(raw) != 4*ix.dims { // also nil: the entry is gone
-					continue // deleted or rewritten without a vector since; memory catches up after our lock
-				}
-				decodeVector(raw, vec)
-				pushTop(&top, memory.Hit{ID: id, Score: float64(dot(q.Vector, vec))}, q.K)
+		for _, c := range cands {
+			if c.upper < floor {
+				continue
 			}
+			id := o.ids[c.ord]
+			raw := vectorOf(bk.Get(docKey(q.Filter.OrgID, id)))
+			if len(raw) != 4*ix.dims { // also nil: the entry is gone
+				continue // deleted or rewritten without a vector since; memory catches up after our lock
+			}
+			decodeVector(raw, vec)
+			pushTop(&top, memory.Hit{ID: id, Score: float64(dot(q.Vector, vec))}, q.K)
 		}
 		return nil
 	})
@@ -808,5 +858,14 @@ func (ix *Index) DocCount() (uint64, error) {
 	return uint64(n), nil
 }
 
-// Close closes the bbolt file.
-func (ix *Index) Close() error { return ix.db.Close() }
+// Close stops the background graph builds, saves the built graphs (see
+// hnsw_persist.go) and closes the bbolt file.
+func (ix *Index) Close() error {
+	ix.stopANN()
+	ix.mu.Lock()
+	if err := ix.saveGraphs(ix.dir); err != nil {
+		slog.Warn("boltindex: vector graphs not saved; the next start rebuilds them", "err", err)
+	}
+	ix.mu.Unlock()
+	return ix.db.Close()
+}

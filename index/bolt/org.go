@@ -41,6 +41,8 @@ type orgIndex struct {
 	dict     map[string]uint32
 	postings []postings // by term id
 	df       []uint32   // live memories holding the term
+
+	graph *hnsw // the approximate vector index, nil below the threshold (hnsw.go)
 }
 
 // postings lists the ordinals holding a term, ascending, with the term's
@@ -259,6 +261,16 @@ func (o *orgIndex) compact(dims int) {
 			d.q8, d.quant = o.q8[ord*dims:(ord+1)*dims], o.quants[ord]
 		}
 		n.add(id, d, dims)
+	}
+	if g := o.graph; g != nil && g.ready { // renumbered and repaired; one still building starts over
+		next := make([]int32, len(o.ids))
+		for ord, id := range o.ids {
+			next[ord] = -1
+			if id != "" {
+				next[ord] = int32(n.pos[id])
+			}
+		}
+		n.graph = g.compacted(spaceOf(n, dims), next, len(n.ids))
 	}
 	*o = *n
 }

@@ -1,0 +1,219 @@
+package bolt
+
+import (
+	"context"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/agentmem/agentmem/memory"
+)
+
+// The Index's side of the approximate vector index (hnsw.go): when a graph
+// is built, kept up to date and consulted.
+
+// buildChunk is how many ordinals a background build inserts per hold of
+// the read lock, so writers wait at most one chunk.
+const buildChunk = 64
+
+// walkCost weighs a node the walk scores (with its filter check and heap
+// work) against a vector the exact scan reads, fitted on BenchmarkANN at
+// 100,000 vectors (a 25% filter walked 5× faster than the scan, a 5% one
+// 3.7× slower); tests set it to 0 to send every filter through the graph.
+var walkCost = 0.7
+
+// selectivitySample is how many ordinals a filtered search samples to
+// estimate the share of the org's vectors its filter allows.
+const selectivitySample = 512
+
+// SetANN replaces the approximate index's configuration (DefaultANN at
+// Open). A new M drops every org's graph and, for orgs at or above the
+// threshold, rebuilds it in the background; searches stay exact meanwhile.
+// A new EfConstruction applies to the nodes inserted from then on.
+func (ix *Index) SetANN(c ANNConfig) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	c = c.withDefaults()
+	ix.ann = c
+	for id, o := range ix.orgs {
+		if o.graph != nil && o.graph.m != c.M {
+			o.graph = nil
+		}
+		ix.maintain(id, o)
+	}
+}
+
+// ANN returns the approximate index's configuration.
+func (ix *Index) ANN() ANNConfig {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.ann
+}
+
+// WaitANN waits until every org at or above the threshold has its graph
+// built, or ctx ends. Searches do not need it (they are exact until then);
+// benchmarks and tests do.
+func (ix *Index) WaitANN(ctx context.Context) error {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		ix.mu.RLock()
+		pending := false
+		for _, o := range ix.orgs {
+			if o.graph != nil && !o.graph.ready {
+				pending = true
+				break
+			}
+		}
+		ix.mu.RUnlock()
+		if !pending {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// maintain brings org's graph up to date after its memories changed (ix.mu
+// held for writing): a built graph takes the new ordinals at once, and an
+// org that reached the threshold without a graph gets one built in the
+// background.
+func (ix *Index) maintain(org string, o *orgIndex) {
+	if g := o.graph; g != nil {
+		if g.ready {
+			g.extend(o, ix.dims, 0)
+		}
+		return
+	}
+	if ix.ann.Threshold < 0 || ix.dims == 0 || o.vectors < ix.ann.Threshold {
+		return
+	}
+	select {
+	case <-ix.closing:
+		return
+	default:
+	}
+	o.graph = newHNSW(ix.ann)
+	ix.startBuild(org, o)
+}
+
+// startBuild completes o's graph in the background.
+func (ix *Index) startBuild(org string, o *orgIndex) {
+	ix.builders.Add(1)
+	go ix.build(org, o, o.graph)
+}
+
+// build inserts the org's ordinals into g a chunk at a time under the read
+// lock, and marks it ready once it has caught up. It gives up when the org
+// or its graph was replaced (compaction, SetANN, Clear) or the index
+// closes.
+func (ix *Index) build(org string, o *orgIndex, g *hnsw) {
+	defer ix.builders.Done()
+	start := time.Now()
+	for {
+		select {
+		case <-ix.closing:
+			return
+		default:
+		}
+		ix.mu.RLock()
+		if ix.orgs[org] != o || o.graph != g {
+			ix.mu.RUnlock()
+			return
+		}
+		g.extend(o, ix.dims, buildChunk)
+		caught := g.built == len(o.ids)
+		ix.mu.RUnlock()
+		if !caught {
+			continue
+		}
+		ix.mu.Lock()
+		if ix.orgs[org] != o || o.graph != g {
+			ix.mu.Unlock()
+			return
+		}
+		if g.built == len(o.ids) {
+			g.ready = true
+			n := o.vectors
+			ix.mu.Unlock()
+			slog.Info("boltindex: vector graph built", "org", org, "vectors", n, "ms", time.Since(start).Milliseconds())
+			return
+		}
+		ix.mu.Unlock()
+	}
+}
+
+// stopANN ends the background builds.
+func (ix *Index) stopANN() {
+	ix.closeOnce.Do(func() { close(ix.closing) })
+	ix.builders.Wait()
+}
+
+// approximate is the graph's first pass for q (ix.mu held for reading):
+// the candidates for the exact re-rank and the floor their upper bounds
+// must reach, as the exact scan's first pass returns them. ok is false
+// when the exact scan should answer: no graph yet, an org under the
+// threshold, or a filter too selective for the graph.
+func (ix *Index) approximate(o *orgIndex, q memory.IndexQuery) (cands []candidate, floor float32, ok bool) {
+	g := o.graph
+	if g == nil || !g.ready || ix.ann.Threshold < 0 || o.vectors < ix.ann.Threshold {
+		return nil, 0, false
+	}
+	allow := func(ord uint32) bool { return o.hasVec[ord] && q.Filter.Match(o.attrs[ord]) }
+	sel := selectivity(o, allow)
+	if sel <= 0 {
+		return nil, 0, false
+	}
+	ef := max(ix.ann.EfSearch, q.K)
+	if sel < 1 {
+		ef = min(4*ef, int(float64(ef)/math.Sqrt(sel)))
+	}
+	// The walk scores about m0 neighbours of each node it expands and
+	// expands about ef/sel of them before ef allowed ones are found, each
+	// with a filter check; the exact scan checks the filter on every vector
+	// and scores the allowed ones. Past even odds the exact scan answers:
+	// it is certain.
+	if walk, scan := walkCost*float64(ef*g.m0)/sel, float64(o.vectors)*(0.5+sel); walk > scan {
+		return nil, 0, false
+	}
+	qx := make([]int16, ix.dims)
+	xq := quantizeQuery(q.Vector, qx)
+	s := spaceOf(o, ix.dims)
+	found := g.search(s, &probe{q: qx, x: xq}, ef, allow)
+	lows := make([]float32, 0, len(found))
+	cands = make([]candidate, 0, len(found))
+	for _, n := range found {
+		v := o.quants[n.ord]
+		bound := xq.norm*v.resid + xq.resid*(v.norm+v.resid) + boundSlack
+		lows = append(lows, n.s-bound)
+		cands = append(cands, candidate{ord: int(n.ord), upper: n.s + bound})
+	}
+	return cands, kthBest(lows, q.K), true
+}
+
+// selectivity estimates the share of the org's vectors allow accepts from
+// a fixed sample of its ordinals (1 when every sampled vector passes, 0
+// when the sample holds no vector).
+func selectivity(o *orgIndex, allow func(uint32) bool) float64 {
+	n := len(o.ids)
+	rng := rand.New(rand.NewPCG(uint64(n), 0x5e1))
+	vecs, hits := 0, 0
+	for range selectivitySample {
+		ord := uint32(rng.IntN(n))
+		if !o.hasVec[ord] {
+			continue
+		}
+		vecs++
+		if allow(ord) {
+			hits++
+		}
+	}
+	if vecs == 0 {
+		return 0
+	}
+	return float64(hits) / float64(vecs)
+}

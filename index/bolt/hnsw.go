@@ -1,0 +1,560 @@
+package bolt
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+
+	"github.com/agentmem/agentmem/internal/vecdot"
+)
+
+// The approximate vector index: one HNSW graph (Malkov and Yashunin,
+// "Efficient and robust approximate nearest neighbor search using
+// Hierarchical Navigable Small World graphs") per org of at least
+// ANNConfig.Threshold vectors, over the org's ordinals.
+//
+// The graph holds no vectors of its own: it walks the org's int8 matrix
+// (o.q8), scoring an int16 query against int8 vectors with the same kernel
+// as the exact scan, and the best candidates it finds are re-ranked on their
+// float32 vectors exactly as the exact scan's survivors are. Edges are
+// chosen with the paper's neighbour-selection heuristic (algorithm 4), which
+// keeps clustered corpora connected.
+//
+// Filters are applied during the walk: every node is traversed, only the
+// nodes the filter allows (and that are not deleted) enter the result set,
+// and the walk ends when the result set holds ef allowed nodes that no
+// candidate can improve (hnswlib's rule), so a selective filter widens the
+// walk by itself. ef also grows as the filter's estimated selectivity (a
+// sample of 512 ordinals) falls, up to 4×, and when the walk's estimated
+// cost exceeds the exact scan's, the exact scan answers over the allowed
+// vectors (at 100,000 vectors, filters allowing under about 12% of them;
+// at 1,000,000, under about 2.5%).
+//
+// Deletes are tombstones: a removed memory's node stays in the graph, with
+// its int8 vector, as a waypoint that is never returned. When the org
+// compacts (holes outnumber live memories), the graph is renumbered with
+// it and every edge to a removed node is replaced by that node's live
+// neighbours, re-selected with the heuristic (repair).
+//
+// The graph is derived and kept in memory only: it is built in the
+// background when an org crosses the threshold (at start for orgs already
+// above it), and until it has caught up the exact scan answers, so a
+// search is never wrong, only slower, while it builds.
+
+// ANNConfig sets the approximate vector index. The zero value of a field
+// takes DefaultANN's.
+type ANNConfig struct {
+	// Threshold is the number of vectors an org needs for its searches to
+	// use the graph; below it they stay exact. Negative: never.
+	Threshold int
+	// M is the number of neighbours kept per node above layer 0 (2·M on
+	// layer 0).
+	M int
+	// EfConstruction is the width of the walk that finds a new node's
+	// neighbours.
+	EfConstruction int
+	// EfSearch is the width of a query's walk on layer 0 before filters
+	// widen it; at least the k asked for.
+	EfSearch int
+}
+
+// DefaultANN is the configuration an Index opens with.
+//
+// The threshold, 32,768 vectors, is where the exact scan stops being
+// cheap: it is parallel from 16,384 vectors, and at 32,768 it costs about a
+// third of a millisecond of int8 scoring per core plus the filter check of
+// every entry, while the graph's walk costs about the same whatever the
+// org's size; below it, building and keeping a graph would buy nothing.
+var DefaultANN = ANNConfig{Threshold: 32_768, M: 16, EfConstruction: 128, EfSearch: 128}
+
+func (c ANNConfig) withDefaults() ANNConfig {
+	if c.Threshold == 0 {
+		c.Threshold = DefaultANN.Threshold
+	}
+	if c.M <= 0 {
+		c.M = DefaultANN.M
+	}
+	if c.EfConstruction <= 0 {
+		c.EfConstruction = DefaultANN.EfConstruction
+	}
+	if c.EfSearch <= 0 {
+		c.EfSearch = DefaultANN.EfSearch
+	}
+	return c
+}
+
+// hnsw is one org's graph over its ordinals.
+type hnsw struct {
+	m, m0, efC int
+	ml         float64
+	rng        *rand.Rand
+
+	level []int8   // by ordinal; -1: not in the graph (no vector, or not yet inserted)
+	nb0   []uint32 // layer-0 neighbours, m0 slots per ordinal
+	n0    []uint8  // how many of each ordinal's m0 slots are used
+	upper map[uint32][][]uint32
+
+	entry    uint32
+	maxLevel int // -1: empty
+
+	built int  // ordinals below have been inserted (or skipped)
+	ready bool // built caught up with the org once; inserts are then synchronous
+}
+
+func newHNSW(c ANNConfig) *hnsw {
+	return &hnsw{
+		m: c.M, m0: 2 * c.M, efC: c.EfConstruction,
+		ml:       1 / math.Log(float64(c.M)),
+		rng:      rand.New(rand.NewPCG(0x4e5357, uint64(c.M))),
+		upper:    map[uint32][][]uint32{},
+		maxLevel: -1,
+	}
+}
+
+// space is the org's int8 matrix as the graph reads it.
+type space struct {
+	q8     []int8
+	quants []quant
+	dims   int
+}
+
+func spaceOf(o *orgIndex, dims int) space { return space{o.q8, o.quants, dims} }
+
+func (s space) vec(ord uint32) []int8 { return s.q8[int(ord)*s.dims : (int(ord)+1)*s.dims] }
+
+// probe is a point the graph is searched from: a query in int16 form, or a
+// stored vector widened to int16 (exactly).
+type probe struct {
+	q []int16
+	x quant
+}
+
+// score is the estimated inner product of p and the stored vector ord.
+func (s space) score(p *probe, ord uint32) float32 {
+	return float32(vecdot.Int16Int8(p.q, s.vec(ord))) * p.x.scale * s.quants[ord].scale
+}
+
+// widen makes the probe of stored vector ord in buf.
+func (s space) widen(ord uint32, buf []int16) probe {
+	for i, v := range s.vec(ord) {
+		buf[i] = int16(v)
+	}
+	return probe{q: buf, x: s.quants[ord]}
+}
+
+// node is a scored ordinal.
+type node struct {
+	s   float32
+	ord uint32
+}
+
+// nearHeap is a max-heap by score: the walk's frontier, best first.
+type nearHeap []node
+
+func (h *nearHeap) push(x node) {
+	*h = append(*h, x)
+	a := *h
+	i := len(a) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if a[p].s >= a[i].s {
+			break
+		}
+		a[p], a[i] = a[i], a[p]
+		i = p
+	}
+}
+
+func (h *nearHeap) pop() node {
+	a := *h
+	top := a[0]
+	last := len(a) - 1
+	a[0] = a[last]
+	a = a[:last]
+	for i := 0; ; {
+		l, best := 2*i+1, i
+		if l < len(a) && a[l].s > a[best].s {
+			best = l
+		}
+		if l+1 < len(a) && a[l+1].s > a[best].s {
+			best = l + 1
+		}
+		if best == i {
+			break
+		}
+		a[i], a[best] = a[best], a[i]
+		i = best
+	}
+	*h = a
+	return top
+}
+
+// farHeap is a min-heap by score: the walk's results, worst first.
+type farHeap []node
+
+func (h *farHeap) push(x node) {
+	*h = append(*h, x)
+	a := *h
+	i := len(a) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if a[p].s <= a[i].s {
+			break
+		}
+		a[p], a[i] = a[i], a[p]
+		i = p
+	}
+}
+
+func (h *farHeap) pop() node {
+	a := *h
+	top := a[0]
+	last := len(a) - 1
+	a[0] = a[last]
+	a = a[:last]
+	for i := 0; ; {
+		l, best := 2*i+1, i
+		if l < len(a) && a[l].s < a[best].s {
+			best = l
+		}
+		if l+1 < len(a) && a[l+1].s < a[best].s {
+			best = l + 1
+		}
+		if best == i {
+			break
+		}
+		a[i], a[best] = a[best], a[i]
+		i = best
+	}
+	*h = a
+	return top
+}
+
+// visited marks the ordinals a walk has scored: a mark equal to the
+// current generation means visited, so clearing is a counter increment.
+type visited struct {
+	mark []uint32
+	gen  uint32
+}
+
+var visitedPool = sync.Pool{New: func() any { return new(visited) }}
+
+func getVisited(n int) *visited {
+	v := visitedPool.Get().(*visited)
+	if len(v.mark) < n {
+		v.mark = make([]uint32, n+n/4)
+		v.gen = 0
+	}
+	v.gen++
+	if v.gen == 0 { // wrapped: start over
+		clear(v.mark)
+		v.gen = 1
+	}
+	return v
+}
+
+// neighbours returns ord's neighbours on layer l.
+func (g *hnsw) neighbours(ord uint32, l int) []uint32 {
+	if l == 0 {
+		at := int(ord) * g.m0
+		return g.nb0[at : at+int(g.n0[ord])]
+	}
+	return g.upper[ord][l-1]
+}
+
+// setNeighbours replaces ord's neighbours on layer l.
+func (g *hnsw) setNeighbours(ord uint32, l int, nb []uint32) {
+	if l == 0 {
+		at := int(ord) * g.m0
+		g.n0[ord] = uint8(copy(g.nb0[at:at+g.m0], nb))
+		return
+	}
+	g.upper[ord][l-1] = append(g.upper[ord][l-1][:0], nb...)
+}
+
+// grow makes room for ordinals below n.
+func (g *hnsw) grow(n int) {
+	for len(g.level) < n {
+		g.level = append(g.level, -1)
+		g.n0 = append(g.n0, 0)
+	}
+	if want := n * g.m0; len(g.nb0) < want {
+		g.nb0 = append(g.nb0, make([]uint32, want-len(g.nb0))...)
+	}
+}
+
+// greedy descends from ep through layers top..stop+1, moving to the best
+// neighbour until none is better, and returns the node it ends on.
+func (g *hnsw) greedy(s space, p *probe, ep node, top, stop int) node {
+	for l := top; l > stop; l-- {
+		for changed := true; changed; {
+			changed = false
+			for _, nb := range g.neighbours(ep.ord, l) {
+				if sc := s.score(p, nb); sc > ep.s {
+					ep, changed = node{sc, nb}, true
+				}
+			}
+		}
+	}
+	return ep
+}
+
+// walk is the layer-l beam search from eps: the ef best nodes that allow
+// accepts (all when allow is nil), worst first. Every node is traversed,
+// allowed or not.
+func (g *hnsw) walk(s space, p *probe, eps []node, l, ef int, allow func(uint32) bool, vis *visited) farHeap {
+	var front nearHeap
+	res := make(farHeap, 0, ef+1)
+	for _, e := range eps {
+		if vis.mark[e.ord] == vis.gen {
+			continue
+		}
+		vis.mark[e.ord] = vis.gen
+		front.push(e)
+		if allow == nil || allow(e.ord) {
+			res.push(e)
+			if len(res) > ef {
+				res.pop()
+			}
+		}
+	}
+	for len(front) > 0 {
+		c := front.pop()
+		if len(res) >= ef && c.s < res[0].s {
+			break
+		}
+		for _, nb := range g.neighbours(c.ord, l) {
+			if vis.mark[nb] == vis.gen {
+				continue
+			}
+			vis.mark[nb] = vis.gen
+			sc := s.score(p, nb)
+			if len(res) < ef || sc > res[0].s {
+				front.push(node{sc, nb})
+				if allow == nil || allow(nb) {
+					res.push(node{sc, nb})
+					if len(res) > ef {
+						res.pop()
+					}
+				}
+			}
+		}
+	}
+	return res
+}
+
+// selectNeighbours keeps up to m of cands (any order) by the heuristic: a
+// candidate is kept when it is closer to the base than to every candidate
+// already kept, best first. buf is scratch of dims int16s.
+func (g *hnsw) selectNeighbours(s space, cands []node, m int, buf []int16) []uint32 {
+	slices.SortFunc(cands, func(a, b node) int {
+		switch {
+		case a.s > b.s:
+			return -1
+		case a.s < b.s:
+			return 1
+		}
+		return int(a.ord) - int(b.ord)
+	})
+	kept := make([]uint32, 0, m)
+	for _, c := range cands {
+		if len(kept) == m {
+			break
+		}
+		p := s.widen(c.ord, buf)
+		good := true
+		for _, k := range kept {
+			if s.score(&p, k) > c.s {
+				good = false
+				break
+			}
+		}
+		if good {
+			kept = append(kept, c.ord)
+		}
+	}
+	return kept
+}
+
+// randomLevel draws a new node's top layer.
+func (g *hnsw) randomLevel() int {
+	u := 1 - g.rng.Float64() // (0, 1]
+	return min(int(-math.Log(u)*g.ml), 30)
+}
+
+// insert links ordinal ord, whose int8 vector is in s, into the graph.
+func (g *hnsw) insert(s space, ord uint32) {
+	g.grow(int(ord) + 1)
+	lvl := g.randomLevel()
+	if lvl > 0 {
+		g.upper[ord] = make([][]uint32, lvl)
+	}
+	if g.maxLevel < 0 {
+		g.level[ord] = int8(lvl)
+		g.entry, g.maxLevel = ord, lvl
+		return
+	}
+	buf := make([]int16, s.dims)
+	p := s.widen(ord, buf)
+	scratch := make([]int16, s.dims)
+	vis := getVisited(len(g.level))
+	defer visitedPool.Put(vis)
+	ep := node{s.score(&p, g.entry), g.entry}
+	ep = g.greedy(s, &p, ep, g.maxLevel, lvl)
+	eps := []node{ep}
+	for l := min(lvl, g.maxLevel); l >= 0; l-- {
+		if l < min(lvl, g.maxLevel) {
+			vis.gen++ // each layer is a fresh walk
+			if vis.gen == 0 {
+				clear(vis.mark)
+				vis.gen = 1
+			}
+		}
+		res := g.walk(s, &p, eps, l, g.efC, nil, vis)
+		cands := []node(res)
+		nb := g.selectNeighbours(s, slices.Clone(cands), g.m, scratch)
+		g.setNeighbours(ord, l, nb)
+		limit := g.m
+		if l == 0 {
+			limit = g.m0
+		}
+		for _, n := range nb {
+			g.link(s, n, ord, l, limit, scratch)
+		}
+		eps = cands
+	}
+	g.level[ord] = int8(lvl)
+	if lvl > g.maxLevel {
+		g.entry, g.maxLevel = ord, lvl
+	}
+}
+
+// link adds the edge from to to on layer l, re-selecting from's
+// neighbours with the heuristic when it would exceed limit.
+func (g *hnsw) link(s space, from, to uint32, l, limit int, buf []int16) {
+	nb := g.neighbours(from, l)
+	if len(nb) < limit {
+		if l == 0 {
+			at := int(from) * g.m0
+			g.nb0[at+len(nb)] = to
+			g.n0[from]++
+		} else {
+			g.upper[from][l-1] = append(g.upper[from][l-1], to)
+		}
+		return
+	}
+	p := s.widen(from, buf)
+	cands := make([]node, 0, len(nb)+1)
+	for _, n := range append(slices.Clone(nb), to) {
+		cands = append(cands, node{s.score(&p, n), n})
+	}
+	g.setNeighbours(from, l, g.selectNeighbours(s, cands, limit, make([]int16, s.dims)))
+}
+
+// search walks the graph for the query p: the ef best allowed nodes by
+// estimated score, worst first.
+func (g *hnsw) search(s space, p *probe, ef int, allow func(uint32) bool) []node {
+	if g.maxLevel < 0 {
+		return nil
+	}
+	ep := g.greedy(s, p, node{s.score(p, g.entry), g.entry}, g.maxLevel, 0)
+	vis := getVisited(len(g.level))
+	defer visitedPool.Put(vis)
+	return g.walk(s, p, []node{ep}, 0, ef, allow, vis)
+}
+
+// extend inserts the org's ordinals from g.built, at most limit of them
+// (all when limit ≤ 0), skipping those without a vector.
+func (g *hnsw) extend(o *orgIndex, dims, limit int) {
+	s := spaceOf(o, dims)
+	end := len(o.ids)
+	if limit > 0 {
+		end = min(end, g.built+limit)
+	}
+	g.grow(len(o.ids))
+	for ; g.built < end; g.built++ {
+		if o.hasVec[g.built] && g.level[g.built] < 0 { // present when restored from a snapshot
+			g.insert(s, uint32(g.built))
+		}
+	}
+}
+
+// compacted returns the graph renumbered by next (old ordinal → new, -1
+// for a removed memory), over the org's matrix s of size ordinals: each edge to a
+// removed node is replaced by that node's surviving neighbours, and
+// overfull lists are re-selected with the heuristic.
+func (g *hnsw) compacted(s space, next []int32, size int) *hnsw {
+	n := &hnsw{m: g.m, m0: g.m0, efC: g.efC, ml: g.ml, rng: g.rng, upper: map[uint32][][]uint32{}, maxLevel: -1}
+	n.grow(size)
+	buf := make([]int16, s.dims)
+	for old, nw := range next {
+		if nw < 0 || old >= len(g.level) || g.level[old] < 0 {
+			continue
+		}
+		lvl := int(g.level[old])
+		n.level[nw] = int8(lvl)
+		if lvl > 0 {
+			n.upper[uint32(nw)] = make([][]uint32, lvl)
+		}
+		var p probe
+		widened := false
+		for l := 0; l <= lvl; l++ {
+			nbs := g.neighbours(uint32(old), l)
+			intact := true
+			for _, nb := range nbs {
+				intact = intact && next[nb] >= 0
+			}
+			if intact { // the common case (every restore, most of a compaction): renumber only
+				kept := make([]uint32, len(nbs))
+				for i, nb := range nbs {
+					kept[i] = uint32(next[nb])
+				}
+				n.setNeighbours(uint32(nw), l, kept)
+				continue
+			}
+			if !widened {
+				p, widened = s.widen(uint32(nw), buf), true
+			}
+			seen := map[uint32]bool{}
+			var cands []node
+			add := func(o uint32) {
+				if int(o) >= len(next) || next[o] < 0 || next[o] == nw {
+					return
+				}
+				m := uint32(next[o])
+				if !seen[m] {
+					seen[m] = true
+					cands = append(cands, node{s.score(&p, m), m})
+				}
+			}
+			for _, nb := range nbs {
+				if next[nb] >= 0 {
+					add(nb)
+					continue
+				}
+				for _, nb2 := range g.neighbours(nb, l) {
+					add(nb2)
+				}
+			}
+			limit := n.m
+			if l == 0 {
+				limit = n.m0
+			}
+			var kept []uint32
+			if len(cands) > limit {
+				kept = n.selectNeighbours(s, cands, limit, make([]int16, s.dims))
+			} else {
+				for _, c := range cands[:min(len(cands), limit)] {
+					kept = append(kept, c.ord)
+				}
+			}
+			n.setNeighbours(uint32(nw), l, kept)
+		}
+		if lvl > n.maxLevel {
+			n.entry, n.maxLevel = uint32(nw), lvl
+		}
+	}
+	n.built, n.ready = size, g.ready
+	return n
+}
