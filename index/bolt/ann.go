@@ -163,7 +163,8 @@ func (ix *Index) approximate(o *orgIndex, q memory.IndexQuery) (cands []candidat
 	if g == nil || !g.ready || ix.ann.Threshold < 0 || o.vectors < ix.ann.Threshold {
 		return nil, 0, false
 	}
-	allow := func(ord uint32) bool { return o.hasVec[ord] && q.Filter.Match(o.attrs[ord]) }
+	m := newMatcher(o, q.Filter)
+	allow := func(ord uint32) bool { return o.hasVec[ord] && m.match(int(ord)) }
 	sel := selectivity(o, allow)
 	if sel <= 0 {
 		return nil, 0, false
