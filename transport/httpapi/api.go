@@ -214,16 +214,16 @@ func (w *logWriter) WriteHeader(code int) {
 	routerText := strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain")
 	if routerText && (code == http.StatusMethodNotAllowed || code == http.StatusNotFound) {
 		w.swallow = true
-		var body ErrorBody
+		id, _ := w.req.Context().Value(requestIDKey).(string)
+		var p contract.Problem
 		if code == http.StatusNotFound {
-			body.Error.Code = memory.ENOTFOUND
-			body.Error.Message = fmt.Sprintf("no route %s %s", w.req.Method, w.req.URL.Path)
+			p = contract.NewProblem(memory.ENOTFOUND, fmt.Sprintf("no route %s %s", w.req.Method, w.req.URL.Path), w.req.URL.Path, id)
 		} else {
-			body.Error.Code = "method_not_allowed"
-			body.Error.Message = fmt.Sprintf("method %s is not allowed on %s (allowed: %s)", w.req.Method, w.req.URL.Path, w.Header().Get("Allow"))
+			p = contract.NewProblem(contract.MethodNotAllowed, fmt.Sprintf("method %s is not allowed on %s (allowed: %s)",
+				w.req.Method, w.req.URL.Path, w.Header().Get("Allow")), w.req.URL.Path, id)
 		}
 		w.Header().Del("X-Content-Type-Options")
-		writeJSON(w.ResponseWriter, code, body)
+		contract.WriteProblem(w.ResponseWriter, p)
 		return
 	}
 	w.ResponseWriter.WriteHeader(code)
@@ -267,32 +267,19 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(lw, r)
 }
 
-// statusOf maps error codes to HTTP statuses.
-func statusOf(code string) int { return contract.Kind(code).Status }
-
-// ErrorBody is the JSON of every error response.
-type ErrorBody struct {
-	Error struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
+// writeError answers err as an RFC 9457 problem (contract.Problem); an
+// internal or unavailable error is logged with the request id, and an
+// internal one's details never reach the caller.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	code, msg := memory.ErrorCode(err), memory.ErrorMessage(err)
+	code := memory.ErrorCode(err)
+	id, _ := r.Context().Value(requestIDKey).(string)
 	if code == memory.EINTERNAL || code == memory.EUNAVAILABLE {
-		id, _ := r.Context().Value(requestIDKey).(string)
 		s.log.ErrorContext(r.Context(), "request failed", "request_id", id, "err", err.Error())
-		if code == memory.EINTERNAL {
-			msg = "internal error; request id " + id
-		}
 	}
-	var body ErrorBody
-	body.Error.Code, body.Error.Message = code, msg
 	if code == memory.EUNAUTHORIZED {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="memory"`)
 	}
-	writeJSON(w, statusOf(code), body)
+	contract.WriteProblem(w, contract.ProblemOf(err, r.URL.Path, id))
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

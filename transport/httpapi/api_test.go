@@ -119,10 +119,16 @@ func (c *client) create(key string, body any) string {
 	return r.Body["id"].(string)
 }
 
+// errMessage is the detail of a problem response.
 func errMessage(r response) string {
-	e, _ := r.Body["error"].(map[string]any)
-	m, _ := e["message"].(string)
+	m, _ := r.Body["detail"].(string)
 	return m
+}
+
+// errCode is the code of a problem response.
+func errCode(r response) string {
+	c, _ := r.Body["code"].(string)
+	return c
 }
 
 func TestBadInput(t *testing.T) {
@@ -215,8 +221,16 @@ func TestBadInput(t *testing.T) {
 			if r.Status != tc.status || !strings.Contains(errMessage(r), tc.message) {
 				t.Fatalf("got %d %s; want %d with %q", r.Status, r.Raw, tc.status, tc.message)
 			}
-			if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+			if ct := r.Header.Get("Content-Type"); ct != "application/problem+json" {
 				t.Fatalf("content type %q", ct)
+			}
+			// RFC 9457: type, title, status, detail and instance, with
+			// the code and the request id as extension members.
+			code := errCode(r)
+			if code == "" || r.Body["type"] != "urn:agentmem:problem:"+code || r.Body["title"] == "" ||
+				r.Body["status"] != float64(tc.status) || r.Body["instance"] != strings.SplitN(tc.path, "?", 2)[0] ||
+				r.Body["requestId"] != r.Header.Get("X-Request-Id") {
+				t.Fatalf("not a problem: %s", r.Raw)
 			}
 		})
 	}
