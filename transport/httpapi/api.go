@@ -15,7 +15,6 @@ import (
 	"github.com/agentmem/agentmem/transport/contract"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -316,6 +315,13 @@ func (s *Server) createMemories(w http.ResponseWriter, r *http.Request, c memory
 		return decodeStrict(body, &probe) // names the syntax or type problem
 	}
 	_, batch := probe["memories"]
+	onlyNew, err := createOnly(r)
+	if err != nil {
+		return err
+	}
+	if onlyNew && batch {
+		return memory.Errorf(memory.EINVALID, "If-None-Match: create-only applies to a single memory, not to a batch")
+	}
 	var in []service.NewMemory
 	if batch {
 		var req struct {
@@ -341,6 +347,10 @@ func (s *Server) createMemories(w http.ResponseWriter, r *http.Request, c memory
 	if err != nil {
 		return err
 	}
+	if onlyNew && res[0].Duplicate {
+		// Nothing was written: the memory exists.
+		return memory.Errorf(memory.EPRECONDITION, "If-None-Match: the memory exists already as %q", res[0].ID)
+	}
 	status := http.StatusOK // every item was a duplicate
 	for _, x := range res {
 		if !x.Duplicate {
@@ -350,6 +360,9 @@ func (s *Server) createMemories(w http.ResponseWriter, r *http.Request, c memory
 	if batch {
 		writeJSON(w, status, map[string]any{"memories": res})
 	} else {
+		if status == http.StatusCreated {
+			w.Header().Set("Location", memoryLocation(res[0].ID))
+		}
 		writeJSON(w, status, res[0])
 	}
 	return nil
@@ -360,9 +373,20 @@ func (s *Server) getMemory(w http.ResponseWriter, r *http.Request, c memory.Call
 	if err != nil {
 		return err
 	}
-	w.Header().Set("ETag", strconv.Quote(strconv.FormatInt(m.Version, 10)))
-	writeJSON(w, http.StatusOK, m)
+	writeMemory(w, r, m)
 	return nil
+}
+
+// writeMemory answers a GET of m: 304 when If-None-Match holds its ETag,
+// m with its ETag otherwise.
+func writeMemory(w http.ResponseWriter, r *http.Request, m *memory.Memory) {
+	tag := etag(m.Version)
+	w.Header().Set("ETag", tag)
+	if notModified(r, tag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	writeJSON(w, http.StatusOK, m)
 }
 
 func (s *Server) patchMemory(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
@@ -374,12 +398,8 @@ func (s *Server) patchMemory(w http.ResponseWriter, r *http.Request, c memory.Ca
 	if err := decodeStrict(body, &p); err != nil {
 		return err
 	}
-	if h := r.Header.Get("If-Match"); h != "" {
-		v, err := strconv.ParseInt(strings.Trim(strings.TrimPrefix(h, "W/"), `"`), 10, 64)
-		if err != nil || v < 1 {
-			return memory.Errorf(memory.EINVALID, "If-Match: %q is not a version returned in an ETag", h)
-		}
-		p.IfVersion = v
+	if p.IfVersion, err = ifMatch(r); err != nil {
+		return err
 	}
 	release, err := s.reserve(r.Context(), c, patchUsage(p))
 	if err != nil {
@@ -390,13 +410,17 @@ func (s *Server) patchMemory(w http.ResponseWriter, r *http.Request, c memory.Ca
 	if err != nil {
 		return err
 	}
-	w.Header().Set("ETag", strconv.Quote(strconv.FormatInt(m.Version, 10)))
+	w.Header().Set("ETag", etag(m.Version))
 	writeJSON(w, http.StatusOK, m)
 	return nil
 }
 
 func (s *Server) deleteMemory(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
-	if err := s.deleteOne(r.Context(), c, r.PathValue("id")); err != nil {
+	ifVersion, err := ifMatch(r)
+	if err != nil {
+		return err
+	}
+	if err := s.deleteOne(r.Context(), c, r.PathValue("id"), ifVersion); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

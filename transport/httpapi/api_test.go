@@ -506,7 +506,7 @@ func TestSettingsIsolation(t *testing.T) {
 	if r := c.do("GET", "/v1/admin/settings/extraction", keyB, nil); r.Status != 200 || r.Body["version"] != 0.0 || strings.Contains(r.Raw, "health") {
 		t.Fatalf("org b reads org a's settings: %d %s", r.Status, r.Raw)
 	}
-	if r := c.do("PUT", "/v1/admin/settings/extraction", keyB, map[string]any{"language": "fr"}, "If-Match", `"1"`); r.Status != 409 {
+	if r := c.do("PUT", "/v1/admin/settings/extraction", keyB, map[string]any{"language": "fr"}, "If-Match", `"1"`); r.Status != 412 {
 		t.Fatalf("org b with org a's version: %d %s", r.Status, r.Raw)
 	}
 	for _, key := range []string{keyX, keyY} {
@@ -561,7 +561,7 @@ func TestListPagesAndPatchVersions(t *testing.T) {
 		t.Fatalf("patch: %d %s", p.Status, p.Raw)
 	}
 	p = c.do("PATCH", "/v1/memories/"+mid, keyA, `{"importance":0.1}`, "If-Match", etag)
-	if p.Status != 409 {
+	if p.Status != 412 {
 		t.Fatalf("stale If-Match: %d %s", p.Status, p.Raw)
 	}
 	if d := c.do("DELETE", "/v1/memories?roomId=r&start=1700000010000", keyA, nil); d.Body["deleted"] != 15.0 {
