@@ -1,0 +1,12 @@
+package dynamodb_test
+
+import (
+	"testing"
+
+	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/memory/memorytest"
+)
+
+func TestIdempotencyContract(t *testing.T) {
+	memorytest.IdempotencySuite(t, func(t *testing.T) memory.IdempotencyStore { return newStore(t).Idempotency() })
+}
