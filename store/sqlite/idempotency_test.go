@@ -19,3 +19,9 @@ func TestIdempotencyContract(t *testing.T) {
 		return is
 	})
 }
+
+func TestDedupLookupContract(t *testing.T) {
+	memorytest.DedupLookupSuite(t, func(t *testing.T) memorytest.DedupLookupStore {
+		return open(t, filepath.Join(t.TempDir(), "memories.db"))
+	})
+}

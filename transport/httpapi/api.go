@@ -48,6 +48,8 @@ type Server struct {
 	// settings keeps the orgs' extraction settings (admin endpoints).
 	settings SettingsStore
 	health   Health
+	// idempotency keeps Idempotency-Key responses (idempotency.go).
+	idempotency memory.IdempotencyStore
 }
 
 // Health reports the state of what the server derives from its store:
@@ -102,6 +104,9 @@ func New(svc *service.Service, auth Authenticator, log *slog.Logger, opts ...Opt
 	s.route("GET /v1/memories/{id}", s.getMemory, memory.GrantRead)
 	s.route("PATCH /v1/memories/{id}", s.patchMemory, memory.GrantWrite)
 	s.route("DELETE /v1/memories/{id}", s.deleteMemory, memory.GrantDelete)
+	s.route("PUT /v1/memories/by-key/{key}", s.putByKey, memory.GrantWrite)
+	s.route("GET /v1/memories/by-key/{key}", s.getByKey, memory.GrantRead)
+	s.route("DELETE /v1/memories/by-key/{key}", s.deleteByKey, memory.GrantDelete)
 	s.route("POST /v1/search", s.search, memory.GrantRead)
 	s.route("POST /v1/context", s.context, memory.GrantRead)
 	s.route("POST /v1/forget", s.forget, memory.GrantDelete)
@@ -172,7 +177,13 @@ func (s *Server) route(pattern string, h handlerFunc, op memory.Grants) {
 				return
 			}
 		}
-		if err := h(w, r, c); err != nil {
+		var err error
+		if key, ok := r.Header["Idempotency-Key"]; ok && s.idempotency != nil && idempotent(pattern) {
+			err = s.serveIdempotent(w, r, c, strings.Join(key, ","), h)
+		} else {
+			err = h(w, r, c)
+		}
+		if err != nil {
 			s.writeError(w, r, err)
 		}
 	})

@@ -58,8 +58,12 @@ func newServerQueue(t *testing.T) (*httpapi.Server, *extract.LocalQueue) {
 	queue := extract.NewLocalQueue(&extract.Pipeline{Service: b.Service, Extractor: extract.Local{}, Log: log, Settings: settings}, 100)
 	t.Cleanup(queue.Close)
 	job := &consolidate.Job{Service: b.Service, Records: b.Store, Log: log}
+	idem, err := b.Store.Idempotency(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
 	return httpapi.New(b.Service, keys, log, httpapi.WithDocuments(docs), httpapi.WithExtraction(queue), httpapi.WithConsolidation(job),
-		httpapi.WithKnowledge(b.Knowledge), httpapi.WithSettings(settings)), queue
+		httpapi.WithKnowledge(b.Knowledge), httpapi.WithSettings(settings), httpapi.WithIdempotency(idem)), queue
 }
 
 // client drives a handler over a real HTTP server on loopback.
