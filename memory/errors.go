@@ -22,6 +22,10 @@ const (
 	EINTERNAL     = "internal"            // 500: anything else; details are logged only
 )
 
+// EUNPROCESSABLE (422): the request is well-formed but cannot be processed
+// as sent, such as an Idempotency-Key reused with a different request.
+const EUNPROCESSABLE = "unprocessable"
+
 // Error is an application error with a code and a message safe to show to
 // the caller.
 type Error struct {

@@ -357,8 +357,9 @@ type Patch struct {
 	Importance *float64           `json:"importance,omitempty"`
 	Durability *memory.Durability `json:"durability,omitempty"`
 	// IfVersion, when non-zero, makes the update conditional on the stored
-	// version (ECONFLICT otherwise). When zero, concurrent updates are
-	// retried so that none is lost.
+	// version (EPRECONDITION otherwise, also when a concurrent change wins
+	// the race). When zero, concurrent updates are retried so that none is
+	// lost.
 	IfVersion int64 `json:"-"`
 }
 
@@ -371,8 +372,9 @@ func backoff(ctx context.Context, attempt int) error {
 }
 
 // Update applies p to memory id. Changing the text re-embeds and re-indexes
-// it. Errors: ENOTFOUND, EINVALID, ECONFLICT (version mismatch, or the new
-// content duplicates another memory of the scope).
+// it. Errors: ENOTFOUND, EINVALID, EPRECONDITION (p.IfVersion is not the
+// stored version), ECONFLICT (the new content duplicates another memory of
+// the scope).
 func (s *Service) Update(ctx context.Context, c memory.Caller, id string, p Patch) (*memory.Memory, error) {
 	if p.Content == nil && p.Metadata == nil && p.Importance == nil && p.Durability == nil {
 		return nil, memory.Errorf(memory.EINVALID, "patch: nothing to update (content, metadata, importance or durability)")
@@ -384,7 +386,7 @@ func (s *Service) Update(ctx context.Context, c memory.Caller, id string, p Patc
 			return nil, err
 		}
 		if p.IfVersion != 0 && p.IfVersion != old.Version {
-			return nil, memory.Errorf(memory.ECONFLICT, "memory %q is at version %d, not %d", id, old.Version, p.IfVersion)
+			return nil, stale(id, old.Version, p.IfVersion)
 		}
 		m := *old
 		textChanged := false
@@ -428,6 +430,10 @@ func (s *Service) Update(ctx context.Context, c memory.Caller, id string, p Patc
 			}
 			continue
 		}
+		if memory.IsConflict(err) && !errors.As(err, &dup) && p.IfVersion != 0 {
+			// A concurrent change took the version the condition named.
+			return nil, memory.Errorf(memory.EPRECONDITION, "memory %q changed concurrently: it is no longer at version %d", id, p.IfVersion)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -446,6 +452,12 @@ func (s *Service) Update(ctx context.Context, c memory.Caller, id string, p Patc
 	}
 }
 
+// stale is the EPRECONDITION of a conditional write naming version want of
+// memory id, which is at version got.
+func stale(id string, got, want int64) error {
+	return memory.Errorf(memory.EPRECONDITION, "memory %q is at version %d, not %d", id, got, want)
+}
+
 // Delete removes memory id and every derived copy of its content (see
 // Forgotten). Errors: ENOTFOUND if c cannot see it; EFORBIDDEN when an
 // agent-bound caller targets an org-scope memory, which every agent of the
@@ -457,9 +469,19 @@ func (s *Service) Delete(ctx context.Context, c memory.Caller, id string) error 
 
 // DeleteOne is Delete, reporting what was forgotten.
 func (s *Service) DeleteOne(ctx context.Context, c memory.Caller, id string) (Forgotten, error) {
+	return s.DeleteIf(ctx, c, id, 0)
+}
+
+// DeleteIf is DeleteOne, conditional when ifVersion is non-zero: the
+// memory must be at that version (EPRECONDITION otherwise). The check and
+// the delete are two steps: a change landing between them is deleted too.
+func (s *Service) DeleteIf(ctx context.Context, c memory.Caller, id string, ifVersion int64) (Forgotten, error) {
 	m, err := s.Get(ctx, c, id)
 	if err != nil {
 		return Forgotten{}, err
+	}
+	if ifVersion != 0 && m.Version != ifVersion {
+		return Forgotten{}, stale(id, m.Version, ifVersion)
 	}
 	if c.AgentID != "" && m.AgentID == "" {
 		return Forgotten{}, memory.Errorf(memory.EFORBIDDEN, "memory %q is in the org scope: only an org-level key may delete it", id)

@@ -242,7 +242,7 @@ func TestUpdateReembedsAndRacesLoseNothing(t *testing.T) {
 	if m.Durability != memory.DurabilityCore || m.Version != 22 {
 		t.Fatalf("after 20 racing patches: durability %s version %d, want core and 22", m.Durability, m.Version)
 	}
-	if _, err := b.Service.Update(ctx, orgA, id, service.Patch{Importance: new(float64), IfVersion: 3}); memory.ErrorCode(err) != memory.ECONFLICT {
+	if _, err := b.Service.Update(ctx, orgA, id, service.Patch{Importance: new(float64), IfVersion: 3}); memory.ErrorCode(err) != memory.EPRECONDITION {
 		t.Fatalf("stale If-Match: %v", err)
 	}
 	if _, err := b.Service.Update(ctx, orgA, id, service.Patch{}); memory.ErrorCode(err) != memory.EINVALID {

@@ -19,7 +19,8 @@ func Ports(s memory.Store, ix memory.Index, e memory.Embedder) (memory.Store, me
 
 // FullStore is a store with every optional capability the backends keep:
 // relations, records, the org list, the Structured RAG term index, API
-// keys and usage counts. Both SQLite and DynamoDB are one.
+// keys, usage counts and the lookup by dedup key. Both SQLite and DynamoDB
+// are one.
 type FullStore interface {
 	memory.Store
 	memory.RelationStore
@@ -28,6 +29,7 @@ type FullStore interface {
 	memory.TermIndex
 	memory.KeyStore
 	memory.UsageCounter
+	memory.DedupLookup
 }
 
 // Store returns s with a span around each memory.Store call, named

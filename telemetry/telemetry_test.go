@@ -176,7 +176,7 @@ func TestCreateSpans(t *testing.T) {
 // port method) or listed here as used on the concrete store only.
 func TestTracedStoreKeepsCapabilities(t *testing.T) {
 	concreteOnly := map[string]bool{"Close": true, "Total": true, "Client": true, "Table": true,
-		"Authenticate": true, "PutAPIKey": true, "RevokeAPIKey": true,
+		"Authenticate": true, "PutAPIKey": true, "RevokeAPIKey": true, "Idempotency": true,
 		"SettleCommits": true} // the ingestion recovery's, on the store of wiring.Capabilities
 	st, err := sqlite.Open(t.TempDir() + "/m.db")
 	if err != nil {

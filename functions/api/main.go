@@ -36,7 +36,7 @@ func main() {
 		Usage: b.Store, Overrides: b.Store, UsageTTL: cfg.Quotas.UsageTTL}
 	opts := []httpapi.Option{httpapi.WithDocuments(docs), httpapi.WithConsolidation(job), httpapi.WithKeys(b.Store), httpapi.WithQuotas(quotas),
 		httpapi.WithKnowledge(b.Knowledge), httpapi.WithMetrics(b.Metrics),
-		httpapi.WithSettings(extract.NewSettingsStore(b.Caps.Records)),
+		httpapi.WithSettings(extract.NewSettingsStore(b.Caps.Records)), httpapi.WithIdempotency(b.Store.Idempotency()),
 		httpapi.WithMount("/mcp", mcp.New(b.Service, mcp.WithKnowledge(b.Knowledge), mcp.WithQuotas(quotas), mcp.WithLogger(log)).Handler())}
 	if cfg.Extraction.QueueURL != "" {
 		c, err := sqs.NewClient(ctx, sqs.ClientOptions{Endpoint: cfg.Extraction.QueueEndpoint, Region: cfg.AWS.Region})

@@ -48,6 +48,7 @@ var Errors = []ErrorKind{
 	{memory.ECONFLICT, http.StatusConflict, "Conflict", -32009},
 	{memory.EPRECONDITION, http.StatusPreconditionFailed, "Precondition failed", -32012},
 	{memory.ETOOLARGE, http.StatusRequestEntityTooLarge, "Request too large", -32013},
+	{memory.EUNPROCESSABLE, http.StatusUnprocessableEntity, "Unprocessable request", -32022},
 	{memory.EQUOTA, http.StatusForbidden, "Quota exceeded", -32023},
 	{memory.ERATELIMIT, http.StatusTooManyRequests, "Rate limited", -32029},
 	{memory.EUNAVAILABLE, http.StatusServiceUnavailable, "Service unavailable", -32053},

@@ -15,7 +15,6 @@ import (
 	"github.com/agentmem/agentmem/transport/contract"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -50,6 +49,8 @@ type Server struct {
 	// settings keeps the orgs' extraction settings (admin endpoints).
 	settings SettingsStore
 	health   Health
+	// idempotency keeps Idempotency-Key responses (idempotency.go).
+	idempotency memory.IdempotencyStore
 }
 
 // Health reports the state of what the server derives from its store:
@@ -112,6 +113,9 @@ func New(svc *service.Service, auth Authenticator, log *slog.Logger, opts ...Opt
 	s.route("GET /v1/memories/{id}/history", s.getHistory, memory.GrantRead)
 	s.route("GET /v1/export", s.export, memory.GrantRead)
 	s.route("POST /v1/import", s.importLines, memory.GrantWrite)
+	s.route("PUT /v1/memories/by-key/{key}", s.putByKey, memory.GrantWrite)
+	s.route("GET /v1/memories/by-key/{key}", s.getByKey, memory.GrantRead)
+	s.route("DELETE /v1/memories/by-key/{key}", s.deleteByKey, memory.GrantDelete)
 	s.route("POST /v1/search", s.search, memory.GrantRead)
 	s.route("POST /v1/context", s.context, memory.GrantRead)
 	s.route("POST /v1/forget", s.forget, memory.GrantDelete)
@@ -184,7 +188,13 @@ func (s *Server) route(pattern string, h handlerFunc, op memory.Grants) {
 				return
 			}
 		}
-		if err := h(w, r, c); err != nil {
+		var err error
+		if key, ok := r.Header["Idempotency-Key"]; ok && s.idempotency != nil && idempotent(pattern) {
+			err = s.serveIdempotent(w, r, c, strings.Join(key, ","), h)
+		} else {
+			err = h(w, r, c)
+		}
+		if err != nil {
 			s.writeError(w, r, err)
 		}
 	})
@@ -225,16 +235,16 @@ func (w *logWriter) WriteHeader(code int) {
 	routerText := strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain")
 	if routerText && (code == http.StatusMethodNotAllowed || code == http.StatusNotFound) {
 		w.swallow = true
-		var body ErrorBody
+		id, _ := w.req.Context().Value(requestIDKey).(string)
+		var p contract.Problem
 		if code == http.StatusNotFound {
-			body.Error.Code = memory.ENOTFOUND
-			body.Error.Message = fmt.Sprintf("no route %s %s", w.req.Method, w.req.URL.Path)
+			p = contract.NewProblem(memory.ENOTFOUND, fmt.Sprintf("no route %s %s", w.req.Method, w.req.URL.Path), w.req.URL.Path, id)
 		} else {
-			body.Error.Code = "method_not_allowed"
-			body.Error.Message = fmt.Sprintf("method %s is not allowed on %s (allowed: %s)", w.req.Method, w.req.URL.Path, w.Header().Get("Allow"))
+			p = contract.NewProblem(contract.MethodNotAllowed, fmt.Sprintf("method %s is not allowed on %s (allowed: %s)",
+				w.req.Method, w.req.URL.Path, w.Header().Get("Allow")), w.req.URL.Path, id)
 		}
 		w.Header().Del("X-Content-Type-Options")
-		writeJSON(w.ResponseWriter, code, body)
+		contract.WriteProblem(w.ResponseWriter, p)
 		return
 	}
 	w.ResponseWriter.WriteHeader(code)
@@ -278,32 +288,19 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(lw, r)
 }
 
-// statusOf maps error codes to HTTP statuses.
-func statusOf(code string) int { return contract.Kind(code).Status }
-
-// ErrorBody is the JSON of every error response.
-type ErrorBody struct {
-	Error struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
+// writeError answers err as an RFC 9457 problem (contract.Problem); an
+// internal or unavailable error is logged with the request id, and an
+// internal one's details never reach the caller.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	code, msg := memory.ErrorCode(err), memory.ErrorMessage(err)
+	code := memory.ErrorCode(err)
+	id, _ := r.Context().Value(requestIDKey).(string)
 	if code == memory.EINTERNAL || code == memory.EUNAVAILABLE {
-		id, _ := r.Context().Value(requestIDKey).(string)
 		s.log.ErrorContext(r.Context(), "request failed", "request_id", id, "err", err.Error())
-		if code == memory.EINTERNAL {
-			msg = "internal error; request id " + id
-		}
 	}
-	var body ErrorBody
-	body.Error.Code, body.Error.Message = code, msg
 	if code == memory.EUNAUTHORIZED {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="memory"`)
 	}
-	writeJSON(w, statusOf(code), body)
+	contract.WriteProblem(w, contract.ProblemOf(err, r.URL.Path, id))
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -340,6 +337,13 @@ func (s *Server) createMemories(w http.ResponseWriter, r *http.Request, c memory
 		return decodeStrict(body, &probe) // names the syntax or type problem
 	}
 	_, batch := probe["memories"]
+	onlyNew, err := createOnly(r)
+	if err != nil {
+		return err
+	}
+	if onlyNew && batch {
+		return memory.Errorf(memory.EINVALID, "If-None-Match: create-only applies to a single memory, not to a batch")
+	}
 	var in []service.NewMemory
 	if batch {
 		var req struct {
@@ -365,6 +369,10 @@ func (s *Server) createMemories(w http.ResponseWriter, r *http.Request, c memory
 	if err != nil {
 		return err
 	}
+	if onlyNew && res[0].Duplicate {
+		// Nothing was written: the memory exists.
+		return memory.Errorf(memory.EPRECONDITION, "If-None-Match: the memory exists already as %q", res[0].ID)
+	}
 	status := http.StatusOK // every item was a duplicate
 	for _, x := range res {
 		if !x.Duplicate {
@@ -374,6 +382,9 @@ func (s *Server) createMemories(w http.ResponseWriter, r *http.Request, c memory
 	if batch {
 		writeJSON(w, status, map[string]any{"memories": res})
 	} else {
+		if status == http.StatusCreated {
+			w.Header().Set("Location", memoryLocation(res[0].ID))
+		}
 		writeJSON(w, status, res[0])
 	}
 	return nil
@@ -384,9 +395,20 @@ func (s *Server) getMemory(w http.ResponseWriter, r *http.Request, c memory.Call
 	if err != nil {
 		return err
 	}
-	w.Header().Set("ETag", strconv.Quote(strconv.FormatInt(m.Version, 10)))
-	writeJSON(w, http.StatusOK, m)
+	writeMemory(w, r, m)
 	return nil
+}
+
+// writeMemory answers a GET of m: 304 when If-None-Match holds its ETag,
+// m with its ETag otherwise.
+func writeMemory(w http.ResponseWriter, r *http.Request, m *memory.Memory) {
+	tag := etag(m.Version)
+	w.Header().Set("ETag", tag)
+	if notModified(r, tag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	writeJSON(w, http.StatusOK, m)
 }
 
 func (s *Server) patchMemory(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
@@ -398,12 +420,8 @@ func (s *Server) patchMemory(w http.ResponseWriter, r *http.Request, c memory.Ca
 	if err := decodeStrict(body, &p); err != nil {
 		return err
 	}
-	if h := r.Header.Get("If-Match"); h != "" {
-		v, err := strconv.ParseInt(strings.Trim(strings.TrimPrefix(h, "W/"), `"`), 10, 64)
-		if err != nil || v < 1 {
-			return memory.Errorf(memory.EINVALID, "If-Match: %q is not a version returned in an ETag", h)
-		}
-		p.IfVersion = v
+	if p.IfVersion, err = ifMatch(r); err != nil {
+		return err
 	}
 	release, err := s.reserve(r.Context(), c, patchUsage(p))
 	if err != nil {
@@ -414,13 +432,17 @@ func (s *Server) patchMemory(w http.ResponseWriter, r *http.Request, c memory.Ca
 	if err != nil {
 		return err
 	}
-	w.Header().Set("ETag", strconv.Quote(strconv.FormatInt(m.Version, 10)))
+	w.Header().Set("ETag", etag(m.Version))
 	writeJSON(w, http.StatusOK, m)
 	return nil
 }
 
 func (s *Server) deleteMemory(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
-	if err := s.deleteOne(r.Context(), c, r.PathValue("id")); err != nil {
+	ifVersion, err := ifMatch(r)
+	if err != nil {
+		return err
+	}
+	if err := s.deleteOne(r.Context(), c, r.PathValue("id"), ifVersion); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

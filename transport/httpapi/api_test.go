@@ -58,8 +58,12 @@ func newServerQueue(t *testing.T) (*httpapi.Server, *extract.LocalQueue) {
 	queue := extract.NewLocalQueue(&extract.Pipeline{Service: b.Service, Extractor: extract.Local{}, Log: log, Settings: settings}, 100)
 	t.Cleanup(queue.Close)
 	job := &consolidate.Job{Service: b.Service, Records: b.Store, Log: log}
+	idem, err := b.Store.Idempotency(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
 	return httpapi.New(b.Service, keys, log, httpapi.WithDocuments(docs), httpapi.WithExtraction(queue), httpapi.WithConsolidation(job),
-		httpapi.WithKnowledge(b.Knowledge), httpapi.WithSettings(settings)), queue
+		httpapi.WithKnowledge(b.Knowledge), httpapi.WithSettings(settings), httpapi.WithIdempotency(idem)), queue
 }
 
 // client drives a handler over a real HTTP server on loopback.
@@ -119,10 +123,16 @@ func (c *client) create(key string, body any) string {
 	return r.Body["id"].(string)
 }
 
+// errMessage is the detail of a problem response.
 func errMessage(r response) string {
-	e, _ := r.Body["error"].(map[string]any)
-	m, _ := e["message"].(string)
+	m, _ := r.Body["detail"].(string)
 	return m
+}
+
+// errCode is the code of a problem response.
+func errCode(r response) string {
+	c, _ := r.Body["code"].(string)
+	return c
 }
 
 func TestBadInput(t *testing.T) {
@@ -215,8 +225,16 @@ func TestBadInput(t *testing.T) {
 			if r.Status != tc.status || !strings.Contains(errMessage(r), tc.message) {
 				t.Fatalf("got %d %s; want %d with %q", r.Status, r.Raw, tc.status, tc.message)
 			}
-			if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+			if ct := r.Header.Get("Content-Type"); ct != "application/problem+json" {
 				t.Fatalf("content type %q", ct)
+			}
+			// RFC 9457: type, title, status, detail and instance, with
+			// the code and the request id as extension members.
+			code := errCode(r)
+			if code == "" || r.Body["type"] != "urn:agentmem:problem:"+code || r.Body["title"] == "" ||
+				r.Body["status"] != float64(tc.status) || r.Body["instance"] != strings.SplitN(tc.path, "?", 2)[0] ||
+				r.Body["requestId"] != r.Header.Get("X-Request-Id") {
+				t.Fatalf("not a problem: %s", r.Raw)
 			}
 		})
 	}
@@ -501,7 +519,7 @@ func TestSettingsIsolation(t *testing.T) {
 	if r := c.do("GET", "/v1/admin/settings/extraction", keyB, nil); r.Status != 200 || r.Body["version"] != 0.0 || strings.Contains(r.Raw, "health") {
 		t.Fatalf("org b reads org a's settings: %d %s", r.Status, r.Raw)
 	}
-	if r := c.do("PUT", "/v1/admin/settings/extraction", keyB, map[string]any{"language": "fr"}, "If-Match", `"1"`); r.Status != 409 {
+	if r := c.do("PUT", "/v1/admin/settings/extraction", keyB, map[string]any{"language": "fr"}, "If-Match", `"1"`); r.Status != 412 {
 		t.Fatalf("org b with org a's version: %d %s", r.Status, r.Raw)
 	}
 	for _, key := range []string{keyX, keyY} {
@@ -556,7 +574,7 @@ func TestListPagesAndPatchVersions(t *testing.T) {
 		t.Fatalf("patch: %d %s", p.Status, p.Raw)
 	}
 	p = c.do("PATCH", "/v1/memories/"+mid, keyA, `{"importance":0.1}`, "If-Match", etag)
-	if p.Status != 409 {
+	if p.Status != 412 {
 		t.Fatalf("stale If-Match: %d %s", p.Status, p.Raw)
 	}
 	if d := c.do("DELETE", "/v1/memories?roomId=r&start=1700000010000", keyA, nil); d.Body["deleted"] != 15.0 {

@@ -26,6 +26,7 @@ import (
 	"github.com/agentmem/agentmem/pipeline/ingest"
 	"github.com/agentmem/agentmem/pipeline/ingest/ingesttest"
 	"github.com/agentmem/agentmem/service"
+	"github.com/agentmem/agentmem/transport/contract"
 	"github.com/agentmem/agentmem/wiring/local"
 	"github.com/aws/aws-lambda-go/events"
 )
@@ -257,7 +258,7 @@ func checkResponse(t *testing.T, what string, status int, header http.Header, bo
 	if status == http.StatusNoContent || status/100 == 3 {
 		return
 	}
-	if ct := header.Get("Content-Type"); ct != "application/json" {
+	if ct := header.Get("Content-Type"); ct != "application/json" && !(status >= 400 && ct == contract.ProblemContentType) {
 		t.Fatalf("%s: status %d with content type %q", what, status, ct)
 	}
 	var v any
@@ -265,10 +266,11 @@ func checkResponse(t *testing.T, what string, status int, header http.Header, bo
 		t.Fatalf("%s: status %d, body is not JSON: %v", what, status, err)
 	}
 	if status >= 400 {
-		var e ErrorBody
-		json.Unmarshal(body, &e)
-		if e.Error.Message == "" || (statusOf(e.Error.Code) != status && !(status == 405 && e.Error.Code == "method_not_allowed")) {
-			t.Fatalf("%s: status %d with error %+v", what, status, e.Error)
+		var p contract.Problem
+		json.Unmarshal(body, &p)
+		if p.Detail == "" || p.Status != status || p.Type != contract.ProblemTypeBase+p.Code ||
+			(contract.Kind(p.Code).Status != status && !(status == 405 && p.Code == contract.MethodNotAllowed)) {
+			t.Fatalf("%s: status %d with problem %+v", what, status, p)
 		}
 	}
 }
@@ -284,6 +286,7 @@ var routes = []struct{ method, path string }{
 	{"GET", "/v1/admin/consolidation"}, {"GET", "/v1/healthz"}, {"PUT", "/v1/memories"}, {"GET", "/v1/{id}"},
 	{"POST", "/v1/forget"}, {"GET", "/v1/admin/audit"},
 	{"PUT", "/v1/admin/settings/extraction"}, {"GET", "/v1/admin/settings/extraction"},
+	{"PUT", "/v1/memories/by-key/{id}"}, {"GET", "/v1/memories/by-key/{id}"}, {"DELETE", "/v1/memories/by-key/{id}"},
 }
 
 // FuzzHandler fuzzes the whole HTTP API on the embedded backend: the

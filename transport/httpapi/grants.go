@@ -42,17 +42,19 @@ func orgLevel(c memory.Caller) memory.Caller {
 // deleteOne deletes memory id: an agent-bound key deletes what is in its
 // own scope, and org-scope memories only with delete:org (the service
 // refuses them otherwise); never another agent's.
-func (s *Server) deleteOne(ctx context.Context, c memory.Caller, id string) error {
+func (s *Server) deleteOne(ctx context.Context, c memory.Caller, id string, ifVersion int64) error {
 	if c.AgentID != "" && orgDeleter(c) {
 		m, err := s.svc.Get(ctx, c, id) // ENOTFOUND for other agents' memories
 		if err != nil {
 			return err
 		}
 		if m.AgentID == "" {
-			return s.svc.Delete(ctx, orgLevel(c), id)
+			_, err := s.svc.DeleteIf(ctx, orgLevel(c), id, ifVersion)
+			return err
 		}
 	}
-	return s.svc.Delete(ctx, c, id)
+	_, err := s.svc.DeleteIf(ctx, c, id, ifVersion)
+	return err
 }
 
 // deleteWhere is the bulk delete. An org-level key deletes across the

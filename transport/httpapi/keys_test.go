@@ -320,7 +320,7 @@ func TestQuotas(t *testing.T) {
 	text := func(s string) map[string]any { return map[string]any{"content": map[string]any{"text": s}} }
 	c.create(keyA, text("0123456789")) // 10 bytes
 	if r := c.do("POST", "/v1/memories", keyA, text(strings.Repeat("b", 31))); r.Status != 403 ||
-		r.Body["error"].(map[string]any)["code"] != memory.EQUOTA || !strings.Contains(errMessage(r), "quota bytes: the org holds 10 of its 40") {
+		errCode(r) != memory.EQUOTA || !strings.Contains(errMessage(r), "quota bytes: the org holds 10 of its 40") {
 		t.Fatalf("bytes: %d %s", r.Status, r.Raw)
 	}
 	if r := c.do("POST", "/v1/documents", keyA, map[string]any{"name": "a.txt", "content": "doc"}); r.Status != 201 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/agentmem/agentmem/memory"
 )
@@ -53,19 +52,15 @@ func (s *Server) getExtractionSettings(w http.ResponseWriter, r *http.Request, c
 
 // putExtractionSettings replaces the caller's org's extraction settings
 // with the body (an empty object restores the defaults). With If-Match the
-// stored version must be the one given (409 otherwise), as for PATCH of a
+// stored version must be the one given (412 otherwise), as for PATCH of a
 // memory.
 func (s *Server) putExtractionSettings(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
 	if err := orgAdmin(c); err != nil {
 		return err
 	}
-	var ifVersion int64
-	if h := r.Header.Get("If-Match"); h != "" {
-		v, err := strconv.ParseInt(strings.Trim(strings.TrimPrefix(h, "W/"), `"`), 10, 64)
-		if err != nil || v < 1 {
-			return memory.Errorf(memory.EINVALID, "If-Match: %q is not a version returned in an ETag", h)
-		}
-		ifVersion = v
+	ifVersion, err := ifMatch(r)
+	if err != nil {
+		return err
 	}
 	body, err := readBody(w, r)
 	if err != nil {
@@ -77,7 +72,7 @@ func (s *Server) putExtractionSettings(w http.ResponseWriter, r *http.Request, c
 	}
 	set, v, err := s.settings.Write(r.Context(), c.OrgID, set, ifVersion)
 	if err != nil {
-		return err
+		return preconditionFailed(err, ifVersion)
 	}
 	s.log.InfoContext(r.Context(), "extraction settings changed", "org", c.OrgID, "version", v, "settings", set.String())
 	writeSettings(w, set, v)

@@ -89,7 +89,7 @@ func TestExtractionSettingsEndpoint(t *testing.T) {
 		{"org in body", keyA, map[string]any{"orgId": "org-b"}, "", 400, `unknown field "orgId"`},
 		{"empty body", keyA, "", "", 400, "body: a JSON object is required"},
 		{"bad If-Match", keyA, map[string]any{}, "soon", 400, "If-Match"},
-		{"stale If-Match", keyA, map[string]any{"language": "de"}, `"7"`, 409, "changed concurrently"},
+		{"stale If-Match", keyA, map[string]any{"language": "de"}, `"7"`, 412, "changed concurrently"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"math"
@@ -16,6 +15,7 @@ import (
 	"github.com/agentmem/agentmem/auth"
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/transport/contract"
 	"github.com/agentmem/agentmem/transport/httpapi"
 	"golang.org/x/time/rate"
 )
@@ -64,7 +64,7 @@ func (l *Limiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			secs = 1
 		}
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
-		writeLimitError(w, why)
+		writeLimitError(w, r, why)
 		return
 	}
 	defer l.release(id)
@@ -132,12 +132,8 @@ func (l *Limiter) release(id [32]byte) {
 	}
 }
 
-func writeLimitError(w http.ResponseWriter, msg string) {
-	var body httpapi.ErrorBody
-	body.Error.Code, body.Error.Message = memory.ERATELIMIT, msg
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusTooManyRequests)
-	json.NewEncoder(w).Encode(body)
+func writeLimitError(w http.ResponseWriter, r *http.Request, msg string) {
+	contract.WriteProblem(w, contract.NewProblem(memory.ERATELIMIT, msg, r.URL.Path, r.Header.Get("X-Request-Id")))
 }
 
 // HTTPServer returns the local server of handler on addr with the

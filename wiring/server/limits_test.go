@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/transport/contract"
 )
 
 // TestLimiterRate: a key past its burst gets 429 rate_limited with
@@ -43,11 +44,10 @@ func TestLimiterRate(t *testing.T) {
 			t.Fatalf("request %d (key %s): %d, want %d", i, tc.key, w.Code, tc.status)
 		}
 		if w.Code == 429 {
-			var body struct {
-				Error struct{ Code, Message string }
-			}
+			var body contract.Problem
 			json.NewDecoder(w.Body).Decode(&body)
-			if w.Header().Get("Retry-After") != "1" || body.Error.Code != memory.ERATELIMIT || body.Error.Message == "" {
+			if w.Header().Get("Retry-After") != "1" || body.Code != memory.ERATELIMIT || body.Detail == "" || body.Status != 429 ||
+				w.Header().Get("Content-Type") != contract.ProblemContentType {
 				t.Fatalf("429: Retry-After %q, body %+v", w.Header().Get("Retry-After"), body)
 			}
 		}

@@ -51,6 +51,9 @@ type Backend struct {
 	Keys memory.KeyStore
 	// Usage counts what each org stores, for quotas.
 	Usage memory.UsageCounter
+	// Idempotency keeps the responses of requests sent with an
+	// Idempotency-Key (the store's table).
+	Idempotency memory.IdempotencyStore
 	// Caps are what the store keeps beyond memories; each pipeline
 	// checked what it needs when it was built.
 	Caps wiring.Capabilities
@@ -164,6 +167,7 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		}
 		b.DynamoDB, b.Store, b.Caps = s, s, aws.Capabilities(s)
 		b.Keys, b.Usage = s, s
+		b.Idempotency = s.Idempotency()
 	default:
 		s, err := local.OpenStore(cfg.DataDir)
 		if err != nil {
@@ -172,6 +176,9 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		b.closers.Add(s.Close)
 		b.Store, b.Caps = s, local.Capabilities(s)
 		b.Keys, b.Usage = s, s
+		if b.Idempotency, err = s.Idempotency(ctx); err != nil {
+			return fail(err)
+		}
 	}
 	switch cfg.Index.Kind {
 	case config.IndexOpenSearch:
