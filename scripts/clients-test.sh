@@ -124,4 +124,5 @@ log "Python client"
 (cd clients/python && "$VENV/bin/python" -m pytest -q -p no:cacheprovider) || status=1
 log "TypeScript client"
 (cd clients/typescript && npm test --silent --cache "$CACHE/npm") || status=1
+(cd clients/typescript && npm run types:check --silent --cache "$CACHE/npm") || status=1
 exit $status

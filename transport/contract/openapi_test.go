@@ -133,7 +133,9 @@ func TestOpenAPIOperations(t *testing.T) {
 		switch {
 		case o.Public && len(o.Grants) != 0:
 			t.Errorf("%s is public (security: []) but names grants %v", o, o.Grants)
-		case !o.Public && len(o.Grants) != 1:
+		case o.AnyKey && (o.Public || len(o.Grants) != 0):
+			t.Errorf("%s is x-agentmem-any-key: it needs a key (no security: []) and names no grant, has %v", o, o.Grants)
+		case !o.Public && !o.AnyKey && len(o.Grants) != 1:
 			t.Errorf("%s needs a key: x-agentmem-grants must name its one grant, has %v", o, o.Grants)
 		}
 		op, _ := s.Resolve("#/paths/" + strings.ReplaceAll(o.Path, "/", "~1") + "/" + strings.ToLower(o.Method))

@@ -51,6 +51,8 @@ type Server struct {
 	health   Health
 	// idempotency keeps Idempotency-Key responses (idempotency.go).
 	idempotency memory.IdempotencyStore
+	// views are the handlers of memoryViews, by view name.
+	views map[string]http.HandlerFunc
 }
 
 // Health reports the state of what the server derives from its store:
@@ -171,7 +173,11 @@ func withCaller(ctx context.Context, c memory.Caller) context.Context {
 // else (see grants.go).
 func (s *Server) route(pattern string, h handlerFunc, op memory.Grants) {
 	s.routes = append(s.routes, newRoute(pattern, op))
-	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+	handle := s.mux.HandleFunc
+	if view, ok := strings.CutPrefix(pattern, memoryViews+"/"); ok {
+		handle = func(_ string, h func(http.ResponseWriter, *http.Request)) { s.memoryView(view, h) }
+	}
+	handle(pattern, func(w http.ResponseWriter, r *http.Request) {
 		routed(w, r, pattern)
 		var c memory.Caller
 		if op != public {
@@ -198,6 +204,44 @@ func (s *Server) route(pattern string, h handlerFunc, op memory.Grants) {
 			s.writeError(w, r, err)
 		}
 	})
+}
+
+// memoryViews prefixes the GET views of one memory ("relations",
+// "history"). GET /v1/memories/by-key/{key} and GET /v1/memories/{id}/history
+// both match /v1/memories/by-key/history and neither is more specific, so
+// net/http refuses to register both: the views are registered as one
+// pattern, GET /v1/memories/{id}/{view}, which by-key/{key} is more
+// specific than, and dispatched on {view}. The route table keeps one
+// route per view.
+const memoryViews = "GET /v1/memories/{id}"
+
+// memoryView serves the view name of memoryViews with h.
+func (s *Server) memoryView(name string, h http.HandlerFunc) {
+	if s.views == nil {
+		s.views = map[string]http.HandlerFunc{}
+		s.mux.HandleFunc(memoryViews+"/{view}", func(w http.ResponseWriter, r *http.Request) {
+			if h, ok := s.views[r.PathValue("view")]; ok {
+				h(w, r)
+				return
+			}
+			// Another method's route on the path (POST .../archive) is a
+			// 405, as the router would answer; else a 404. Both are the
+			// router's plain text, which logWriter turns into problems.
+			var allow []string
+			for _, rt := range s.routes {
+				if rt.Method != "" && rt.Method != "GET" && rt.Pattern == "/v1/memories/{id}/"+r.PathValue("view") {
+					allow = append(allow, rt.Method)
+				}
+			}
+			if len(allow) == 0 {
+				http.NotFound(w, r)
+				return
+			}
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			http.Error(w, http.StatusText(http.StatusMethodNotAllowed), http.StatusMethodNotAllowed)
+		})
+	}
+	s.views[name] = h
 }
 
 // caller authenticates r: the authorizer's caller when present, else the

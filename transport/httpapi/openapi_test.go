@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/agentmem/agentmem/internal/config"
@@ -59,7 +58,7 @@ func deployment(t *testing.T) (*httpapi.Server, http.Handler) {
 	t.Cleanup(queue.Close)
 	opts := []httpapi.Option{httpapi.WithDocuments(b.Documents), httpapi.WithExtraction(queue),
 		httpapi.WithConsolidation(b.Consolidation), httpapi.WithKeys(b.Keys), httpapi.WithQuotas(server.Quotas(cfg.Quotas, b)),
-		httpapi.WithKnowledge(b.Knowledge), httpapi.WithHealth(b)}
+		httpapi.WithKnowledge(b.Knowledge), httpapi.WithHealth(b), httpapi.WithIdempotency(b.Idempotency)}
 	if b.Settings != nil {
 		opts = append(opts, httpapi.WithSettings(b.Settings))
 	}
@@ -114,8 +113,8 @@ func TestOpenAPIRoutesBothWays(t *testing.T) {
 		if got, want := strings.Join(o.Grants, ","), strings.Join(grantsOf(r.Grants), ","); got != want {
 			t.Errorf("route %s needs grant %q in the table, but the spec's x-agentmem-grants says %q", key, want, got)
 		}
-		if o.Public != (r.Grants == 0) {
-			t.Errorf("route %s: public in the table %v, in the spec (security: []) %v", key, r.Grants == 0, o.Public)
+		if (o.Public || o.AnyKey) != (r.Grants == 0) {
+			t.Errorf("route %s: without a grant in the table %v, in the spec (security: [] or x-agentmem-any-key) %v", key, r.Grants == 0, o.Public || o.AnyKey)
 		}
 		if o.Planned {
 			t.Errorf("route %s is served: drop x-agentmem-planned from its operation in the spec", key)
@@ -156,18 +155,16 @@ type call struct {
 	headers map[string]string
 	status  int
 	op      string            // the route pattern ("/v1/memories/{id}"); default path
-	save    map[string]string // name -> top-level field of the JSON answer, or "ETag"
+	save    map[string]string // name -> field of the JSON answer (a.b), "ETag", or "body" (the raw body)
+	want    map[string]string // response headers that must have these values
 }
 
 // TestOpenAPIResponsesMatchSchemas sends real requests to a real local
 // deployment and validates each response (status, content type, body)
 // against the spec; every served operation that documents an error must
-// have both a success and an error validated here.
-//
-// Errors: while the server still answers the legacy {"error": {...}}
-// (application/json) rather than application/problem+json, such a body is
-// validated against the spec's LegacyError and its code must be the table's
-// for the status; a problem+json answer is validated strictly.
+// have both a success and an error validated here. Errors are
+// application/problem+json, validated strictly, and their code must be the
+// error table's for the status.
 func TestOpenAPIResponsesMatchSchemas(t *testing.T) {
 	spec, err := contracttest.Load()
 	if err != nil {
@@ -196,14 +193,51 @@ func TestOpenAPIResponsesMatchSchemas(t *testing.T) {
 		{name: "create with a read-only key", method: "POST", path: "/v1/memories", key: "{roKey}", body: map[string]any{"content": map[string]any{"text": "x"}}, status: 403},
 		{name: "create too large", method: "POST", path: "/v1/memories", key: admin, body: `{"content":{"text":"` + long + `"}}`, status: 413},
 		{name: "list", method: "GET", path: "/v1/memories?limit=10&type=fact", op: "/v1/memories", key: admin, status: 200},
+		{name: "list by metadata", method: "GET", path: "/v1/memories?metadata.src=test&metadata.src=other", op: "/v1/memories", key: admin, status: 200},
+		{name: "count by metadata without a key name", method: "GET", path: "/v1/memories/count?metadata.=test", op: "/v1/memories/count", key: admin, status: 400},
+		{name: "search by metadata", method: "POST", path: "/v1/search", key: admin, body: map[string]any{"query": "seats", "filters": map[string]any{"metadata": map[string]any{"src": []string{"test", "other"}}}}, status: 200},
 		{name: "list with limit 0", method: "GET", path: "/v1/memories?limit=0", op: "/v1/memories", key: admin, status: 400},
 		{name: "count", method: "GET", path: "/v1/memories/count?roomId=r1", op: "/v1/memories/count", key: admin, status: 200},
 		{name: "count with a bad flag", method: "GET", path: "/v1/memories/count?includeArchived=maybe", op: "/v1/memories/count", key: admin, status: 400},
 		{name: "get", method: "GET", path: "/v1/memories/{mem}", op: "/v1/memories/{id}", key: admin, status: 200, save: map[string]string{"etag": "ETag"}},
+		{name: "whoami", method: "GET", path: "/v1/whoami", key: bot, status: 200},
+		{name: "whoami without a key", method: "GET", path: "/v1/whoami", status: 401},
+		{name: "explorer", method: "GET", path: "/ui", status: 301},
+		{name: "explorer page", method: "GET", path: "/ui/", status: 200},
+		{name: "explorer script", method: "GET", path: "/ui/app.js", op: "/ui/", status: 200},
 		{name: "get from another org", method: "GET", path: "/v1/memories/{mem}", op: "/v1/memories/{id}", key: other, status: 404},
-		{name: "patch", method: "PATCH", path: "/v1/memories/{mem}", op: "/v1/memories/{id}", key: admin, body: map[string]any{"importance": 0.9}, headers: map[string]string{"If-Match": "{etag}"}, status: 200},
-		{name: "patch a stale version", method: "PATCH", path: "/v1/memories/{mem}", op: "/v1/memories/{id}", key: admin, body: map[string]any{"importance": 0.8}, headers: map[string]string{"If-Match": "{etag}"}, status: -1},
+		{name: "patch", method: "PATCH", path: "/v1/memories/{mem}", op: "/v1/memories/{id}", key: admin, body: map[string]any{"importance": 0.9}, headers: map[string]string{"If-Match": "{etag}"}, status: 200, save: map[string]string{"etagNew": "ETag"}},
+		{name: "patch a stale version", method: "PATCH", path: "/v1/memories/{mem}", op: "/v1/memories/{id}", key: admin, body: map[string]any{"importance": 0.8}, headers: map[string]string{"If-Match": "{etag}"}, status: 412},
 		{name: "patch with a bad If-Match", method: "PATCH", path: "/v1/memories/{mem}", op: "/v1/memories/{id}", key: admin, body: map[string]any{"importance": 0.8}, headers: map[string]string{"If-Match": "soon"}, status: 400},
+		{name: "get unchanged", method: "GET", path: "/v1/memories/{mem}", op: "/v1/memories/{id}", key: admin, headers: map[string]string{"If-None-Match": "{etagNew}"}, status: 304},
+		{name: "history", method: "GET", path: "/v1/memories/{mem}/history", op: "/v1/memories/{id}/history", key: admin, status: 200},
+		{name: "history from another org", method: "GET", path: "/v1/memories/{mem}/history", op: "/v1/memories/{id}/history", key: other, status: 404},
+		{name: "relations", method: "GET", path: "/v1/memories/{mem}/relations", op: "/v1/memories/{id}/relations", key: admin, status: 200},
+		{name: "relations from another org", method: "GET", path: "/v1/memories/{mem}/relations", op: "/v1/memories/{id}/relations", key: other, status: 404},
+		{name: "create to archive", method: "POST", path: "/v1/memories", key: admin, body: map[string]any{"content": map[string]any{"text": "the office moved to floor 3"}}, status: 201, save: map[string]string{"old": "id"}},
+		{name: "archive", method: "POST", path: "/v1/memories/{old}/archive", op: "/v1/memories/{id}/archive", key: admin, body: map[string]any{"reason": "outdated"}, status: 200},
+		{name: "archive an org memory with an agent key", method: "POST", path: "/v1/memories/{old}/archive", op: "/v1/memories/{id}/archive", key: bot, body: map[string]any{}, status: 403},
+		{name: "archive with an unknown field", method: "POST", path: "/v1/memories/{old}/archive", op: "/v1/memories/{id}/archive", key: admin, body: map[string]any{"why": "x"}, status: 400},
+		// by key
+		{name: "put by key", method: "PUT", path: "/v1/memories/by-key/seat-pref", op: "/v1/memories/by-key/{key}", key: bot, body: map[string]any{"content": map[string]any{"text": "Bo prefers aisle seats"}}, status: 201},
+		{name: "put by key again", method: "PUT", path: "/v1/memories/by-key/seat-pref", op: "/v1/memories/by-key/{key}", key: bot, body: map[string]any{"content": map[string]any{"text": "Bo prefers window seats"}}, status: 200},
+		{name: "put by key create-only", method: "PUT", path: "/v1/memories/by-key/seat-pref", op: "/v1/memories/by-key/{key}", key: bot, body: map[string]any{"content": map[string]any{"text": "x"}}, headers: map[string]string{"If-None-Match": "*"}, status: 412},
+		// A key spelled like a memory's view is the key's (the router
+		// registers the views as one pattern so as not to shadow it).
+		{name: "put by a key named history", method: "PUT", path: "/v1/memories/by-key/history", op: "/v1/memories/by-key/{key}", key: bot, body: map[string]any{"content": map[string]any{"text": "Bo's history notes"}}, status: 201},
+		{name: "get by a key named history", method: "GET", path: "/v1/memories/by-key/history", op: "/v1/memories/by-key/{key}", key: bot, status: 200, want: map[string]string{"ETag": `"1"`}},
+		{name: "get by key", method: "GET", path: "/v1/memories/by-key/seat-pref", op: "/v1/memories/by-key/{key}", key: bot, status: 200},
+		{name: "get by key of another org", method: "GET", path: "/v1/memories/by-key/seat-pref", op: "/v1/memories/by-key/{key}", key: other, status: 404},
+		// export and import: acme's export read into the other org
+		{name: "export", method: "GET", path: "/v1/export", key: admin, status: 200, save: map[string]string{"dump": "body"}},
+		{name: "export with a bad flag", method: "GET", path: "/v1/export?embeddings=maybe", op: "/v1/export", key: admin, status: 400},
+		{name: "import", method: "POST", path: "/v1/import", key: other, body: "{dump}", headers: map[string]string{"Content-Type": "application/x-ndjson"}, status: 200},
+		{name: "import a line that is not JSON", method: "POST", path: "/v1/import", key: other, body: "not json\n", headers: map[string]string{"Content-Type": "application/x-ndjson"}, status: 200},
+		{name: "import with a read-only key", method: "POST", path: "/v1/import", key: "{roKey}", body: "{dump}", headers: map[string]string{"Content-Type": "application/x-ndjson"}, status: 403},
+		// idempotency
+		{name: "create with an idempotency key", method: "POST", path: "/v1/memories", key: admin, body: map[string]any{"content": map[string]any{"text": "the VPN needs a token"}}, headers: map[string]string{"Idempotency-Key": "k-1"}, status: 201},
+		{name: "replay", method: "POST", path: "/v1/memories", key: admin, body: map[string]any{"content": map[string]any{"text": "the VPN needs a token"}}, headers: map[string]string{"Idempotency-Key": "k-1"}, status: 201, want: map[string]string{"Idempotent-Replayed": "true"}},
+		{name: "the idempotency key reused", method: "POST", path: "/v1/memories", key: admin, body: map[string]any{"content": map[string]any{"text": "something else"}}, headers: map[string]string{"Idempotency-Key": "k-1"}, status: 422},
 		// search and context
 		{name: "search", method: "POST", path: "/v1/search", key: admin, body: map[string]any{"query": "window seats", "k": 5, "filters": map[string]any{"type": "fact"}}, status: 200},
 		{name: "search keyword", method: "POST", path: "/v1/search", key: bot, body: map[string]any{"query": "tea", "mode": "keyword", "expandRelations": true}, status: 200},
@@ -250,6 +284,8 @@ func TestOpenAPIResponsesMatchSchemas(t *testing.T) {
 		{name: "create to delete", method: "POST", path: "/v1/memories", key: admin, body: map[string]any{"content": map[string]any{"text": "to be deleted"}}, status: 201, save: map[string]string{"gone": "id"}},
 		{name: "delete", method: "DELETE", path: "/v1/memories/{gone}", op: "/v1/memories/{id}", key: admin, status: 204},
 		{name: "delete again", method: "DELETE", path: "/v1/memories/{gone}", op: "/v1/memories/{id}", key: admin, status: 404},
+		{name: "delete by key", method: "DELETE", path: "/v1/memories/by-key/seat-pref", op: "/v1/memories/by-key/{key}", key: bot, status: 204},
+		{name: "delete by key again", method: "DELETE", path: "/v1/memories/by-key/seat-pref", op: "/v1/memories/by-key/{key}", key: bot, status: 404},
 		{name: "delete document", method: "DELETE", path: "/v1/documents/{doc}", op: "/v1/documents/{id}", key: admin, status: 204},
 		{name: "delete document again", method: "DELETE", path: "/v1/documents/{doc}", op: "/v1/documents/{id}", key: admin, status: 404},
 		{name: "revoke key", method: "DELETE", path: "/v1/admin/keys/{roKeyID}", op: "/v1/admin/keys/{id}", key: admin, status: 200},
@@ -268,13 +304,12 @@ func TestOpenAPIResponsesMatchSchemas(t *testing.T) {
 	}
 	type cover struct{ ok, err bool }
 	covered := map[string]*cover{}
-	var legacyOnce sync.Once
 	for _, c := range calls {
 		var body io.Reader
 		switch b := c.body.(type) {
 		case nil:
 		case string:
-			body = strings.NewReader(b)
+			body = strings.NewReader(fill(b))
 		default:
 			raw, _ := json.Marshal(b)
 			body = bytes.NewReader(raw)
@@ -298,39 +333,25 @@ func TestOpenAPIResponsesMatchSchemas(t *testing.T) {
 			op = c.path
 		}
 		opName := c.method + " " + op
-		switch {
-		case c.status == -1: // a stale If-Match: 409 today, 412 in the contract of record
-			if res.StatusCode != 409 && res.StatusCode != 412 {
-				t.Errorf("%s: %s answered %d, want 412 (or, before the HTTP conventions land, 409): %s", c.name, opName, res.StatusCode, got)
-			}
-		case res.StatusCode != c.status:
+		if res.StatusCode != c.status {
 			t.Errorf("%s: %s answered %d, want %d: %.300s", c.name, opName, res.StatusCode, c.status, got)
 			continue
 		}
 		ct := res.Header.Get("Content-Type")
-		if res.StatusCode >= 400 && strings.HasPrefix(ct, "application/json") {
-			// The legacy error shape, until problem+json lands.
-			legacyOnce.Do(func() {
-				t.Log("errors still answer the legacy application/json {\"error\": ...}; validated against LegacyError")
-			})
-			if err := spec.ValidateSchema("LegacyError", got); err != nil {
-				t.Errorf("%s: error response of %s (%d): %v", c.name, opName, res.StatusCode, err)
+		if res.StatusCode >= 400 {
+			var p contract.Problem
+			json.Unmarshal(got, &p)
+			if k := contract.Kind(p.Code); k.Code != p.Code || k.Status != res.StatusCode {
+				t.Errorf("%s: %s answered %d with code %q, which the error table maps to %d", c.name, opName, res.StatusCode, p.Code, k.Status)
 			}
-			var e struct {
-				Error struct{ Code string } `json:"error"`
-			}
-			json.Unmarshal(got, &e)
-			if k := contract.Kind(e.Error.Code); k.Code != e.Error.Code || k.Status != res.StatusCode {
-				t.Errorf("%s: %s answered %d with code %q, which the error table maps to %d", c.name, opName, res.StatusCode, e.Error.Code, k.Status)
-			}
-			if _, err := spec.Operation(c.method, op); !err {
-				t.Errorf("%s: route %s is served but not in the spec", c.name, opName)
-			} else if err := spec.ValidateResponse(c.method, op, res.StatusCode, "application/problem+json",
-				[]byte(`{"type":"`+contract.ProblemTypeBase+e.Error.Code+`","title":"t","status":`+itoa(res.StatusCode)+`,"code":"`+e.Error.Code+`"}`)); err != nil {
-				t.Errorf("%s: %v", c.name, err) // the status is not documented for the operation
-			}
-		} else if err := spec.ValidateResponse(c.method, op, res.StatusCode, ct, got); err != nil {
+		}
+		if err := spec.ValidateResponse(c.method, op, res.StatusCode, ct, got); err != nil {
 			t.Errorf("%s: %v", c.name, err)
+		}
+		for name, v := range c.want {
+			if res.Header.Get(name) != v {
+				t.Errorf("%s: %s answered %s %q, want %q", c.name, opName, name, res.Header.Get(name), v)
+			}
 		}
 		if _, known := spec.Operation(c.method, op); known {
 			if err := spec.ValidateHeaders(c.method, op, res.StatusCode, res.Header); err != nil {
@@ -348,8 +369,14 @@ func TestOpenAPIResponsesMatchSchemas(t *testing.T) {
 			cv.err = true
 		}
 		for name, field := range c.save {
-			if field == "ETag" {
+			if field == "ETag" || field == "body" {
 				saved[name] = res.Header.Get("ETag")
+				if field == "body" {
+					saved[name] = string(got)
+				}
+				if saved[name] == "" {
+					t.Fatalf("%s: the answer has no %s to save", c.name, field)
+				}
 				continue
 			}
 			var v any
@@ -363,6 +390,29 @@ func TestOpenAPIResponsesMatchSchemas(t *testing.T) {
 				t.Fatalf("%s: the answer has no %s to save: %s", c.name, field, got)
 			}
 			saved[name] = s
+		}
+	}
+
+	// The router's 405 (a method the path does not serve, including a
+	// method beside a memory's views): a problem outside the error table,
+	// documented as MethodNotAllowedProblem, with Allow.
+	for _, m := range []struct{ method, path, allow string }{
+		{"PUT", "/v1/memories", "GET, HEAD, POST, DELETE"},
+		{"GET", "/v1/memories/" + saved["mem"] + "/archive", "POST"},
+	} {
+		req := httptest.NewRequest(m.method, m.path, nil)
+		req.Header.Set("Authorization", "Bearer "+admin)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Content-Type") != contract.ProblemContentType {
+			t.Errorf("%s %s: %d %s, want 405 %s", m.method, m.path, rec.Code, rec.Header().Get("Content-Type"), contract.ProblemContentType)
+			continue
+		}
+		if err := spec.ValidateSchema("MethodNotAllowedProblem", rec.Body.Bytes()); err != nil {
+			t.Errorf("%s %s: %v", m.method, m.path, err)
+		}
+		if !strings.Contains(rec.Header().Get("Allow"), strings.Split(m.allow, ",")[0]) {
+			t.Errorf("%s %s: Allow %q, want %s", m.method, m.path, rec.Header().Get("Allow"), m.allow)
 		}
 	}
 
@@ -390,48 +440,118 @@ func TestOpenAPIResponsesMatchSchemas(t *testing.T) {
 	}
 }
 
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
-}
-
-// TestOpenAPIPublicPathsAreTheSameForEveryCaller: the document and the
-// reference page need no key and answer every caller alike (org vs org,
-// agent vs agent, no key, a wrong key), so they can carry nothing of a
-// tenant; and the only public routes are the health check and these.
+// TestOpenAPIPublicPathsAreTheSameForEveryCaller: the document, the
+// reference page and the explorer's static files need no key and answer
+// every caller alike (org vs org, agent vs agent, no key, a wrong key), so
+// they can carry nothing of a tenant; the only public routes are the
+// health check and these. A route the table registers without a grant
+// for another reason must be x-agentmem-any-key in the spec, refuse a
+// request without a valid key, and tell each caller its own org and agent
+// (TestOpenAPIAnyKeyRoutesAnswerEachCallerItsOwn).
 func TestOpenAPIPublicPathsAreTheSameForEveryCaller(t *testing.T) {
+	spec, err := contracttest.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
 	api, h := deployment(t)
-	public := map[string]bool{"GET /v1/healthz": true, "GET /v1/openapi.json": true, "GET /docs": true, "GET /docs/redoc.standalone.js": true}
+	public := map[string]bool{"GET /v1/healthz": true, "GET /v1/openapi.json": true, "GET /docs": true, "GET /docs/redoc.standalone.js": true,
+		"GET /ui": true, "GET /ui/": true}
 	for _, r := range api.Routes() {
-		if name := r.Method + " " + r.Pattern; r.Grants == 0 && !public[name] {
-			t.Errorf("route %s needs no key: only the health check and the API reference may be public", name)
+		name := r.Method + " " + r.Pattern
+		if o, _ := spec.Operation(r.Method, r.Pattern); r.Grants == 0 && !public[name] && !o.AnyKey {
+			t.Errorf("route %s needs no key: only the health check, the API reference and the explorer's files may be public", name)
 		}
 	}
 	callers := []struct{ name, key string }{
 		{"no key", ""}, {"org acme", adminKey}, {"agent bot of acme", botKey}, {"org other", otherKey}, {"an unknown key", "not-a-key-of-anyone-at-all"},
 	}
-	for _, path := range []string{"/v1/openapi.json", "/docs", "/docs/redoc.standalone.js"} {
+	paths := []struct {
+		path   string
+		status int
+	}{
+		{"/v1/openapi.json", 200}, {"/docs", 200}, {"/docs/redoc.standalone.js", 200},
+		{"/ui", 301}, {"/ui/", 200}, {"/ui/app.js", 200}, {"/ui/style.css", 200},
+	}
+	for _, p := range paths {
 		var first []byte
 		for _, c := range callers {
-			req := httptest.NewRequest("GET", path, nil)
+			req := httptest.NewRequest("GET", p.path, nil)
 			if c.key != "" {
 				req.Header.Set("Authorization", "Bearer "+c.key)
 			}
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, req)
-			if rec.Code != http.StatusOK {
-				t.Errorf("%s for %s: %d, want 200", path, c.name, rec.Code)
+			if rec.Code != p.status {
+				t.Errorf("%s for %s: %d, want %d", p.path, c.name, rec.Code, p.status)
 				continue
 			}
 			if first == nil {
 				first = rec.Body.Bytes()
 			} else if !bytes.Equal(first, rec.Body.Bytes()) {
-				t.Errorf("%s answers %s differently from %s", path, c.name, callers[0].name)
+				t.Errorf("%s answers %s differently from %s", p.path, c.name, callers[0].name)
 			}
 		}
-		if path == "/v1/openapi.json" && !bytes.Equal(first, contract.OpenAPI) {
-			t.Errorf("%s is not the embedded document (contract.OpenAPI)", path)
+		if p.path == "/v1/openapi.json" && !bytes.Equal(first, contract.OpenAPI) {
+			t.Errorf("%s is not the embedded document (contract.OpenAPI)", p.path)
 		}
+	}
+}
+
+// TestOpenAPIAnyKeyRoutesAnswerEachCallerItsOwn: every operation marked
+// x-agentmem-any-key (GET /v1/whoami) refuses no key and an unknown key
+// (401), and answers each valid key its own org and agent: never another
+// org's (org vs org), never another agent's (agent vs agent).
+func TestOpenAPIAnyKeyRoutesAnswerEachCallerItsOwn(t *testing.T) {
+	spec, err := contracttest.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, h := deployment(t)
+	callers := []struct {
+		name, key, org, agent string
+		status                int
+	}{
+		{"no key", "", "", "", 401},
+		{"an unknown key", "not-a-key-of-anyone-at-all", "", "", 401},
+		{"org acme", adminKey, "acme", "", 200},
+		{"agent bot of acme", botKey, "acme", "bot", 200},
+		{"org other", otherKey, "other", "", 200},
+	}
+	n := 0
+	for _, o := range spec.Operations() {
+		if !o.AnyKey {
+			continue
+		}
+		n++
+		if o.Method != "GET" || strings.Contains(o.Path, "{") {
+			t.Errorf("%s: x-agentmem-any-key on an operation this test cannot call (it calls GETs without parameters)", o)
+			continue
+		}
+		for _, c := range callers {
+			req := httptest.NewRequest("GET", o.Path, nil)
+			if c.key != "" {
+				req.Header.Set("Authorization", "Bearer "+c.key)
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != c.status {
+				t.Errorf("%s for %s: %d, want %d: %s", o, c.name, rec.Code, c.status, rec.Body)
+				continue
+			}
+			if c.status != 200 {
+				continue
+			}
+			var got struct{ OrgID, AgentID string }
+			if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+				t.Errorf("%s for %s: %v", o, c.name, err)
+			}
+			if got.OrgID != c.org || got.AgentID != c.agent {
+				t.Errorf("%s for %s: org %q agent %q, want org %q agent %q", o, c.name, got.OrgID, got.AgentID, c.org, c.agent)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no operation is x-agentmem-any-key: GET /v1/whoami should be")
 	}
 }
 

@@ -58,6 +58,10 @@ type Operation struct {
 	// Outside marks an operation served beside the API handler, not by
 	// its route table (x-agentmem-outside-route-table).
 	Outside bool
+	// AnyKey marks an operation that needs a valid key but no grant
+	// (x-agentmem-any-key): the route table registers it without a grant
+	// and its handler authenticates the caller itself.
+	AnyKey bool
 	// Statuses are the documented response statuses ("200", "404"...).
 	Statuses []string
 }
@@ -111,6 +115,7 @@ func (s *Spec) Operations() []Operation {
 			}
 			o.Planned, _ = op["x-agentmem-planned"].(bool)
 			o.Outside, _ = op["x-agentmem-outside-route-table"].(bool)
+			o.AnyKey, _ = op["x-agentmem-any-key"].(bool)
 			resp, _ := op["responses"].(map[string]any)
 			for st := range resp {
 				o.Statuses = append(o.Statuses, st)
@@ -172,7 +177,7 @@ func (s *Spec) ValidateResponse(method, path string, status int, contentType str
 }
 
 // ValidateSchema validates body (JSON) against the named component schema
-// ("LegacyError").
+// ("Problem").
 func (s *Spec) ValidateSchema(component string, body []byte) error {
 	return s.validate("#/components/schemas/"+escape(component), "application/json", body, "body")
 }
