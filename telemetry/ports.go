@@ -19,8 +19,8 @@ func Ports(s memory.Store, ix memory.Index, e memory.Embedder) (memory.Store, me
 
 // FullStore is a store with every optional capability the backends keep:
 // relations, records, the org list, the Structured RAG term index, API
-// keys, usage counts and the lookup by dedup key. Both SQLite and DynamoDB
-// are one.
+// keys, usage counts, the lookup by dedup key and the memories' history.
+// Both SQLite and DynamoDB are one.
 type FullStore interface {
 	memory.Store
 	memory.RelationStore
@@ -30,6 +30,7 @@ type FullStore interface {
 	memory.KeyStore
 	memory.UsageCounter
 	memory.DedupLookup
+	memory.HistoryStore
 }
 
 // Store returns s with a span around each memory.Store call, named

@@ -31,9 +31,12 @@ const (
 	opCheck     = "check (after the run)"
 )
 
-// expected are the statuses of an operation that are not errors: 409 is a
-// conditional patch that lost, 429 a rate limit.
-func expected(status int) bool { return status < 400 || status == 409 || status == 429 }
+// expected are the statuses of an operation that are not errors: 412 is a
+// conditional patch that lost, 409 a duplicate or an Idempotency-Key whose
+// first request is still in flight, 429 a rate limit.
+func expected(status int) bool {
+	return status < 400 || status == 409 || status == 412 || status == 429
+}
 
 // tracked is one memory a client was told exists (or was deleted).
 type tracked struct {
@@ -577,7 +580,7 @@ func (r *report) markdown(w io.Writer) {
 		}
 		fmt.Fprintf(w, "| %s | %d | %s | %.1f | %.1f | %.1f | %s |\n", s.Name, s.Requests, per, s.P50, s.P95, s.P99, strings.Join(parts, ", "))
 	}
-	fmt.Fprintf(w, "\nUnexpected errors (5xx, transport, 4xx other than 409/429): %d\n", r.UnexpectedErrors)
+	fmt.Fprintf(w, "\nUnexpected errors (5xx, transport, 4xx other than 409/412/429): %d\n", r.UnexpectedErrors)
 	fmt.Fprintf(w, "Consistency: %d memories checked, %d violation(s)\n", r.Checked, r.ViolationCount)
 	for _, v := range r.Violations {
 		fmt.Fprintln(w, "- "+v)

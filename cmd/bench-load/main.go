@@ -22,7 +22,7 @@
 // It prints a Markdown table (throughput, p50/p95/p99 by operation,
 // statuses) and the violations, or JSON with -json; it exits 1 on a
 // consistency violation or an unexpected error (a 5xx, a refused
-// connection, a 4xx other than the expected 409 and 429).
+// connection, a 4xx other than the expected 409, 412 and 429).
 //
 // With -memoryd it starts that memoryd binary itself on a loopback port,
 // with a temporary data directory, the hashing embedder (unless MODEL_DIR
