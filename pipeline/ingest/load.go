@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"path"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -44,6 +45,10 @@ var errTimeout = errors.New("load timeout")
 func Load(ctx context.Context, name string, data []byte) (string, error) {
 	return DefaultLimits.Load(ctx, name, data)
 }
+
+// loadSlots bounds the documents parsed at once in this process to half
+// the cores (at least one).
+var loadSlots = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))
 
 // Load extracts the text of a file, chosen by its extension. Unknown
 // types, empty files and files that cannot be parsed are EINVALID with a
@@ -79,6 +84,16 @@ func (l Limits) Load(ctx context.Context, name string, data []byte) (string, err
 		return "", memory.Errorf(memory.EINVALID, "%s: unsupported file type %q (supported: %s)", name, ext, strings.Join(Formats, ", "))
 	}
 	budget, why := l.textBudget(len(data))
+	// At most half the cores parse documents at once (loadSlots): a
+	// burst of hostile files, each parsed up to its limits, must leave
+	// the other tenants' searches a core. The wait is not the file's: it
+	// does not count against its Timeout.
+	select {
+	case loadSlots <- struct{}{}:
+		defer func() { <-loadSlots }()
+	case <-ctx.Done():
+		return "", memory.Errorf(memory.EUNAVAILABLE, "%s: loading was interrupted while waiting for a loader: %v", name, context.Cause(ctx))
+	}
 	ctx, cancel := context.WithTimeoutCause(ctx, l.Timeout, errTimeout)
 	defer cancel()
 	type result struct {
