@@ -28,7 +28,10 @@ func (s *Server) ui() handlerFunc {
 	files := http.StripPrefix("/ui/", http.FileServerFS(sub))
 	return func(w http.ResponseWriter, r *http.Request, _ memory.Caller) error {
 		if r.URL.Path == "/ui" {
-			http.Redirect(w, r, "/ui/", http.StatusMovedPermanently)
+			// Relative, so that behind a path prefix (an API Gateway
+			// stage, /dev/ui) the browser stays under it (/dev/ui/).
+			w.Header().Set("Location", "ui/")
+			w.WriteHeader(http.StatusMovedPermanently)
 			return nil
 		}
 		h := w.Header()
