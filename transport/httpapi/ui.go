@@ -28,10 +28,9 @@ func (s *Server) ui() handlerFunc {
 	files := http.StripPrefix("/ui/", http.FileServerFS(sub))
 	return func(w http.ResponseWriter, r *http.Request, _ memory.Caller) error {
 		if r.URL.Path == "/ui" {
-			// Relative, so that behind a path prefix (an API Gateway
-			// stage, /dev/ui) the browser stays under it (/dev/ui/).
-			w.Header().Set("Location", "ui/")
-			w.WriteHeader(http.StatusMovedPermanently)
+			// Under the API Gateway stage the request came through
+			// (/dev/ui to /dev/ui/), so that the browser stays on it.
+			http.Redirect(w, r, requestBasePath(r)+"/ui/", http.StatusMovedPermanently)
 			return nil
 		}
 		h := w.Header()

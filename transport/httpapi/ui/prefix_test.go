@@ -44,8 +44,10 @@ func (s *stage) handler(t *testing.T, target string) http.Handler {
 }
 
 // TestExplorerUnderStagePrefix: the explorer and the API reference work
-// from a stage's URL (/dev/ui, /dev/docs): the /ui redirect, the page's
-// files and every API call it makes stay under the stage.
+// from a stage's URL (/dev/ui/, /dev/docs): the page's files and every API
+// call it makes stay under the stage. (The /ui redirect under a stage
+// comes from API Gateway's request context, which this stand-in has not:
+// TestUIRedirectUnderPrefix in package httpapi checks it.)
 func TestExplorerUnderStagePrefix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds memoryd and drives Chromium")
@@ -61,10 +63,7 @@ func TestExplorerUnderStagePrefix(t *testing.T) {
 	b := newBrowser(t, front.URL+"/dev")
 	b.shots = ""
 
-	b.do("open /dev/ui", chromedp.Navigate(front.URL+"/dev/ui"), chromedp.WaitVisible(chromedp.CSS("#key")))
-	if p := b.eval(`location.pathname`); p != "/dev/ui/" {
-		t.Fatalf("/dev/ui led to %s, want /dev/ui/", p)
-	}
+	b.do("open /dev/ui/", chromedp.Navigate(front.URL+"/dev/ui/"), chromedp.WaitVisible(chromedp.CSS("#key")))
 	b.do("sign in", chromedp.SetValue(chromedp.CSS("#key"), keys["a"]), chromedp.Click(chromedp.CSS(".signin button[type=submit]")))
 	b.wait("signed in", `!document.querySelector('#nav').hidden`)
 	b.waitText("#who", "org-a")
