@@ -251,11 +251,11 @@ func NewStack(scope constructs.Construct, id string, p Props) awscdk.Stack {
 		Targets:  &[]awsevents.IRuleTarget{awseventstargets.NewLambdaFunction(fns["ingest"], nil)},
 	})
 
-	// API: REST, every method behind the request authorizer (cached five
-	// minutes per key), access logs, throttling, a usage plan for tenants.
-	// The proxy resource sends every path to the API function, /v1/* and
-	// the MCP server at /mcp alike (streamable HTTP, stateless, JSON
-	// responses: nothing outlives a request, as API Gateway requires).
+	// API: REST, access logs, throttling, a usage plan for tenants. Every
+	// path goes to the API function behind the request authorizer (cached
+	// five minutes per key), /v1/* and the MCP server at /mcp alike
+	// (streamable HTTP, stateless, JSON responses: nothing outlives a
+	// request, as API Gateway requires), except publicPaths.
 	accessLogs := awslogs.NewLogGroup(stack, jsii.String("ApiAccessLogs"), &awslogs.LogGroupProps{
 		Retention: st.LogRetention, RemovalPolicy: removal,
 	})
@@ -266,11 +266,8 @@ func NewStack(scope constructs.Construct, id string, p Props) awscdk.Stack {
 	})
 	api := awsapigateway.NewLambdaRestApi(stack, jsii.String("Api"), &awsapigateway.LambdaRestApiProps{
 		RestApiName: name("api"),
-		Handler:     fns["api"],
-		Proxy:       jsii.Bool(true),
-		DefaultMethodOptions: &awsapigateway.MethodOptions{
-			Authorizer: authorizer, AuthorizationType: awsapigateway.AuthorizationType_CUSTOM,
-		},
+		Handler:     fns["api"], // the integration of every method below
+		Proxy:       jsii.Bool(false),
 		DeployOptions: &awsapigateway.StageOptions{
 			StageName:            jsii.String(st.Name),
 			AccessLogDestination: awsapigateway.NewLogGroupLogDestination(accessLogs),
@@ -288,6 +285,7 @@ func NewStack(scope constructs.Construct, id string, p Props) awscdk.Stack {
 		MinCompressionSize: awscdk.Size_Kibibytes(jsii.Number(1)),
 		CloudWatchRole:     jsii.Bool(true),
 	})
+	routeAPI(api, authorizer)
 	api.AddUsagePlan(jsii.String("Tenants"), &awsapigateway.UsagePlanProps{
 		Name:      name("tenants"),
 		Throttle:  &awsapigateway.ThrottleSettings{RateLimit: jsii.Number(st.ApiRateLimit / 5), BurstLimit: jsii.Number(st.ApiBurstLimit / 5)},
@@ -348,4 +346,31 @@ func NewStack(scope constructs.Construct, id string, p Props) awscdk.Stack {
 	awscdk.NewCfnOutput(stack, jsii.String("BucketName"), &awscdk.CfnOutputProps{Value: bucket.BucketName()})
 	awscdk.NewCfnOutput(stack, jsii.String("TableName"), &awscdk.CfnOutputProps{Value: table.TableName()})
 	return stack
+}
+
+// publicPaths are the paths the stage serves without the authorizer, GET
+// only: the memory explorer's static files (/ui, /ui/...), the API
+// reference page and its script (/docs, /docs/...) and the OpenAPI
+// document. memoryd serves them with no key; none holds tenant data (the
+// explorer calls the API with the key the user signs in with, through the
+// authorizer like any client).
+var publicPaths = []string{"ui", "ui/{proxy+}", "docs", "docs/{proxy+}", "v1/openapi.json"}
+
+// routeAPI defines the API's resources, all integrated with the API
+// function (api's default integration): ANY on the root and on {proxy+}
+// behind authorizer, and GET without it on publicPaths. The static
+// resources of publicPaths take precedence over the root's {proxy+} for
+// their own paths only; v1/{proxy+} (ANY, behind authorizer) keeps every
+// other /v1/... path on the authorizer without relying on API Gateway
+// falling back from the static v1 resource to the root's proxy.
+func routeAPI(api awsapigateway.RestApi, authorizer awsapigateway.IAuthorizer) {
+	private := &awsapigateway.MethodOptions{Authorizer: authorizer, AuthorizationType: awsapigateway.AuthorizationType_CUSTOM}
+	public := &awsapigateway.MethodOptions{AuthorizationType: awsapigateway.AuthorizationType_NONE}
+	api.Root().AddMethod(jsii.String("ANY"), nil, private)
+	api.Root().AddProxy(&awsapigateway.ProxyResourceOptions{AnyMethod: jsii.Bool(true), DefaultMethodOptions: private})
+	v1 := api.Root().ResourceForPath(jsii.String("v1"))
+	v1.AddProxy(&awsapigateway.ProxyResourceOptions{AnyMethod: jsii.Bool(true), DefaultMethodOptions: private})
+	for _, p := range publicPaths {
+		api.Root().ResourceForPath(jsii.String(p)).AddMethod(jsii.String("GET"), nil, public)
+	}
 }

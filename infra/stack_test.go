@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,10 +140,40 @@ func TestStack(t *testing.T) {
 			tmpl.HasResourceProperties(jsii.String("AWS::ApiGateway::UsagePlan"), props(map[string]any{
 				"Quota": map[string]any{"Limit": Stages[stage].TenantDailyQuota, "Period": "DAY"},
 			}))
-			tmpl.HasResourceProperties(jsii.String("AWS::ApiGateway::Method"), props(map[string]any{"AuthorizationType": "CUSTOM"}))
-			// Every path, /mcp included, goes to the API function behind the
-			// authorizer: the proxy resource's ANY method.
-			tmpl.HasResourceProperties(jsii.String("AWS::ApiGateway::Resource"), props(map[string]any{"PathPart": "{proxy+}"}))
+			// Routes: every method goes to the API function; only GET on the
+			// public paths skips the authorizer, and every other path (/mcp
+			// and /v1/* included) reaches the function through it.
+			apiFn := logicalID(t, raw, "AWS::Lambda::Function", "FunctionName", "agentmem-"+stage+"-api")
+			got := apiMethods(t, raw)
+			want := map[string]string{
+				"ANY /": "CUSTOM", "ANY /{proxy+}": "CUSTOM", "ANY /v1/{proxy+}": "CUSTOM",
+				"GET /ui": "NONE", "GET /ui/{proxy+}": "NONE", "GET /docs": "NONE", "GET /docs/{proxy+}": "NONE",
+				"GET /v1/openapi.json": "NONE",
+			}
+			for route, auth := range want {
+				m, ok := got[route]
+				if !ok {
+					t.Errorf("no method %s", route)
+					continue
+				}
+				if m.auth != auth {
+					t.Errorf("%s: authorization %s, want %s", route, m.auth, auth)
+				}
+				if (auth == "CUSTOM") != m.authorizer {
+					t.Errorf("%s: authorizer attached %v with authorization %s", route, m.authorizer, m.auth)
+				}
+				if m.integration != "AWS_PROXY" || !strings.Contains(m.uri, `"`+apiFn+`"`) {
+					t.Errorf("%s: integration %s to %s, want AWS_PROXY to %s", route, m.integration, m.uri, apiFn)
+				}
+			}
+			for route, m := range got {
+				if _, ok := want[route]; !ok {
+					t.Errorf("unexpected method %s (authorization %s)", route, m.auth)
+				}
+				if m.auth == "NONE" && !strings.HasPrefix(route, "GET ") {
+					t.Errorf("%s is public for more than GET", route)
+				}
+			}
 			tmpl.HasResourceProperties(jsii.String("AWS::ApiGateway::Method"), props(map[string]any{
 				"HttpMethod": "ANY", "AuthorizationType": "CUSTOM", "AuthorizerId": assertions.Match_AnyValue(),
 				"ResourceId":  assertions.Match_ObjectLike(&map[string]any{"Ref": assertions.Match_StringLikeRegexp(jsii.String("proxy"))}),
@@ -264,4 +295,54 @@ func logicalID(t *testing.T, raw map[string]any, typ, prop, value string) string
 		t.Fatalf("%s with %s %q: %v", typ, prop, value, ids)
 	}
 	return ids[0]
+}
+
+// method is what the test checks of an API Gateway method.
+type method struct {
+	auth        string // AuthorizationType
+	authorizer  bool   // AuthorizerId set
+	integration string // Integration.Type
+	uri         string // Integration.Uri, as JSON
+}
+
+// apiMethods returns the REST API's methods by "VERB /path", the path
+// rebuilt from the resources' PathPart and ParentId (the root's parent is
+// the API's RootResourceId).
+func apiMethods(t *testing.T, raw map[string]any) map[string]method {
+	t.Helper()
+	res := raw["Resources"].(map[string]any)
+	var path func(ref any) string
+	path = func(ref any) string {
+		m, _ := ref.(map[string]any)
+		if _, root := m["Fn::GetAtt"]; root {
+			return ""
+		}
+		id, _ := m["Ref"].(string)
+		r, _ := res[id].(map[string]any)
+		if r == nil || r["Type"] != "AWS::ApiGateway::Resource" {
+			t.Fatalf("method or resource on %v: not a resource", ref)
+		}
+		p := r["Properties"].(map[string]any)
+		return path(p["ParentId"]) + "/" + p["PathPart"].(string)
+	}
+	out := map[string]method{}
+	for id, r := range res {
+		r := r.(map[string]any)
+		if r["Type"] != "AWS::ApiGateway::Method" {
+			continue
+		}
+		p := r["Properties"].(map[string]any)
+		route := p["HttpMethod"].(string) + " " + path(p["ResourceId"])
+		if strings.HasSuffix(route, " ") {
+			route += "/"
+		}
+		if _, dup := out[route]; dup {
+			t.Fatalf("two methods %s (%s)", route, id)
+		}
+		in, _ := p["Integration"].(map[string]any)
+		uri, _ := json.Marshal(in["Uri"])
+		auth, _ := p["AuthorizationType"].(string)
+		out[route] = method{auth: auth, authorizer: p["AuthorizerId"] != nil, integration: fmt.Sprint(in["Type"]), uri: string(uri)}
+	}
+	return out
 }

@@ -62,6 +62,9 @@ func (s *Server) toHTTP(ctx context.Context, ev events.APIGatewayProxyRequest) (
 	if path == "" {
 		path = "/"
 	}
+	if base := basePath(ev.RequestContext.Path, path); base != "" {
+		ctx = context.WithValue(ctx, basePathKey{}, base)
+	}
 	u := &url.URL{Path: path, RawQuery: q.Encode()}
 	req, err := http.NewRequestWithContext(ctx, ev.HTTPMethod, u.String(), bytes.NewReader(body))
 	if err != nil {
@@ -80,6 +83,33 @@ func (s *Server) toHTTP(ctx context.Context, ev events.APIGatewayProxyRequest) (
 	}
 	req.RemoteAddr = ev.RequestContext.Identity.SourceIP
 	return req, nil
+}
+
+// basePathKey carries the path the API is served under (an API Gateway
+// stage, "/dev"), for the redirects that must stay under it.
+type basePathKey struct{}
+
+// basePath is what API Gateway's full request path (the stage and a custom
+// domain's base path included) holds before the path the function serves:
+// "/dev" for "/dev/ui" and "/ui"; "" when there is none, or it is not
+// plain path segments.
+func basePath(full, path string) string {
+	base, ok := strings.CutSuffix(full, path)
+	if !ok || base == "" || !strings.HasPrefix(base, "/") {
+		return ""
+	}
+	for _, seg := range strings.Split(base[1:], "/") {
+		if seg == "" || strings.Trim(seg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~") != "" {
+			return ""
+		}
+	}
+	return base
+}
+
+// requestBasePath is the base path of r ("" outside API Gateway).
+func requestBasePath(r *http.Request) string {
+	b, _ := r.Context().Value(basePathKey{}).(string)
+	return b
 }
 
 func authorizerString(m map[string]any, key string) string {

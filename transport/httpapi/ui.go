@@ -28,7 +28,9 @@ func (s *Server) ui() handlerFunc {
 	files := http.StripPrefix("/ui/", http.FileServerFS(sub))
 	return func(w http.ResponseWriter, r *http.Request, _ memory.Caller) error {
 		if r.URL.Path == "/ui" {
-			http.Redirect(w, r, "/ui/", http.StatusMovedPermanently)
+			// Under the API Gateway stage the request came through
+			// (/dev/ui to /dev/ui/), so that the browser stays on it.
+			http.Redirect(w, r, requestBasePath(r)+"/ui/", http.StatusMovedPermanently)
 			return nil
 		}
 		h := w.Header()

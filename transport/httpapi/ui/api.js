@@ -4,6 +4,12 @@
 
 const KEY = 'agentmem.explorer.key';
 
+/**
+ * The path the API is served under: what precedes /ui/ in the page's path,
+ * "" from memoryd, "/dev" on an API Gateway stage's URL.
+ */
+export const BASE = (location.pathname.match(/^(.*)\/ui\//) || ['', ''])[1];
+
 /** The key of this browser session, or "" before sign-in. */
 export function key() { return sessionStorage.getItem(KEY) || ''; }
 
@@ -43,7 +49,7 @@ export function isConflict(e) {
  */
 export async function call(method, path, { body, query, headers } = {}) {
   const h = { Authorization: `Bearer ${key()}`, ...(headers || {}) };
-  let url = path;
+  let url = BASE + path;
   if (query) {
     const q = new URLSearchParams();
     for (const [k, v] of Object.entries(query)) {
