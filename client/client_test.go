@@ -415,7 +415,7 @@ func TestContextCancellation(t *testing.T) {
 	}
 }
 
-// TestPutByKey runs where the server has PUT /v1/memories-by-key/{key}.
+// TestPutByKey runs where the server has PUT /v1/memories/by-key/{key}.
 func TestPutByKey(t *testing.T) {
 	ctx := context.Background()
 	c := newClient(t, srv.org)
@@ -423,7 +423,7 @@ func TestPutByKey(t *testing.T) {
 	m, created, err := c.PutByKey(ctx, key, client.NewMemory{Content: client.Content{Text: "theme: dark"}})
 	var apiErr *client.Error
 	if errors.As(err, &apiErr) && (apiErr.Status == http.StatusMethodNotAllowed || apiErr.Status == http.StatusNotFound && strings.Contains(apiErr.Message, "no route")) {
-		t.Skipf("the server has no PUT /v1/memories-by-key/{key}: %v", err)
+		t.Skipf("the server has no PUT /v1/memories/by-key/{key}: %v", err)
 	}
 	if err != nil || !created || m.ID == "" || m.Content.Text != "theme: dark" {
 		t.Fatalf("first put: %+v %v %v", m, created, err)

@@ -33,7 +33,7 @@ func (c *Client) CreateBatch(ctx context.Context, ms []NewMemory, opts ...Reques
 }
 
 // PutByKey creates or replaces the memory whose ExternalID is key in the
-// caller's scope (PUT /v1/memories-by-key/{key}); created reports whether
+// caller's scope (PUT /v1/memories/by-key/{key}); created reports whether
 // it was new. Servers without the route answer not_found or
 // method_not_allowed.
 func (c *Client) PutByKey(ctx context.Context, key string, m NewMemory, opts ...RequestOptions) (mem *Memory, created bool, err error) {
@@ -41,7 +41,7 @@ func (c *Client) PutByKey(ctx context.Context, key string, m NewMemory, opts ...
 		return nil, false, fmt.Errorf("client.PutByKey: key: required")
 	}
 	var raw json.RawMessage
-	res, err := c.do(ctx, call{op: "client.PutByKey", method: http.MethodPut, path: "/v1/memories-by-key/" + url.PathEscape(key), body: m, opts: first(opts)}, &raw)
+	res, err := c.do(ctx, call{op: "client.PutByKey", method: http.MethodPut, path: "/v1/memories/by-key/" + url.PathEscape(key), body: m, opts: first(opts)}, &raw)
 	if err != nil {
 		return nil, false, err
 	}

@@ -90,18 +90,18 @@ func TestHTTPConventions(t *testing.T) {
 		t.Fatalf("stale delete: %d %s", r.status, r.raw)
 	}
 	// PUT by the client's key: created, then replaced.
-	r = call("PUT", "/v1/memories-by-key/crm-7", "a", map[string]any{"content": map[string]any{"text": "Account owner is Dana"}})
+	r = call("PUT", "/v1/memories/by-key/crm-7", "a", map[string]any{"content": map[string]any{"text": "Account owner is Dana"}})
 	if r.status != 201 || r.header.Get("Location") != "/v1/memories/"+r.body["id"].(string) {
 		t.Fatalf("put by key: %d %v %s", r.status, r.header, r.raw)
 	}
 	keyed := r.body["id"].(string)
-	if r = call("PUT", "/v1/memories-by-key/crm-7", "a", map[string]any{"content": map[string]any{"text": "Account owner is Sam"}}, "If-Match", `"1"`); r.status != 200 || r.body["id"] != keyed || r.body["version"] != 2.0 {
+	if r = call("PUT", "/v1/memories/by-key/crm-7", "a", map[string]any{"content": map[string]any{"text": "Account owner is Sam"}}, "If-Match", `"1"`); r.status != 200 || r.body["id"] != keyed || r.body["version"] != 2.0 {
 		t.Fatalf("replace by key: %d %s", r.status, r.raw)
 	}
-	if r = call("PUT", "/v1/memories-by-key/crm-7", "a", map[string]any{"content": map[string]any{"text": "x"}}, "If-None-Match", "*"); r.status != 412 {
+	if r = call("PUT", "/v1/memories/by-key/crm-7", "a", map[string]any{"content": map[string]any{"text": "x"}}, "If-None-Match", "*"); r.status != 412 {
 		t.Fatalf("create-only by key: %d %s", r.status, r.raw)
 	}
-	if r = call("GET", "/v1/memories-by-key/crm-7", "b", nil); r.status != 404 {
+	if r = call("GET", "/v1/memories/by-key/crm-7", "b", nil); r.status != 404 {
 		t.Fatalf("org b reads org a's key: %d %s", r.status, r.raw)
 	}
 

@@ -7,7 +7,7 @@ import (
 	"github.com/agentmem/agentmem/service"
 )
 
-// The client's key endpoints, /v1/memories-by-key/{key}: the memory whose
+// The client's key endpoints, /v1/memories/by-key/{key}: the memory whose
 // externalId is key, unique per scope, for stores that address memories by
 // their own keys (a framework's key-value store). The scope is chosen as
 // for a create: the body's scope and agentId on PUT, the query's on GET

@@ -88,12 +88,12 @@ func TestConditionalRequests(t *testing.T) {
 	})
 }
 
-// TestPutByKey: PUT /v1/memories-by-key/{key} creates then replaces the
+// TestPutByKey: PUT /v1/memories/by-key/{key} creates then replaces the
 // memory of the client's key; GET and DELETE find it by the key.
 func TestPutByKey(t *testing.T) {
 	c := newClient(t, newServer(t))
 	var id string
-	path := "/v1/memories-by-key/user-42:prefs"
+	path := "/v1/memories/by-key/user-42:prefs"
 	content := func(text string) map[string]any {
 		return map[string]any{"type": "fact", "content": map[string]any{"text": text}, "metadata": map[string]any{"src": "langgraph"}}
 	}
@@ -238,7 +238,7 @@ func TestIdempotencyIsolation(t *testing.T) {
 func TestByKeyIsolation(t *testing.T) {
 	c := newClient(t, newServer(t))
 	var id string
-	path := "/v1/memories-by-key/session-notes"
+	path := "/v1/memories/by-key/session-notes"
 	body := func(text string) map[string]any { return map[string]any{"content": map[string]any{"text": text}} }
 	distinct := func(t *testing.T, r response) {
 		t.Helper()

@@ -286,7 +286,7 @@ var routes = []struct{ method, path string }{
 	{"GET", "/v1/admin/consolidation"}, {"GET", "/v1/healthz"}, {"PUT", "/v1/memories"}, {"GET", "/v1/{id}"},
 	{"POST", "/v1/forget"}, {"GET", "/v1/admin/audit"},
 	{"PUT", "/v1/admin/settings/extraction"}, {"GET", "/v1/admin/settings/extraction"},
-	{"PUT", "/v1/memories-by-key/{id}"}, {"GET", "/v1/memories-by-key/{id}"}, {"DELETE", "/v1/memories-by-key/{id}"},
+	{"PUT", "/v1/memories/by-key/{id}"}, {"GET", "/v1/memories/by-key/{id}"}, {"DELETE", "/v1/memories/by-key/{id}"},
 }
 
 // FuzzHandler fuzzes the whole HTTP API on the embedded backend: the

@@ -186,7 +186,7 @@ def test_put_by_key(mem, clients, uniq):
         m, created = mem.put_by_key(key, "theme: dark")
     except agentmem.APIError as e:
         if e.status == 405 or (e.status == 404 and "no route" in e.message):
-            pytest.skip(f"the server has no PUT /v1/memories-by-key/{{key}}: {e}")
+            pytest.skip(f"the server has no PUT /v1/memories/by-key/{{key}}: {e}")
         raise
     assert created and m["id"] and m["content"]["text"] == "theme: dark"
     m2, created = mem.put_by_key(key, "theme: light")

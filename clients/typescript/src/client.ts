@@ -183,7 +183,7 @@ export class AgentMemClient {
   async putByKey(key: string, memory: NewMemory | string, o?: RequestOptions): Promise<{ memory: Memory; created: boolean }> {
     if (!key) throw new TypeError("key: required");
     const body = typeof memory === "string" ? { content: { text: memory } } : memory;
-    const res = await this.send<Record<string, unknown>>({ method: "PUT", path: "/v1/memories-by-key/" + seg(key), body }, o);
+    const res = await this.send<Record<string, unknown>>({ method: "PUT", path: "/v1/memories/by-key/" + seg(key), body }, o);
     const created = typeof res.data.created === "boolean" ? res.data.created : res.status === 201;
     let m = (typeof res.data.memory === "object" && res.data.memory ? res.data.memory : res.data) as unknown as Memory;
     // An answer that names the memory without showing it: read it.

@@ -190,7 +190,7 @@ test("put by key, where the server has it", { skip }, async (t) => {
     first = await mem.putByKey(key, "theme: dark");
   } catch (e) {
     if (e instanceof APIError && (e.status === 405 || (e.status === 404 && e.detail.includes("no route")))) {
-      t.skip(`the server has no PUT /v1/memories-by-key/{key}: ${e.message}`);
+      t.skip(`the server has no PUT /v1/memories/by-key/{key}: ${e.message}`);
       return;
     }
     throw e;

@@ -126,7 +126,7 @@ class _Requests:
         if not key:
             raise ValueError("key: required")
         body = {"content": {"text": memory}} if isinstance(memory, str) else memory
-        return _Request("PUT", "/v1/memories-by-key/" + _seg(key), body=body, parse=_memory_and_created)
+        return _Request("PUT", "/v1/memories/by-key/" + _seg(key), body=body, parse=_memory_and_created)
 
     @staticmethod
     def get(memory_id: str) -> _Request:
