@@ -1,20 +1,16 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"github.com/agentmem/agentmem/internal/testenv"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -169,76 +165,23 @@ func has(ids []string, id string) bool {
 type daemon struct {
 	cmd *exec.Cmd
 	url string
-	log *syncBuffer
-}
-
-// syncBuffer is a bytes.Buffer safe for one writer and readers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) WriteString(s string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.b.WriteString(s)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
+	log *testenv.LogBuffer
+	p   *testenv.Process
 }
 
 func start(t *testing.T, bin string, env []string) *daemon {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := testenv.StartServer(bin, env, 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	cmd := exec.Command(bin)
-	cmd.Env = append(env, fmt.Sprintf("PORT=%d", port))
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	s := &daemon{cmd: cmd, url: fmt.Sprintf("http://127.0.0.1:%d", port), log: &syncBuffer{}}
-	ready := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		once := false
-		for sc.Scan() {
-			s.log.WriteString(sc.Text() + "\n")
-			if !once && strings.Contains(sc.Text(), "listening on") {
-				once = true
-				close(ready)
-			}
-		}
-	}()
-	select {
-	case <-ready:
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("server did not start:\n%s", s.log.String())
-	}
-	return s
+	return &daemon{cmd: p.Cmd, url: p.URL, log: p.Log, p: p}
 }
 
 func (s *daemon) stop(t *testing.T) {
 	t.Helper()
-	s.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- s.cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("server exit: %v\n%s", err, s.log.String())
-		}
-	case <-time.After(20 * time.Second):
-		s.cmd.Process.Kill()
-		t.Fatal("server did not stop on SIGTERM")
+	if err := s.p.Stop(); err != nil {
+		t.Fatalf("server exit: %v\n%s", err, s.log.String())
 	}
 }
 

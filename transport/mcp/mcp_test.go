@@ -1,13 +1,11 @@
 package mcp_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
+	"github.com/agentmem/agentmem/internal/testenv"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,7 +13,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -38,8 +35,7 @@ var keys = map[string]string{
 type env struct {
 	url, ctl string
 	bins     string
-	cmd      *exec.Cmd
-	log      *syncBuffer
+	proc     *testenv.Process
 }
 
 var (
@@ -52,10 +48,9 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	if srv != nil {
 		if code != 0 {
-			fmt.Fprintf(os.Stderr, "memoryd's log:\n%s", srv.log.String())
+			fmt.Fprintf(os.Stderr, "memoryd's log:\n%s", srv.proc.Log.String())
 		}
-		srv.cmd.Process.Signal(syscall.SIGTERM)
-		srv.cmd.Wait()
+		srv.proc.Stop()
 		os.RemoveAll(srv.bins)
 	}
 	os.Exit(code)
@@ -79,46 +74,20 @@ func startServer() (*env, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &env{bins: dir, ctl: filepath.Join(dir, "memctl"), log: &syncBuffer{}}
+	e := &env{bins: dir, ctl: filepath.Join(dir, "memctl")}
 	bin := filepath.Join(dir, "memoryd")
 	for out, pkg := range map[string]string{bin: "../../cmd/memoryd", e.ctl: "../../cmd/memctl"} {
 		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("build %s: %v\n%s", pkg, err, b)
 		}
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	e.proc, err = testenv.StartServer(bin, append(os.Environ(), "DATA_DIR="+filepath.Join(dir, "data"),
+		"BACKEND=", "INDEX=", "EMBEDDER=hash", "LLM_PROVIDER=", "RERANKER=", "API_KEYS="+fmt.Sprintf(
+			"%s=org-a,%s=org-b,%s=org-a/x,%s=org-a/y", keys["a"], keys["b"], keys["x"], keys["y"])), 60*time.Second)
 	if err != nil {
 		return nil, err
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	e.cmd = exec.Command(bin)
-	e.cmd.Env = append(os.Environ(), "DATA_DIR="+filepath.Join(dir, "data"), fmt.Sprintf("PORT=%d", port),
-		"BACKEND=", "INDEX=", "EMBEDDER=hash", "LLM_PROVIDER=", "RERANKER=", "API_KEYS="+fmt.Sprintf(
-			"%s=org-a,%s=org-b,%s=org-a/x,%s=org-a/y", keys["a"], keys["b"], keys["x"], keys["y"]))
-	stderr, _ := e.cmd.StderrPipe()
-	if err := e.cmd.Start(); err != nil {
-		return nil, err
-	}
-	e.url = fmt.Sprintf("http://127.0.0.1:%d", port)
-	ready := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		once := false
-		for sc.Scan() {
-			e.log.WriteString(sc.Text() + "\n")
-			if !once && strings.Contains(sc.Text(), "listening on") {
-				once = true
-				close(ready)
-			}
-		}
-	}()
-	select {
-	case <-ready:
-	case <-time.After(60 * time.Second):
-		e.cmd.Process.Kill()
-		return nil, fmt.Errorf("memoryd did not start:\n%s", e.log.String())
-	}
+	e.url = e.proc.URL
 	// A read-only key of org a, through the admin API.
 	body := `{"name":"mcp read-only","grants":["read"]}`
 	req, _ := http.NewRequest("POST", e.url+"/v1/admin/keys", strings.NewReader(body))
@@ -134,23 +103,6 @@ func startServer() (*env, error) {
 	}
 	keys["ro"] = out.Secret
 	return e, nil
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) WriteString(s string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.b.WriteString(s)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // bearer adds a key to the client's requests.

@@ -1,20 +1,18 @@
 package ui
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/agentmem/agentmem/internal/testenv"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -54,13 +52,9 @@ func chromium(t *testing.T) string {
 
 // daemon is a memoryd process.
 type daemon struct {
-	cmd *exec.Cmd
+	*testenv.Process
 	url string
-	mu  sync.Mutex
-	log bytes.Buffer
 }
-
-func (d *daemon) logs() string { d.mu.Lock(); defer d.mu.Unlock(); return d.log.String() }
 
 // startServer builds and starts memoryd on a free loopback port with the
 // test keys (two orgs; two agents of org a).
@@ -70,49 +64,13 @@ func startServer(t *testing.T) *daemon {
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/agentmem/agentmem/cmd/memoryd").CombinedOutput(); err != nil {
 		t.Fatalf("build memoryd: %v\n%s", err, out)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := testenv.StartServer(bin, append(os.Environ(), "DATA_DIR="+t.TempDir(), "ADDR=127.0.0.1",
+		fmt.Sprintf("API_KEYS=%s=org-a,%s=org-b,%s=org-a/x,%s=org-a/y", keys["a"], keys["b"], keys["x"], keys["y"])), 60*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), "DATA_DIR="+t.TempDir(), fmt.Sprintf("PORT=%d", port), "ADDR=127.0.0.1",
-		fmt.Sprintf("API_KEYS=%s=org-a,%s=org-b,%s=org-a/x,%s=org-a/y", keys["a"], keys["b"], keys["x"], keys["y"]))
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	d := &daemon{cmd: cmd, url: fmt.Sprintf("http://127.0.0.1:%d", port)}
-	ready := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		once := false
-		for sc.Scan() {
-			d.mu.Lock()
-			d.log.WriteString(sc.Text() + "\n")
-			d.mu.Unlock()
-			if !once && strings.Contains(sc.Text(), "listening on") {
-				once = true
-				close(ready)
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			cmd.Process.Kill()
-		}
-	})
-	select {
-	case <-ready:
-	case <-time.After(60 * time.Second):
-		t.Fatalf("memoryd did not start:\n%s", d.logs())
-	}
+	t.Cleanup(func() { p.Stop() })
+	d := &daemon{Process: p, url: p.URL}
 	return d
 }
 
