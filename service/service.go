@@ -101,6 +101,16 @@ func WithEntityList() Option {
 	}
 }
 
+// WithWhenList adds the when list (retrieval.WhenList over the service's
+// index and store): when a query asks when, the memories that keyword and
+// semantic find and that state a time. asks tells such a query, states
+// such a memory's text.
+func WithWhenList(asks, states func(string) bool) Option {
+	return func(s *Service) {
+		s.retrieval.Retrievers = append(s.retrieval.Retrievers, retrieval.WhenList{Index: s.index, Store: s.store, Asks: asks, States: states})
+	}
+}
+
 // WithListWeights sets the weights of the lists w names in the fusion; a
 // later option overrides an earlier one list by list, and a list never
 // named weighs 1.

@@ -121,7 +121,8 @@ func NewKnowledge(store memory.Store, emb memory.Embedder, log *slog.Logger) *kn
 // the structured section of the prompt context.
 func KnowledgeServiceOptions(k *knowledge.Service) []service.Option {
 	out := []service.Option{service.WithTimeList(FindTime), service.WithEntityList(),
-		service.WithListWeights(map[string]float64{retrieval.ListEntity: EntityWeight})}
+		service.WithWhenList(query.AsksWhen, query.StatesTime),
+		service.WithListWeights(map[string]float64{retrieval.ListEntity: EntityWeight, retrieval.ListWhen: WhenWeight})}
 	if k == nil {
 		return out
 	}
@@ -212,3 +213,9 @@ const KnowledgeWeight = 0.5
 // that some answers are in. At 0.5 it counts as half a list, as the
 // knowledge list does (docs/benchmarks.md has both weights measured).
 const EntityWeight = 0.5
+
+// WhenWeight is the when list's weight in the fusion: half a list, as the
+// entity and knowledge lists, since each of its hits is already a keyword
+// or semantic hit. Weight 1 was measured too (docs/benchmarks.md): no
+// better at recall@10, and it pushed single-hop answers out.
+const WhenWeight = 0.5

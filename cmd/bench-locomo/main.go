@@ -265,7 +265,7 @@ type searchResponse struct {
 // each list alone, the fusions, and "full", exactly what /v1/search does
 // with no mode on this configuration (every list, then the reranker when
 // one is configured). A mode whose list the server lacks is skipped.
-var modes = []string{"keyword", "semantic", "knowledge", "hybrid", "hybrid+time", "hybrid+entity", "hybrid+knowledge", "full"}
+var modes = []string{"keyword", "semantic", "knowledge", "hybrid", "hybrid+time", "hybrid+entity", "hybrid+when", "hybrid+knowledge", "full"}
 
 // searchBody is the search request of a mode.
 func searchBody(query, mode string) map[string]any {
@@ -278,6 +278,8 @@ func searchBody(query, mode string) map[string]any {
 		body["lists"] = []string{"keyword", "semantic", "time"}
 	case "hybrid+entity":
 		body["lists"] = []string{"keyword", "semantic", "entity"}
+	case "hybrid+when":
+		body["lists"] = []string{"keyword", "semantic", "when"}
 	default:
 		body["mode"] = mode
 	}

@@ -82,7 +82,7 @@ type Service struct {
 }
 
 // The search lists SEARCH_WEIGHTS may name.
-var searchLists = []string{"keyword", "semantic", "knowledge", "time", "entity"}
+var searchLists = []string{"keyword", "semantic", "knowledge", "time", "entity", "when"}
 
 // The rerankers (RERANKER).
 const (

@@ -119,6 +119,18 @@ var months = map[string]time.Month{"january": 1, "jan": 1, "february": 2, "feb":
 var weekdays = map[string]time.Weekday{"sunday": 0, "monday": 1, "tuesday": 2, "wednesday": 3, "thursday": 4,
 	"friday": 5, "saturday": 6}
 
+// weekdayAbbrs are the short weekday names, read only after "last",
+// "this" or "next" ("last Fri"): alone, "sun", "sat" and "wed" are words.
+var weekdayAbbrs = map[string]time.Weekday{"sun": 0, "mon": 1, "tue": 2, "tues": 2, "wed": 3, "thu": 4,
+	"thur": 4, "thurs": 4, "fri": 5, "sat": 6}
+
+// isWeekday reports whether w names a weekday, in full or short.
+func isWeekday(w string) bool {
+	_, full := weekdays[w]
+	_, short := weekdayAbbrs[w]
+	return full || short
+}
+
 // seasons map to their first month (meteorological, northern hemisphere).
 var seasons = map[string]time.Month{"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
 
@@ -193,26 +205,39 @@ func (p *timeParser) point(i int, afterPrep bool) (Range, int, bool) {
 			return Range{Start: addUnits(p.now, u, -1), End: p.now}, k - i + 2, true
 		}
 	}
-	// last week, this month, next year, last weekend, last summer, last May, last Monday
+	// last week, this month, next year, last weekend, last summer, last May,
+	// last Monday, last Fri; "this past weekend" is the last one
 	switch w {
 	case "last", "previous", "this", "next", "coming":
 		rel := map[string]int{"last": -1, "previous": -1, "this": 0, "next": 1, "coming": 1}[w]
+		used := 2
+		if w == "this" && w1 == "past" && (units[w2] != "" || w2 == "weekend" || isWeekday(w2)) {
+			rel, w1, used = -1, w2, 3
+		}
 		if u, ok := units[w1]; ok && !strings.HasSuffix(w1, "s") {
-			return unitRange(u, addUnits(unitStart(u, today), u, rel)), 2, true
+			return unitRange(u, addUnits(unitStart(u, today), u, rel)), used, true
 		}
 		if w1 == "weekend" {
 			sat := unitStart("week", today).AddDate(0, 0, 5+7*rel)
-			return Range{Start: sat, End: sat.AddDate(0, 0, 2)}, 2, true
+			return Range{Start: sat, End: sat.AddDate(0, 0, 2)}, used, true
 		}
 		if s, ok := seasons[w1]; ok {
-			return p.relSeason(s, rel), 2, true
+			return p.relSeason(s, rel), used, true
 		}
 		if m, ok := months[w1]; ok && (len(w1) > 3 || w1 == "may") {
-			return p.relMonth(m, rel), 2, true
+			return p.relMonth(m, rel), used, true
 		}
 		if d, ok := weekdays[w1]; ok {
-			return p.relWeekday(d, rel), 2, true
+			return p.relWeekday(d, rel), used, true
 		}
+		if d, ok := weekdayAbbrs[w1]; ok {
+			return p.relWeekday(d, rel), used, true
+		}
+	}
+	// two weekends ago: the weekend of that many weeks back
+	if lo, hi, n, ok := p.count(i); ok && (p.low(i+n) == "weekend" || p.low(i+n) == "weekends") && p.low(i+n+1) == "ago" {
+		sat := unitStart("week", today).AddDate(0, 0, 5-7*hi)
+		return Range{Start: sat, End: unitStart("week", today).AddDate(0, 0, 7-7*lo)}, n + 2, true
 	}
 	// 3 days ago, a week ago, a few months ago
 	if lo, hi, n, ok := p.count(i); ok && units[p.low(i+n)] != "" && p.low(i+n+1) == "ago" {

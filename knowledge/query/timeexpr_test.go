@@ -143,6 +143,12 @@ func TestFindTime(t *testing.T) {
 		{"What did Ana cook yesterday", day(2023, 10, 19), day(2023, 10, 20), true},
 		{"May I ask what Ana likes?", time.Time{}, time.Time{}, false},
 		{"What sports has Ana tried?", time.Time{}, time.Time{}, false},
+		// short weekday names after last/this/next; "this past"; weekends ago
+		{"Last Fri I took my kids to a pottery workshop", day(2023, 10, 13), day(2023, 10, 14), true},
+		{"I joined an activist group last Tues.", day(2023, 10, 17), day(2023, 10, 18), true},
+		{"that roadtrip this past weekend was insane", day(2023, 10, 14), day(2023, 10, 16), true},
+		{"we went camping two weekends ago", day(2023, 10, 7), day(2023, 10, 9), true},
+		{"I sat in the sun on the sat phone", time.Time{}, time.Time{}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.text, func(t *testing.T) {

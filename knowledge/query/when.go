@@ -1,0 +1,79 @@
+package query
+
+import "time"
+
+// Questions that ask when, and memories that say when. A question such as
+// "When did Ana move to Lisbon?" is answered by the memory that tells the
+// move and says when it happened ("we moved last May", "I've lived here
+// for two years"): the date is that memory's own time shifted by what it
+// says. Among the memories that match the question's words, the ones that
+// state a time are the likely answers. The retrieval pipeline's when list
+// (retrieval.WhenList) ranks them by these two tests.
+
+// whenOpeners are the question words that ask for a time or a duration
+// ("which year", "how long ago", "since when"...), as word pairs; "when"
+// alone asks too.
+var whenOpeners = map[[2]string]bool{
+	{"what", "time"}: true, {"what", "date"}: true, {"what", "day"}: true, {"what", "year"}: true,
+	{"what", "month"}: true, {"what", "week"}: true, {"what", "season"}: true, {"which", "year"}: true,
+	{"which", "month"}: true, {"which", "day"}: true, {"which", "week"}: true, {"which", "season"}: true,
+	{"how", "long"}: true, {"since", "when"}: true, {"how", "recently"}: true, {"how", "soon"}: true,
+}
+
+// AsksWhen reports whether text is a question about a time or a duration:
+// it opens a clause with "when", or has "what year", "which month", "how
+// long" and the like. "When I was a kid, what did I like?" does not ask
+// when: a "when" followed by a subject pronoun opens a clause of time, not
+// a question.
+func AsksWhen(text string) bool {
+	toks := tokenize(text)
+	for i, t := range toks {
+		if t.punct != 0 {
+			continue
+		}
+		next := ""
+		if i+1 < len(toks) && toks[i+1].punct == 0 {
+			next = toks[i+1].low
+		}
+		if t.low == "when" {
+			switch next {
+			case "i", "you", "we", "he", "she", "they", "it", "my", "our", "his", "her", "their":
+				continue // "when I was young": a clause of time
+			}
+			return true
+		}
+		if whenOpeners[[2]string{t.low, next}] {
+			return true
+		}
+	}
+	return false
+}
+
+// StatesTime reports whether text states a time or a duration: a time
+// expression that FindTime reads ("yesterday", "last Fri", "two weekends
+// ago", "on 8 May") or a count of units ("for 4 years", "seven months
+// now").
+func StatesTime(text string) bool {
+	p := timeParser{toks: tokenize(text), now: statesTimeNow, strict: true}
+	for i := range p.toks {
+		if p.toks[i].punct != 0 {
+			continue
+		}
+		if _, _, ok := p.at(i); ok {
+			return true
+		}
+		if _, _, n, ok := p.count(i); ok && durationUnits[p.low(i+n)] {
+			return true
+		}
+	}
+	return false
+}
+
+// statesTimeNow is the reference time StatesTime parses against: any fixed
+// time serves, since it asks only whether an expression is there.
+var statesTimeNow = time.Date(2000, 6, 15, 12, 0, 0, 0, time.UTC)
+
+// durationUnits are the units a duration counts.
+var durationUnits = map[string]bool{"minute": true, "minutes": true, "hour": true, "hours": true, "day": true,
+	"days": true, "night": true, "nights": true, "week": true, "weeks": true, "weekend": true, "weekends": true,
+	"month": true, "months": true, "year": true, "years": true, "decade": true, "decades": true}

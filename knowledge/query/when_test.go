@@ -1,0 +1,51 @@
+package query
+
+import "testing"
+
+func TestAsksWhen(t *testing.T) {
+	tests := []struct {
+		text string
+		want bool
+	}{
+		{"When did Caroline go to the LGBTQ support group?", true},
+		{"when is Ana moving?", true},
+		{"What year did Jon start his studio?", true},
+		{"Which month was the fair?", true},
+		{"How long has Caroline had her current group of friends?", true},
+		{"How long ago was the race?", true},
+		{"Since when does Bo play chess?", true},
+		{"What did Melanie paint?", false},
+		{"How many children does Melanie have?", false},
+		{"When I was a kid, what did I like?", false},
+		{"What does Ana do when she is stressed?", false},
+		{"", false},
+	}
+	for _, tc := range tests {
+		if got := AsksWhen(tc.text); got != tc.want {
+			t.Errorf("AsksWhen(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestStatesTime(t *testing.T) {
+	tests := []struct {
+		text string
+		want bool
+	}{
+		{"I went to a LGBTQ support group yesterday and it was so powerful.", true},
+		{"Last Fri I finally took my kids to a pottery workshop.", true},
+		{"I've known these friends for 4 years, since I moved from my home country.", true},
+		{"Seven years now, and I've finally found my real muses.", true},
+		{"We went camping with my fam two weekends ago.", true},
+		{"We're thinking about going camping next month.", true},
+		{"My daughter's birthday is on 13 October 2023.", true},
+		{"I love painting sunsets, the colors are so calming.", false},
+		{"The 2 younger kids love nature.", false},
+		{"Wow, that rocks! What's the main idea of your art?", false},
+	}
+	for _, tc := range tests {
+		if got := StatesTime(tc.text); got != tc.want {
+			t.Errorf("StatesTime(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}
