@@ -132,11 +132,14 @@ func contains[T comparable](vs []T, v T) bool {
 }
 
 // ListQuery is a page request: memories matching Filter, newest first
-// (CreatedAt then ID descending), after Cursor.
+// (CreatedAt then ID descending), after Cursor; with Ascending, oldest
+// first (CreatedAt then ID ascending), and the page starts after Cursor in
+// that order.
 type ListQuery struct {
-	Filter Filter
-	Limit  int
-	Cursor *Cursor
+	Filter    Filter
+	Limit     int
+	Cursor    *Cursor
+	Ascending bool
 }
 
 // Page is one page of a list.

@@ -50,7 +50,10 @@ type Pipeline struct {
 	RerankTimeout time.Duration
 	// Relations, if set, expands results with related memories.
 	Relations memory.RelationStore
-	Log       *slog.Logger
+	// Neighbours, if set, brings in the turns next to the best results
+	// (the neighbours stage) in searches of two lists or more.
+	Neighbours *Neighbours
+	Log        *slog.Logger
 
 	rerankFailures atomic.Int64
 }
@@ -165,6 +168,14 @@ func (p *Pipeline) Run(ctx context.Context, r Request) (*Response, error) {
 		}
 	}
 	stage("load", t)
+
+	if p.Neighbours != nil && len(r.Lists) > 1 && len(results) > 0 {
+		t = time.Now()
+		if results, err = p.Neighbours.apply(ctx, p.Store, r.Caller, r.Query.Filter, results); err != nil {
+			return nil, &memory.Error{Code: memory.EUNAVAILABLE, Message: "store: unavailable"}
+		}
+		stage(StageNeighbours, t)
+	}
 
 	if rerank && len(results) > 0 {
 		t = time.Now()

@@ -111,6 +111,12 @@ func WithWhenList(asks, states func(string) bool) Option {
 	}
 }
 
+// WithNeighbours adds the neighbours stage (retrieval.Neighbours) to
+// searches of two lists or more: the turns next to the best results.
+func WithNeighbours(n retrieval.Neighbours) Option {
+	return func(s *Service) { s.retrieval.Neighbours = &n }
+}
+
 // WithListWeights sets the weights of the lists w names in the fusion; a
 // later option overrides an earlier one list by list, and a list never
 // named weighs 1.

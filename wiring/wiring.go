@@ -116,12 +116,13 @@ func NewKnowledge(store memory.Store, emb memory.Embedder, log *slog.Logger) *kn
 	return k
 }
 
-// KnowledgeServiceOptions plugs the time and entity lists and k (nil: no term index)
+// KnowledgeServiceOptions plugs the time, entity and when lists, the
+// neighbours stage, and k (nil: no term index)
 // into the service: the knowledge list, forgetting, deriving on write, and
 // the structured section of the prompt context.
 func KnowledgeServiceOptions(k *knowledge.Service) []service.Option {
 	out := []service.Option{service.WithTimeList(FindTime), service.WithEntityList(),
-		service.WithWhenList(query.AsksWhen, query.StatesTime),
+		service.WithWhenList(query.AsksWhen, query.StatesTime), service.WithNeighbours(retrieval.Neighbours{}),
 		service.WithListWeights(map[string]float64{retrieval.ListEntity: EntityWeight, retrieval.ListWhen: WhenWeight})}
 	if k == nil {
 		return out

@@ -262,6 +262,34 @@ func StoreSuite(t *testing.T, open func(t *testing.T) memory.Store) {
 				if n != len(want) {
 					t.Fatalf("count %d, want %d", n, len(want))
 				}
+				// Oldest first: the same memories in the reverse order.
+				var up []*memory.Memory
+				q = memory.ListQuery{Filter: f, Limit: 5, Ascending: true}
+				for pages := 0; ; pages++ {
+					if pages > 100 {
+						t.Fatal("ascending pagination does not end")
+					}
+					p, err := s.List(ctx, q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(p.Memories) > 5 {
+						t.Fatalf("ascending page of %d > limit 5", len(p.Memories))
+					}
+					up = append(up, p.Memories...)
+					if p.Next == nil {
+						break
+					}
+					q.Cursor = p.Next
+				}
+				if len(up) != len(got) {
+					t.Fatalf("ascending listed %d memories, descending %d", len(up), len(got))
+				}
+				for i, m := range up {
+					if m.ID != got[len(got)-1-i].ID {
+						t.Fatalf("ascending position %d is %s, want %s (descending reversed)", i, m.ID, got[len(got)-1-i].ID)
+					}
+				}
 			})
 		}
 	})

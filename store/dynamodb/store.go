@@ -597,7 +597,7 @@ func plan(f memory.Filter) query {
 
 // input renders the query for a page ending before cursor (newest first);
 // nil when the range is empty.
-func (q query) input(table string, f memory.Filter, cursor *memory.Cursor, limit int32, count bool) *dynamodb.QueryInput {
+func (q query) input(table string, f memory.Filter, cursor *memory.Cursor, asc bool, limit int32, count bool) *dynamodb.QueryInput {
 	names := map[string]string{"#pk": q.idx.PartitionKey}
 	values := map[string]types.AttributeValue{":pk": str(q.pk)}
 	for k, v := range q.names {
@@ -614,7 +614,11 @@ func (q query) input(table string, f memory.Filter, cursor *memory.Cursor, limit
 	if f.End != 0 {
 		hi = sortKey(f.End, "")
 	}
-	if cursor != nil {
+	if cursor != nil && asc {
+		if c := above(sortKey(cursor.CreatedAt, cursor.ID)); c > lo {
+			lo = c
+		}
+	} else if cursor != nil {
 		if c := sortKey(cursor.CreatedAt, cursor.ID); hi == "" || c < hi {
 			hi = c
 		}
@@ -639,7 +643,7 @@ func (q query) input(table string, f memory.Filter, cursor *memory.Cursor, limit
 	in := &dynamodb.QueryInput{
 		TableName: aws.String(table), IndexName: aws.String(q.idx.Name),
 		KeyConditionExpression: aws.String(cond), ExpressionAttributeNames: names, ExpressionAttributeValues: values,
-		ScanIndexForward: aws.Bool(false),
+		ScanIndexForward: aws.Bool(asc),
 	}
 	if q.filter != "" {
 		in.FilterExpression = aws.String(q.filter)
@@ -663,6 +667,11 @@ func below(k string) string {
 	return k[:len(k)-1] + string(k[len(k)-1]-1) + "\U0010FFFF"
 }
 
+// above returns the least key above k among keys of printable ASCII: k
+// with a space appended, which sorts below every printable character. Any
+// key x > k satisfies x >= above(k).
+func above(k string) string { return k + " " }
+
 // List implements memory.Store.
 func (s *Store) List(ctx context.Context, lq memory.ListQuery) (memory.Page, error) {
 	f := lq.Filter
@@ -670,7 +679,7 @@ func (s *Store) List(ctx context.Context, lq memory.ListQuery) (memory.Page, err
 		return memory.Page{}, errors.New("dynamodb: list without org")
 	}
 	q := plan(f)
-	in := q.input(s.table, f, lq.Cursor, int32(min(1000, lq.Limit*2+10)), false)
+	in := q.input(s.table, f, lq.Cursor, lq.Ascending, int32(min(1000, lq.Limit*2+10)), false)
 	var page memory.Page
 	for in != nil {
 		res, err := s.c.Query(ctx, in)
@@ -706,7 +715,7 @@ func (s *Store) Count(ctx context.Context, f memory.Filter) (int, error) {
 	}
 	// The items are read projected rather than counted by DynamoDB (the
 	// same read capacity) so that those of a commit in progress resolve.
-	in := plan(f).input(s.table, f, nil, 0, false)
+	in := plan(f).input(s.table, f, nil, false, 0, false)
 	if in != nil {
 		in.ProjectionExpression = aws.String("documentId, #pend, #tok, #role")
 		in.ExpressionAttributeNames["#role"] = attrRole
@@ -736,7 +745,7 @@ func (s *Store) DeleteWhere(ctx context.Context, f memory.Filter) ([]string, err
 	if f.OrgID == "" {
 		return nil, errors.New("dynamodb: delete without org")
 	}
-	in := plan(f).input(s.table, f, nil, 0, false)
+	in := plan(f).input(s.table, f, nil, false, 0, false)
 	type victim struct{ id, key string }
 	var victims []victim
 	if in != nil {

@@ -500,11 +500,19 @@ func (s *Store) List(ctx context.Context, q memory.ListQuery) (_ memory.Page, er
 		// (org_id, created_at, id) index; the equivalent OR made it scan
 		// every newer memory first, so paging an org was quadratic (0.35 s
 		// per page half-way through 100,000 memories, 2 ms now).
-		cond += " AND (created_at, id) < (?, ?)"
+		if q.Ascending {
+			cond += " AND (created_at, id) > (?, ?)"
+		} else {
+			cond += " AND (created_at, id) < (?, ?)"
+		}
 		args = append(args, q.Cursor.CreatedAt, q.Cursor.ID)
 	}
 	args = append(args, q.Limit+1)
-	rows, err := s.db.QueryContext(ctx, `SELECT `+columns+` FROM memories WHERE `+cond+` ORDER BY created_at DESC, id DESC LIMIT ?`, args...)
+	order := " ORDER BY created_at DESC, id DESC LIMIT ?"
+	if q.Ascending {
+		order = " ORDER BY created_at ASC, id ASC LIMIT ?"
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+columns+` FROM memories WHERE `+cond+order, args...)
 	if err != nil {
 		return memory.Page{}, err
 	}
