@@ -6,8 +6,9 @@
 //
 //	go run ./cmd/bench-latency -sizes 10000,100000 -queries 300
 //
-// Modes: keyword, semantic, hybrid (both fused) and full (hybrid plus the
-// Structured RAG knowledge list: what /v1/search does by default). With
+// Modes: keyword, semantic, hybrid (both fused), hybrid+knowledge (plus the
+// Structured RAG knowledge list alone) and full (every list: what
+// /v1/search does by default). With
 // -rerank the full mode runs once more through a /rerank endpoint served
 // in-process (the Cohere request shape, scoring by shared words), which
 // measures the stage's own cost (candidate loading, the HTTP round trip,
@@ -44,6 +45,7 @@ import (
 	"github.com/agentmem/agentmem/index/bolt"
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/retrieval"
 	"github.com/agentmem/agentmem/wiring/server"
 )
 
@@ -252,6 +254,9 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 				if mode == modeRerank {
 					r.Mode, r.Rerank = service.ModeFull, nil
 				}
+				if mode == modeHybridKnowledge {
+					r.Mode, r.Lists = "", []string{retrieval.ListKeyword, retrieval.ListSemantic, retrieval.ListKnowledge}
+				}
 				return r
 			}
 			if mode == modeRerank && !withRerank {
@@ -317,7 +322,7 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 			disk += n
 		}
 		r.DiskBytesPer = float64(disk) / float64(have)
-		for i, mode := range []string{"keyword", "semantic", "hybrid", "full", string(modeRerank), "terms"} {
+		for i, mode := range []string{"keyword", "semantic", "hybrid", string(modeHybridKnowledge), "full", string(modeRerank), "terms"} {
 			s, ok := r.SearchMs[mode]
 			if !ok {
 				continue
@@ -356,8 +361,12 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 // modeRerank is full search through the rerank stage.
 const modeRerank service.Mode = "full+rerank"
 
+// modeHybridKnowledge is keyword, semantic and the knowledge list: what
+// the knowledge list adds to hybrid, without the other lists of full.
+const modeHybridKnowledge service.Mode = "hybrid+knowledge"
+
 // modes are measured in this order.
-var modes = []service.Mode{service.ModeKeyword, service.ModeSemantic, service.ModeHybrid, service.ModeFull, modeRerank}
+var modes = []service.Mode{service.ModeKeyword, service.ModeSemantic, service.ModeHybrid, modeHybridKnowledge, service.ModeFull, modeRerank}
 
 // serveRerank answers the Cohere-shaped /rerank request, scoring each
 // document by the share of the query's words it holds: the cost of the

@@ -61,12 +61,12 @@ func dropDerived(ctx context.Context, tx *sql.Tx, orgID string, ids []string) er
 func (s *Store) History(ctx context.Context, orgID, id string) (_ []memory.Revision, err error) {
 	defer wrap(&err, "history of %s", id)
 	var one int
-	if err := s.db.QueryRowContext(ctx, `SELECT 1 FROM memories WHERE org_id = ? AND id = ?`, orgID, id).Scan(&one); errors.Is(err, sql.ErrNoRows) {
+	if err := s.queryRow(ctx, `SELECT 1 FROM memories WHERE org_id = ? AND id = ?`, orgID, id).Scan(&one); errors.Is(err, sql.ErrNoRows) {
 		return nil, memory.ErrNotFound(id)
 	} else if err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT version, op, at, key_id, agent_id, body FROM memory_history
+	rows, err := s.query(ctx, `SELECT version, op, at, key_id, agent_id, body FROM memory_history
 		WHERE org_id = ? AND memory_id = ? ORDER BY version`, orgID, id)
 	if err != nil {
 		return nil, err

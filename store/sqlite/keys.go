@@ -102,7 +102,7 @@ var (
 func (s *Store) Usage(ctx context.Context, org string) (_ memory.OrgUsage, err error) {
 	defer wrap(&err, "usage of %s", org)
 	var u memory.OrgUsage
-	err = s.db.QueryRowContext(ctx, `SELECT memories, bytes, documents FROM org_usage WHERE org_id = ?`, org).
+	err = s.queryRow(ctx, `SELECT memories, bytes, documents FROM org_usage WHERE org_id = ?`, org).
 		Scan(&u.Memories, &u.Bytes, &u.Documents)
 	if errors.Is(err, sql.ErrNoRows) {
 		return memory.OrgUsage{}, nil
@@ -152,7 +152,7 @@ func millis(t *time.Time) any {
 // KeyByHash implements memory.KeyStore.
 func (s *Store) KeyByHash(ctx context.Context, hash string) (_ memory.APIKey, err error) {
 	defer wrap(&err, "key by hash")
-	k, err := scanKey(s.db.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE hash = ?`, hash))
+	k, err := scanKey(s.queryRow(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE hash = ?`, hash))
 	if errors.Is(err, sql.ErrNoRows) {
 		return k, memory.Errorf(memory.ENOTFOUND, "no such key")
 	}
@@ -162,7 +162,7 @@ func (s *Store) KeyByHash(ctx context.Context, hash string) (_ memory.APIKey, er
 // ListKeys implements memory.KeyStore.
 func (s *Store) ListKeys(ctx context.Context, org string) (_ []memory.APIKey, err error) {
 	defer wrap(&err, "list keys of %s", org)
-	rows, err := s.db.QueryContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE org_id = ? ORDER BY id`, org)
+	rows, err := s.query(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE org_id = ? ORDER BY id`, org)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +181,7 @@ func (s *Store) ListKeys(ctx context.Context, org string) (_ []memory.APIKey, er
 // RevokeKey implements memory.KeyStore.
 func (s *Store) RevokeKey(ctx context.Context, org, id string, at time.Time) (_ memory.APIKey, err error) {
 	defer wrap(&err, "revoke key %s", id)
-	k, err := scanKey(s.db.QueryRowContext(ctx, `UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?)
+	k, err := scanKey(s.queryRow(ctx, `UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?)
 		WHERE org_id = ? AND id = ? RETURNING `+keyColumns, at.UnixMilli(), org, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return k, memory.Errorf(memory.ENOTFOUND, "key %q not found", id)

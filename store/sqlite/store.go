@@ -94,7 +94,8 @@ CREATE TABLE IF NOT EXISTS records (
 
 // Store is the SQLite Store. It is safe for concurrent use.
 type Store struct {
-	db *sql.DB
+	db    *sql.DB
+	stmts stmts
 }
 
 var (
@@ -159,6 +160,7 @@ func migrate(db *sql.DB) error {
 // Close closes the database.
 func (s *Store) Close() (err error) {
 	defer wrap(&err, "close")
+	s.closeStmts()
 	return s.db.Close()
 }
 
@@ -252,7 +254,7 @@ func insert(ctx context.Context, tx *sql.Tx, m *memory.Memory, key string) error
 // Get implements memory.Store.
 func (s *Store) Get(ctx context.Context, orgID, id string) (_ *memory.Memory, err error) {
 	defer wrap(&err, "get %s", id)
-	m, err := scanMemory(s.db.QueryRowContext(ctx, `SELECT `+columns+` FROM memories WHERE org_id = ? AND id = ?`, orgID, id))
+	m, err := scanMemory(s.queryRow(ctx, `SELECT `+columns+` FROM memories WHERE org_id = ? AND id = ?`, orgID, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, memory.ErrNotFound(id)
 	}
@@ -269,7 +271,7 @@ func (s *Store) GetMany(ctx context.Context, orgID string, ids []string) (_ map[
 		for _, id := range chunk {
 			args = append(args, id)
 		}
-		rows, err := s.db.QueryContext(ctx, `SELECT `+columns+` FROM memories WHERE org_id = ? AND id IN (`+placeholders(len(chunk))+`)`, args...)
+		rows, err := s.query(ctx, `SELECT `+columns+` FROM memories WHERE org_id = ? AND id IN (`+placeholders(len(chunk))+`)`, args...)
 		if err != nil {
 			return nil, err
 		}
@@ -397,7 +399,7 @@ func (s *Store) PutRelations(ctx context.Context, rs []memory.Relation) (err err
 // Relations implements memory.RelationStore.
 func (s *Store) Relations(ctx context.Context, orgID, memoryID string) (_ []memory.Relation, err error) {
 	defer wrap(&err, "relations of %s", memoryID)
-	rows, err := s.db.QueryContext(ctx, `SELECT body FROM relations WHERE org_id = ? AND (from_id = ? OR to_id = ?)
+	rows, err := s.query(ctx, `SELECT body FROM relations WHERE org_id = ? AND (from_id = ? OR to_id = ?)
 		ORDER BY type, CASE WHEN from_id = ? THEN to_id ELSE from_id END`, orgID, memoryID, memoryID, memoryID)
 	if err != nil {
 		return nil, err
@@ -512,7 +514,7 @@ func (s *Store) List(ctx context.Context, q memory.ListQuery) (_ memory.Page, er
 	if q.Ascending {
 		order = " ORDER BY created_at ASC, id ASC LIMIT ?"
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+columns+` FROM memories WHERE `+cond+order, args...)
+	rows, err := s.query(ctx, `SELECT `+columns+` FROM memories WHERE `+cond+order, args...)
 	if err != nil {
 		return memory.Page{}, err
 	}
@@ -544,7 +546,7 @@ func (s *Store) Count(ctx context.Context, f memory.Filter) (_ int, err error) {
 	}
 	cond, args := memoriesWhere(f)
 	var n int
-	err = s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM memories WHERE `+cond, args...).Scan(&n)
+	err = s.queryRow(ctx, `SELECT COUNT(*) FROM memories WHERE `+cond, args...).Scan(&n)
 	return n, err
 }
 
@@ -614,7 +616,7 @@ func (s *Store) Touch(ctx context.Context, orgID string, ids []string, at int64)
 func (s *Store) Scan(ctx context.Context, fn func(*memory.Memory) error) error {
 	lastOrg, lastID := "", ""
 	for {
-		rows, err := s.db.QueryContext(ctx, `SELECT `+columns+`, org_id, id FROM memories
+		rows, err := s.query(ctx, `SELECT `+columns+`, org_id, id FROM memories
 			WHERE (org_id > ?) OR (org_id = ? AND id > ?) ORDER BY org_id, id LIMIT 1000`, lastOrg, lastOrg, lastID)
 		if err != nil {
 			return fmt.Errorf("sqlite: scan after %s/%s: %w", lastOrg, lastID, err)
@@ -646,7 +648,7 @@ func (s *Store) Scan(ctx context.Context, fn func(*memory.Memory) error) error {
 func (s *Store) Total(ctx context.Context) (_ int, err error) {
 	defer wrap(&err, "total")
 	var n int
-	err = s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM memories`).Scan(&n)
+	err = s.queryRow(ctx, `SELECT COUNT(*) FROM memories`).Scan(&n)
 	return n, err
 }
 
@@ -741,7 +743,7 @@ func (s *Store) GetRecord(ctx context.Context, org, kind, id string, out any) (_
 	defer wrap(&err, "get record %s/%s", kind, id)
 	var v int64
 	var js []byte
-	err = s.db.QueryRowContext(ctx, `SELECT version, value FROM records WHERE org_id = ? AND kind = ? AND id = ?`, org, kind, id).Scan(&v, &js)
+	err = s.queryRow(ctx, `SELECT version, value FROM records WHERE org_id = ? AND kind = ? AND id = ?`, org, kind, id).Scan(&v, &js)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, memory.Errorf(memory.ENOTFOUND, "%s %q not found", strings.ToLower(kind), id)
 	} else if err != nil {
@@ -753,7 +755,7 @@ func (s *Store) GetRecord(ctx context.Context, org, kind, id string, out any) (_
 // ListRecords implements memory.RecordStore.
 func (s *Store) ListRecords(ctx context.Context, org, kind, after string, limit int) (_ []memory.Record, _ string, err error) {
 	defer wrap(&err, "list records %s", kind)
-	rows, err := s.db.QueryContext(ctx, `SELECT id, version, value FROM records WHERE org_id = ? AND kind = ? AND id > ?
+	rows, err := s.query(ctx, `SELECT id, version, value FROM records WHERE org_id = ? AND kind = ? AND id > ?
 		ORDER BY id LIMIT ?`, org, kind, after, limit+1)
 	if err != nil {
 		return nil, "", err
@@ -788,7 +790,7 @@ func (s *Store) DeleteRecord(ctx context.Context, org, kind, id string) (err err
 func (s *Store) Orgs(ctx context.Context) (_ []string, err error) {
 	defer wrap(&err, "orgs")
 	// Records too: a document being ingested may be all an org has yet.
-	rows, err := s.db.QueryContext(ctx, `SELECT org_id FROM memories UNION SELECT org_id FROM records ORDER BY org_id`)
+	rows, err := s.query(ctx, `SELECT org_id FROM memories UNION SELECT org_id FROM records ORDER BY org_id`)
 	if err != nil {
 		return nil, err
 	}

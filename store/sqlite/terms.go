@@ -441,7 +441,7 @@ func (s *Store) PendingKnowledge(ctx context.Context, orgID, after string, limit
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT org_id, memory_id, state, extractor, refs, updated_at FROM knowledge_status
+	rows, err := s.query(ctx, `SELECT org_id, memory_id, state, extractor, refs, updated_at FROM knowledge_status
 		WHERE org_id = ? AND state = ? AND memory_id > ? ORDER BY memory_id LIMIT ?`, orgID, memory.KnowledgePending, after, limit)
 	if err != nil {
 		return nil, termsOp("pending knowledge", err)
@@ -478,7 +478,7 @@ func (s *Store) KnowledgeStatus(ctx context.Context, orgID string, memoryIDs []s
 		for _, id := range chunk {
 			args = append(args, id)
 		}
-		rows, err := s.db.QueryContext(ctx, `SELECT org_id, memory_id, state, extractor, refs, updated_at FROM knowledge_status
+		rows, err := s.query(ctx, `SELECT org_id, memory_id, state, extractor, refs, updated_at FROM knowledge_status
 			WHERE org_id = ? AND memory_id IN (`+placeholders(len(chunk))+`)`, args...)
 		if err != nil {
 			return nil, termsOp("knowledge status", err)
@@ -512,7 +512,7 @@ func (s *Store) LookupTerms(ctx context.Context, q memory.TermLookup) ([]memory.
 		WHERE ` + cond + ` AND term = ? ORDER BY created_at DESC, memory_id DESC, ordinal DESC, role DESC LIMIT ?`
 	var out []memory.TermPosting
 	for _, term := range q.Terms {
-		rows, err := s.db.QueryContext(ctx, query, append(args[:len(args):len(args)], term, q.Limit)...)
+		rows, err := s.query(ctx, query, append(args[:len(args):len(args)], term, q.Limit)...)
 		if err != nil {
 			return nil, termsOp("lookup terms", err)
 		}
@@ -542,7 +542,7 @@ func (s *Store) LookupProperty(ctx context.Context, q memory.PropertyLookup) ([]
 		return nil, err
 	}
 	cond, args := where(q.Filter)
-	rows, err := s.db.QueryContext(ctx, `SELECT name, value, memory_id, ordinal, ref_kind, `+attrCols+` FROM knowledge_props
+	rows, err := s.query(ctx, `SELECT name, value, memory_id, ordinal, ref_kind, `+attrCols+` FROM knowledge_props
 		WHERE `+cond+` AND name = ? AND value = ? ORDER BY created_at DESC, memory_id DESC, ordinal DESC LIMIT ?`,
 		append(args, q.Name, q.Value, q.Limit)...)
 	if err != nil {
@@ -588,7 +588,7 @@ func (s *Store) Refs(ctx context.Context, orgID string, keys []memory.RefKey) (m
 		for _, id := range chunk {
 			args = append(args, id)
 		}
-		rows, err := s.db.QueryContext(ctx, `SELECT org_id, memory_id, ordinal, body FROM knowledge_refs INDEXED BY knowledge_refs_memory
+		rows, err := s.query(ctx, `SELECT org_id, memory_id, ordinal, body FROM knowledge_refs INDEXED BY knowledge_refs_memory
 			WHERE org_id = ? AND memory_id IN (`+placeholders(len(chunk))+`)`, args...)
 		if err != nil {
 			return nil, termsOp("refs", err)
@@ -714,7 +714,7 @@ func (s *Store) TermCounts(ctx context.Context, f memory.Filter, terms []string)
 }
 
 func (s *Store) termCounts(ctx context.Context, query string, args ...any) ([]memory.TermCount, error) {
-	rows, err := s.db.QueryContext(ctx, query, args...)
+	rows, err := s.query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -745,7 +745,7 @@ func (s *Store) rangeSize(ctx context.Context, orgID, scope, prefix string) (int
 	}
 	rng, rargs := prefixRange("term", prefix)
 	var size int
-	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM knowledge_vocab WHERE org_id = ? AND scope = ?`+
+	err := s.queryRow(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM knowledge_vocab WHERE org_id = ? AND scope = ?`+
 		rng+` LIMIT ?)`, append(append([]any{orgID, scope}, rargs...), smallRange+1)...).Scan(&size)
 	return size, err
 }
@@ -878,7 +878,7 @@ func (s *Store) ListKnowledge(ctx context.Context, q memory.KnowledgeListQuery) 
 	if q.Kind == memory.KnowledgeEntity {
 		body = "body"
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT name, memory_id, ordinal, created_at, org_id, `+body+` FROM knowledge_refs
+	rows, err := s.query(ctx, `SELECT name, memory_id, ordinal, created_at, org_id, `+body+` FROM knowledge_refs
 		WHERE `+cond+` AND ref_kind = ?`+rng+` ORDER BY name, memory_id, ordinal`,
 		append(append(args, string(q.Kind)), rargs...)...)
 	if err != nil {
@@ -993,7 +993,7 @@ func (s *Store) Vocabulary(ctx context.Context, orgID, after string, limit int) 
 	if err != nil {
 		return nil, "", err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT term FROM knowledge_vocab WHERE org_id = ? AND scope = ? AND term > ?
+	rows, err := s.query(ctx, `SELECT term FROM knowledge_vocab WHERE org_id = ? AND scope = ? AND term > ?
 		ORDER BY term LIMIT ?`, orgID, memory.ScopeAll, after, limit+1)
 	if err != nil {
 		return nil, "", termsOp("vocabulary", err)
