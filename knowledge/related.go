@@ -77,8 +77,9 @@ const (
 	// DefaultSyncScan is the most term vectors a search scores against
 	// its new query terms (vocabulary size × terms not cached) while it
 	// waits, about 2 ms: a larger org's new query terms get their
-	// embedding neighbours in the background, for the searches after, and
-	// this one the neighbours the extractors supplied. Scoring 130,000
+	// embedding neighbours and the extractors' related terms in the
+	// background, for the searches after, and this one the is-a table's
+	// kinds. Scoring 130,000
 	// vocabulary terms against one new query term took about 4 ms, half a
 	// hybrid search at 100,000 memories, and the query terms' embedding
 	// with the default model as much again. A conversation of a few
@@ -140,6 +141,11 @@ type orgTerms struct {
 	cutoff  float64
 	cache   map[string][]query.Related
 	vcache  map[string][]float32 // query vectors of cached expansions
+	// ext caches the extractors' and the is-a table's related terms of a
+	// query term, computed by a search that could not wait for the
+	// embedding neighbours and reused by the background expansion that
+	// finds them (and by the searches before it ends).
+	ext map[string][]string
 	later   map[string]bool      // query terms expanding in the background
 }
 
@@ -216,12 +222,9 @@ func (r *RelatedIndex) Observe(orgID string, refs []memory.SemanticRef) {
 			continue
 		}
 		// The type -> names and alias expansions these refs add.
-		delete(o.cache, memory.NormalizeTerm(ref.Entity.Name))
-		for _, t := range ref.Entity.Types {
-			delete(o.cache, memory.NormalizeTerm(t))
-		}
-		for _, f := range ref.Entity.Facets {
-			delete(o.cache, memory.NormalizeTerm(f.Value))
+		for _, t := range entityTerms(ref.Entity) {
+			delete(o.cache, t)
+			delete(o.ext, t)
 		}
 	}
 }
@@ -373,9 +376,11 @@ func (r *RelatedIndex) expandLater(ctx context.Context, orgID string, o *orgTerm
 func (r *RelatedIndex) Wait() { r.bg.Wait() }
 
 // expand finds the related terms of todo (normalized, none cached): the
-// is-a table's and the extractors' and, with neighbours, the nearest
-// vocabulary terms by embedding, then caches them. Without neighbours it
-// caches nothing: the background expansion will.
+// is-a table's and the extractors' and the nearest vocabulary terms by
+// embedding, then caches them. Without neighbours (a search of a large org
+// that cannot wait) it caches nothing and returns the is-a table's kinds
+// and what an earlier expansion cached; the background expansion finds
+// the rest.
 func (r *RelatedIndex) expand(ctx context.Context, orgID string, o *orgTerms, todo []string, neighbours bool) (map[string][]query.Related, error) {
 	out := make(map[string][]query.Related, len(todo))
 	near := make([][]query.Related, len(todo))
@@ -397,16 +402,26 @@ func (r *RelatedIndex) expand(ctx context.Context, orgID string, o *orgTerms, to
 				found[term] = w
 			}
 		}
-		kinds, err := r.present(ctx, orgID, NarrowerTypes(t))
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range kinds {
-			add(n, ExtractedSimilarity)
-		}
-		ex, err := r.extracted(ctx, orgID, t)
-		if err != nil {
-			return nil, err
+		var ex []string
+		var err error
+		if neighbours {
+			if ex, err = r.extractedOf(ctx, orgID, o, t); err != nil {
+				return nil, err
+			}
+		} else {
+			// A search that cannot wait: the is-a table's kinds (one
+			// read, for a type word only) and what an earlier expansion
+			// cached; the extractors' terms come with the background
+			// expansion, whose reads (the refs of up to typePostings
+			// entities) are most of a new term's cost.
+			o.mu.Lock()
+			cached, ok := o.ext[t]
+			o.mu.Unlock()
+			if ok {
+				ex = cached
+			} else if ex, err = r.present(ctx, orgID, NarrowerTypes(t)); err != nil {
+				return nil, err
+			}
 		}
 		for _, n := range ex {
 			add(n, ExtractedSimilarity)
@@ -430,6 +445,48 @@ func (r *RelatedIndex) expand(ctx context.Context, orgID string, o *orgTerms, to
 		o.mu.Unlock()
 	}
 	return out, nil
+}
+
+// extractedOf returns the related terms of t that need no embedding: the
+// kinds of it the org mentions (the is-a table) and what the extractors
+// said about it, cached in o.ext until a write touches t or the
+// vocabulary is reloaded.
+func (r *RelatedIndex) extractedOf(ctx context.Context, orgID string, o *orgTerms, t string) ([]string, error) {
+	o.mu.Lock()
+	got, ok := o.ext[t]
+	o.mu.Unlock()
+	if ok {
+		return got, nil
+	}
+	kinds, err := r.present(ctx, orgID, NarrowerTypes(t))
+	if err != nil {
+		return nil, err
+	}
+	ex, err := r.extracted(ctx, orgID, t)
+	if err != nil {
+		return nil, err
+	}
+	got = append(kinds[:len(kinds):len(kinds)], ex...)
+	o.mu.Lock()
+	if o.ext == nil || len(o.ext) >= maxTermCache {
+		o.ext = map[string][]string{}
+	}
+	o.ext[t] = got
+	o.mu.Unlock()
+	return got, nil
+}
+
+// entityTerms are the normalized terms an entity's extractor relations
+// hang on: its name, its types and its facets' values (aliases).
+func entityTerms(e *memory.Entity) []string {
+	out := []string{memory.NormalizeTerm(e.Name)}
+	for _, t := range e.Types {
+		out = append(out, memory.NormalizeTerm(t))
+	}
+	for _, f := range e.Facets {
+		out = append(out, memory.NormalizeTerm(f.Value))
+	}
+	return out
 }
 
 // ranked orders related terms by similarity, then term, and keeps
@@ -828,7 +885,7 @@ func (r *RelatedIndex) refresh(ctx context.Context, orgID string, o *orgTerms) e
 	}
 	o.model, o.dim = model, dim
 	o.cutoff = o.noiseCutoff()
-	o.cache, o.vcache = nil, nil
+	o.cache, o.vcache, o.ext = nil, nil, nil
 	o.pending = map[string]bool{}
 	o.built, o.stale, o.builtAt = true, false, r.now()
 	r.log().DebugContext(ctx, "related terms: vocabulary loaded", "org", orgID, "terms", len(vocab), "embedded", len(missing),

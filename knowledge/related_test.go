@@ -192,9 +192,9 @@ func TestRelatedTerms(t *testing.T) {
 }
 
 // TestRelatedTermsInBackground: past SyncScan, a search's new query terms
-// get the extractors' related terms at once and their embedding
-// neighbours in the background, for the searches after; the is-a table
-// still answers at once.
+// get the is-a table's kinds at once, and their embedding neighbours and
+// the extractors' related terms in the background, for the searches
+// after.
 func TestRelatedTermsInBackground(t *testing.T) {
 	b := open(t)
 	org := memory.Caller{OrgID: "o"}
