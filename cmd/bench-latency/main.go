@@ -63,9 +63,23 @@ func main() {
 	flag.BoolVar(&withRerank, "rerank", false, "also measure full search through an in-process /rerank endpoint")
 	flag.BoolVar(&annOff, "exact", false, "embedded index: keep vector search exact at every size (no HNSW graph)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the searches to this file")
+	only := flag.String("modes", "", "measure only these comma-separated modes (default: all), in the usual order")
 	flag.Parse()
 	if *cpuProfile != "" {
 		profileTo = *cpuProfile
+	}
+	if *only != "" {
+		want := map[string]bool{}
+		for _, m := range strings.Split(*only, ",") {
+			want[strings.TrimSpace(m)] = true
+		}
+		var kept []service.Mode
+		for _, m := range modes {
+			if want[string(m)] {
+				kept = append(kept, m)
+			}
+		}
+		modes = kept
 	}
 	if err := run(*sizes, *queries, *batch, *k, *dir, *jsonOut, *seed, *index, *osURL); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-latency:", err)
