@@ -149,6 +149,24 @@ type Index struct {
 	// role ARNs the master (API) function maps to the writer role at start
 	// (fine-grained access control).
 	OpenSearchWriterRoles []string
+	// ANN configures the embedded index's approximate vector search (its
+	// HNSW graph, index/bolt); a zero field keeps the index's default.
+	ANN ANN
+}
+
+// ANN is the embedded index's approximate vector search configuration.
+type ANN struct {
+	// Threshold (INDEX_ANN_THRESHOLD) is the vectors an org needs before
+	// its searches walk the graph; -1 keeps search exact at any size.
+	Threshold int
+	// M (INDEX_ANN_M) is the neighbours per node above layer 0 (2·M on
+	// layer 0): more is better recall, more memory and slower inserts.
+	M int
+	// EfConstruction (INDEX_ANN_EF_CONSTRUCTION) is the width of the
+	// walk that links a new vector.
+	EfConstruction int
+	// EfSearch (INDEX_ANN_EF_SEARCH) is the width of a query's walk.
+	EfSearch int
 }
 
 // The embedders (EMBEDDER).
@@ -406,6 +424,24 @@ func LoadIndex(getenv func(string) string) (Index, error) {
 	}
 	if ix.OpenSearchSigV4, err = e.boolean("OPENSEARCH_SIGV4", false); err != nil {
 		errs = append(errs, err)
+	}
+	for _, v := range []struct {
+		name     string
+		to       *int
+		min, max int
+		what     string
+	}{
+		{"INDEX_ANN_THRESHOLD", &ix.ANN.Threshold, -1, 1 << 30, "a number of vectors (-1: always exact)"},
+		{"INDEX_ANN_M", &ix.ANN.M, 4, 64, "a number of neighbours from 4 to 64"},
+		{"INDEX_ANN_EF_CONSTRUCTION", &ix.ANN.EfConstruction, 16, 1024, "a walk width from 16 to 1024"},
+		{"INDEX_ANN_EF_SEARCH", &ix.ANN.EfSearch, 16, 1024, "a walk width from 16 to 1024"},
+	} {
+		if *v.to, err = e.integer(v.name, 0, v.min, v.max, v.what); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if ix.ANN.Threshold == 0 && e("INDEX_ANN_THRESHOLD") == "0" {
+		errs = append(errs, fmt.Errorf("INDEX_ANN_THRESHOLD: \"0\" is not a number of vectors (-1: always exact)"))
 	}
 	if ix.Kind == IndexOpenSearch {
 		for _, u := range e.list("OPENSEARCH_URL") {

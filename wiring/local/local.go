@@ -97,10 +97,16 @@ func OpenStore(dataDir string) (*sqlite.Store, error) {
 // holds. It never embeds: after a model change the index keeps serving
 // keyword search, and the memories of the old model are left to a
 // Reembedder (the returned count says how many; 0: none).
-func OpenIndex(ctx context.Context, dataDir string, store memory.Store, emb memory.Embedder, log *slog.Logger) (*bolt.Index, int, error) {
+//
+// ann, when given, replaces the index's default approximate vector search
+// configuration (bolt.DefaultANN); its zero fields keep the defaults.
+func OpenIndex(ctx context.Context, dataDir string, store memory.Store, emb memory.Embedder, log *slog.Logger, ann ...bolt.ANNConfig) (*bolt.Index, int, error) {
 	ix, rebuild, err := bolt.Open(filepath.Join(dataDir, "index"), emb.Model(), emb.Dimensions())
 	if err != nil {
 		return nil, 0, fmt.Errorf("open index: %w", err)
+	}
+	if len(ann) > 0 && ann[0] != (bolt.ANNConfig{}) {
+		ix.SetANN(ann[0])
 	}
 	if rebuild {
 		log.Info("rebuilding the index from the store: it was written in another layout")

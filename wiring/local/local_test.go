@@ -188,3 +188,40 @@ func TestStartupCheckRepairsByStamp(t *testing.T) {
 		t.Fatalf("%d entries left, want 4 (%v)", left, err)
 	}
 }
+
+// TestOpenIndexANN: the approximate search configuration given to
+// OpenIndex (from the INDEX_ANN_* variables) reaches the index, its zero
+// fields keeping the defaults; none given keeps DefaultANN.
+func TestOpenIndexANN(t *testing.T) {
+	ctx := context.Background()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	tests := []struct {
+		name string
+		ann  []bolt.ANNConfig
+		want bolt.ANNConfig
+	}{
+		{"default", nil, bolt.DefaultANN},
+		{"exact", []bolt.ANNConfig{{Threshold: -1}}, bolt.ANNConfig{Threshold: -1, M: bolt.DefaultANN.M,
+			EfConstruction: bolt.DefaultANN.EfConstruction, EfSearch: bolt.DefaultANN.EfSearch}},
+		{"all set", []bolt.ANNConfig{{Threshold: 1000, M: 24, EfConstruction: 200, EfSearch: 64}},
+			bolt.ANNConfig{Threshold: 1000, M: 24, EfConstruction: 200, EfSearch: 64}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			store, err := local.OpenStore(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer store.Close()
+			ix, _, err := local.OpenIndex(ctx, dir, store, hashing.New(64), log, tc.ann...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ix.Close()
+			if got := ix.ANN(); got != tc.want {
+				t.Fatalf("ANN() = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}

@@ -188,7 +188,9 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		}
 		b.OpenSearch, b.Index = ix, ix
 	default:
-		ix, stale, err := local.OpenIndex(ctx, cfg.DataDir, b.Store, emb, log)
+		a := cfg.Index.ANN
+		ix, stale, err := local.OpenIndex(ctx, cfg.DataDir, b.Store, emb, log,
+			bolt.ANNConfig{Threshold: a.Threshold, M: a.M, EfConstruction: a.EfConstruction, EfSearch: a.EfSearch})
 		if err != nil {
 			return fail(err)
 		}
