@@ -7,7 +7,7 @@ QUERIES  ?= 300
 
 export PORT DATA_DIR
 
-.PHONY: test-clients help run invoke models build-lambdas synth deploy deploy-localstack destroy bench-embed bench-locomo bench-extract run-aws-local localstack-start localstack-stop localstack-test localstack-deploy localstack-up localstack-down localstack-test-docker build test test-short fuzz vet lint fmt bench-hostile bench-latency bench-latency-opensearch bench-load opensearch-start opensearch-stop clean openapi-check
+.PHONY: test-arm64 bench-arm64 test-clients help run invoke models build-lambdas synth deploy deploy-localstack destroy bench-embed bench-locomo bench-extract run-aws-local localstack-start localstack-stop localstack-test localstack-deploy localstack-up localstack-down localstack-test-docker build test test-short fuzz vet lint fmt bench-hostile bench-latency bench-latency-opensearch bench-load opensearch-start opensearch-stop clean openapi-check
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -58,9 +58,15 @@ invoke: ## run a Lambda handler locally on a sample event (FN=api|ingest|extract
 TEST_FUZZTIME ?= 4s
 FUZZTIME      ?= 10m
 
-test: vet lint ## run every test against real local servers (OpenSearch, DynamoDB Local, ElasticMQ), race detector on, then the LocalStack stage and every fuzz target briefly (TEST_FUZZTIME)
+test: vet lint ## run every test against real local servers (OpenSearch, DynamoDB Local, ElasticMQ), race detector on, then the arm64 stage under qemu, the LocalStack stage and every fuzz target briefly (TEST_FUZZTIME)
 	scripts/test.sh
 	scripts/fuzz.sh $(TEST_FUZZTIME)
+
+test-arm64: ## make test's arm64 stage on its own: the NEON kernels and the embedded index, cross-compiled and tested under qemu-user
+	scripts/arm64.sh test
+
+bench-arm64: ## the arm64 kernels against the portable loops, under qemu-user (a ratio, not native speed)
+	scripts/arm64.sh bench
 
 test-clients: ## the Go, Python and TypeScript clients' suites against a real memoryd (scripts/clients-test.sh)
 	scripts/clients-test.sh

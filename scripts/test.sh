@@ -67,5 +67,9 @@ CLIENTS_SKIP_GO=1 scripts/clients-test.sh
 # The CDK app (its own module): synthesized for every stage and asserted.
 (cd infra && JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=1 go test -count=1 "$@" ./...)
 
+# The arm64 path (the NEON kernels and the embedded index that scores with
+# them), cross-compiled and tested under qemu-user; see scripts/arm64.sh.
+scripts/arm64.sh test
+
 # The LocalStack stage: skipped, saying why, when LocalStack cannot start.
 scripts/localstack-stage.sh run

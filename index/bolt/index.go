@@ -47,6 +47,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentmem/agentmem/internal/vecdot"
 	"hash/fnv"
 	"log/slog"
 	"math"
@@ -61,7 +62,6 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/registry"
-	"github.com/viterin/vek/vek32"
 	bbolt "go.etcd.io/bbolt"
 )
 
@@ -815,7 +815,7 @@ func drain(h scored) []memory.Hit {
 
 // dot is the float32 inner product: vek's AVX2/FMA assembly where the CPU
 // has it, plain Go elsewhere.
-func dot(a, b []float32) float32 { return vek32.Dot(a, b[:len(a)]) }
+func dot(a, b []float32) float32 { return vecdot.Float32(a, b) }
 
 // Clear empties the index of every org. The embedded backend uses it
 // before a rebuild.

@@ -1,6 +1,9 @@
 package vecdot
 
-import "golang.org/x/sys/cpu"
+import (
+	"github.com/viterin/vek/vek32"
+	"golang.org/x/sys/cpu"
+)
 
 //go:noescape
 func dotQueryAVX2(q *int16, v *int8, n int) int32
@@ -19,4 +22,13 @@ func Int16Int8(q []int16, v []int8) int32 {
 		n = 0
 	}
 	return s + int16Int8Go(q[n:], v[n:])
+}
+
+// Float32 is the inner product of two float32 vectors of equal length:
+// vek32's AVX2 kernel, measured faster here than a loop of our own.
+func Float32(a, b []float32) float32 {
+	if len(a) == 0 {
+		return 0 // vek32 panics on empty vectors
+	}
+	return vek32.Dot(a, b[:len(a)])
 }
