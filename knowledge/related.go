@@ -11,6 +11,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -87,6 +88,10 @@ const (
 	DefaultSyncScan = 1 << 16
 	// laterTimeout bounds a background expansion.
 	laterTimeout = 30 * time.Second
+	// maxLaterBatch is the most query terms one background expansion
+	// takes from the org's queue: their embedding neighbours are scored in
+	// one pass over the vocabulary.
+	maxLaterBatch = 32
 	// typePostings is the most refs read per query term to find the names
 	// of a type and the aliases of a name.
 	typePostings = 256
@@ -145,8 +150,11 @@ type orgTerms struct {
 	// query term, computed by a search that could not wait for the
 	// embedding neighbours and reused by the background expansion that
 	// finds them (and by the searches before it ends).
-	ext map[string][]string
-	later   map[string]bool      // query terms expanding in the background
+	ext   map[string][]string
+	later map[string]bool // query terms queued or expanding in the background
+	queue []string        // query terms waiting for the background worker
+	// draining is true while the org's background worker runs.
+	draining bool
 }
 
 type vectorRecord struct {
@@ -337,37 +345,55 @@ func (r *RelatedIndex) syncScan() int {
 	return DefaultSyncScan
 }
 
-// expandLater expands those of terms not already under way in the
-// background, on a context that outlives the search's, and caches them.
+// expandLater queues those of terms not already queued or under way for
+// expansion in the background, on a context that outlives the search's,
+// and caches them. One worker per org drains the queue, maxLaterBatch
+// terms at a time: a burst of searches with new words then costs one core
+// of background work, not one goroutine each competing with the searches
+// for every core (cold searches at 100,000 memories waited on their own
+// background expansions).
 func (r *RelatedIndex) expandLater(ctx context.Context, orgID string, o *orgTerms, terms []string) {
 	o.mu.Lock()
 	if o.later == nil {
 		o.later = map[string]bool{}
 	}
-	var mine []string
 	for _, t := range terms {
 		if !o.later[t] {
 			o.later[t] = true
-			mine = append(mine, t)
+			o.queue = append(o.queue, t)
 		}
 	}
-	o.mu.Unlock()
-	if len(mine) == 0 {
+	if o.draining || len(o.queue) == 0 {
+		o.mu.Unlock()
 		return
 	}
+	o.draining = true
+	o.mu.Unlock()
 	r.bg.Add(1)
 	go func() {
 		defer r.bg.Done()
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), laterTimeout)
-		defer cancel()
-		if _, err := r.expand(ctx, orgID, o, mine, true); err != nil {
-			r.log().WarnContext(ctx, "related terms: background expansion failed", "org", orgID, "terms", len(mine), "err", err)
+		for {
+			o.mu.Lock()
+			batch := o.queue[:min(len(o.queue), maxLaterBatch)]
+			o.queue = o.queue[len(batch):]
+			if len(batch) == 0 {
+				o.draining, o.queue = false, nil
+				o.mu.Unlock()
+				return
+			}
+			batch = slices.Clone(batch)
+			o.mu.Unlock()
+			bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), laterTimeout)
+			if _, err := r.expand(bctx, orgID, o, batch, true); err != nil {
+				r.log().WarnContext(bctx, "related terms: background expansion failed", "org", orgID, "terms", len(batch), "err", err)
+			}
+			cancel()
+			o.mu.Lock()
+			for _, t := range batch {
+				delete(o.later, t)
+			}
+			o.mu.Unlock()
 		}
-		o.mu.Lock()
-		for _, t := range mine {
-			delete(o.later, t)
-		}
-		o.mu.Unlock()
 	}()
 }
 
