@@ -245,3 +245,57 @@ func TestRelatedTermsInBackground(t *testing.T) {
 		t.Fatalf("the cached expansion lost the is-a terms: %v", after["people"])
 	}
 }
+
+// TestRelatedTermsQueueInBackground: many searches at once, each with new
+// words, past SyncScan: the org's one background worker expands every
+// word, so that after Wait each one's embedding neighbours are cached for
+// the next search.
+func TestRelatedTermsQueueInBackground(t *testing.T) {
+	b := open(t)
+	org := memory.Caller{OrgID: "q"}
+	var ns []service.NewMemory
+	for i, tx := range []string{ // enough vocabulary for the noise cut-off (MinNoiseTerms)
+		"I finished a wonderful book about the sea last week",
+		"My sister is an artist and she paints murals downtown",
+		"We adopted a dog from the shelter in May",
+		"The conference in Lisbon had great talks about robotics and compilers",
+		"I cooked lasagna and baked bread for the family dinner",
+		"The marathon training plan starts with easy runs on Tuesday",
+		"Our garden has tomatoes, basil, peppers and sunflowers now",
+		"Mel plays the violin in a small orchestra with her cousin",
+	} {
+		ns = append(ns, say("Ana", tx, int64(1000*(i+1))))
+	}
+	if _, err := b.Service.Create(ctx, org, ns); err != nil {
+		t.Fatal(err)
+	}
+	rel := &knowledge.RelatedIndex{Terms: b.Store, Embedder: &conceptEmbedder{}, SyncScan: 1}
+	words := []string{"novel", "puppy", "painter", "ocean", "mural", "shelter", "sea", "dog"}
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := rel.Expand(ctx, "q", []string{words[i%len(words)], words[(i+3)%len(words)]}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	rel.Wait()
+	got, err := rel.Expand(ctx, "q", []string{"novel", "puppy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	has := func(q, want string) bool {
+		for _, r := range got[q] {
+			if r.Term == want {
+				return true
+			}
+		}
+		return false
+	}
+	if !has("novel", "book") || !has("puppy", "dog") {
+		t.Fatalf("after the background worker: novel %v, puppy %v", got["novel"], got["puppy"])
+	}
+}
