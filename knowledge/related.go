@@ -416,9 +416,14 @@ func (r *RelatedIndex) expand(ctx context.Context, orgID string, o *orgTerms, to
 		if vecs, err = r.queryVectors(ctx, o, todo); err != nil {
 			return nil, err
 		}
+		// Scored on a snapshot, without the org's lock: a background
+		// batch scans the whole vocabulary, and the searches that only
+		// read the cache must not wait for it. The vocabulary's slices are
+		// only appended to or replaced, never written in place.
 		o.mu.Lock()
-		near = o.nearest(vecs, todo)
+		snap := orgTerms{terms: o.terms, vecs: o.vecs, scales: o.scales, cutoff: o.cutoff, dim: o.dim}
 		o.mu.Unlock()
+		near = snap.nearest(vecs, todo)
 	}
 	for i, t := range todo {
 		found := map[string]float64{}
