@@ -1,7 +1,10 @@
 package bolt
 
 import (
+	"container/heap"
 	"math"
+	"slices"
+	"sync/atomic"
 
 	"github.com/agentmem/agentmem/memory"
 )
@@ -13,8 +16,39 @@ type accumulator struct {
 	touched []uint32
 }
 
+// pruning turns MaxScore on; tests turn it off to compare. prunedSearches
+// counts the searches that stopped opening new memories.
+var (
+	pruning        = true
+	prunedSearches atomic.Int64
+)
+
+// qterm is one query term as keyword scores it: its postings, its weight
+// (idf · (k1+1) · its frequency in the query) and the most it can add to
+// any memory's score.
+type qterm struct {
+	p      *postings
+	w, max float32
+}
+
 // keyword scores the query's terms over the org's postings (ix.mu held for
-// reading).
+// reading), term at a time with MaxScore pruning (Turtle and Flood,
+// "Query evaluation: strategies and optimizations", 1995):
+//
+//   - the terms go in order of the most each can add to a memory's score
+//     (its weight times the BM25 term factor at the list's greatest
+//     frequency and shortest memory), rare terms first;
+//   - before each term, when the terms left could not lift a memory that
+//     none of the terms so far hold up to the k-th best score so far (among
+//     the memories the filter allows), no such memory can reach the top k:
+//     the search stops opening new memories and adds the remaining terms
+//     only to the memories it holds, seeking each in the term's ascending
+//     list, and drops those that can no longer reach the k-th best.
+//
+// The common words of a query have the longest lists and the smallest
+// bounds, so they are the ones looked up instead of read through. The
+// scores are BM25's, as without pruning; only the order of the additions
+// differs (float32 rounding, well under the parity test's tolerance).
 func (ix *Index) keyword(o *orgIndex, q memory.IndexQuery, terms []string, qtfs []uint16) []memory.Hit {
 	acc, _ := ix.acc.Get().(*accumulator)
 	if acc == nil {
@@ -31,6 +65,13 @@ func (ix *Index) keyword(o *orgIndex, q memory.IndexQuery, terms []string, qtfs 
 	for l := range norm {
 		norm[l] = float32(k1 * (1 - b + b*float64(l)/avgdl))
 	}
+	normOf := func(l uint32) float32 {
+		if l < uint32(len(norm)) {
+			return norm[l]
+		}
+		return float32(k1 * (1 - b + b*float64(l)/avgdl))
+	}
+	qs := make([]qterm, 0, len(terms))
 	for i, t := range terms {
 		id, ok := o.dict[t]
 		if !ok || o.df[id] == 0 {
@@ -39,40 +80,165 @@ func (ix *Index) keyword(o *orgIndex, q memory.IndexQuery, terms []string, qtfs 
 		df := float64(o.df[id])
 		w := float32(math.Log(1+(n-df+0.5)/(df+0.5)) * (k1 + 1) * float64(qtfs[i]))
 		p := &o.postings[id]
+		tf := float32(p.maxTF)
+		qs = append(qs, qterm{p: p, w: w, max: w * tf / (tf + normOf(p.minLen))})
+	}
+	slices.SortStableFunc(qs, func(x, y qterm) int {
+		switch {
+		case x.max > y.max:
+			return -1
+		case x.max < y.max:
+			return 1
+		}
+		return 0
+	})
+	// rest[i] bounds what the terms from i on can add; left[i] is their
+	// postings' total length.
+	rest := make([]float32, len(qs)+1)
+	left := make([]int, len(qs)+1)
+	for i := len(qs) - 1; i >= 0; i-- {
+		rest[i] = rest[i+1] + qs[i].max
+		left[i] = left[i+1] + len(qs[i].p.docs)
+	}
+	m := newMatcher(o, q.Filter)
+	var theta float32
+	i := 0
+	for ; i < len(qs); i++ {
+		// Deciding costs a pass over the memories touched so far: worth it
+		// only when the lists left are longer.
+		if pruning && i > 0 && len(acc.touched) >= q.K && left[i] > len(acc.touched) {
+			if kth, ok := kthScore(o, m, acc, q.K); ok && rest[i] < kth {
+				theta = kth * (1 - 1e-6) // float32 sums in another order may round below
+				break
+			}
+		}
+		t := qs[i]
 		// Deleted ordinals (awaiting compaction) are scored too and dropped
 		// below: checking o.ids here cost a cache miss per posting, a
 		// quarter of the query.
-		for j, d := range p.docs {
-			tf := float32(p.tfs[j])
-			l := o.length[d]
-			var nm float32
-			if l < uint32(len(norm)) {
-				nm = norm[l]
-			} else {
-				nm = float32(k1 * (1 - b + b*float64(l)/avgdl))
-			}
+		for j, d := range t.p.docs {
+			tf := float32(t.p.tfs[j])
 			if acc.score[d] == 0 {
 				acc.touched = append(acc.touched, d)
 			}
-			acc.score[d] += w * tf / (tf + nm)
+			acc.score[d] += t.w * tf / (tf + normOf(o.length[d]))
 		}
 	}
 	top := make(scored, 0, q.K+1)
-	m := newMatcher(o, q.Filter)
+	if i < len(qs) {
+		prunedSearches.Add(1)
+		top = ix.finishPruned(o, m, acc, qs[i:], rest[i:], theta, normOf, top, q.K)
+	} else {
+		for _, d := range acc.touched {
+			s := float64(acc.score[d])
+			if o.ids[d] == "" {
+				continue // deleted, awaiting compaction
+			}
+			if len(top) == q.K && s < top[0].Score {
+				continue // cannot enter: skip the filter check
+			}
+			if !m.match(int(d)) {
+				continue
+			}
+			pushTop(&top, memory.Hit{ID: o.ids[d], Score: s}, q.K)
+		}
+	}
 	for _, d := range acc.touched {
-		s := float64(acc.score[d])
 		acc.score[d] = 0
-		if o.ids[d] == "" {
-			continue // deleted, awaiting compaction
-		}
-		if len(top) == q.K && s < top[0].Score {
-			continue // cannot enter: skip the filter check
-		}
-		if !m.match(int(d)) {
-			continue
-		}
-		pushTop(&top, memory.Hit{ID: o.ids[d], Score: s}, q.K)
 	}
 	acc.touched = acc.touched[:0]
 	return drain(top)
+}
+
+// finishPruned adds the terms qs (whose bounds from each on are rest) to
+// the memories touched so far that the filter allows and that can still
+// reach theta, a lower bound of the final k-th best score, and returns the
+// k best.
+func (ix *Index) finishPruned(o *orgIndex, m *matcher, acc *accumulator, qs []qterm, rest []float32, theta float32, normOf func(uint32) float32, top scored, k int) scored {
+	var cands []uint32
+	for _, d := range acc.touched {
+		if acc.score[d]+rest[0] >= theta && o.ids[d] != "" && m.match(int(d)) {
+			cands = append(cands, d)
+		}
+	}
+	slices.Sort(cands)
+	for i, t := range qs {
+		at := 0
+		for _, d := range cands {
+			at = seek(t.p.docs, at, d)
+			if at == len(t.p.docs) {
+				break
+			}
+			if t.p.docs[at] == d {
+				tf := float32(t.p.tfs[at])
+				acc.score[d] += t.w * tf / (tf + normOf(o.length[d]))
+			}
+		}
+		kept := cands[:0]
+		for _, d := range cands {
+			if acc.score[d]+rest[i+1] >= theta {
+				kept = append(kept, d)
+			}
+		}
+		cands = kept
+	}
+	for _, d := range cands {
+		s := float64(acc.score[d])
+		if len(top) == k && s < top[0].Score {
+			continue
+		}
+		pushTop(&top, memory.Hit{ID: o.ids[d], Score: s}, k)
+	}
+	return top
+}
+
+// kthScore returns the k-th best score so far among the touched memories
+// the filter allows; ok is false when fewer than k of them are allowed.
+func kthScore(o *orgIndex, m *matcher, acc *accumulator, k int) (float32, bool) {
+	h := make(floorHeap, 0, k)
+	for _, d := range acc.touched {
+		s := acc.score[d]
+		if len(h) == k && s <= h[0] {
+			continue
+		}
+		if o.ids[d] == "" || !m.match(int(d)) {
+			continue
+		}
+		if len(h) < k {
+			heap.Push(&h, s)
+			continue
+		}
+		h[0] = s
+		heap.Fix(&h, 0)
+	}
+	if len(h) < k {
+		return 0, false
+	}
+	return h[0], true
+}
+
+// seek returns the first index at or after from whose ordinal is at least
+// d in the ascending docs (len(docs) when none), galloping then halving.
+func seek(docs []uint32, from int, d uint32) int {
+	if from >= len(docs) || docs[from] >= d {
+		return from
+	}
+	// docs[lo] < d; docs[hi] >= d or hi == len(docs).
+	lo, step, hi := from, 1, from+1
+	for hi < len(docs) && docs[hi] < d {
+		lo = hi
+		step *= 2
+		hi = lo + step
+	}
+	hi = min(hi, len(docs))
+	lo++
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if docs[mid] < d {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -61,8 +62,9 @@ func (g *zipfGen) text(i int) string {
 }
 
 // BenchmarkKeyword measures keyword search alone (no store, no vectors) on
-// one org of 100,000 of bench-latency's Zipf texts, top 10, and reports the
-// p50 and p95 latency of a fixed set of 3–8 word queries. With
+// one org of 100,000 of bench-latency's Zipf texts (KEYWORD_SIZE to change),
+// top 10, and reports the p50 and p95 latency of a fixed set of 3–8 word
+// queries, with MaxScore pruning and scoring every posting. With
 // KEYWORD_CORPUS=dir it also writes the texts and queries there (docs.txt,
 // queries.txt, one a line) for scripts/tantivy_keyword.py to index and time
 // the same workload: go test -run ^$ -bench Keyword ./index/bolt/.
@@ -74,7 +76,10 @@ func BenchmarkKeyword(b *testing.B) {
 	}
 	defer ix.Close()
 	g := newZipfGen(1)
-	const size = 100_000
+	size := 100_000
+	if v, err := strconv.Atoi(os.Getenv("KEYWORD_SIZE")); err == nil && v > 0 {
+		size = v
+	}
 	texts := make([]string, size)
 	batch := make([]*memory.Memory, 0, 1000)
 	for i := range texts {
@@ -97,26 +102,34 @@ func BenchmarkKeyword(b *testing.B) {
 		writeLines(b, filepath.Join(dir, "docs.txt"), texts)
 		writeLines(b, filepath.Join(dir, "queries.txt"), queries)
 	}
-	lat := make([]time.Duration, 0, 1<<16)
-	hits := 0
-	i := 0
-	for b.Loop() {
-		q := memory.IndexQuery{Filter: memory.Filter{OrgID: memorytest.OrgA}, Text: queries[i%len(queries)], K: 10}
-		i++
-		t := time.Now()
-		res, err := ix.Search(ctx, q)
-		lat = append(lat, time.Since(t))
-		if err != nil {
-			b.Fatal(err)
-		}
-		hits += len(res.Keyword)
+	for _, mode := range []struct {
+		name    string
+		pruning bool
+	}{{"maxscore", true}, {"every-posting", false}} {
+		b.Run(mode.name, func(b *testing.B) {
+			defer bolt.SetPruning(mode.pruning)()
+			lat := make([]time.Duration, 0, 1<<16)
+			hits := 0
+			i := 0
+			for b.Loop() {
+				q := memory.IndexQuery{Filter: memory.Filter{OrgID: memorytest.OrgA}, Text: queries[i%len(queries)], K: 10}
+				i++
+				t := time.Now()
+				res, err := ix.Search(ctx, q)
+				lat = append(lat, time.Since(t))
+				if err != nil {
+					b.Fatal(err)
+				}
+				hits += len(res.Keyword)
+			}
+			if hits == 0 {
+				b.Fatal("no query found anything")
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds()), "p95-µs")
+		})
 	}
-	if hits == 0 {
-		b.Fatal("no query found anything")
-	}
-	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
-	b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds()), "p95-µs")
 }
 
 func writeLines(b *testing.B, path string, lines []string) {

@@ -46,10 +46,15 @@ type orgIndex struct {
 }
 
 // postings lists the ordinals holding a term, ascending, with the term's
-// frequency in each.
+// frequency in each. maxTF and minLen, the greatest frequency and the
+// shortest memory ever added to the list, bound any one memory's score for
+// the term (keyword.go); a removal leaves them looser, never wrong, and
+// compaction recomputes them.
 type postings struct {
-	docs []uint32
-	tfs  []uint16
+	docs   []uint32
+	tfs    []uint16
+	maxTF  uint16
+	minLen uint32
 }
 
 func newOrgIndex() *orgIndex {
@@ -194,6 +199,10 @@ func (o *orgIndex) add(id string, d *doc, dims int) {
 		p := &o.postings[tid]
 		p.docs = append(p.docs, ord)
 		p.tfs = append(p.tfs, d.tfs[i])
+		if len(p.docs) == 1 || d.length < p.minLen {
+			p.minLen = d.length
+		}
+		p.maxTF = max(p.maxTF, d.tfs[i])
 		o.df[tid]++
 		tids[i] = tid
 	}
