@@ -11,3 +11,44 @@ func SetWalkCost(c float64) (restore func()) {
 
 // RestoredGraphs is how many orgs' graphs Open restored from a snapshot.
 func RestoredGraphs(ix *Index) int { return ix.restored }
+
+// SetPruning turns keyword search's MaxScore pruning on or off for a test,
+// and returns a function restoring it.
+func SetPruning(on bool) (restore func()) {
+	old := pruning
+	pruning = on
+	return func() { pruning = old }
+}
+
+// PrunedSearches is how many keyword searches MaxScore has pruned.
+func PrunedSearches() int64 { return prunedSearches.Load() }
+
+// HoldLinking stops the linkers before their next chunk until the returned
+// function is called, and sets how many ordinals a graph may lack before
+// writers link the excess themselves.
+func HoldLinking(unlinked int) (release func()) {
+	gate := make(chan struct{})
+	wait := func() { <-gate }
+	oldMax := maxUnlinked
+	maxUnlinked = unlinked
+	linkGate.Store(&wait)
+	return func() {
+		linkGate.Store(nil)
+		close(gate)
+		maxUnlinked = oldMax
+	}
+}
+
+// Unlinked is how many of org's ordinals its ready graph lacks (-1: no
+// ready graph).
+func Unlinked(ix *Index, org string) int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	o := ix.orgs[org]
+	if o == nil || o.graph == nil || !o.graph.ready {
+		return -1
+	}
+	o.graph.mu.RLock()
+	defer o.graph.mu.RUnlock()
+	return len(o.ids) - o.graph.built
+}

@@ -84,8 +84,11 @@ func (c ANNConfig) withDefaults() ANNConfig {
 	return c
 }
 
-// hnsw is one org's graph over its ordinals.
+// hnsw is one org's graph over its ordinals. Its users hold the Index's
+// lock (reading at least); mu orders the background linker's inserts (ann.go)
+// with the searches that walk a ready graph meanwhile.
 type hnsw struct {
+	mu         sync.RWMutex
 	m, m0, efC int
 	ml         float64
 	rng        *rand.Rand
@@ -99,7 +102,7 @@ type hnsw struct {
 	maxLevel int // -1: empty
 
 	built int  // ordinals below have been inserted (or skipped)
-	ready bool // built caught up with the org once; inserts are then synchronous
+	ready bool // built caught up with the org once; searches then walk it, and scan the ordinals from built on
 }
 
 func newHNSW(c ANNConfig) *hnsw {
@@ -555,6 +558,14 @@ func (g *hnsw) compacted(s space, next []int32, size int) *hnsw {
 			n.entry, n.maxLevel = uint32(nw), lvl
 		}
 	}
+	// The ordinals the linker had not reached keep their order: the new
+	// graph lacks the same tail, renumbered.
 	n.built, n.ready = size, g.ready
+	for old := g.built; old < len(next); old++ {
+		if next[old] >= 0 {
+			n.built = int(next[old])
+			break
+		}
+	}
 	return n
 }

@@ -105,6 +105,8 @@ type Index struct {
 	closeOnce sync.Once
 	restored  int // graphs restored at Open
 	builders  sync.WaitGroup
+	linkMu    sync.Mutex
+	linking   map[*orgIndex]bool // orgs whose new ordinals a linker is adding to the graph
 }
 
 var _ memory.Index = (*Index)(nil)
