@@ -100,7 +100,8 @@ func (k *Service) Index(ctx context.Context, orgID string, ms []*memory.Memory) 
 	if err != nil {
 		return fmt.Errorf("knowledge: read back: %w", err)
 	}
-	var written, stale []string
+	var stale []string
+	var puts []memory.KnowledgePut
 	for i, m := range todo {
 		cur := fresh[m.ID]
 		if cur == nil {
@@ -118,16 +119,19 @@ func (k *Service) Index(ctx context.Context, orgID string, ms []*memory.Memory) 
 		if len(refs) > memory.MaxRefsPerMemory {
 			refs = refs[:memory.MaxRefsPerMemory]
 		}
-		err := k.Terms.PutKnowledge(ctx, orgID, m.ID, attrs, k.Extractor.Name(), refs)
-		if memory.IsNotFound(err) {
-			continue // forgotten since
+		puts = append(puts, memory.KnowledgePut{MemoryID: m.ID, Attrs: attrs, Refs: refs})
+	}
+	written, err := k.put(ctx, orgID, puts)
+	if err != nil {
+		return err
+	}
+	if k.Related != nil {
+		byID := make(map[string][]memory.SemanticRef, len(puts))
+		for _, p := range puts {
+			byID[p.MemoryID] = p.Refs
 		}
-		if err != nil {
-			return fmt.Errorf("knowledge: index %s: %w", m.ID, err)
-		}
-		written = append(written, m.ID)
-		if k.Related != nil {
-			k.Related.Observe(orgID, refs)
+		for _, id := range written {
+			k.Related.Observe(orgID, byID[id])
 		}
 	}
 	// A patch between the read above and the write: the memory goes back
@@ -150,6 +154,34 @@ func (k *Service) Index(ctx context.Context, orgID string, ms []*memory.Memory) 
 		}
 	}
 	return nil
+}
+
+// put writes the puts' knowledge, in one call when the term index takes
+// batches (memory.KnowledgeBatcher), and returns the ids written; memories
+// forgotten since are skipped.
+func (k *Service) put(ctx context.Context, orgID string, puts []memory.KnowledgePut) ([]string, error) {
+	if len(puts) == 0 {
+		return nil, nil
+	}
+	if b, ok := k.Terms.(memory.KnowledgeBatcher); ok {
+		written, err := b.PutKnowledgeMany(ctx, orgID, k.Extractor.Name(), puts)
+		if err != nil {
+			return nil, fmt.Errorf("knowledge: index %d memories: %w", len(puts), err)
+		}
+		return written, nil
+	}
+	var written []string
+	for _, p := range puts {
+		err := k.Terms.PutKnowledge(ctx, orgID, p.MemoryID, p.Attrs, k.Extractor.Name(), p.Refs)
+		if memory.IsNotFound(err) {
+			continue // forgotten since
+		}
+		if err != nil {
+			return nil, fmt.Errorf("knowledge: index %s: %w", p.MemoryID, err)
+		}
+		written = append(written, p.MemoryID)
+	}
+	return written, nil
 }
 
 // sameSource reports whether an extractor reads the same from a and b.

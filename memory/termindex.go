@@ -141,6 +141,24 @@ type TermCounter interface {
 	TermCounts(ctx context.Context, f Filter, terms []string) (counts map[string]int, ok bool, err error)
 }
 
+// KnowledgePut is one memory's knowledge for KnowledgeBatcher.
+type KnowledgePut struct {
+	MemoryID string
+	Attrs    Attrs
+	Refs     []SemanticRef
+}
+
+// KnowledgeBatcher is what a TermIndex may add to write the knowledge of
+// many memories at once, as a batch of messages is ingested: each put is
+// PutKnowledge's (all or nothing per memory, with its validation and
+// errors), except that a memory the store no longer holds is skipped, not
+// an error. It returns the ids written, in the order of puts; when a
+// memory appears twice the last put wins. After an error some memories
+// may be written (written says which) and the others untouched.
+type KnowledgeBatcher interface {
+	PutKnowledgeMany(ctx context.Context, orgID, extractor string, puts []KnowledgePut) (written []string, err error)
+}
+
 // Limits and defaults of the TermIndex.
 const (
 	DefaultTermPostings   = 1000   // postings per term when TermLookup.Limit is 0

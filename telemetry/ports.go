@@ -57,6 +57,7 @@ func Store(s memory.Store) memory.Store {
 type embeddedExtras interface {
 	memory.TermCounter
 	memory.DocumentCommitter
+	memory.KnowledgeBatcher
 }
 
 // tracedEmbeddedStore is a traced FullStore with the embedded store's
@@ -64,6 +65,12 @@ type embeddedExtras interface {
 type tracedEmbeddedStore struct {
 	*tracedFullStore
 	embeddedExtras
+}
+
+func (e *tracedEmbeddedStore) PutKnowledgeMany(ctx context.Context, orgID, extractor string, puts []memory.KnowledgePut) (_ []string, err error) {
+	ctx, span := Start(ctx, "store.PutKnowledgeMany", orgAttr(orgID), AttrCount.Int(len(puts)))
+	defer func() { End(span, err) }()
+	return e.embeddedExtras.PutKnowledgeMany(ctx, orgID, extractor, puts)
 }
 
 // tracedCommitStore is a traced FullStore that commits documents

@@ -121,6 +121,66 @@ func TermIndexSuite(t *testing.T, open func(t *testing.T) TermIndexStore, poison
 		}
 	})
 
+	t.Run("a batch put is each memory's put, and skips forgotten memories", func(t *testing.T) {
+		w := newKWorld(t, open(t))
+		b, ok := w.s.(memory.KnowledgeBatcher)
+		if !ok {
+			t.Skip("the term index does not take batches")
+		}
+		ms := w.create(OrgA, 8)
+		w.put(ms[0], KnowledgeOf(9)) // replaced by the batch below
+		w.del(OrgA, ms[7].ID)
+		if err := w.s.Delete(ctx, OrgA, ms[7].ID); err != nil { // forgotten before its knowledge lands
+			t.Fatal(err)
+		}
+		other := w.create(OrgB, 1)
+		var puts []memory.KnowledgePut
+		for i, m := range ms {
+			puts = append(puts, memory.KnowledgePut{MemoryID: m.ID, Attrs: m.Attrs(), Refs: KnowledgeOf(i).Refs(m.ID)})
+		}
+		// A memory twice: the last put wins.
+		puts = append(puts, memory.KnowledgePut{MemoryID: ms[1].ID, Attrs: ms[1].Attrs(), Refs: KnowledgeOf(4).Refs(ms[1].ID)})
+		// Another org's memory, named in org A's batch, is not A's: skipped.
+		puts = append(puts, memory.KnowledgePut{MemoryID: other[0].ID, Attrs: memory.Attrs{}, Refs: KnowledgeOf(1).Refs(other[0].ID)})
+		written, err := b.PutKnowledgeMany(ctx, OrgA, "test/1", puts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, m := range ms[:7] {
+			want = append(want, m.ID)
+		}
+		if !reflect.DeepEqual(written, want) {
+			t.Fatalf("written %v, want %v", written, want)
+		}
+		for i, m := range ms[:7] {
+			k := KnowledgeOf(i)
+			if i == 1 {
+				k = KnowledgeOf(4)
+			}
+			refs := k.Refs(m.ID)
+			if len(refs) > memory.MaxRefsPerMemory {
+				refs = refs[:memory.MaxRefsPerMemory]
+			}
+			w.mems[m.ID], w.refs[m.ID], w.done[m.ID], w.extractor[m.ID] = m, refs, true, "test/1"
+		}
+		w.check(OrgA, all(OrgA))
+		w.check(OrgB, all(OrgB))
+		if st, err := w.s.KnowledgeStatus(ctx, OrgB, []string{other[0].ID}); err != nil || len(st) != 0 {
+			t.Fatalf("org B's memory got a status from org A's batch: %+v %v", st, err)
+		}
+		if got, err := w.s.Refs(ctx, OrgA, []memory.RefKey{{MemoryID: ms[7].ID, Ordinal: 0}}); err != nil || len(got) != 0 {
+			t.Fatalf("a forgotten memory's knowledge was written: %+v %v", got, err)
+		}
+		// Bad input names the put at fault and writes nothing.
+		bad := []memory.KnowledgePut{{MemoryID: ms[0].ID, Attrs: ms[0].Attrs(), Refs: KnowledgeOf(2).Refs(ms[0].ID)},
+			{MemoryID: "", Attrs: ms[1].Attrs()}}
+		if _, err := b.PutKnowledgeMany(ctx, OrgA, "test/1", bad); memory.ErrorCode(err) != memory.EINVALID {
+			t.Fatalf("a put without memory id: %v, want EINVALID", err)
+		}
+		w.check(OrgA, all(OrgA))
+	})
+
 	t.Run("filters follow Filter.Match", func(t *testing.T) {
 		w := newKWorld(t, open(t))
 		corpus := Corpus(OrgA, 42)

@@ -117,8 +117,15 @@ func Open(path string) (_ *Store, err error) {
 	// be lost with the machine (power, kernel, a VM stopped). FULL syncs
 	// the log at every commit: an answered write survives anything short
 	// of losing the disk, for one fsync per write transaction.
+	//
+	// temp_store(MEMORY): a multi-row statement inside a transaction keeps
+	// a statement journal to undo itself alone; on disk, each was a
+	// temporary file opened, written and closed, 16% of the CPU of an
+	// ingest that indexes knowledge. cache_size(-32768): 32 MiB of pages
+	// per connection (the default is 2 MiB), so the term index's B-trees are
+	// read from memory rather than through a system call per page.
 	dsn := "file:" + path + "?_txlock=immediate&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)" +
-		"&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)"
+		"&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)&_pragma=temp_store(MEMORY)&_pragma=cache_size(-32768)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, err
