@@ -63,6 +63,7 @@ func main() {
 	flag.BoolVar(&withRerank, "rerank", false, "also measure full search through an in-process /rerank endpoint")
 	flag.BoolVar(&annOff, "exact", false, "embedded index: keep vector search exact at every size (no HNSW graph)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the searches to this file")
+	flag.StringVar(&ingestProfile, "ingest-profile", "", "write a CPU profile of the creates (every size) to this file")
 	only := flag.String("modes", "", "measure only these comma-separated modes (default: all), in the usual order")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -89,6 +90,7 @@ func main() {
 
 var (
 	buildOnly, withRerank bool
+	ingestProfile         string // -ingest-profile
 	annOff                bool   // -exact
 	profileTo             string // -cpuprofile
 )
@@ -210,6 +212,15 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 	for i := 0; i < have; i++ { // the generator's state as if it had made them
 		gen.memory(i)
 	}
+	if ingestProfile != "" {
+		f, err := os.Create(ingestProfile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+	}
 	for _, n := range sizes {
 		start := time.Now()
 		added := 0
@@ -231,6 +242,9 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 			have += m
 		}
 		createRate := float64(added) / time.Since(start).Seconds()
+		if ingestProfile != "" && n == sizes[len(sizes)-1] {
+			pprof.StopCPUProfile()
+		}
 		if ann != nil && !buildOnly { // measure the graph, not the exact scan that answers while it builds
 			t0 := time.Now()
 			if err := ann.WaitANN(ctx); err != nil {
