@@ -176,10 +176,12 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 		return err
 	}
 	emb := &timedEmbedder{Embedder: base}
+	opening := time.Now()
 	b, err := server.OpenWith(ctx, cfg, emb, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		return err
 	}
+	opened := time.Since(opening)
 	defer b.Close()
 	if b.OpenSearch != nil {
 		defer b.OpenSearch.DeleteAll(context.Background())
@@ -211,6 +213,18 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 	}
 	for i := 0; i < have; i++ { // the generator's state as if it had made them
 		gen.memory(i)
+	}
+	if have > 0 { // start-up on an existing corpus: the store and the index, then its vector graph (restored, or rebuilt without a snapshot)
+		graph := time.Duration(0)
+		if ann != nil {
+			t0 := time.Now()
+			if err := ann.WaitANN(ctx); err != nil {
+				return err
+			}
+			graph = time.Since(t0)
+		}
+		fmt.Fprintf(os.Stderr, "# start-up on %d memories: open %s, vector graph ready %s later (RSS %.0f MiB)\n",
+			have, opened.Round(time.Millisecond), graph.Round(time.Millisecond), rssMiB())
 	}
 	if ingestProfile != "" {
 		f, err := os.Create(ingestProfile)
