@@ -59,7 +59,7 @@ func (k *Service) termPostings(ctx context.Context, f memory.Filter, terms []str
 	if len(terms) == 0 {
 		return nil, n, nil
 	}
-	posts, err := k.Terms.LookupTerms(ctx, memory.TermLookup{Filter: f, Terms: terms, Limit: limit})
+	posts, err := k.Terms.LookupTerms(ctx, memory.TermLookup{Filter: f, Terms: terms, Limit: limit, KeysOnly: true})
 	if err != nil {
 		return nil, 0, fmt.Errorf("knowledge: lookup: %w", err)
 	}

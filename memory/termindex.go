@@ -206,6 +206,12 @@ type TermLookup struct {
 	Roles []string
 	// Limit is the most postings per term; 0 means DefaultTermPostings.
 	Limit int
+	// KeysOnly asks for each posting's Term, Role and Ref only: an adapter
+	// may leave Kind and Attrs empty (the filter still applies). The
+	// knowledge list ranks memories by the terms they match and needs no
+	// more; in SQLite, reading a posting's 11 attribute columns cost three
+	// times the lookup itself.
+	KeysOnly bool
 }
 
 // TermPosting is one (term, role) under which a ref is indexed, with the

@@ -896,6 +896,18 @@ func (w *kWorld) checkLookup(q memory.TermLookup) {
 	if !reflect.DeepEqual(got, want) {
 		w.t.Fatalf("lookup %q roles %v limit %d filter %+v:\n got %d %+v\nwant %d %+v", q.Terms, q.Roles, q.Limit, q.Filter, len(got), got, len(want), want)
 	}
+	// KeysOnly: the same postings, in the same order; Kind and Attrs may
+	// be left out.
+	q.KeysOnly = true
+	keys := w.lookup(q)
+	if len(keys) != len(want) {
+		w.t.Fatalf("lookup %q keys only: %d postings, want %d", q.Terms, len(keys), len(want))
+	}
+	for i, p := range keys {
+		if p.Term != want[i].Term || p.Role != want[i].Role || p.Ref != want[i].Ref {
+			w.t.Fatalf("lookup %q keys only, posting %d: %+v, want %+v", q.Terms, i, p, want[i])
+		}
+	}
 }
 
 // expectTerm checks the count of one term for f, by Terms and by the

@@ -624,7 +624,11 @@ func (s *Store) LookupTerms(ctx context.Context, q memory.TermLookup) ([]memory.
 			args = append(args, r)
 		}
 	}
-	query := `SELECT term, role, memory_id, ordinal, ref_kind, ` + attrCols + ` FROM knowledge_terms
+	cols := `term, role, memory_id, ordinal, ref_kind, ` + attrCols
+	if q.KeysOnly {
+		cols = `term, role, memory_id, ordinal, org_id`
+	}
+	query := `SELECT ` + cols + ` FROM knowledge_terms
 		WHERE ` + cond + ` AND term = ? ORDER BY created_at DESC, memory_id DESC, ordinal DESC, role DESC LIMIT ?`
 	var out []memory.TermPosting
 	for _, term := range q.Terms {
@@ -634,12 +638,21 @@ func (s *Store) LookupTerms(ctx context.Context, q memory.TermLookup) ([]memory.
 		}
 		for rows.Next() {
 			var p memory.TermPosting
-			dest := append([]any{&p.Term, &p.Role, &p.Ref.MemoryID, &p.Ref.Ordinal, (*string)(&p.Kind)}, attrDests(&p.Attrs)...)
+			var org string
+			dest := []any{&p.Term, &p.Role, &p.Ref.MemoryID, &p.Ref.Ordinal}
+			if q.KeysOnly {
+				dest = append(dest, &org)
+			} else {
+				dest = append(append(dest, (*string)(&p.Kind)), attrDests(&p.Attrs)...)
+			}
 			if err := rows.Scan(dest...); err != nil {
 				rows.Close()
 				return nil, termsOp("lookup terms", err)
 			}
-			if p.Attrs.OrgID == q.Filter.OrgID {
+			if !q.KeysOnly {
+				org = p.Attrs.OrgID
+			}
+			if org == q.Filter.OrgID {
 				out = append(out, p)
 			}
 		}

@@ -78,9 +78,14 @@ func BenchmarkTermIndex(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+		var puts []memory.KnowledgePut
 		for i, m := range corpus {
-			if err := s.PutKnowledge(ctx, m.OrgID, m.ID, m.Attrs(), "bench", memorytest.BenchKnowledge(i).Refs(m.ID)); err != nil {
-				b.Fatal(err)
+			puts = append(puts, memory.KnowledgePut{MemoryID: m.ID, Attrs: m.Attrs(), Refs: memorytest.BenchKnowledge(i).Refs(m.ID)})
+			if len(puts) == 1000 || i == len(corpus)-1 {
+				if _, err := s.PutKnowledgeMany(ctx, m.OrgID, "bench", puts); err != nil {
+					b.Fatal(err)
+				}
+				puts = puts[:0]
 			}
 		}
 	} else {
@@ -143,6 +148,32 @@ func BenchmarkTermIndex(b *testing.B) {
 			q := memory.TermLookup{Filter: viewer, Limit: 100, Terms: []string{
 				memory.NormalizeTerm(k.Entities[0].Name), memory.NormalizeTerm(k.Entities[2].Name), memory.NormalizeTerm(k.Topics[0])}}
 			_, err := s.LookupTerms(ctx, q)
+			return err
+		})
+		lat.report(b)
+	})
+	// A knowledge-list query: 40 terms (query words and their related
+	// terms), 256 postings each at most.
+	b.Run("lookup/40-terms", func(b *testing.B) {
+		lat := latencies(b, func(i int) error {
+			var terms []string
+			for j := range 20 {
+				k := memorytest.BenchKnowledge(i*20 + j)
+				terms = append(terms, memory.NormalizeTerm(k.Entities[2].Name), memory.NormalizeTerm(k.Topics[0]))
+			}
+			_, err := s.LookupTerms(ctx, memory.TermLookup{Filter: viewer, Limit: 256, Terms: terms})
+			return err
+		})
+		lat.report(b)
+	})
+	b.Run("lookup/40-terms-keys", func(b *testing.B) {
+		lat := latencies(b, func(i int) error {
+			var terms []string
+			for j := range 20 {
+				k := memorytest.BenchKnowledge(i*20 + j)
+				terms = append(terms, memory.NormalizeTerm(k.Entities[2].Name), memory.NormalizeTerm(k.Topics[0]))
+			}
+			_, err := s.LookupTerms(ctx, memory.TermLookup{Filter: viewer, Limit: 256, Terms: terms, KeysOnly: true})
 			return err
 		})
 		lat.report(b)
