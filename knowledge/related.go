@@ -155,7 +155,22 @@ type orgTerms struct {
 	queue []string        // query terms waiting for the background worker
 	// draining is true while the org's background worker runs.
 	draining bool
+	// unsaved are term vectors embedded but not yet stored as records; the
+	// org's saver stores them in batches, off the search that embedded
+	// them, while saving is true. saveMu orders its writes with DropTerms.
+	unsaved map[string]savedVec
+	saving  bool
+	saveMu  sync.Mutex
 }
+
+// savedVec is a term vector waiting to be stored, with its model.
+type savedVec struct {
+	v     qvec
+	model string
+}
+
+// saveBatch is how many term vectors the saver stores per write.
+const saveBatch = 512
 
 type vectorRecord struct {
 	Term  string  `json:"term"`
@@ -254,12 +269,13 @@ func (r *RelatedIndex) DropTerms(ctx context.Context, orgID string, terms []stri
 	if r.Records == nil {
 		return nil
 	}
+	var dead []string
 	for len(terms) > 0 {
 		n := min(len(terms), memory.MaxQueryTerms)
 		batch := terms[:n]
 		terms = terms[n:]
 		posts, err := r.Terms.LookupTerms(ctx, memory.TermLookup{Filter: memory.Filter{OrgID: orgID, IncludeArchived: true},
-			Terms: batch, Limit: 1})
+			Terms: batch, Limit: 1, KeysOnly: true})
 		if err != nil {
 			return fmt.Errorf("related terms: drop forgotten terms: %w", err)
 		}
@@ -268,12 +284,27 @@ func (r *RelatedIndex) DropTerms(ctx context.Context, orgID string, terms []stri
 			live[p.Term] = true
 		}
 		for _, t := range batch {
-			if live[t] {
-				continue
+			if !live[t] {
+				dead = append(dead, t)
 			}
-			if err := r.Records.DeleteRecord(ctx, orgID, RelatedVectorKind, recordID(t)); err != nil {
-				return fmt.Errorf("related terms: drop the vector of a forgotten term: %w", err)
-			}
+		}
+	}
+	if len(dead) == 0 {
+		return nil
+	}
+	// A vector still waiting for the saver is dropped before it is
+	// written; one being written is deleted after.
+	o := r.org(orgID)
+	o.saveMu.Lock()
+	defer o.saveMu.Unlock()
+	o.mu.Lock()
+	for _, t := range dead {
+		delete(o.unsaved, t)
+	}
+	o.mu.Unlock()
+	for _, t := range dead {
+		if err := r.Records.DeleteRecord(ctx, orgID, RelatedVectorKind, recordID(t)); err != nil {
+			return fmt.Errorf("related terms: drop the vector of a forgotten term: %w", err)
 		}
 	}
 	return nil
@@ -397,8 +428,8 @@ func (r *RelatedIndex) expandLater(ctx context.Context, orgID string, o *orgTerm
 	}()
 }
 
-// Wait returns once the expansions under way in the background are done
-// (tests, and a clean shutdown).
+// Wait returns once the expansions and term-vector writes under way in the
+// background are done (tests, and a clean shutdown).
 func (r *RelatedIndex) Wait() { r.bg.Wait() }
 
 // expand finds the related terms of todo (normalized, none cached): the
@@ -812,7 +843,7 @@ func (r *RelatedIndex) refresh(ctx context.Context, orgID string, o *orgTerms) e
 			}
 		}
 		sort.Strings(add)
-		vs, err := r.embedTerms(ctx, orgID, add)
+		vs, err := r.embedTerms(ctx, orgID, o, add)
 		if err != nil {
 			return err
 		}
@@ -892,7 +923,7 @@ func (r *RelatedIndex) refresh(ctx context.Context, orgID string, o *orgTerms) e
 			missing = append(missing, t)
 		}
 	}
-	vs, err := r.embedTerms(ctx, orgID, missing)
+	vs, err := r.embedTerms(ctx, orgID, o, missing)
 	if err != nil {
 		return err
 	}
@@ -968,10 +999,12 @@ func quantize(v []float32) qvec {
 }
 
 // embedTerms embeds terms (as documents, so that term-to-term similarity is
-// symmetric), quantizes them and stores them when records are kept.
-func (r *RelatedIndex) embedTerms(ctx context.Context, orgID string, terms []string) ([]qvec, error) {
+// symmetric), quantizes them and, when records are kept, queues them for
+// the org's saver (o.mu held).
+func (r *RelatedIndex) embedTerms(ctx context.Context, orgID string, o *orgTerms, terms []string) ([]qvec, error) {
 	out := make([]qvec, 0, len(terms))
 	model, dim := r.Embedder.Model(), r.Embedder.Dimensions()
+	all := terms
 	for len(terms) > 0 {
 		batch := terms[:min(len(terms), embedBatch)]
 		terms = terms[len(batch):]
@@ -982,27 +1015,82 @@ func (r *RelatedIndex) embedTerms(ctx context.Context, orgID string, terms []str
 		if len(vs) != len(batch) {
 			return nil, fmt.Errorf("related terms: the embedder returned %d vectors for %d terms", len(vs), len(batch))
 		}
-		for i, v := range vs {
+		for _, v := range vs {
 			if len(v) != dim {
 				return nil, fmt.Errorf("related terms: a vector of %d dimensions, want %d", len(v), dim)
 			}
 			v = append([]float32(nil), v...)
 			memory.Normalize(v)
-			q := quantize(v)
-			out = append(out, q)
-			if r.Records != nil {
-				b := make([]byte, len(q.q))
-				for k, x := range q.q {
-					b[k] = byte(x)
-				}
-				rec := vectorRecord{Term: batch[i], Model: model, Scale: q.scale, Vec: b}
-				if _, err := r.Records.PutRecord(ctx, orgID, RelatedVectorKind, recordID(batch[i]), rec, 0); err != nil {
-					return nil, fmt.Errorf("related terms: store a term vector: %w", err)
-				}
-			}
+			out = append(out, quantize(v))
+		}
+	}
+	if r.Records != nil && len(all) > 0 {
+		if o.unsaved == nil {
+			o.unsaved = map[string]savedVec{}
+		}
+		for i, t := range all {
+			o.unsaved[t] = savedVec{out[i], model}
+		}
+		if !o.saving {
+			o.saving = true
+			r.bg.Add(1)
+			go r.save(orgID, o)
 		}
 	}
 	return out, nil
+}
+
+// save stores the org's unsaved term vectors as records, saveBatch at a
+// time (in one write when the store takes batches, memory.RecordBatcher),
+// until none is left. The vectors are derived: one that fails to be stored
+// is logged and embedded again at the next start. A search that embedded
+// a vocabulary used to store each vector in a write of its own before it
+// could answer: at 100,000 memories, seconds of fsyncs on the first search.
+func (r *RelatedIndex) save(orgID string, o *orgTerms) {
+	defer r.bg.Done()
+	ctx := context.Background()
+	for {
+		o.saveMu.Lock()
+		o.mu.Lock()
+		terms := make([]string, 0, min(len(o.unsaved), saveBatch))
+		for t := range o.unsaved {
+			terms = append(terms, t)
+		}
+		sort.Strings(terms)
+		terms = terms[:min(len(terms), saveBatch)]
+		recs := make([]memory.RecordPut, len(terms))
+		for i, t := range terms {
+			sv := o.unsaved[t]
+			delete(o.unsaved, t)
+			b := make([]byte, len(sv.v.q))
+			for k, x := range sv.v.q {
+				b[k] = byte(x)
+			}
+			recs[i] = memory.RecordPut{ID: recordID(t), Value: vectorRecord{Term: t, Model: sv.model, Scale: sv.v.scale, Vec: b}}
+		}
+		if len(recs) == 0 {
+			o.saving = false
+		}
+		o.mu.Unlock()
+		if len(recs) == 0 {
+			o.saveMu.Unlock()
+			return
+		}
+		var err error
+		if b, ok := r.Records.(memory.RecordBatcher); ok {
+			err = b.PutRecords(ctx, orgID, RelatedVectorKind, recs)
+		} else {
+			for _, rec := range recs {
+				if _, err = r.Records.PutRecord(ctx, orgID, RelatedVectorKind, rec.ID, rec.Value, 0); err != nil {
+					break
+				}
+			}
+		}
+		o.saveMu.Unlock()
+		if err != nil {
+			r.log().Warn("related terms: term vectors not stored; they are embedded again at the next start", "org", orgID, "count", len(recs), "err", err)
+		}
+	}
 }
 
 // loadVectors reads the org's stored vectors of model.

@@ -153,7 +153,10 @@ func TestRelatedTerms(t *testing.T) {
 		})
 	}
 
-	// A second process: the vocabulary's vectors are loaded from the store.
+	// A second process, after the first stored its vectors (in the
+	// background, which a clean shutdown waits for): the vocabulary's
+	// vectors are loaded from the store.
+	rel.Wait()
 	before := emb.count()
 	second := &knowledge.RelatedIndex{Terms: b.Store, Embedder: emb, Records: b.Store}
 	if got := expand(second, "o", "novel"); !slices.Contains(got, "book") {

@@ -30,3 +30,17 @@ type RecordStore interface {
 	// DeleteRecord removes a record; absent records are not an error.
 	DeleteRecord(ctx context.Context, org, kind, id string) error
 }
+
+// RecordPut is one record of RecordBatcher.PutRecords.
+type RecordPut struct {
+	ID    string
+	Value any
+}
+
+// RecordBatcher is what a RecordStore may add to store many records of one
+// kind at once: PutRecord with ifVersion 0 for each, in one write. A
+// vocabulary of a hundred thousand term vectors was a hundred thousand
+// transactions, each with its own fsync.
+type RecordBatcher interface {
+	PutRecords(ctx context.Context, org, kind string, recs []RecordPut) error
+}

@@ -58,6 +58,7 @@ type embeddedExtras interface {
 	memory.TermCounter
 	memory.DocumentCommitter
 	memory.KnowledgeBatcher
+	memory.RecordBatcher
 }
 
 // tracedEmbeddedStore is a traced FullStore with the embedded store's

@@ -15,6 +15,32 @@ func RecordSuite(t *testing.T, open func(t *testing.T) memory.RecordStore) {
 		State     string `json:"state"`
 		Fragments int    `json:"fragments"`
 	}
+	t.Run("batch puts", func(t *testing.T) {
+		s := open(t)
+		b, ok := s.(memory.RecordBatcher)
+		if !ok {
+			t.Skip("the record store does not take batches")
+		}
+		if _, err := s.PutRecord(ctx, OrgA, "VEC", "v1", status{"old", 1}, 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.PutRecords(ctx, OrgA, "VEC", []memory.RecordPut{{ID: "v1", Value: status{"a", 1}}, {ID: "v2", Value: status{"b", 2}}}); err != nil {
+			t.Fatal(err)
+		}
+		for id, want := range map[string]struct {
+			v int64
+			s status
+		}{"v1": {2, status{"a", 1}}, "v2": {1, status{"b", 2}}} {
+			var got status
+			if v, err := s.GetRecord(ctx, OrgA, "VEC", id, &got); err != nil || v != want.v || got != want.s {
+				t.Fatalf("%s: %+v version %d %v, want %+v version %d", id, got, v, err, want.s, want.v)
+			}
+		}
+		var got status
+		if _, err := s.GetRecord(ctx, OrgB, "VEC", "v2", &got); memory.ErrorCode(err) != memory.ENOTFOUND {
+			t.Fatalf("another org sees a batch's record: %v", err)
+		}
+	})
 	t.Run("versions, conditions, org scoping", func(t *testing.T) {
 		s := open(t)
 		v, err := s.PutRecord(ctx, OrgA, "DOC", "d1", status{"pending", 0}, 0)

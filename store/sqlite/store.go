@@ -723,6 +723,30 @@ func (s *Store) PutRecord(ctx context.Context, org, kind, id string, value any, 
 	return v, tx.Commit()
 }
 
+var _ memory.RecordBatcher = (*Store)(nil)
+
+// PutRecords implements memory.RecordBatcher in one transaction.
+func (s *Store) PutRecords(ctx context.Context, org, kind string, recs []memory.RecordPut) (err error) {
+	defer wrap(&err, "put %d records %s", len(recs), kind)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, r := range recs {
+		js, err := json.Marshal(r.Value)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO records (org_id, kind, id, version, value) VALUES (?,?,?,1,?)
+			ON CONFLICT (org_id, kind, id) DO UPDATE SET version = records.version + 1, value = excluded.value`,
+			org, kind, r.ID, js); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
 // putRecord is PutRecord within tx.
 func putRecord(ctx context.Context, tx *sql.Tx, org, kind, id string, value any, ifVersion int64) (int64, error) {
 	js, err := json.Marshal(value)

@@ -218,6 +218,9 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 	opts = append(append(wiring.KnowledgeServiceOptions(k), rerank.Options(cfg.Rerank, rr)...), opts...)
 	b.Service = service.NewService(store, index, tracedEmb, wiring.ServiceOptions(cfg.Service, log, opts...)...)
 	b.closers.Add(b.Service.Close) // closed first: its queued accesses need the store
+	if k != nil && k.Related != nil {
+		b.closers.Add(func() error { k.Related.Wait(); return nil }) // term vectors still being stored, expansions under way
+	}
 	if ol, ok := b.Store.(memory.OrgLister); ok && k != nil {
 		b.closers.Add(wiring.StartBackfill(ctx, k, ol, log)) // stopped before the service and store close
 	}
