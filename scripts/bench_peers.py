@@ -69,6 +69,12 @@ def steps(*pairs):
     return [{"name": n, "seconds": s} for n, s in pairs]
 
 
+def progress(system, what, since):
+    """Notes on stderr how far a system got, so that a run stopped by the
+    timeout says where."""
+    print(f"bench_peers: {system}: {what} after {time.perf_counter() - since:.1f} s", file=sys.stderr, flush=True)
+
+
 def read_lines(path):
     with open(path, encoding="utf-8") as f:
         return f.read().splitlines()
@@ -152,6 +158,7 @@ def run_tantivy(d, work, k, warmup):
             w.add_document(tantivy.Document(id=start + i, body=t))
         n += len(texts)
     t1 = time.perf_counter()
+    progress("tantivy", f"{n} added", t0)
     w.commit()
     w.wait_merging_threads()
     index.reload()
@@ -214,10 +221,13 @@ def run_lancedb(d, work, k, warmup):
     tbl = db.create_table("docs", data=pa.RecordBatchReader.from_batches(schema, stream()), schema=schema)
     n = tbl.count_rows()
     t1 = time.perf_counter()
+    progress("lancedb", f"{n} rows written", t0)
     tbl.create_index("text", config=FTS())
     t2 = time.perf_counter()
+    progress("lancedb", "FTS index built", t0)
     tbl.create_index("vector", config=HnswSq(distance_type="cosine"))
     t3 = time.perf_counter()
+    progress("lancedb", "vector index built", t0)
     tbl.search(qvecs[0], vector_column_name="vector").distance_type("cosine").select(["id"]).limit(k).to_arrow()
     t4 = time.perf_counter()
     reranker = RRFReranker(K=60)
@@ -275,6 +285,8 @@ def run_chroma(d, work, k, warmup):
     for start, _, vecs in batches(d, size):
         col.add(ids=[str(start + i) for i in range(len(vecs))], embeddings=vecs)
         n += len(vecs)
+        if n // 100_000 != (n - len(vecs)) // 100_000:
+            progress("chroma", f"{n} added", t0)
     t1 = time.perf_counter()
     col.query(query_embeddings=qvecs[:1], n_results=k, include=[])
     t2 = time.perf_counter()
@@ -379,11 +391,14 @@ def parent(args):
         err = None
         try:
             p = subprocess.run(cmd, timeout=args.timeout or None)
-            if p.returncode != 0:
-                err = f"exit status {p.returncode}"
+            if p.returncode < 0:
+                err = f"stopped by signal {-p.returncode} after {time.perf_counter() - t:.0f} s"
+            elif p.returncode != 0:
+                err = f"exit status {p.returncode} after {time.perf_counter() - t:.0f} s"
         except subprocess.TimeoutExpired:
             err = f"stopped after {time.perf_counter() - t:.0f} s (timeout)"
-            shutil.rmtree(os.path.join(args.dir, "peer-" + s), ignore_errors=True)
+        # A child that was stopped did not clean up after itself.
+        shutil.rmtree(os.path.join(args.dir, "peer-" + s), ignore_errors=True)
         if err is None:
             with open(out) as f:
                 results.append(json.load(f))

@@ -2,7 +2,7 @@
 # peers-venv.sh: prints the Python of the virtual environment that
 # make bench-peers runs scripts/bench_peers.py in (LanceDB, Chroma, tantivy,
 # numpy, pyarrow), installing it the first time from
-# scripts/peers-requirements.txt (pinned, with hashes; about 700 MB); later
+# scripts/peers-requirements.txt (pinned, with hashes; about 900 MB); later
 # runs reuse it and need no network.
 #
 #   scripts/peers-venv.sh    install if needed, then print the venv's python

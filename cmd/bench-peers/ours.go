@@ -210,6 +210,9 @@ func ingestOurs(ctx context.Context, ix *bolt.Index, corpus string, meta corpusM
 		}
 		ms = append(ms, m)
 		n++
+		if n%100_000 == 0 {
+			slog.Info("ours: upserting", "memories", n)
+		}
 		if len(ms) == batch {
 			return flush()
 		}
