@@ -7,7 +7,7 @@ QUERIES  ?= 300
 
 export PORT DATA_DIR
 
-.PHONY: test-arm64 bench-arm64 test-clients help run invoke models build-lambdas synth deploy deploy-localstack destroy bench-embed bench-locomo bench-extract run-aws-local localstack-start localstack-stop localstack-test localstack-deploy localstack-up localstack-down localstack-test-docker build test test-short fuzz vet lint fmt bench-hostile bench-latency bench-latency-opensearch bench-load opensearch-start opensearch-stop clean openapi-check
+.PHONY: test-arm64 bench-arm64 test-clients help run invoke models build-lambdas synth deploy deploy-localstack destroy bench-embed bench-locomo bench-extract run-aws-local localstack-start localstack-stop localstack-test localstack-deploy localstack-up localstack-down localstack-test-docker build test test-short fuzz vet lint fmt bench-hostile bench-latency bench-latency-opensearch bench-peers bench-load opensearch-start opensearch-stop clean openapi-check
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -155,6 +155,14 @@ bench-latency: ## batch-create throughput, search latency per mode and stage, re
 bench-latency-opensearch: ## the same against a local OpenSearch node (started and stopped here)
 	@url=$$(scripts/opensearch.sh start) && trap 'scripts/opensearch.sh stop' EXIT && \
 	  $(GO) run ./cmd/bench-latency -index opensearch -opensearch-url $$url -sizes $(SIZES) -queries $(QUERIES)
+
+# bench-peers measures at 100,000 memories unless SIZES is given on the
+# command line (the 10,000 default above is bench-latency's).
+PEER_SIZES    = $(if $(filter command line environment,$(origin SIZES)),$(SIZES),100000)
+PEERS_TIMEOUT ?= 0s
+bench-peers: ## this index beside LanceDB, Chroma, tantivy and a numpy scan, each alone, back to back (SIZES=100000,1000000; BENCH_DIR keeps the corpora; PEERS_TIMEOUT per system); writes bench-peers.json
+	@py=$$(scripts/peers-venv.sh) && \
+	  $(GO) run ./cmd/bench-peers -sizes $(PEER_SIZES) -queries $(QUERIES) -python "$$py" -timeout $(PEERS_TIMEOUT) -json bench-peers.json $(if $(BENCH_DIR),-dir $(BENCH_DIR))
 
 CLIENTS  ?= 50
 DURATION ?= 60s

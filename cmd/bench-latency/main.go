@@ -29,7 +29,6 @@ import (
 	"github.com/agentmem/agentmem/service"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -44,6 +43,7 @@ import (
 
 	"github.com/agentmem/agentmem/index/bolt"
 	"github.com/agentmem/agentmem/internal/config"
+	"github.com/agentmem/agentmem/internal/synth"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/retrieval"
 	"github.com/agentmem/agentmem/wiring/server"
@@ -187,7 +187,7 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 		defer b.OpenSearch.DeleteAll(context.Background())
 	}
 	caller := memory.Caller{OrgID: "bench"}
-	gen := newGenerator(seed)
+	gen := synth.New(seed)
 
 	what := "embedded index (boltindex: BM25 + exact vectors)"
 	ann, _ := b.Index.(annIndex)
@@ -212,7 +212,7 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 		return err
 	}
 	for i := 0; i < have; i++ { // the generator's state as if it had made them
-		gen.memory(i)
+		gen.Memory(i)
 	}
 	if have > 0 { // start-up on an existing corpus: the store and the index, then its vector graph (restored, or rebuilt without a snapshot)
 		graph := time.Duration(0)
@@ -242,7 +242,7 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 			m := min(batch, n-have)
 			in := make([]service.NewMemory, m)
 			for i := range in {
-				in[i] = gen.memory(have + i)
+				in[i] = newMemory(gen, have+i)
 			}
 			res, err := b.Service.Create(ctx, caller, in)
 			if err != nil {
@@ -278,7 +278,7 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 		r := Result{Memories: have, CreatePerSec: createRate, SearchMs: map[string]map[string]float64{}}
 		qs := make([]string, queries)
 		for i := range qs {
-			qs[i] = gen.query()
+			qs[i] = gen.Query()
 		}
 		if profileTo != "" {
 			f, err := os.Create(profileTo)
@@ -447,14 +447,14 @@ func serveRerank(w http.ResponseWriter, r *http.Request) {
 // measureTerms times the TermIndex prefix completion behind
 // /v1/knowledge/terms: one to three first letters of the corpus's words,
 // as a user types them, org-wide (the counters' path) and for one agent.
-func measureTerms(ctx context.Context, store memory.Store, gen *generator, n int, r *Result) error {
+func measureTerms(ctx context.Context, store memory.Store, gen *synth.Generator, n int, r *Result) error {
 	ti, ok := store.(memory.TermIndex)
 	if !ok {
 		return nil
 	}
 	var xs []float64
 	for i := 0; i < n; i++ {
-		w := gen.vocab[gen.zipf.Uint64()]
+		w := gen.Word()
 		p := w[:min(len(w), 1+i%3)]
 		t0 := time.Now()
 		if _, err := ti.Terms(ctx, memory.Filter{OrgID: "bench"}, p, 10); err != nil {
@@ -502,62 +502,15 @@ func dirSize(dir string) int64 {
 	return n
 }
 
-// generator makes synthetic memories: words drawn from a Zipf distribution
-// over a vocabulary of real English words and generated names, lengths from
-// one short sentence to a paragraph, spread over rooms, speakers and types.
-type generator struct {
-	rng   *rand.Rand
-	zipf  *rand.Zipf
-	vocab []string
+// newMemory is the service's form of the generator's i-th memory.
+func newMemory(gen *synth.Generator, i int) service.NewMemory {
+	m := gen.Memory(i)
+	return service.NewMemory{
+		Type:       m.Type,
+		Content:    memory.Content{Text: m.Text},
+		RoomID:     m.RoomID,
+		EntityID:   m.EntityID,
+		CreatedAt:  m.CreatedAt,
+		DocumentID: m.DocumentID,
+	}
 }
-
-func newGenerator(seed uint64) *generator {
-	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	base := strings.Fields(`time person year way day thing man world life hand part child eye woman place work week
-		case point government company number group problem fact meeting project budget travel flight hotel dinner
-		coffee tea pizza book movie music concert guitar piano painting garden dog cat family friend school doctor
-		hospital birthday wedding holiday summer winter spring autumn beach mountain hike run marathon gym yoga
-		recipe kitchen bread cake wine beer restaurant office manager team client contract invoice payment bank
-		house apartment rent car bike train bus airport visa passport ticket museum city country language course
-		exam degree job interview salary promotion deadline launch release bug feature design review sprint plan
-		allergy medicine appointment dentist sister brother mother father son daughter partner neighbour camping
-		photo camera phone laptop email message call video game football tennis swimming chess podcast novel`)
-	vocab := append([]string(nil), base...)
-	syll := []string{"ka", "lo", "mi", "ra", "ten", "vos", "ne", "da", "sul", "pri", "an", "tor", "el", "zu"}
-	for len(vocab) < 20000 {
-		w := syll[rng.IntN(len(syll))] + syll[rng.IntN(len(syll))] + syll[rng.IntN(len(syll))]
-		vocab = append(vocab, w)
-	}
-	return &generator{rng: rng, zipf: rand.NewZipf(rng, 1.1, 2, uint64(len(vocab)-1)), vocab: vocab}
-}
-
-func (g *generator) words(n int) string {
-	w := make([]string, n)
-	for i := range w {
-		w[i] = g.vocab[g.zipf.Uint64()]
-	}
-	return strings.Join(w, " ")
-}
-
-var types = []memory.Type{memory.TypeMessage, memory.TypeMessage, memory.TypeMessage, memory.TypeFact, memory.TypeFragment, memory.TypeCustom}
-
-func (g *generator) memory(i int) service.NewMemory {
-	n := 5 + g.rng.IntN(20)
-	if g.rng.IntN(5) == 0 {
-		n = 40 + g.rng.IntN(120) // a paragraph
-	}
-	t := types[g.rng.IntN(len(types))]
-	m := service.NewMemory{
-		Type:      t,
-		Content:   memory.Content{Text: fmt.Sprintf("%s (%d)", g.words(n), i)},
-		RoomID:    fmt.Sprintf("room-%d", g.rng.IntN(200)),
-		EntityID:  fmt.Sprintf("user-%d", g.rng.IntN(50)),
-		CreatedAt: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli() + int64(i)*60_000,
-	}
-	if t == memory.TypeFragment {
-		m.DocumentID = fmt.Sprintf("doc-%d", i/20)
-	}
-	return m
-}
-
-func (g *generator) query() string { return g.words(3 + g.rng.IntN(6)) }
