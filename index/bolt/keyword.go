@@ -127,7 +127,7 @@ func (ix *Index) keyword(o *orgIndex, q memory.IndexQuery, terms []string, qtfs 
 	top := make(scored, 0, q.K+1)
 	if i < len(qs) {
 		prunedSearches.Add(1)
-		top = ix.finishPruned(o, m, acc, qs[i:], rest[i:], theta, normOf, top, q.K)
+		top = finishPruned(o, m, acc, qs[i:], rest[i:], theta, normOf, top, q.K)
 	} else {
 		for _, d := range acc.touched {
 			s := float64(acc.score[d])
@@ -154,7 +154,7 @@ func (ix *Index) keyword(o *orgIndex, q memory.IndexQuery, terms []string, qtfs 
 // the memories touched so far that the filter allows and that can still
 // reach theta, a lower bound of the final k-th best score, and returns the
 // k best.
-func (ix *Index) finishPruned(o *orgIndex, m *matcher, acc *accumulator, qs []qterm, rest []float32, theta float32, normOf func(uint32) float32, top scored, k int) scored {
+func finishPruned(o *orgIndex, m *matcher, acc *accumulator, qs []qterm, rest []float32, theta float32, normOf func(uint32) float32, top scored, k int) scored {
 	var cands []uint32
 	for _, d := range acc.touched {
 		if acc.score[d]+rest[0] >= theta && o.ids[d] != "" && m.match(int(d)) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/index/bolt"
+	"github.com/agentmem/agentmem/internal/synth"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/memory/memorytest"
 )
@@ -20,7 +21,7 @@ func TestKeywordPruningIsExact(t *testing.T) {
 	ctx := context.Background()
 	ix, _ := open(t, t.TempDir(), model)
 	defer ix.Close()
-	g := newZipfGen(7)
+	g := synth.New(7)
 	var ids []string
 	batch := make([]*memory.Memory, 0, 500)
 	agents := []string{"", "agent-1", "agent-2"}
@@ -29,7 +30,7 @@ func TestKeywordPruningIsExact(t *testing.T) {
 		if i%5 == 0 {
 			typ = memory.TypeFact
 		}
-		m := memorytest.New(memorytest.OrgA, agents[i%3], typ, g.text(i), memorytest.Base+int64(i)*1000)
+		m := memorytest.New(memorytest.OrgA, agents[i%3], typ, g.Memory(i).Text, memorytest.Base+int64(i)*1000)
 		m.Embedding = nil
 		m.RoomID = fmt.Sprintf("room-%d", i%7)
 		ids = append(ids, m.ID)
@@ -63,7 +64,7 @@ func TestKeywordPruningIsExact(t *testing.T) {
 	}
 	queries := []string{"time", "time person year", "kalomi time"}
 	for i := 0; i < annQueries*2; i++ {
-		queries = append(queries, g.words(1+i%8))
+		queries = append(queries, g.Words(1+i%8))
 	}
 	pruned, before := 0, bolt.PrunedSearches()
 	for _, f := range filters {
