@@ -81,15 +81,32 @@ export function toast(text) {
   toastTimer = setTimeout(() => el.classList.remove('show'), 4000);
 }
 
+// settle answers the last question asked with the dialog, until its close
+// event arrives.
+let settle = null;
+
 /** confirm asks with the page's dialog; resolves true when confirmed. */
 export function confirm(text, action = 'Confirm') {
   const dlg = document.getElementById('confirm');
+  // The close event of the question before is dispatched after its dialog
+  // closed, and can arrive once the dialog is open again: that question is
+  // answered here, while returnValue still holds its answer, and the
+  // stale event is ignored below (it answered "no" to a delete that the
+  // user then confirmed, and the confirmation was lost).
+  if (settle) settle();
   document.getElementById('confirm-text').textContent = text;
   document.getElementById('confirm-ok').textContent = action;
   dlg.returnValue = '';
   dlg.showModal();
   return new Promise((resolve) => {
-    dlg.addEventListener('close', () => resolve(dlg.returnValue === 'ok'), { once: true });
+    const answer = () => {
+      dlg.removeEventListener('close', onClose);
+      if (settle === answer) settle = null;
+      resolve(dlg.returnValue === 'ok');
+    };
+    const onClose = () => { if (!dlg.open) answer(); };
+    settle = answer;
+    dlg.addEventListener('close', onClose);
   });
 }
 
