@@ -93,10 +93,10 @@ var maxUnlinked = 16_384
 // linkGate, when set (by tests), is called by the linker before each chunk.
 var linkGate atomic.Pointer[func()]
 
-// linkChunk is how many ordinals the linker inserts per hold of the read
-// lock (each insert under the graph's own lock), so a writer waits at most
-// one chunk and a search at most one insert.
-const linkChunk = 16
+// linkChunk is how many ordinals per core the linker inserts per hold of
+// the read lock, so a writer waits at most one chunk; searches wait only
+// for the chunk's apply step (hnswbatch.go).
+const linkChunk = 4
 
 // maintain brings org's graph up to date after its memories changed (ix.mu
 // held for writing): a built graph's new ordinals are linked in the
@@ -218,15 +218,19 @@ func (ix *Index) link(org string, o *orgIndex) {
 		done := true
 		ix.mu.RLock()
 		if g := o.graph; ix.orgs[org] == o && g != nil && g.ready {
-			for range linkChunk {
-				g.mu.Lock()
-				g.extend(o, ix.dims, 1)
-				done = g.built >= len(o.ids)
-				g.mu.Unlock()
-				if done {
-					break
-				}
-			}
+			// Planned under the graph's read lock, so searches walk it
+			// meanwhile; applied under its write lock. This goroutine is
+			// the graph's only writer while it holds ix.mu for reading.
+			s, workers := spaceOf(o, ix.dims), buildWorkers()
+			g.mu.RLock()
+			ords, next := g.pending(o, len(o.ids), linkChunk*workers)
+			plan := g.plan(s, ords, workers)
+			g.mu.RUnlock()
+			g.mu.Lock()
+			g.apply(s, plan, workers)
+			g.built = next
+			done = g.built >= len(o.ids)
+			g.mu.Unlock()
 		}
 		ix.mu.RUnlock()
 		if !done {

@@ -23,7 +23,8 @@ import (
 // of each path, their ratio and the graph's recall@10 against the exact
 // scan, unfiltered and under filters allowing 25% and 5% of the org.
 // Sizes from ANN_BENCH_SIZES (default 100000); ANN_M, ANN_EFC and ANN_EF
-// override DefaultANN:
+// override DefaultANN, and ANN_WORKERS the goroutines that build the graph
+// (default: every core):
 //
 //	ANN_BENCH_SIZES=100000 go test -run '^$' -bench ANN -benchtime 1x ./index/bolt
 func BenchmarkANN(b *testing.B) {
@@ -47,6 +48,14 @@ func BenchmarkANN(b *testing.B) {
 			}
 			*p = n
 		}
+	}
+	if s := os.Getenv("ANN_WORKERS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer func(f func() int) { buildWorkers = f }(buildWorkers)
+		buildWorkers = func() int { return n }
 	}
 	for _, size := range sizes {
 		b.Run(fmt.Sprintf("size=%d", size), func(b *testing.B) { benchANN(b, size, cfg) })

@@ -40,7 +40,9 @@ import (
 // The graph is derived and kept in memory only: it is built in the
 // background when an org crosses the threshold (at start for orgs already
 // above it), and until it has caught up the exact scan answers, so a
-// search is never wrong, only slower, while it builds.
+// search is never wrong, only slower, while it builds. Nodes go in by
+// batches, planned and applied on every core (hnswbatch.go), and the graph
+// is the same whatever the number of cores.
 
 // ANNConfig sets the approximate vector index. The zero value of a field
 // takes DefaultANN's.
@@ -386,53 +388,6 @@ func (g *hnsw) randomLevel() int {
 	return min(int(-math.Log(u)*g.ml), 30)
 }
 
-// insert links ordinal ord, whose int8 vector is in s, into the graph.
-func (g *hnsw) insert(s space, ord uint32) {
-	g.grow(int(ord) + 1)
-	lvl := g.randomLevel()
-	if lvl > 0 {
-		g.upper[ord] = make([][]uint32, lvl)
-	}
-	if g.maxLevel < 0 {
-		g.level[ord] = int8(lvl)
-		g.entry, g.maxLevel = ord, lvl
-		return
-	}
-	buf := make([]int16, s.dims)
-	p := s.widen(ord, buf)
-	scratch := make([]int16, s.dims)
-	vis := getVisited(len(g.level))
-	defer visitedPool.Put(vis)
-	ep := node{s.score(&p, g.entry), g.entry}
-	ep = g.greedy(s, &p, ep, g.maxLevel, lvl)
-	eps := []node{ep}
-	for l := min(lvl, g.maxLevel); l >= 0; l-- {
-		if l < min(lvl, g.maxLevel) {
-			vis.gen++ // each layer is a fresh walk
-			if vis.gen == 0 {
-				clear(vis.mark)
-				vis.gen = 1
-			}
-		}
-		res := g.walk(s, &p, eps, l, g.efC, nil, vis)
-		cands := []node(res)
-		nb := g.selectNeighbours(s, slices.Clone(cands), g.m, scratch)
-		g.setNeighbours(ord, l, nb)
-		limit := g.m
-		if l == 0 {
-			limit = g.m0
-		}
-		for _, n := range nb {
-			g.link(s, n, ord, l, limit, scratch)
-		}
-		eps = cands
-	}
-	g.level[ord] = int8(lvl)
-	if lvl > g.maxLevel {
-		g.entry, g.maxLevel = ord, lvl
-	}
-}
-
 // link adds the edge from to to on layer l, re-selecting from's
 // neighbours with the heuristic when it would exceed limit.
 func (g *hnsw) link(s space, from, to uint32, l, limit int, buf []int16) {
@@ -468,7 +423,9 @@ func (g *hnsw) search(s space, p *probe, ef int, allow func(uint32) bool) []node
 }
 
 // extend inserts the org's ordinals from g.built, at most limit of them
-// (all when limit ≤ 0), skipping those without a vector.
+// (all when limit ≤ 0), skipping those without a vector, in batches of
+// buildChunk planned and applied on every core (hnswbatch.go); the caller
+// holds g.mu for writing.
 func (g *hnsw) extend(o *orgIndex, dims, limit int) {
 	s := spaceOf(o, dims)
 	end := len(o.ids)
@@ -476,10 +433,11 @@ func (g *hnsw) extend(o *orgIndex, dims, limit int) {
 		end = min(end, g.built+limit)
 	}
 	g.grow(len(o.ids))
-	for ; g.built < end; g.built++ {
-		if o.hasVec[g.built] && g.level[g.built] < 0 { // present when restored from a snapshot
-			g.insert(s, uint32(g.built))
-		}
+	workers := buildWorkers()
+	for g.built < end {
+		ords, next := g.pending(o, end, buildChunk)
+		g.apply(s, g.plan(s, ords, workers), workers)
+		g.built = next
 	}
 }
 
