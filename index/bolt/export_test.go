@@ -20,7 +20,8 @@ func SetPruning(on bool) (restore func()) {
 	return func() { pruning = old }
 }
 
-// PrunedSearches is how many keyword searches MaxScore has pruned.
+// PrunedSearches is how many keyword searches (parts of a split search
+// each count) MaxScore has pruned.
 func PrunedSearches() int64 { return prunedSearches.Load() }
 
 // HoldLinking stops the linkers before their next chunk until the returned
@@ -51,4 +52,13 @@ func Unlinked(ix *Index, org string) int {
 	o.graph.mu.RLock()
 	defer o.graph.mu.RUnlock()
 	return len(o.ids) - o.graph.built
+}
+
+// SetKeywordParts makes every keyword search run in n parts (0: by the
+// size of its lists, as in production), and returns a function restoring
+// it.
+func SetKeywordParts(n int) (restore func()) {
+	old := forceParts
+	forceParts = n
+	return func() { forceParts = old }
 }

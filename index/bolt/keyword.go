@@ -3,7 +3,9 @@ package bolt
 import (
 	"container/heap"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/agentmem/agentmem/memory"
@@ -49,15 +51,13 @@ type qterm struct {
 // bounds, so they are the ones looked up instead of read through. The
 // scores are BM25's, as without pruning; only the order of the additions
 // differs (float32 rounding, well under the parity test's tolerance).
+//
+// A query whose lists hold more than keywordParallelMin postings is split
+// by ordinal range across the cores, each part pruned on its own: a query
+// of common words only, which MaxScore cannot prune until late, then
+// takes a share of the time (Lucene searches an index's segments
+// concurrently alike).
 func (ix *Index) keyword(o *orgIndex, q memory.IndexQuery, terms []string, qtfs []uint16) []memory.Hit {
-	acc, _ := ix.acc.Get().(*accumulator)
-	if acc == nil {
-		acc = &accumulator{}
-	}
-	defer ix.acc.Put(acc)
-	if len(acc.score) < len(o.ids) {
-		acc.score = make([]float32, len(o.ids)+len(o.ids)/4)
-	}
 	n := float64(o.live)
 	avgdl := float64(o.totalLen) / n
 	// norm[l] caches k1*(1-b+b*l/avgdl) for short documents.
@@ -92,6 +92,87 @@ func (ix *Index) keyword(o *orgIndex, q memory.IndexQuery, terms []string, qtfs 
 		}
 		return 0
 	})
+	parts := keywordParts(qs)
+	if parts == 1 {
+		return drain(ix.keywordPart(o, q, qs, normOf))
+	}
+	// Each part scores the ordinals of its share of the org, from its
+	// share of every list, exactly (MaxScore within the part); the best k
+	// of the parts' best k are the best k.
+	tops := make([]scored, parts)
+	var wg sync.WaitGroup
+	for i := range parts {
+		lo, hi := uint32(len(o.ids)*i/parts), uint32(len(o.ids)*(i+1)/parts)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tops[i] = ix.keywordPart(o, q, within(qs, lo, hi), normOf)
+		}()
+	}
+	wg.Wait()
+	top := make(scored, 0, q.K+1)
+	for _, t := range tops {
+		for _, h := range t {
+			pushTop(&top, h, q.K)
+		}
+	}
+	return drain(top)
+}
+
+// keywordParallelMin is the postings a query's terms hold from which
+// keyword search splits the org's ordinals across cores; forceParts, when
+// positive, sets the number of parts (tests).
+var (
+	keywordParallelMin = 1 << 18
+	forceParts         = 0
+)
+
+// keywordParts is how many parts a keyword search of qs runs in: one per
+// core (up to 8) once the lists are long enough to be worth a goroutine
+// each.
+func keywordParts(qs []qterm) int {
+	if forceParts > 0 {
+		return forceParts
+	}
+	total := 0
+	for _, t := range qs {
+		total += len(t.p.docs)
+	}
+	if total < keywordParallelMin {
+		return 1
+	}
+	return max(1, min(runtime.GOMAXPROCS(0), 8))
+}
+
+// within returns qs restricted to the ordinals in [lo, hi): each list's
+// slice of them, with the whole list's bounds (still bounds), empty ones
+// left out.
+func within(qs []qterm, lo, hi uint32) []qterm {
+	out := make([]qterm, 0, len(qs))
+	for _, t := range qs {
+		docs := t.p.docs
+		i, _ := slices.BinarySearch(docs, lo)
+		j, _ := slices.BinarySearch(docs, hi)
+		if i == j {
+			continue
+		}
+		p := &postings{docs: docs[i:j], tfs: t.p.tfs[i:j], maxTF: t.p.maxTF, minLen: t.p.minLen}
+		out = append(out, qterm{p: p, w: t.w, max: t.max})
+	}
+	return out
+}
+
+// keywordPart runs MaxScore over qs (sorted by bound, rare first) and
+// returns the best k as a heap.
+func (ix *Index) keywordPart(o *orgIndex, q memory.IndexQuery, qs []qterm, normOf func(uint32) float32) scored {
+	acc, _ := ix.acc.Get().(*accumulator)
+	if acc == nil {
+		acc = &accumulator{}
+	}
+	defer ix.acc.Put(acc)
+	if len(acc.score) < len(o.ids) {
+		acc.score = make([]float32, len(o.ids)+len(o.ids)/4)
+	}
 	// rest[i] bounds what the terms from i on can add; left[i] is their
 	// postings' total length.
 	rest := make([]float32, len(qs)+1)
@@ -147,7 +228,7 @@ func (ix *Index) keyword(o *orgIndex, q memory.IndexQuery, terms []string, qtfs 
 		acc.score[d] = 0
 	}
 	acc.touched = acc.touched[:0]
-	return drain(top)
+	return top
 }
 
 // finishPruned adds the terms qs (whose bounds from each on are rest) to

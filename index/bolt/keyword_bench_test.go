@@ -20,7 +20,9 @@ import (
 // BenchmarkKeyword measures keyword search alone (no store, no vectors) on
 // one org of 100,000 of bench-latency's Zipf texts (internal/synth) (KEYWORD_SIZE to change),
 // top 10, and reports the p50 and p95 latency of a fixed set of 3–8 word
-// queries, with MaxScore pruning and scoring every posting. With
+// queries, with MaxScore pruning (split across the cores past
+// keywordParallelMin postings, and in one part) and scoring every posting
+// in one part. With
 // KEYWORD_CORPUS=dir it also writes the texts and queries there (docs.txt,
 // queries.txt, one a line) for scripts/tantivy_keyword.py to index and time
 // the same workload: go test -run ^$ -bench Keyword ./index/bolt/.
@@ -61,9 +63,11 @@ func BenchmarkKeyword(b *testing.B) {
 	for _, mode := range []struct {
 		name    string
 		pruning bool
-	}{{"maxscore", true}, {"every-posting", false}} {
+		parts   int // 0: split across the cores when the lists are long
+	}{{"maxscore", true, 0}, {"maxscore-one-part", true, 1}, {"every-posting", false, 1}} {
 		b.Run(mode.name, func(b *testing.B) {
 			defer bolt.SetPruning(mode.pruning)()
+			defer bolt.SetKeywordParts(mode.parts)()
 			lat := make([]time.Duration, 0, 1<<16)
 			hits := 0
 			i := 0
