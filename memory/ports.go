@@ -35,6 +35,27 @@ type Store interface {
 	Scan(ctx context.Context, fn func(*Memory) error) error
 }
 
+// VersionScanner is a Store that lists every memory's version without
+// reading the memory itself: what the local index's start-up check
+// compares with the versions its entries were made from, so that only the
+// memories whose versions differ are read whole.
+type VersionScanner interface {
+	// ScanVersions calls fn for every memory of every org, archived
+	// included, in no particular order, as Scan would find them.
+	ScanVersions(ctx context.Context, fn func(MemoryVersion) error) error
+}
+
+// MemoryVersion is a memory's identity and version, and what the index
+// needs to know of its vector without reading it.
+type MemoryVersion struct {
+	OrgID, ID string
+	Version   int64
+	Pending   bool
+	// EmbeddingModel and Dimensions are the stored vector's (0: none).
+	EmbeddingModel string
+	Dimensions     int
+}
+
 // CreateResult is the outcome of storing one memory.
 type CreateResult struct {
 	ID        string `json:"id"`

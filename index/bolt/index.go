@@ -251,19 +251,50 @@ func Stamp(m *memory.Memory) uint64 {
 	return h.Sum64()
 }
 
-// Stamps calls fn with the org, id and Stamp of every entry; the stamp is
-// 0 for an entry written before stamps were kept.
-func (ix *Index) Stamps(fn func(org, id string, stamp uint64) error) error {
+// stampValue is what the stamps bucket keeps of m: its Stamp and the
+// version it was indexed at.
+func stampValue(m *memory.Memory) []byte {
+	return binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(make([]byte, 0, 16), Stamp(m)), uint64(m.Version))
+}
+
+// Stamps calls fn with the org, id, Stamp and version of every entry: the
+// stamp is 0 for an entry written before stamps were kept, the version -1
+// for one written before versions were (compare its stamp).
+func (ix *Index) Stamps(fn func(org, id string, stamp uint64, version int64) error) error {
 	return ix.db.View(func(tx *bbolt.Tx) error {
 		sb := tx.Bucket(bucketStamps)
 		return tx.Bucket(bucketDocs).ForEach(func(k, _ []byte) error {
 			org, id, _ := strings.Cut(string(k), "\x00")
-			var stamp uint64
-			if v := sb.Get(k); len(v) == 8 {
+			stamp, version := uint64(0), int64(-1)
+			v := sb.Get(k)
+			if len(v) >= 8 {
 				stamp = binary.LittleEndian.Uint64(v)
 			}
-			return fn(org, id, stamp)
+			if len(v) == 16 {
+				version = int64(binary.LittleEndian.Uint64(v[8:]))
+			}
+			return fn(org, id, stamp, version)
 		})
+	})
+}
+
+// Restamp records the versions of memories whose entries were checked
+// against them and found current (their stamps equal), so that the next
+// check compares versions only; memories the index does not hold are
+// skipped.
+func (ix *Index) Restamp(ms []*memory.Memory) error {
+	return ix.db.Update(func(tx *bbolt.Tx) error {
+		bk, sb := tx.Bucket(bucketDocs), tx.Bucket(bucketStamps)
+		for _, m := range ms {
+			k := docKey(m.OrgID, m.ID)
+			if bk.Get(k) == nil {
+				continue
+			}
+			if err := sb.Put(k, stampValue(m)); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 
@@ -478,7 +509,7 @@ func (ix *Index) Upsert(ctx context.Context, ms []*memory.Memory) error {
 			if err := bk.Put(k, encodeDoc(docs[i])); err != nil {
 				return err
 			}
-			if err := sb.Put(k, binary.LittleEndian.AppendUint64(nil, Stamp(m))); err != nil {
+			if err := sb.Put(k, stampValue(m)); err != nil {
 				return err
 			}
 		}

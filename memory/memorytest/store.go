@@ -1,6 +1,7 @@
 package memorytest
 
 import (
+	"maps"
 	"context"
 	"errors"
 	"fmt"
@@ -374,6 +375,41 @@ func StoreSuite(t *testing.T, open func(t *testing.T) memory.Store) {
 			if n != 1 {
 				t.Fatalf("%s scanned %d times", k, n)
 			}
+		}
+		vs, ok := s.(memory.VersionScanner)
+		if !ok {
+			return
+		}
+		// The versions are what Scan finds: every memory once, with its
+		// version, pending flag, model and dimensions.
+		updated := mustGet(t, s, OrgB, corpus[len(corpus)-1].ID)
+		updated.Content.Text += " (edited)"
+		if err := s.Update(ctx, updated); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]memory.MemoryVersion{}
+		if err := s.Scan(ctx, func(m *memory.Memory) error {
+			want[m.OrgID+"/"+m.ID] = memory.MemoryVersion{OrgID: m.OrgID, ID: m.ID, Version: m.Version, Pending: m.Pending,
+				EmbeddingModel: m.EmbeddingModel, Dimensions: len(m.Embedding)}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]memory.MemoryVersion{}
+		if err := vs.ScanVersions(ctx, func(v memory.MemoryVersion) error {
+			if _, dup := got[v.OrgID+"/"+v.ID]; dup {
+				return fmt.Errorf("%s/%s listed twice", v.OrgID, v.ID)
+			}
+			got[v.OrgID+"/"+v.ID] = v
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !maps.Equal(got, want) {
+			t.Fatalf("versions differ from the scan:\n got %v\nwant %v", got, want)
+		}
+		if v := got[OrgB+"/"+updated.ID].Version; v != 2 {
+			t.Fatalf("updated memory listed at version %d, want 2", v)
 		}
 	})
 

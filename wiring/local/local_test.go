@@ -58,7 +58,8 @@ func TestIndexIsRebuiltFromTheStore(t *testing.T) {
 // keeping its count equal to the store's so that a count would see
 // nothing: a memory missing from the index, one indexed from older content,
 // an entry for a memory the store no longer has, and one for a memory the
-// store holds staged. The check finds each by its stamp and repairs it.
+// store holds staged. The check finds each by its stamp and repairs it,
+// reading whole only the memories whose versions differ from the entries'.
 func TestStartupCheckRepairsByStamp(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -96,6 +97,14 @@ func TestStartupCheckRepairsByStamp(t *testing.T) {
 	if err := b.Store.Update(ctx, m); err != nil {
 		t.Fatal(err)
 	}
+	// Current, at a new version: the same content saved again.
+	same, err := b.Store.Get(ctx, c.OrgID, ids[3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Store.Update(ctx, same); err != nil {
+		t.Fatal(err)
+	}
 	// Orphans: a memory gone from the store, and a staged one, still indexed.
 	gone, err := b.Store.Get(ctx, c.OrgID, ids[2])
 	if err != nil {
@@ -122,17 +131,27 @@ func TestStartupCheckRepairsByStamp(t *testing.T) {
 	}
 	b.Close()
 
+	// Read: the memories read whole, those whose versions the index did
+	// not record as its entries' (the missing one, the stale one, and the
+	// current one saved again, whose version is then recorded); every
+	// memory when the store cannot list versions.
 	cases := []struct {
-		name string
-		want local.CheckStats
+		name     string
+		scanOnly bool
+		want     local.CheckStats
 	}{
-		{"repairs", local.CheckStats{Checked: 4, Missing: 1, Stale: 1, Orphans: 2}},
-		{"then finds nothing", local.CheckStats{Checked: 4}},
+		{"repairs", false, local.CheckStats{Checked: 4, Read: 3, Missing: 1, Stale: 1, Orphans: 2}},
+		{"then finds nothing, reading none", false, local.CheckStats{Checked: 4}},
+		{"a store without versions: every memory read", true, local.CheckStats{Checked: 4, Read: 4}},
 	}
 	for _, tc := range cases {
-		store, err := local.OpenStore(dir)
+		sq, err := local.OpenStore(dir)
 		if err != nil {
 			t.Fatal(err)
+		}
+		var store memory.Store = sq
+		if tc.scanOnly {
+			store = struct{ memory.Store }{sq} // hides memory.VersionScanner
 		}
 		ix, _, err := bolt.Open(filepath.Join(dir, "index"), emb.Model(), emb.Dimensions())
 		if err != nil {
@@ -140,7 +159,7 @@ func TestStartupCheckRepairsByStamp(t *testing.T) {
 		}
 		got, err := local.CheckIndex(ctx, store, ix, emb, slog.New(slog.NewTextHandler(io.Discard, nil)))
 		ix.Close()
-		store.Close()
+		sq.Close()
 		got.Took = 0
 		if err != nil || got != tc.want {
 			t.Fatalf("%s: %+v %v, want %+v", tc.name, got, err, tc.want)
@@ -178,7 +197,7 @@ func TestStartupCheckRepairsByStamp(t *testing.T) {
 		}
 	}
 	var left int
-	if err := b.Index.Stamps(func(org, id string, _ uint64) error {
+	if err := b.Index.Stamps(func(org, id string, _ uint64, _ int64) error {
 		if id == gone.ID || id == staged[0].ID {
 			t.Errorf("orphan %s still indexed", id)
 		}

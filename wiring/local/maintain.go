@@ -17,6 +17,10 @@ import (
 // CheckStats reports what CheckIndex found and repaired.
 type CheckStats struct {
 	Checked int // memories of the store compared
+	// Read is how many of them were read whole: those whose version the
+	// index did not record as its entry's (all of them when the store
+	// cannot list versions); the others matched by version alone.
+	Read    int
 	Missing int // stored memories the index did not hold: indexed
 	Stale   int // indexed from other content or attributes: re-indexed
 	Orphans int // index entries the store does not hold (or holds staged): removed
@@ -26,67 +30,150 @@ type CheckStats struct {
 	Took       time.Duration
 }
 
-// CheckIndex compares the index with the store memory by memory, by the
-// stamp of the content each entry was made from (bolt.Stamp), not by
-// counts: a memory missing from the index, or indexed from older content,
-// is (re)indexed with the vector the store holds, and an entry the store
-// does not hold, or holds staged, is removed. When the store holds vectors
-// of another model than emb's, the index is marked as re-embedding
-// (semantic search off, see Reembedder) before they are written. It
-// neither embeds nor blocks on the embedder.
+// checkBatch is how many memories CheckIndex reads, repairs or restamps
+// at once.
+const checkBatch = 256
+
+// CheckIndex compares the index with the store memory by memory: a memory
+// missing from the index, or indexed from older content, is (re)indexed
+// with the vector the store holds, and an entry the store does not hold,
+// or holds staged, is removed. When the store holds vectors of another
+// model than emb's, the index is marked as re-embedding (semantic search
+// off, see Reembedder) before they are written. It neither embeds nor
+// blocks on the embedder.
+//
+// An entry is current when it was made from the memory's present version
+// (the index records the version beside the stamp of what it indexed).
+// When the store lists versions (memory.VersionScanner) only the memories
+// whose versions differ are read whole and compared by stamp (bolt.Stamp:
+// attributes, keyword text, model); the others cost a row of the version
+// scan, not a decoded memory and vector. An entry found current by stamp
+// gets its version recorded, so the next check reads it no more.
 func CheckIndex(ctx context.Context, store memory.Store, ix *bolt.Index, emb memory.Embedder, log *slog.Logger) (CheckStats, error) {
 	start := time.Now()
 	var st CheckStats
 	type key struct{ org, id string }
-	stamps := map[key]uint64{}
-	if err := ix.Stamps(func(org, id string, s uint64) error {
-		stamps[key{org, id}] = s
+	type entry struct {
+		stamp   uint64
+		version int64
+	}
+	entries := map[key]entry{}
+	if err := ix.Stamps(func(org, id string, s uint64, v int64) error {
+		entries[key{org, id}] = entry{s, v}
 		return nil
 	}); err != nil {
 		return st, fmt.Errorf("check index: read stamps: %w", err)
 	}
-	const batch = 256
-	var repair []*memory.Memory
+	var repair, restamp []*memory.Memory
 	flush := func() error {
-		if len(repair) == 0 {
-			return nil
+		if len(repair) > 0 {
+			if err := ix.Upsert(ctx, repair); err != nil {
+				return fmt.Errorf("check index: repair: %w", err)
+			}
+			repair = repair[:0]
 		}
-		if err := ix.Upsert(ctx, repair); err != nil {
-			return fmt.Errorf("check index: repair: %w", err)
+		if len(restamp) > 0 {
+			if err := ix.Restamp(restamp); err != nil {
+				return fmt.Errorf("check index: record versions: %w", err)
+			}
+			restamp = restamp[:0]
 		}
-		repair = repair[:0]
 		return nil
 	}
-	err := store.Scan(ctx, func(m *memory.Memory) error {
-		if m.Pending {
-			return nil // staged: indexed when its document commits
+	// model counts a memory of another model than emb's.
+	model := func(name string, dims int) error {
+		if name == emb.Model() && dims == emb.Dimensions() {
+			return nil
 		}
-		st.Checked++
-		if m.EmbeddingModel != emb.Model() || len(m.Embedding) != emb.Dimensions() {
-			st.OtherModel++
-			if !ix.Reembedding() {
-				if err := ix.StartReembedding(m.EmbeddingModel); err != nil {
-					return err
-				}
-			}
+		st.OtherModel++
+		if !ix.Reembedding() {
+			return ix.StartReembedding(name)
 		}
+		return nil
+	}
+	// compare checks a memory read whole against its entry's stamp.
+	compare := func(m *memory.Memory) error {
+		st.Read++
 		k := key{m.OrgID, m.ID}
-		s, ok := stamps[k]
-		delete(stamps, k)
+		e, ok := entries[k]
+		delete(entries, k)
 		switch {
 		case !ok:
 			st.Missing++
-		case s != bolt.Stamp(m):
+			repair = append(repair, m)
+		case e.stamp != bolt.Stamp(m):
 			st.Stale++
+			repair = append(repair, m)
+		case e.version != m.Version:
+			restamp = append(restamp, m)
 		default:
 			return nil
 		}
-		repair = append(repair, m)
-		if len(repair) == batch {
+		if len(repair) >= checkBatch || len(restamp) >= checkBatch {
 			return flush()
 		}
 		return nil
-	})
+	}
+	var err error
+	if vs, ok := store.(memory.VersionScanner); ok {
+		var org string
+		var ids []string
+		read := func() error {
+			if len(ids) == 0 {
+				return nil
+			}
+			got, err := store.GetMany(ctx, org, ids)
+			if err != nil {
+				return err
+			}
+			for _, id := range ids {
+				// Gone meanwhile: its entry stays, and goes as an orphan.
+				if m := got[id]; m != nil && !m.Pending {
+					if err := compare(m); err != nil {
+						return err
+					}
+				}
+			}
+			ids = ids[:0]
+			return nil
+		}
+		err = vs.ScanVersions(ctx, func(v memory.MemoryVersion) error {
+			if v.Pending {
+				return nil // staged: indexed when its document commits
+			}
+			st.Checked++
+			if err := model(v.EmbeddingModel, v.Dimensions); err != nil {
+				return err
+			}
+			k := key{v.OrgID, v.ID}
+			if e, ok := entries[k]; ok && e.version == v.Version && e.stamp != 0 {
+				delete(entries, k)
+				return nil
+			}
+			if v.OrgID != org || len(ids) == checkBatch {
+				if err := read(); err != nil {
+					return err
+				}
+				org = v.OrgID
+			}
+			ids = append(ids, v.ID)
+			return nil
+		})
+		if err == nil {
+			err = read()
+		}
+	} else {
+		err = store.Scan(ctx, func(m *memory.Memory) error {
+			if m.Pending {
+				return nil // staged: indexed when its document commits
+			}
+			st.Checked++
+			if err := model(m.EmbeddingModel, len(m.Embedding)); err != nil {
+				return err
+			}
+			return compare(m)
+		})
+	}
 	if err == nil {
 		err = flush()
 	}
@@ -94,7 +181,7 @@ func CheckIndex(ctx context.Context, store memory.Store, ix *bolt.Index, emb mem
 		return st, fmt.Errorf("check index: %w", err)
 	}
 	byOrg := map[string][]string{}
-	for k := range stamps {
+	for k := range entries {
 		byOrg[k.org] = append(byOrg[k.org], k.id)
 		st.Orphans++
 	}
@@ -108,7 +195,7 @@ func CheckIndex(ctx context.Context, store memory.Store, ix *bolt.Index, emb mem
 	if st.Missing+st.Stale+st.Orphans > 0 {
 		level = slog.LevelWarn
 	}
-	log.Log(ctx, level, "index checked against the store", "checked", st.Checked, "missing", st.Missing, "stale", st.Stale,
+	log.Log(ctx, level, "index checked against the store", "checked", st.Checked, "read", st.Read, "missing", st.Missing, "stale", st.Stale,
 		"orphans", st.Orphans, "other_model", st.OtherModel, "ms", st.Took.Milliseconds())
 	return st, nil
 }
