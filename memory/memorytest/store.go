@@ -1,10 +1,10 @@
 package memorytest
 
 import (
-	"maps"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"sort"
 	"sync"
