@@ -233,8 +233,8 @@ func (ix *Index) keywordPart(o *orgIndex, q memory.IndexQuery, qs []qterm, normO
 
 // finishPruned adds the terms qs (whose bounds from each on are rest) to
 // the memories touched so far that the filter allows and that can still
-// reach theta, a lower bound of the final k-th best score, and returns the
-// k best.
+// reach theta, a lower bound of the final k-th best score (raised after
+// each term to the k-th best so far), and returns the k best.
 func finishPruned(o *orgIndex, m *matcher, acc *accumulator, qs []qterm, rest []float32, theta float32, normOf func(uint32) float32, top scored, k int) scored {
 	var cands []uint32
 	for _, d := range acc.touched {
@@ -255,6 +255,12 @@ func finishPruned(o *orgIndex, m *matcher, acc *accumulator, qs []qterm, rest []
 				acc.score[d] += t.w * tf / (tf + normOf(o.length[d]))
 			}
 		}
+		// The k-th best score so far among the candidates is a lower bound
+		// of the final k-th best (scores only grow): the threshold rises
+		// as the terms are added, and more candidates drop before the next.
+		if kth, ok := kthOf(acc, cands, k); ok && kth*(1-1e-6) > theta {
+			theta = kth * (1 - 1e-6)
+		}
 		kept := cands[:0]
 		for _, d := range cands {
 			if acc.score[d]+rest[i+1] >= theta {
@@ -271,6 +277,27 @@ func finishPruned(o *orgIndex, m *matcher, acc *accumulator, qs []qterm, rest []
 		pushTop(&top, memory.Hit{ID: o.ids[d], Score: s}, k)
 	}
 	return top
+}
+
+// kthOf returns the k-th best score so far among cands (memories the
+// filter allows); ok is false when there are fewer than k.
+func kthOf(acc *accumulator, cands []uint32, k int) (float32, bool) {
+	if len(cands) < k {
+		return 0, false
+	}
+	h := make(floorHeap, 0, k)
+	for _, d := range cands {
+		s := acc.score[d]
+		if len(h) < k {
+			heap.Push(&h, s)
+			continue
+		}
+		if s > h[0] {
+			h[0] = s
+			heap.Fix(&h, 0)
+		}
+	}
+	return h[0], true
 }
 
 // kthScore returns the k-th best score so far among the touched memories
