@@ -622,71 +622,55 @@ var _ memory.VersionScanner = (*Store)(nil)
 
 // ScanVersions implements memory.VersionScanner: the key, version, pending
 // flag, model and vector length of every memory, without decoding bodies
-// or vectors, 5,000 rows per read along the primary key.
+// or vectors, 5,000 rows per read.
 func (s *Store) ScanVersions(ctx context.Context, fn func(memory.MemoryVersion) error) error {
-	lastOrg, lastID := "", ""
-	for {
-		rows, err := s.query(ctx, `SELECT org_id, id, version, pending, embedding_model, COALESCE(length(embedding), 0) FROM memories
-			WHERE (org_id, id) > (?, ?) ORDER BY org_id, id LIMIT 5000`, lastOrg, lastID)
-		if err != nil {
-			return fmt.Errorf("sqlite: scan versions after %s/%s: %w", lastOrg, lastID, err)
-		}
-		var batch []memory.MemoryVersion
-		for rows.Next() {
+	return byKey(ctx, s, "scan versions", `SELECT org_id, id, version, pending, embedding_model, COALESCE(length(embedding), 0)`, 5000,
+		func(r *sql.Rows, org, id *string) (memory.MemoryVersion, error) {
 			var v memory.MemoryVersion
 			var bytes int
-			if err := rows.Scan(&v.OrgID, &v.ID, &v.Version, &v.Pending, &v.EmbeddingModel, &bytes); err != nil {
-				rows.Close()
-				return fmt.Errorf("sqlite: scan versions after %s/%s: %w", lastOrg, lastID, err)
-			}
-			v.Dimensions = bytes / 4 // little-endian float32s
-			lastOrg, lastID = v.OrgID, v.ID
-			batch = append(batch, v)
-		}
-		if err := rows.Close(); err != nil {
-			return fmt.Errorf("sqlite: scan versions after %s/%s: %w", lastOrg, lastID, err)
-		}
-		if len(batch) == 0 {
-			return nil
-		}
-		for _, v := range batch {
-			if err := fn(v); err != nil {
-				return err
-			}
-		}
-	}
+			err := r.Scan(org, id, &v.Version, &v.Pending, &v.EmbeddingModel, &bytes)
+			v.OrgID, v.ID, v.Dimensions = *org, *id, bytes/4 // little-endian float32s
+			return v, err
+		}, fn)
 }
 
-// Scan implements memory.Store. It pages by primary key so that no read
-// transaction is held while fn runs: a row value after the last key, which
-// SQLite turns into a range of the primary key (the equivalent OR made
-// each page scan the table from its start: quadratic, 3.5 minutes of the
-// start-up check at a million memories).
+// Scan implements memory.Store, 1,000 memories per read.
 func (s *Store) Scan(ctx context.Context, fn func(*memory.Memory) error) error {
+	return byKey(ctx, s, "scan", `SELECT `+columns+`, org_id, id`, 1000,
+		func(r *sql.Rows, org, id *string) (*memory.Memory, error) { return scanMemory(r, org, id) }, fn)
+}
+
+// byKey reads every memory along the primary key, limit rows per read, so
+// that no read transaction is held while fn runs: sel is the SELECT list,
+// scan reads a row and sets its org and id. Each page starts after the
+// last key with a row value, which SQLite turns into a range of the
+// primary key (the equivalent OR made each page scan the table from its
+// start: quadratic, 3.5 minutes of the start-up check at a million
+// memories).
+func byKey[T any](ctx context.Context, s *Store, op, sel string, limit int, scan func(r *sql.Rows, org, id *string) (T, error), fn func(T) error) error {
 	lastOrg, lastID := "", ""
 	for {
-		rows, err := s.query(ctx, `SELECT `+columns+`, org_id, id FROM memories
-			WHERE (org_id, id) > (?, ?) ORDER BY org_id, id LIMIT 1000`, lastOrg, lastID)
+		rows, err := s.query(ctx, sel+` FROM memories WHERE (org_id, id) > (?, ?) ORDER BY org_id, id LIMIT ?`, lastOrg, lastID, limit)
 		if err != nil {
-			return fmt.Errorf("sqlite: scan after %s/%s: %w", lastOrg, lastID, err)
+			return fmt.Errorf("sqlite: %s after %s/%s: %w", op, lastOrg, lastID, err)
 		}
-		var batch []*memory.Memory
+		var batch []T
 		for rows.Next() {
-			m, err := scanMemory(rows, &lastOrg, &lastID)
+			x, err := scan(rows, &lastOrg, &lastID)
 			if err != nil {
 				rows.Close()
-				return fmt.Errorf("sqlite: scan after %s/%s: %w", lastOrg, lastID, err)
+				return fmt.Errorf("sqlite: %s after %s/%s: %w", op, lastOrg, lastID, err)
 			}
-			batch = append(batch, m)
+			batch = append(batch, x)
 		}
 		if err := rows.Close(); err != nil {
-			return fmt.Errorf("sqlite: scan after %s/%s: %w", lastOrg, lastID, err)
+			return fmt.Errorf("sqlite: %s after %s/%s: %w", op, lastOrg, lastID, err)
 		}
 		if len(batch) == 0 {
 			return nil
 		}
-		for _, m := range batch {
-			if err := fn(m); err != nil {
+		for _, x := range batch {
+			if err := fn(x); err != nil {
 				return err
 			}
 		}
