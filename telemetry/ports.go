@@ -41,7 +41,7 @@ func Store(s memory.Store) memory.Store {
 	t := &tracedStore{s: s}
 	if f, ok := s.(FullStore); ok {
 		full := &tracedFullStore{FullStore: f, t: t}
-		if x, ok := s.(embeddedExtras); ok { // SQLite: vocabulary counters, one-transaction document commits
+		if x, ok := s.(embeddedExtras); ok { // SQLite: vocabulary counters, one-transaction document commits, version scans
 			return &tracedEmbeddedStore{tracedFullStore: full, embeddedExtras: x}
 		}
 		if x, ok := s.(memory.DocumentCommitter); ok { // DynamoDB: document commits keyed off a marker
@@ -59,6 +59,7 @@ type embeddedExtras interface {
 	memory.DocumentCommitter
 	memory.KnowledgeBatcher
 	memory.RecordBatcher
+	memory.VersionScanner
 }
 
 // tracedEmbeddedStore is a traced FullStore with the embedded store's

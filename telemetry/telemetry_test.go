@@ -204,6 +204,7 @@ func TestTracedStoreKeepsCapabilities(t *testing.T) {
 		{"OrgLister", isA[memory.OrgLister](telemetry.Store(st))},
 		{"TermIndex", isA[memory.TermIndex](telemetry.Store(st))},
 		{"DocumentCommitter", isA[memory.DocumentCommitter](telemetry.Store(st))},
+		{"VersionScanner", isA[memory.VersionScanner](telemetry.Store(st))},
 	} {
 		if !c.ok {
 			t.Errorf("the traced SQLite store is no %s", c.name)
