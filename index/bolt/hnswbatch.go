@@ -4,8 +4,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 )
 
 // Batched, parallel inserts into the graph. A node's insert is two parts
@@ -40,28 +38,6 @@ type planned struct {
 // buildWorkers is how many goroutines plan and apply a batch: every core.
 // (A variable for tests.)
 var buildWorkers = func() int { return runtime.GOMAXPROCS(0) }
-
-// parallel calls fn(i) for every i in [0, n) on up to workers goroutines.
-func parallel(workers, n int, fn func(i int)) {
-	if workers <= 1 || n <= 1 {
-		for i := range n {
-			fn(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(workers, n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				fn(i)
-			}
-		}()
-	}
-	wg.Wait()
-}
 
 // levelOf is ord's level, -1 when it is not in the graph.
 func (g *hnsw) levelOf(ord int) int {

@@ -47,7 +47,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agentmem/agentmem/internal/vecdot"
 	"hash/fnv"
 	"log/slog"
 	"math"
@@ -57,7 +56,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
+	"github.com/agentmem/agentmem/internal/vecdot"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
@@ -617,6 +618,29 @@ func (ix *Index) Search(ctx context.Context, q memory.IndexQuery) (memory.IndexR
 // cores.
 const parallelMin = 16_384
 
+// parallel calls fn(i) for every i in [0, n) on up to workers goroutines
+// (the vector scan's parts, keyword search's parts, the graph's batches).
+func parallel(workers, n int, fn func(i int)) {
+	if workers <= 1 || n <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // semantic scans the org's vectors (ix.mu held for reading) in two
 // passes. The first reads the int8 vectors (in parallel parts past 16k),
 // bounding each exact score within [approx − bound, approx + bound]; the
@@ -639,15 +663,9 @@ func (ix *Index) semantic(o *orgIndex, q memory.IndexQuery) ([]memory.Hit, error
 		cands []candidate
 	}
 	ps := make([]part, parts)
-	var wg sync.WaitGroup
-	for p := 0; p < parts; p++ {
-		wg.Add(1)
-		go func(p int) {
-			defer wg.Done()
-			ps[p].lower, ps[p].cands = ix.scan(o, q, qx, xq, p*n/parts, (p+1)*n/parts)
-		}(p)
-	}
-	wg.Wait()
+	parallel(parts, parts, func(p int) {
+		ps[p].lower, ps[p].cands = ix.scan(o, q, qx, xq, p*n/parts, (p+1)*n/parts)
+	})
 	var lows []float32
 	var cands []candidate
 	for _, p := range ps {

@@ -5,7 +5,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sync"
 	"sync/atomic"
 
 	"github.com/agentmem/agentmem/memory"
@@ -100,16 +99,10 @@ func (ix *Index) keyword(o *orgIndex, q memory.IndexQuery, terms []string, qtfs 
 	// share of every list, exactly (MaxScore within the part); the best k
 	// of the parts' best k are the best k.
 	tops := make([]scored, parts)
-	var wg sync.WaitGroup
-	for i := range parts {
+	parallel(parts, parts, func(i int) {
 		lo, hi := uint32(len(o.ids)*i/parts), uint32(len(o.ids)*(i+1)/parts)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			tops[i] = ix.keywordPart(o, q, within(qs, lo, hi), normOf)
-		}()
-	}
-	wg.Wait()
+		tops[i] = ix.keywordPart(o, q, within(qs, lo, hi), normOf)
+	})
 	top := make(scored, 0, q.K+1)
 	for _, t := range tops {
 		for _, h := range t {
@@ -182,13 +175,14 @@ func (ix *Index) keywordPart(o *orgIndex, q memory.IndexQuery, qs []qterm, normO
 		left[i] = left[i+1] + len(qs[i].p.docs)
 	}
 	m := newMatcher(o, q.Filter)
+	allowed := func(d uint32) bool { return o.ids[d] != "" && m.match(int(d)) }
 	var theta float32
 	i := 0
 	for ; i < len(qs); i++ {
 		// Deciding costs a pass over the memories touched so far: worth it
 		// only when the lists left are longer.
 		if pruning && i > 0 && len(acc.touched) >= q.K && left[i] > len(acc.touched) {
-			if kth, ok := kthScore(o, m, acc, q.K); ok && rest[i] < kth {
+			if kth, ok := kthScore(acc, acc.touched, q.K, allowed); ok && rest[i] < kth {
 				theta = kth * (1 - 1e-6) // float32 sums in another order may round below
 				break
 			}
@@ -258,7 +252,7 @@ func finishPruned(o *orgIndex, m *matcher, acc *accumulator, qs []qterm, rest []
 		// The k-th best score so far among the candidates is a lower bound
 		// of the final k-th best (scores only grow): the threshold rises
 		// as the terms are added, and more candidates drop before the next.
-		if kth, ok := kthOf(acc, cands, k); ok && kth*(1-1e-6) > theta {
+		if kth, ok := kthScore(acc, cands, k, nil); ok && kth*(1-1e-6) > theta {
 			theta = kth * (1 - 1e-6)
 		}
 		kept := cands[:0]
@@ -279,37 +273,16 @@ func finishPruned(o *orgIndex, m *matcher, acc *accumulator, qs []qterm, rest []
 	return top
 }
 
-// kthOf returns the k-th best score so far among cands (memories the
-// filter allows); ok is false when there are fewer than k.
-func kthOf(acc *accumulator, cands []uint32, k int) (float32, bool) {
-	if len(cands) < k {
-		return 0, false
-	}
+// kthScore returns the k-th best score so far among ds that allow accepts
+// (all of them when allow is nil); ok is false when fewer than k are.
+func kthScore(acc *accumulator, ds []uint32, k int, allow func(d uint32) bool) (float32, bool) {
 	h := make(floorHeap, 0, k)
-	for _, d := range cands {
-		s := acc.score[d]
-		if len(h) < k {
-			heap.Push(&h, s)
-			continue
-		}
-		if s > h[0] {
-			h[0] = s
-			heap.Fix(&h, 0)
-		}
-	}
-	return h[0], true
-}
-
-// kthScore returns the k-th best score so far among the touched memories
-// the filter allows; ok is false when fewer than k of them are allowed.
-func kthScore(o *orgIndex, m *matcher, acc *accumulator, k int) (float32, bool) {
-	h := make(floorHeap, 0, k)
-	for _, d := range acc.touched {
+	for _, d := range ds {
 		s := acc.score[d]
 		if len(h) == k && s <= h[0] {
-			continue
+			continue // cannot enter: skip the filter check
 		}
-		if o.ids[d] == "" || !m.match(int(d)) {
+		if allow != nil && !allow(d) {
 			continue
 		}
 		if len(h) < k {
