@@ -21,6 +21,10 @@ const MaxEntityNames = 3
 // painting!") and crowd the unfiltered lists, most of all for questions
 // whose answer is spread over several sessions.
 //
+// Turns of the entity that speak of their listener more than of their
+// speaker (AddressesListener) are left out: "What gave you the idea to
+// paint it?" is Melanie's turn about Caroline's painting.
+//
 // A name is a capitalized word of the query (a possessive "'s" dropped),
 // matched exactly against the memories' entityId; a query that names no
 // entity, or more than one, or that a filter already binds to an entity,
@@ -73,11 +77,47 @@ func (e EntityList) Retrieve(ctx context.Context, q *Query, _ []string) (map[str
 	}
 	fused := memory.Fuse(memory.RankedList{Name: ListKeyword, Hits: res.Keyword, Weight: 1},
 		memory.RankedList{Name: ListSemantic, Hits: res.Semantic, Weight: 1})
-	hits := make([]memory.Hit, 0, min(len(fused), q.K))
-	for _, x := range fused[:min(len(fused), q.K)] {
+	fused = fused[:min(len(fused), q.K)]
+	ids := make([]string, len(fused))
+	for i, x := range fused {
+		ids[i] = x.ID
+	}
+	got, err := e.Store.GetMany(ctx, q.Filter.OrgID, ids)
+	if err != nil {
+		return nil, err
+	}
+	hits := make([]memory.Hit, 0, len(fused))
+	for _, x := range fused {
+		m := got[x.ID]
+		if m == nil || (m.Type == memory.TypeMessage && AddressesListener(m.Content.Text)) {
+			continue
+		}
 		hits = append(hits, memory.Hit{ID: x.ID, Score: x.Score})
 	}
 	return map[string][]memory.Hit{ListEntity: hits}, nil
+}
+
+// AddressesListener reports whether a message speaks of the one it is
+// said to more than of its speaker: more second-person words (you, your,
+// you're...) than first-person ones (I, my, we, our...). Such a turn is
+// about the listener ("Wow, that looks amazing! What gave you the idea to
+// paint it?"), so it tells what the listener did, owns or likes, not the
+// speaker; the entity list leaves it out. English pronouns only: in
+// another language no turn counts as addressed, and the list keeps all.
+func AddressesListener(text string) bool {
+	you, me := 0, 0
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && r != '\'' && r != '’'
+	}) {
+		switch strings.ReplaceAll(w, "’", "'") {
+		case "you", "your", "yours", "yourself", "yourselves", "you're", "you've", "you'd", "you'll", "ya", "u":
+			you++
+		case "i", "me", "my", "mine", "myself", "i'm", "i've", "i'd", "i'll",
+			"we", "us", "our", "ours", "ourselves", "we're", "we've", "we'd", "we'll":
+			me++
+		}
+	}
+	return you > me
 }
 
 // Names returns up to max distinct capitalized words of text, in order,

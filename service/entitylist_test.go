@@ -10,8 +10,9 @@ import (
 )
 
 // TestEntityList: a question that names one entity that memories are by
-// ranks that entity's memories in the entity list, and one that names no
-// entity, two of them, or an entity nobody is, gets none.
+// ranks that entity's memories in the entity list, but not the turns in
+// which it speaks of its listener, and one that names no entity, two of
+// them, or an entity nobody is, gets none.
 func TestEntityList(t *testing.T) {
 	b := open(t)
 	org := memory.Caller{OrgID: "acme"}
@@ -20,11 +21,12 @@ func TestEntityList(t *testing.T) {
 		{Type: memory.TypeMessage, EntityID: "Bo", RoomID: "s1", Content: memory.Content{Text: "Wow Ana, what a painting! I love the lake colors"}},
 		{Type: memory.TypeMessage, EntityID: "Ana", RoomID: "s2", Content: memory.Content{Text: "Signed up for a pottery class, it is like therapy"}},
 		{Type: memory.TypeMessage, EntityID: "Bo", RoomID: "s2", Content: memory.Content{Text: "I went climbing and then fencing practice"}},
+		{Type: memory.TypeMessage, EntityID: "Ana", RoomID: "s2", Content: memory.Content{Text: "Wow, you paint too? What gave you the idea for your lake painting?"}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ana := []string{res[0].ID, res[2].ID}
+	ana := []string{res[0].ID, res[2].ID} // not res[4]: Ana's turn about Bo's painting
 	bo := []string{res[1].ID, res[3].ID}
 	tests := []struct {
 		query string
@@ -70,6 +72,28 @@ func TestEntityList(t *testing.T) {
 	}
 	if len(out) != 0 {
 		t.Fatalf("agent x sees agent y's memory through the entity list: %v", out[0].Memory.ID)
+	}
+}
+
+func TestAddressesListener(t *testing.T) {
+	tests := []struct {
+		text string
+		want bool
+	}{
+		{"What gave you the idea to paint it?", true},
+		{"Wow, that's gorgeous! How does your art help you?", true},
+		{"You’re amazing, and your kids too", true},                  // typographic apostrophe
+		{"I painted that lake sunrise last year!", false},            // the speaker's own
+		{"We love painting together, here's our latest work", false}, // we counts as the speaker
+		{"Thanks! I made it for you, I hope you like it", false},     // two and two: not more
+		{"Look at this sunset", false},                               // neither
+		{"Youth groups and yourselves", true},                        // "youth" is not "you"
+		{"", false},
+	}
+	for _, tc := range tests {
+		if got := retrieval.AddressesListener(tc.text); got != tc.want {
+			t.Errorf("AddressesListener(%q) = %v, want %v", tc.text, got, tc.want)
+		}
 	}
 }
 

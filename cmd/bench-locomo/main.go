@@ -23,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -321,7 +322,11 @@ func evaluate(c client, conv *conversation, mode string, byCat map[int]*Metrics,
 		if misses != nil && recall(q.Evidence, top(10)) < 1 {
 			fmt.Fprintf(misses, "## %s [%s, category %d] %s\n", conv.name, mode, q.Category, q.Question)
 			for _, e := range q.Evidence {
-				fmt.Fprintf(misses, "   want %s %s\n", e, conv.turnText(e))
+				rank := "-"
+				if i := slices.Index(ids, e); i >= 0 {
+					rank = strconv.Itoa(i + 1)
+				}
+				fmt.Fprintf(misses, "   want %s (rank %s) %s\n", e, rank, conv.turnText(e))
 			}
 			for i, id := range top(10) {
 				fmt.Fprintf(misses, "   %2d   %s %s\n", i+1, id, conv.turnText(id))
