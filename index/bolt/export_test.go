@@ -62,3 +62,12 @@ func SetKeywordParts(n int) (restore func()) {
 	forceParts = n
 	return func() { forceParts = old }
 }
+
+// SetReadThrough sets how many postings per candidate a list may hold for
+// MaxScore's last phase to read it through rather than seek in it (0:
+// always seek).
+func SetReadThrough(n int) (restore func()) {
+	old := readThrough
+	readThrough = n
+	return func() { readThrough = old }
+}

@@ -11,10 +11,21 @@ import (
 )
 
 // accumulator holds one keyword query's partial scores by ordinal, all zero
-// between uses, and the ordinals it touched.
+// between uses, the ordinals it touched, and a bitmap of candidates.
 type accumulator struct {
 	score   []float32
 	touched []uint32
+	marks   []uint64 // a bitmap by ordinal, all clear between uses
+}
+
+// mark sets the bits of ds in the bitmap, growing it to the scores' size.
+func (a *accumulator) mark(ds []uint32) {
+	if n := (len(a.score) + 63) / 64; len(a.marks) < n {
+		a.marks = make([]uint64, n)
+	}
+	for _, d := range ds {
+		a.marks[d>>6] |= 1 << (d & 63)
+	}
 }
 
 // pruning turns MaxScore on; tests turn it off to compare. prunedSearches
@@ -79,8 +90,7 @@ func (ix *Index) keyword(o *orgIndex, q memory.IndexQuery, terms []string, qtfs 
 		df := float64(o.df[id])
 		w := float32(math.Log(1+(n-df+0.5)/(df+0.5)) * (k1 + 1) * float64(qtfs[i]))
 		p := &o.postings[id]
-		tf := float32(p.maxTF)
-		qs = append(qs, qterm{p: p, w: w, max: w * tf / (tf + normOf(p.minLen))})
+		qs = append(qs, qterm{p: p, w: w, max: w * p.bound(normOf)})
 	}
 	slices.SortStableFunc(qs, func(x, y qterm) int {
 		switch {
@@ -149,8 +159,9 @@ func within(qs []qterm, lo, hi uint32) []qterm {
 		if i == j {
 			continue
 		}
-		p := &postings{docs: docs[i:j], tfs: t.p.tfs[i:j], maxTF: t.p.maxTF, minLen: t.p.minLen}
-		out = append(out, qterm{p: p, w: t.w, max: t.max})
+		p := *t.p
+		p.docs, p.tfs = docs[i:j], t.p.tfs[i:j]
+		out = append(out, qterm{p: &p, w: t.w, max: t.max})
 	}
 	return out
 }
@@ -229,6 +240,12 @@ func (ix *Index) keywordPart(o *orgIndex, q memory.IndexQuery, qs []qterm, normO
 // the memories touched so far that the filter allows and that can still
 // reach theta, a lower bound of the final k-th best score (raised after
 // each term to the k-th best so far), and returns the k best.
+//
+// A term whose list is short next to the candidates is looked up: each
+// candidate, in ascending order, sought in the list. A term whose list is
+// not (common words, when the candidates are many) is read through, each
+// posting tested against a bitmap of the candidates, which costs a load
+// per posting instead of a search per candidate.
 func finishPruned(o *orgIndex, m *matcher, acc *accumulator, qs []qterm, rest []float32, theta float32, normOf func(uint32) float32, top scored, k int) scored {
 	var cands []uint32
 	for _, d := range acc.touched {
@@ -236,17 +253,34 @@ func finishPruned(o *orgIndex, m *matcher, acc *accumulator, qs []qterm, rest []
 			cands = append(cands, d)
 		}
 	}
-	slices.Sort(cands)
+	sorted, marked := false, false
 	for i, t := range qs {
-		at := 0
-		for _, d := range cands {
-			at = seek(t.p.docs, at, d)
-			if at == len(t.p.docs) {
-				break
+		if len(t.p.docs) <= readThrough*len(cands) {
+			if !marked {
+				acc.mark(cands)
+				marked = true
 			}
-			if t.p.docs[at] == d {
-				tf := float32(t.p.tfs[at])
-				acc.score[d] += t.w * tf / (tf + normOf(o.length[d]))
+			for j, d := range t.p.docs {
+				if acc.marks[d>>6]&(1<<(d&63)) != 0 {
+					tf := float32(t.p.tfs[j])
+					acc.score[d] += t.w * tf / (tf + normOf(o.length[d]))
+				}
+			}
+		} else {
+			if !sorted {
+				slices.Sort(cands) // kept in order below
+				sorted = true
+			}
+			at := 0
+			for _, d := range cands {
+				at = seek(t.p.docs, at, d)
+				if at == len(t.p.docs) {
+					break
+				}
+				if t.p.docs[at] == d {
+					tf := float32(t.p.tfs[at])
+					acc.score[d] += t.w * tf / (tf + normOf(o.length[d]))
+				}
 			}
 		}
 		// The k-th best score so far among the candidates is a lower bound
@@ -259,11 +293,16 @@ func finishPruned(o *orgIndex, m *matcher, acc *accumulator, qs []qterm, rest []
 		for _, d := range cands {
 			if acc.score[d]+rest[i+1] >= theta {
 				kept = append(kept, d)
+			} else if marked {
+				acc.marks[d>>6] &^= 1 << (d & 63)
 			}
 		}
 		cands = kept
 	}
 	for _, d := range cands {
+		if marked {
+			acc.marks[d>>6] &^= 1 << (d & 63)
+		}
 		s := float64(acc.score[d])
 		if len(top) == k && s < top[0].Score {
 			continue
@@ -272,6 +311,12 @@ func finishPruned(o *orgIndex, m *matcher, acc *accumulator, qs []qterm, rest []
 	}
 	return top
 }
+
+// readThrough: finishPruned reads a term's list through, rather than
+// seeking each candidate in it, when the list holds at most this many
+// postings per candidate (a seek costs a few probes, a posting read one).
+// Tests set it to 0 and to a large number to run each way alone.
+var readThrough = 4
 
 // kthScore returns the k-th best score so far among ds that allow accepts
 // (all of them when allow is nil); ok is false when fewer than k are.

@@ -17,7 +17,8 @@ import (
 // exact ties, with the same scores, for queries of one to eight Zipf words
 // (common words among them, whose lists pruning skips), with and without
 // filters, k from 1 to 50, after deletes left as holes in the postings,
-// and with the search split across ordinal ranges as on several cores.
+// with the search split across ordinal ranges as on several cores, and
+// with MaxScore's last phase seeking in the lists or reading them through.
 func TestKeywordPruningIsExact(t *testing.T) {
 	ctx := context.Background()
 	ix, _ := open(t, t.TempDir(), model)
@@ -79,16 +80,22 @@ func TestKeywordPruningIsExact(t *testing.T) {
 					t.Fatal(err)
 				}
 				// Pruned in one part, and split across three ordinal
-				// ranges as a long query is on several cores.
+				// ranges as a long query is on several cores; the last
+				// phase seeking the candidates in every list, and reading
+				// every list through.
 				for _, parts := range []int{1, 3} {
-					restore := bolt.SetKeywordParts(parts)
-					got, err := ix.Search(ctx, q)
-					restore()
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !sameHits(want.Keyword, got.Keyword) {
-						t.Fatalf("%s k=%d %q, %d part(s):\n full %v\n pruned %v", f.name, k, text, parts, want.Keyword, got.Keyword)
+					for _, through := range []int{0, 1 << 30} {
+						restore := bolt.SetKeywordParts(parts)
+						undo := bolt.SetReadThrough(through)
+						got, err := ix.Search(ctx, q)
+						undo()
+						restore()
+						if err != nil {
+							t.Fatal(err)
+						}
+						if !sameHits(want.Keyword, got.Keyword) {
+							t.Fatalf("%s k=%d %q, %d part(s), read through %d:\n full %v\n pruned %v", f.name, k, text, parts, through, want.Keyword, got.Keyword)
+						}
 					}
 				}
 				if len(want.Keyword) > 0 {
@@ -100,8 +107,9 @@ func TestKeywordPruningIsExact(t *testing.T) {
 	if pruned == 0 {
 		t.Fatal("no query found anything")
 	}
-	// Each query ran in one part, then in three: 1 + 3 searches of parts.
-	if n, total := bolt.PrunedSearches()-before, len(filters)*3*len(queries)*4; n < int64(len(queries)) {
+	// Each query ran in one part, then in three, each twice: 2 × (1 + 3)
+	// searches of parts.
+	if n, total := bolt.PrunedSearches()-before, len(filters)*3*len(queries)*8; n < int64(len(queries)) {
 		t.Fatalf("only %d of %d searches (parts) were pruned: the test does not exercise MaxScore", n, total)
 	} else {
 		t.Logf("%d of %d searches (parts) pruned", n, total)

@@ -46,15 +46,49 @@ type orgIndex struct {
 }
 
 // postings lists the ordinals holding a term, ascending, with the term's
-// frequency in each. maxTF and minLen, the greatest frequency and the
-// shortest memory ever added to the list, bound any one memory's score for
-// the term (keyword.go); a removal leaves them looser, never wrong, and
-// compaction recomputes them.
+// frequency in each. maxTF and shortest bound any one memory's score for
+// the term (keyword.go): shortest[i] is the shortest memory ever added to
+// the list with frequency i+1 (the last bucket: tfBuckets or more, bounded
+// by maxTF), 0 when none was. BM25's term factor rises with the frequency
+// and falls with the length, so the best of the buckets is the list's
+// greatest factor whatever the average length, where the greatest
+// frequency paired with the shortest memory would count a pair that no
+// memory has. A removal leaves them looser, never wrong, and compaction
+// recomputes them.
 type postings struct {
-	docs   []uint32
-	tfs    []uint16
-	maxTF  uint16
-	minLen uint32
+	docs     []uint32
+	tfs      []uint16
+	maxTF    uint16
+	shortest [tfBuckets]uint32
+}
+
+// tfBuckets is how many frequencies postings bound apart.
+const tfBuckets = 8
+
+// note records a memory of the given length holding the term tf times.
+func (p *postings) note(tf uint16, length uint32) {
+	i := min(int(tf), tfBuckets) - 1
+	if p.shortest[i] == 0 || length < p.shortest[i] {
+		p.shortest[i] = length
+	}
+	p.maxTF = max(p.maxTF, tf)
+}
+
+// bound is the greatest BM25 term factor, tf/(tf+norm(length)), that any
+// memory of the list can have, norm being the length normalisation.
+func (p *postings) bound(norm func(uint32) float32) float32 {
+	var best float32
+	for i, l := range p.shortest {
+		if l == 0 {
+			continue
+		}
+		tf := float32(i + 1)
+		if i == tfBuckets-1 {
+			tf = float32(p.maxTF)
+		}
+		best = max(best, tf/(tf+norm(l)))
+	}
+	return best
 }
 
 func newOrgIndex() *orgIndex {
@@ -199,10 +233,7 @@ func (o *orgIndex) add(id string, d *doc, dims int) {
 		p := &o.postings[tid]
 		p.docs = append(p.docs, ord)
 		p.tfs = append(p.tfs, d.tfs[i])
-		if len(p.docs) == 1 || d.length < p.minLen {
-			p.minLen = d.length
-		}
-		p.maxTF = max(p.maxTF, d.tfs[i])
+		p.note(d.tfs[i], d.length)
 		o.df[tid]++
 		tids[i] = tid
 	}
