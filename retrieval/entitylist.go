@@ -67,32 +67,11 @@ func (e EntityList) Retrieve(ctx context.Context, q *Query, _ []string) (map[str
 	}
 	f := q.Filter
 	f.EntityID = found
-	v, err := q.Vector(ctx)
+	hits, err := hybridWithin(ctx, e.Index, e.Store, q, f, func(m *memory.Memory) bool {
+		return m.Type != memory.TypeMessage || !AddressesListener(m.Content.Text)
+	})
 	if err != nil {
 		return nil, err
-	}
-	res, err := e.Index.Search(ctx, memory.IndexQuery{Filter: f, Text: q.Text, Vector: v, K: q.K})
-	if err != nil {
-		return nil, err
-	}
-	fused := memory.Fuse(memory.RankedList{Name: ListKeyword, Hits: res.Keyword, Weight: 1},
-		memory.RankedList{Name: ListSemantic, Hits: res.Semantic, Weight: 1})
-	fused = fused[:min(len(fused), q.K)]
-	ids := make([]string, len(fused))
-	for i, x := range fused {
-		ids[i] = x.ID
-	}
-	got, err := e.Store.GetMany(ctx, q.Filter.OrgID, ids)
-	if err != nil {
-		return nil, err
-	}
-	hits := make([]memory.Hit, 0, len(fused))
-	for _, x := range fused {
-		m := got[x.ID]
-		if m == nil || (m.Type == memory.TypeMessage && AddressesListener(m.Content.Text)) {
-			continue
-		}
-		hits = append(hits, memory.Hit{ID: x.ID, Score: x.Score})
 	}
 	return map[string][]memory.Hit{ListEntity: hits}, nil
 }

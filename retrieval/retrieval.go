@@ -103,3 +103,43 @@ func (x IndexLists) Retrieve(ctx context.Context, q *Query, lists []string) (map
 	}
 	return out, nil
 }
+
+// hybridWithin is the inner search of the lists that narrow keyword and
+// semantic (the time, entity and when lists): the query's text and vector
+// searched within f, the two lists fused by RRF at equal weights, the best
+// q.K kept. With keep set, the fused memories are read from the store and
+// only those keep accepts are returned, in fused order (a memory the store
+// no longer has is dropped).
+func hybridWithin(ctx context.Context, ix memory.Index, store memory.Store, q *Query, f memory.Filter, keep func(*memory.Memory) bool) ([]memory.Hit, error) {
+	v, err := q.Vector(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := ix.Search(ctx, memory.IndexQuery{Filter: f, Text: q.Text, Vector: v, K: q.K})
+	if err != nil {
+		return nil, err
+	}
+	fused := memory.Fuse(memory.RankedList{Name: ListKeyword, Hits: res.Keyword, Weight: 1},
+		memory.RankedList{Name: ListSemantic, Hits: res.Semantic, Weight: 1})
+	fused = fused[:min(len(fused), q.K)]
+	var got map[string]*memory.Memory
+	if keep != nil && len(fused) > 0 {
+		ids := make([]string, len(fused))
+		for i, x := range fused {
+			ids[i] = x.ID
+		}
+		if got, err = store.GetMany(ctx, f.OrgID, ids); err != nil {
+			return nil, err
+		}
+	}
+	hits := make([]memory.Hit, 0, len(fused))
+	for _, x := range fused {
+		if keep != nil {
+			if m := got[x.ID]; m == nil || !keep(m) {
+				continue
+			}
+		}
+		hits = append(hits, memory.Hit{ID: x.ID, Score: x.Score})
+	}
+	return hits, nil
+}

@@ -78,19 +78,9 @@ func (t TimeList) Retrieve(ctx context.Context, q *Query, _ []string) (map[strin
 	if f.End <= f.Start {
 		return none, nil
 	}
-	v, err := q.Vector(ctx)
+	hits, err := hybridWithin(ctx, t.Index, t.Store, q, f, nil)
 	if err != nil {
 		return nil, err
-	}
-	res, err := t.Index.Search(ctx, memory.IndexQuery{Filter: f, Text: q.Text, Vector: v, K: q.K})
-	if err != nil {
-		return nil, err
-	}
-	fused := memory.Fuse(memory.RankedList{Name: ListKeyword, Hits: res.Keyword, Weight: 1},
-		memory.RankedList{Name: ListSemantic, Hits: res.Semantic, Weight: 1})
-	hits := make([]memory.Hit, 0, min(len(fused), q.K))
-	for _, x := range fused[:min(len(fused), q.K)] {
-		hits = append(hits, memory.Hit{ID: x.ID, Score: x.Score})
 	}
 	return map[string][]memory.Hit{ListTime: hits}, nil
 }

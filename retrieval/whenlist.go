@@ -39,33 +39,9 @@ func (w WhenList) Retrieve(ctx context.Context, q *Query, _ []string) (map[strin
 	if w.Asks == nil || w.States == nil || !w.Asks(q.Text) {
 		return none, nil
 	}
-	v, err := q.Vector(ctx)
+	hits, err := hybridWithin(ctx, w.Index, w.Store, q, q.Filter, func(m *memory.Memory) bool { return w.States(m.SearchText()) })
 	if err != nil {
 		return nil, err
-	}
-	res, err := w.Index.Search(ctx, memory.IndexQuery{Filter: q.Filter, Text: q.Text, Vector: v, K: q.K})
-	if err != nil {
-		return nil, err
-	}
-	fused := memory.Fuse(memory.RankedList{Name: ListKeyword, Hits: res.Keyword, Weight: 1},
-		memory.RankedList{Name: ListSemantic, Hits: res.Semantic, Weight: 1})
-	fused = fused[:min(len(fused), q.K)]
-	if len(fused) == 0 {
-		return none, nil
-	}
-	ids := make([]string, len(fused))
-	for i, x := range fused {
-		ids[i] = x.ID
-	}
-	got, err := w.Store.GetMany(ctx, q.Filter.OrgID, ids)
-	if err != nil {
-		return nil, err
-	}
-	var hits []memory.Hit
-	for _, x := range fused {
-		if m := got[x.ID]; m != nil && w.States(m.SearchText()) {
-			hits = append(hits, memory.Hit{ID: x.ID, Score: x.Score})
-		}
 	}
 	return map[string][]memory.Hit{ListWhen: hits}, nil
 }

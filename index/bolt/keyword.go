@@ -48,8 +48,8 @@ type qterm struct {
 // "Query evaluation: strategies and optimizations", 1995):
 //
 //   - the terms go in order of the most each can add to a memory's score
-//     (its weight times the BM25 term factor at the list's greatest
-//     frequency and shortest memory), rare terms first;
+//     (its weight times the greatest BM25 term factor of its list,
+//     postings.bound), rare terms first;
 //   - before each term, when the terms left could not lift a memory that
 //     none of the terms so far hold up to the k-th best score so far (among
 //     the memories the filter allows), no such memory can reach the top k:
