@@ -475,9 +475,12 @@ func stale(id string, got, want int64) error {
 }
 
 // Delete removes memory id and every derived copy of its content (see
-// Forgotten). Errors: ENOTFOUND if c cannot see it; EFORBIDDEN when an
-// agent-bound caller targets an org-scope memory, which every agent of the
-// org shares.
+// Forgotten). It is the one rule of a single delete, for every transport:
+// an agent-bound caller deletes what is in its own scope, and org-scope
+// memories, which every agent of the org shares, only with the delete:org
+// grant; never another agent's. Errors: ENOTFOUND if c cannot see it;
+// EFORBIDDEN when an agent-bound caller without delete:org targets an
+// org-scope memory.
 func (s *Service) Delete(ctx context.Context, c memory.Caller, id string) error {
 	_, err := s.DeleteOne(ctx, c, id)
 	return err
@@ -499,8 +502,8 @@ func (s *Service) DeleteIf(ctx context.Context, c memory.Caller, id string, ifVe
 	if ifVersion != 0 && m.Version != ifVersion {
 		return Forgotten{}, stale(id, m.Version, ifVersion)
 	}
-	if c.AgentID != "" && m.AgentID == "" {
-		return Forgotten{}, memory.Errorf(memory.EFORBIDDEN, "memory %q is in the org scope: only an org-level key may delete it", id)
+	if c.AgentID != "" && m.AgentID == "" && !c.Grants.Has(memory.GrantDeleteOrg) {
+		return Forgotten{}, memory.Errorf(memory.EFORBIDDEN, "memory %q is in the org scope: deleting it needs an org-level key or the delete:org grant", id)
 	}
 	return s.forget(ctx, c, []*memory.Memory{m})
 }

@@ -39,20 +39,10 @@ func orgLevel(c memory.Caller) memory.Caller {
 	return memory.Caller{OrgID: c.OrgID, Grants: c.Grants}
 }
 
-// deleteOne deletes memory id: an agent-bound key deletes what is in its
-// own scope, and org-scope memories only with delete:org (the service
-// refuses them otherwise); never another agent's.
+// deleteOne deletes memory id by the service's rule of a single delete
+// (service.Delete): an agent-bound key deletes what is in its own scope,
+// and org-scope memories only with delete:org; never another agent's.
 func (s *Server) deleteOne(ctx context.Context, c memory.Caller, id string, ifVersion int64) error {
-	if c.AgentID != "" && orgDeleter(c) {
-		m, err := s.svc.Get(ctx, c, id) // ENOTFOUND for other agents' memories
-		if err != nil {
-			return err
-		}
-		if m.AgentID == "" {
-			_, err := s.svc.DeleteIf(ctx, orgLevel(c), id, ifVersion)
-			return err
-		}
-	}
 	_, err := s.svc.DeleteIf(ctx, c, id, ifVersion)
 	return err
 }

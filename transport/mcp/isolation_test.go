@@ -159,3 +159,32 @@ func TestIsolation(t *testing.T) {
 		})
 	}
 }
+
+// TestForgetOrgScope: forget by id follows the HTTP API's rule of a single
+// delete (the service's): an agent-bound key cannot delete an org-scope
+// memory, which every agent shares, unless it holds delete:org; with it,
+// the memory is gone for everyone.
+func TestForgetOrgScope(t *testing.T) {
+	e := server(t)
+	sess := map[string]*sdk.ClientSession{}
+	for _, who := range []string{"a", "x", "xd"} {
+		sess[who] = connectHTTP(t, e, who)
+	}
+	var rem mcp.RememberOutput
+	mustCall(t, sess["a"], mcp.ToolRemember, map[string]any{"content": "The office wifi password rotates every Monday", "sessionId": "forget-org"}, &rem)
+	wantError(t, call(t, sess["x"], mcp.ToolForget, map[string]any{"id": rem.ID}, nil), memory.EFORBIDDEN)
+	var page mcp.ListOutput
+	mustCall(t, sess["a"], mcp.ToolList, map[string]any{"sessionId": "forget-org"}, &page)
+	if len(page.Memories) != 1 {
+		t.Fatalf("after agent x's refused forget, org a lists %d memories, want 1", len(page.Memories))
+	}
+	var out mcp.ForgetOutput
+	mustCall(t, sess["xd"], mcp.ToolForget, map[string]any{"id": rem.ID}, &out)
+	if out.Deleted != 1 {
+		t.Fatalf("forget with delete:org deleted %d, want 1", out.Deleted)
+	}
+	mustCall(t, sess["a"], mcp.ToolList, map[string]any{"sessionId": "forget-org"}, &page)
+	if len(page.Memories) != 0 {
+		t.Fatalf("org a still lists %d memories after the forget", len(page.Memories))
+	}
+}

@@ -88,21 +88,36 @@ func startServer() (*env, error) {
 		return nil, err
 	}
 	e.url = e.proc.URL
-	// A read-only key of org a, through the admin API.
-	body := `{"name":"mcp read-only","grants":["read"]}`
-	req, _ := http.NewRequest("POST", e.url+"/v1/admin/keys", strings.NewReader(body))
+	// Two more keys of org a, through the admin API: a read-only one, and
+	// one bound to agent x that holds delete:org.
+	for who, body := range map[string]string{
+		"ro": `{"name":"mcp read-only","grants":["read"]}`,
+		"xd": `{"name":"mcp curator x","agentId":"x","grants":["read","write","delete:org"]}`,
+	} {
+		secret, err := createKey(e.url, body)
+		if err != nil {
+			return nil, fmt.Errorf("create key %s: %w", who, err)
+		}
+		keys[who] = secret
+	}
+	return e, nil
+}
+
+// createKey creates a key of org a through the admin API and returns its
+// secret.
+func createKey(url, body string) (string, error) {
+	req, _ := http.NewRequest("POST", url+"/v1/admin/keys", strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+keys["a"])
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	defer res.Body.Close()
 	var out struct{ Secret string }
 	if err := json.NewDecoder(res.Body).Decode(&out); err != nil || res.StatusCode != http.StatusCreated || out.Secret == "" {
-		return nil, fmt.Errorf("create a read-only key: %d %v", res.StatusCode, err)
+		return "", fmt.Errorf("%d %v", res.StatusCode, err)
 	}
-	keys["ro"] = out.Secret
-	return e, nil
+	return out.Secret, nil
 }
 
 // bearer adds a key to the client's requests.

@@ -394,7 +394,7 @@ func (s *Server) forget(ctx context.Context, r Request, in ForgetInput) (ForgetO
 		if filtered {
 			return ForgetOutput{}, memory.Errorf(memory.EINVALID, "id: give either id or the erasure filter (entity, sessionId, roomId, start, end, agentId), not both")
 		}
-		if err := s.deleteOne(ctx, r.Caller, in.ID); err != nil {
+		if err := s.svc.Delete(ctx, r.Caller, in.ID); err != nil { // the service's rule, as DELETE /v1/memories/{id}
 			return ForgetOutput{}, err
 		}
 		return ForgetOutput{Deleted: 1}, nil
@@ -417,22 +417,6 @@ func (s *Server) forget(ctx context.Context, r Request, in ForgetInput) (ForgetO
 	}
 	return ForgetOutput{Deleted: e.Report.Memories, Matched: e.Report.Matched, Facts: e.Report.Facts,
 		Relations: e.Report.Relations, AuditID: e.ID}, nil
-}
-
-// deleteOne deletes memory id by the rules of DELETE /v1/memories/{id}:
-// an agent-bound key deletes what is in its own scope, and org-scope
-// memories only with delete:org; never another agent's.
-func (s *Server) deleteOne(ctx context.Context, c memory.Caller, id string) error {
-	if c.AgentID != "" && c.Grants.Has(memory.GrantDeleteOrg) {
-		m, err := s.svc.Get(ctx, c, id) // ENOTFOUND for other agents' memories
-		if err != nil {
-			return err
-		}
-		if m.AgentID == "" {
-			return s.svc.Delete(ctx, memory.Caller{OrgID: c.OrgID, Grants: c.Grants}, id)
-		}
-	}
-	return s.svc.Delete(ctx, c, id)
 }
 
 // ListInput is the input of list.
