@@ -36,113 +36,17 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentmem/agentmem/embed/onnx"
 	"github.com/agentmem/agentmem/internal/config"
+	"github.com/agentmem/agentmem/internal/locomo"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/pipeline/extract"
 	"github.com/agentmem/agentmem/wiring/server"
 )
-
-type turn struct {
-	Speaker string `json:"speaker"`
-	DiaID   string `json:"dia_id"`
-	Text    string `json:"text"`
-}
-
-// observation is one reference fact.
-type observation struct {
-	text    string
-	speaker string
-	turns   []string
-}
-
-type session struct {
-	n     int
-	turns []turn
-	obs   []observation
-}
-
-type conversation struct {
-	name     string
-	sessions []session
-}
-
-var sessionKey = regexp.MustCompile(`^session_(\d+)$`)
-
-func load(path string) (*conversation, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var doc map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	c := &conversation{name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))}
-	for k, v := range doc {
-		m := sessionKey.FindStringSubmatch(k)
-		if m == nil {
-			continue
-		}
-		n, _ := strconv.Atoi(m[1])
-		s := session{n: n}
-		if err := json.Unmarshal(v, &s.turns); err != nil {
-			continue // not a list of turns
-		}
-		var obs map[string][][]any
-		if raw, ok := doc[k+"_observation"]; ok {
-			if err := json.Unmarshal(raw, &obs); err != nil {
-				return nil, fmt.Errorf("%s: %s_observation: %w", path, k, err)
-			}
-		}
-		speakers := make([]string, 0, len(obs))
-		for sp := range obs {
-			speakers = append(speakers, sp)
-		}
-		sort.Strings(speakers)
-		for _, sp := range speakers {
-			for _, o := range obs[sp] {
-				if len(o) != 2 {
-					continue
-				}
-				text, _ := o[0].(string)
-				ob := observation{text: text, speaker: sp}
-				switch id := o[1].(type) {
-				case string:
-					ob.turns = splitIDs(id)
-				case []any:
-					for _, x := range id {
-						if s, ok := x.(string); ok {
-							ob.turns = append(ob.turns, splitIDs(s)...)
-						}
-					}
-				}
-				if text != "" && len(ob.turns) > 0 {
-					s.obs = append(s.obs, ob)
-				}
-			}
-		}
-		c.sessions = append(c.sessions, s)
-	}
-	sort.Slice(c.sessions, func(i, j int) bool { return c.sessions[i].n < c.sessions[j].n })
-	return c, nil
-}
-
-func splitIDs(s string) []string {
-	var out []string
-	for _, p := range regexp.MustCompile(`[;,\s]+`).Split(s, -1) {
-		if p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
 
 // counts are the tallies of one extractor on one conversation (or all).
 type counts struct {
@@ -228,28 +132,28 @@ func embedAll(ctx context.Context, e memory.Embedder, texts []string) ([][]float
 }
 
 // score runs ex over every session of conv and counts its matches.
-func score(ctx context.Context, ex extract.Extractor, e memory.Embedder, conv *conversation, thresholds []float64, samples io.Writer) (*counts, error) {
+func score(ctx context.Context, ex extract.Extractor, e memory.Embedder, conv *locomo.Conversation, thresholds []float64, samples io.Writer) (*counts, error) {
 	c := newCounts()
-	for _, s := range conv.sessions {
-		turns := make([]extract.Turn, len(s.turns))
-		for i, t := range s.turns {
+	for _, s := range conv.Sessions {
+		turns := make([]extract.Turn, len(s.Turns))
+		for i, t := range s.Turns {
 			turns[i] = extract.Turn{ID: t.DiaID, Speaker: t.Speaker, Text: t.Text}
 		}
 		start := time.Now()
 		facts, err := ex.Extract(ctx, turns)
 		if err != nil {
-			return nil, fmt.Errorf("%s session %d: %w", conv.name, s.n, err)
+			return nil, fmt.Errorf("%s session %d: %w", conv.Name, s.N, err)
 		}
 		c.Elapsed += time.Since(start)
 		c.Turns += len(turns)
 		c.Facts += len(facts)
-		c.Observations += len(s.obs)
-		texts := make([]string, 0, len(facts)+len(s.obs))
+		c.Observations += len(s.Observations)
+		texts := make([]string, 0, len(facts)+len(s.Observations))
 		for _, f := range facts {
 			texts = append(texts, f.Text)
 		}
-		for _, o := range s.obs {
-			texts = append(texts, o.text)
+		for _, o := range s.Observations {
+			texts = append(texts, o.Text)
 		}
 		vecs, err := embedAll(ctx, e, texts)
 		if err != nil {
@@ -259,15 +163,15 @@ func score(ctx context.Context, ex extract.Extractor, e memory.Embedder, conv *c
 		// best[i][j]: cosine of fact i and observation j when they share a turn, else -1.
 		best := make([][]float64, len(facts))
 		for i, f := range facts {
-			best[i] = make([]float64, len(s.obs))
-			for j, o := range s.obs {
+			best[i] = make([]float64, len(s.Observations))
+			for j, o := range s.Observations {
 				best[i][j] = -1
-				if shares(f.Sources, o.turns) {
+				if shares(f.Sources, o.Turns) {
 					best[i][j] = cosine(fv[i], ov[j])
 				}
 			}
 		}
-		for j, o := range s.obs {
+		for j, o := range s.Observations {
 			top, covered := -1.0, false
 			for i := range facts {
 				if best[i][j] > -1 {
@@ -290,12 +194,12 @@ func score(ctx context.Context, ex extract.Extractor, e memory.Embedder, conv *c
 						near = facts[i].Text
 					}
 				}
-				fmt.Fprintf(samples, "%.3f\t%s\t%s\t%s\n", top, strings.Join(o.turns, ","), o.text, near)
+				fmt.Fprintf(samples, "%.3f\t%s\t%s\t%s\n", top, strings.Join(o.Turns, ","), o.Text, near)
 			}
 		}
 		for i := range facts {
 			top := -1.0
-			for j := range s.obs {
+			for j := range s.Observations {
 				top = max(top, best[i][j])
 			}
 			for k, t := range thresholds {
@@ -337,9 +241,9 @@ func run(data, jsonOut, names string, threshold float64, samplesOut string) erro
 	if len(files) == 0 {
 		return fmt.Errorf("no files match %q", data)
 	}
-	var convs []*conversation
+	var convs []*locomo.Conversation
 	for _, f := range files {
-		c, err := load(f)
+		c, err := locomo.Load(f)
 		if err != nil {
 			return err
 		}
@@ -407,13 +311,13 @@ func run(data, jsonOut, names string, threshold float64, samplesOut string) erro
 		per := map[string]any{}
 		for _, conv := range convs {
 			if samples != nil {
-				fmt.Fprintf(samples, "## %s %s\n", ex.Name(), conv.name)
+				fmt.Fprintf(samples, "## %s %s\n", ex.Name(), conv.Name)
 			}
 			c, err := score(ctx, ex, emb, conv, thresholds, samples)
 			if err != nil {
 				return err
 			}
-			per[conv.name] = c.json(thresholds, main)
+			per[conv.Name] = c.json(thresholds, main)
 			all.add(c)
 		}
 		js := all.json(thresholds, main)
@@ -431,10 +335,10 @@ func run(data, jsonOut, names string, threshold float64, samplesOut string) erro
 	return nil
 }
 
-func convNames(cs []*conversation) []string {
+func convNames(cs []*locomo.Conversation) []string {
 	var out []string
 	for _, c := range cs {
-		out = append(out, c.name)
+		out = append(out, c.Name)
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/embed/hashing"
+	"github.com/agentmem/agentmem/internal/locomo"
 	"github.com/agentmem/agentmem/pipeline/extract"
 )
 
@@ -25,8 +26,8 @@ func TestScore(t *testing.T) {
 	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	conv, err := load(path)
-	if err != nil || len(conv.sessions) != 1 || len(conv.sessions[0].obs) != 4 {
+	conv, err := locomo.Load(path)
+	if err != nil || len(conv.Sessions) != 1 || len(conv.Sessions[0].Observations) != 4 {
 		t.Fatalf("load: %+v %v", conv, err)
 	}
 	thresholds := []float64{0.9}

@@ -11,75 +11,42 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"regexp"
-	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/agentmem/agentmem/internal/locomo"
 	"github.com/agentmem/agentmem/knowledge/extractor/offline"
 	"github.com/agentmem/agentmem/memory"
 )
 
-type turn struct {
-	Speaker string `json:"speaker"`
-	DiaID   string `json:"dia_id"`
-	Text    string `json:"text"`
-}
-
-var sessionKey = regexp.MustCompile(`^session_(\d+)$`)
-
 // load reads the turns of one conversation as knowledge sources, in
 // session order.
 func load(path string) ([]memory.KnowledgeSource, error) {
-	raw, err := os.ReadFile(path)
+	c, err := locomo.Load(path)
 	if err != nil {
 		return nil, err
 	}
-	var doc map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	var speakerA, speakerB string
-	json.Unmarshal(doc["speaker_a"], &speakerA)
-	json.Unmarshal(doc["speaker_b"], &speakerB)
-	var sessions []int
-	for k := range doc {
-		if m := sessionKey.FindStringSubmatch(k); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			sessions = append(sessions, n)
-		}
-	}
-	sort.Ints(sessions)
-	conv := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	var out []memory.KnowledgeSource
-	for _, n := range sessions {
-		key := fmt.Sprintf("session_%d", n)
-		var turns []turn
-		if err := json.Unmarshal(doc[key], &turns); err != nil {
-			continue // not a list of turns
-		}
-		var when string
-		json.Unmarshal(doc[key+"_date_time"], &when)
+	for _, s := range c.Sessions {
+		key := fmt.Sprintf("session_%d", s.N)
 		var at int64
-		if t, err := time.Parse("3:04 pm on 2 January, 2006", when); err == nil {
-			at = t.UnixMilli()
+		if !s.Date.IsZero() {
+			at = s.Date.UnixMilli()
 		}
-		for _, t := range turns {
-			src := memory.KnowledgeSource{MemoryID: conv + ":" + t.DiaID, Type: memory.TypeMessage, Text: t.Text,
+		for _, t := range s.Turns {
+			src := memory.KnowledgeSource{MemoryID: c.Name + ":" + t.DiaID, Type: memory.TypeMessage, Text: t.Text,
 				Speaker: t.Speaker, SessionID: key, CreatedAt: at}
 			switch t.Speaker {
-			case speakerA:
-				src.Listeners = []string{speakerB}
-			case speakerB:
-				src.Listeners = []string{speakerA}
+			case c.SpeakerA:
+				src.Listeners = []string{c.SpeakerB}
+			case c.SpeakerB:
+				src.Listeners = []string{c.SpeakerA}
 			}
 			out = append(out, src)
 		}

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentmem/agentmem/internal/locomo"
 	"github.com/agentmem/agentmem/memory"
 )
 
@@ -55,10 +56,10 @@ func (c client) get(path string, q url.Values, out any) error {
 
 // listQuestions builds the questions of conv from the entities of each
 // speaker's turns.
-func listQuestions(c client, conv *conversation) ([]listQuestion, error) {
+func listQuestions(c client, conv *locomo.Conversation) ([]listQuestion, error) {
 	speakers := map[string]bool{}
-	for _, turns := range conv.sessions {
-		for _, t := range turns {
+	for _, s := range conv.Sessions {
+		for _, t := range s.Turns {
 			speakers[t.Speaker] = true
 		}
 	}
@@ -92,7 +93,7 @@ func listQuestions(c client, conv *conversation) ([]listQuestion, error) {
 		}
 		for _, t := range slices.Sorted(maps.Keys(byType)) {
 			if items := byType[t]; len(items) >= minListItems && len(items) <= maxListItems {
-				out = append(out, listQuestion{conv: conv.name, speaker: sp, typ: t, items: items})
+				out = append(out, listQuestion{conv: conv.Name, speaker: sp, typ: t, items: items})
 			}
 		}
 	}
@@ -146,10 +147,10 @@ func listContexts(c client, q listQuestion, budget int) (kRecall float64, kToken
 
 // runLists runs the list questions of every conversation at each budget
 // and prints the table and a few examples.
-func runLists(clients map[string]client, convs []*conversation, budgets []int) error {
+func runLists(clients map[string]client, convs []*locomo.Conversation, budgets []int) error {
 	var qs []listQuestion
 	for _, conv := range convs {
-		got, err := listQuestions(clients[conv.name+"/turns"], conv)
+		got, err := listQuestions(clients[conv.Name+"/turns"], conv)
 		if err != nil {
 			return err
 		}

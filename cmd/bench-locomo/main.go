@@ -22,126 +22,25 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentmem/agentmem/auth"
 	"github.com/agentmem/agentmem/internal/config"
+	"github.com/agentmem/agentmem/internal/locomo"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/transport/httpapi"
 	"github.com/agentmem/agentmem/wiring/server"
 )
 
-type turn struct {
-	Speaker string `json:"speaker"`
-	DiaID   string `json:"dia_id"`
-	Text    string `json:"text"`
-	Caption string `json:"blip_caption"`
-}
-
-type question struct {
-	Question string `json:"question"`
-	Evidence []string
-	Category int `json:"category"`
-}
-
-type conversation struct {
-	name      string
-	sessions  map[int][]turn
-	dates     map[int]time.Time
-	facts     [][2]string // fact text, dia_id
-	questions []question
-}
-
 // turnText returns the text of the turn with dia_id id, speaker first.
-func (c *conversation) turnText(id string) string {
-	for _, ts := range c.sessions {
-		for _, t := range ts {
-			if t.DiaID == id {
-				return t.Speaker + ": " + t.Text
-			}
-		}
+func turnText(c *locomo.Conversation, id string) string {
+	if t, ok := c.Turn(id); ok {
+		return t.Speaker + ": " + t.Text
 	}
 	return "(no such turn)"
-}
-
-var sessionKey = regexp.MustCompile(`^session_(\d+)$`)
-
-func load(path string) (*conversation, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var doc map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	c := &conversation{name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), sessions: map[int][]turn{}, dates: map[int]time.Time{}}
-	for k, v := range doc {
-		m := sessionKey.FindStringSubmatch(k)
-		if m == nil {
-			continue
-		}
-		n, _ := strconv.Atoi(m[1])
-		var turns []turn
-		if err := json.Unmarshal(v, &turns); err != nil {
-			continue // not a list of turns
-		}
-		c.sessions[n] = turns
-		var when string
-		json.Unmarshal(doc[k+"_date_time"], &when)
-		t, err := time.Parse("3:04 pm on 2 January, 2006", when)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %s_date_time %q: %w", path, k, when, err)
-		}
-		c.dates[n] = t
-		var obs map[string][][]any
-		if json.Unmarshal(doc[k+"_observation"], &obs) == nil {
-			for _, list := range obs {
-				for _, o := range list {
-					if len(o) == 2 {
-						text, _ := o[0].(string)
-						switch id := o[1].(type) {
-						case string:
-							c.facts = append(c.facts, [2]string{text, id})
-						case []any:
-							for _, x := range id {
-								if s, ok := x.(string); ok {
-									c.facts = append(c.facts, [2]string{text, s})
-								}
-							}
-						}
-					}
-				}
-			}
-		}
-	}
-	var qa []struct {
-		Question string `json:"question"`
-		Evidence []any  `json:"evidence"`
-		Category int    `json:"category"`
-	}
-	if err := json.Unmarshal(doc["qa"], &qa); err != nil {
-		return nil, fmt.Errorf("%s: qa: %w", path, err)
-	}
-	for _, q := range qa {
-		var ev []string
-		for _, e := range q.Evidence {
-			if s, ok := e.(string); ok {
-				for _, part := range regexp.MustCompile(`[;,\s]+`).Split(s, -1) {
-					if part != "" {
-						ev = append(ev, part)
-					}
-				}
-			}
-		}
-		c.questions = append(c.questions, question{Question: q.Question, Evidence: ev, Category: q.Category})
-	}
-	return c, nil
 }
 
 // client is a minimal HTTP client of the API.
@@ -166,7 +65,7 @@ func (c client) post(path string, body, out any) error {
 }
 
 // ingest writes the conversation (and its facts when withFacts) through the API.
-func ingest(c client, conv *conversation, withFacts bool) error {
+func ingest(c client, conv *locomo.Conversation, withFacts bool) error {
 	var batch []map[string]any
 	flush := func() error {
 		if len(batch) == 0 {
@@ -177,20 +76,15 @@ func ingest(c client, conv *conversation, withFacts bool) error {
 		batch = nil
 		return err
 	}
-	var ns []int
-	for n := range conv.sessions {
-		ns = append(ns, n)
-	}
-	sort.Ints(ns)
-	for _, n := range ns {
-		for i, t := range conv.sessions[n] {
+	for _, s := range conv.Sessions {
+		for i, t := range s.Turns {
 			text := t.Text
 			if t.Caption != "" {
 				text += " [shared an image: " + t.Caption + "]"
 			}
 			batch = append(batch, map[string]any{
-				"type": "message", "entityId": t.Speaker, "roomId": fmt.Sprintf("session_%d", n), "sessionId": fmt.Sprintf("session_%d", n),
-				"createdAt": conv.dates[n].Add(time.Duration(i) * time.Second).UnixMilli(),
+				"type": "message", "entityId": t.Speaker, "roomId": fmt.Sprintf("session_%d", s.N), "sessionId": fmt.Sprintf("session_%d", s.N),
+				"createdAt": s.Date.Add(time.Duration(i) * time.Second).UnixMilli(),
 				"content":   map[string]any{"text": text}, "metadata": map[string]any{"dia_id": t.DiaID},
 			})
 			if len(batch) == memory.MaxBatch {
@@ -201,16 +95,29 @@ func ingest(c client, conv *conversation, withFacts bool) error {
 		}
 	}
 	if withFacts {
-		for _, f := range conv.facts {
-			n := 0
-			fmt.Sscanf(f[1], "D%d:", &n)
-			batch = append(batch, map[string]any{
-				"type": "fact", "createdAt": conv.dates[n].UnixMilli(),
-				"content": map[string]any{"text": f[0]}, "metadata": map[string]any{"dia_id": f[1]},
-			})
-			if len(batch) == memory.MaxBatch {
-				if err := flush(); err != nil {
-					return err
+		dates := map[int]time.Time{}
+		for _, s := range conv.Sessions {
+			dates[s.N] = s.Date
+		}
+		// One fact memory per observation and turn it cites, dated by the
+		// session of that turn. (An observation citing several turns in one
+		// string, "D1:3; D1:5", used to become a single fact with that whole
+		// string as dia_id, which matched no evidence; it is now one fact per
+		// turn.)
+		for _, s := range conv.Sessions {
+			for _, o := range s.Observations {
+				for _, id := range o.Turns {
+					n := 0
+					fmt.Sscanf(id, "D%d:", &n)
+					batch = append(batch, map[string]any{
+						"type": "fact", "createdAt": dates[n].UnixMilli(),
+						"content": map[string]any{"text": o.Text}, "metadata": map[string]any{"dia_id": id},
+					})
+					if len(batch) == memory.MaxBatch {
+						if err := flush(); err != nil {
+							return err
+						}
+					}
 				}
 			}
 		}
@@ -297,8 +204,8 @@ func available(c client, mode string) bool {
 // evaluate asks every question of categories 1-4 in one mode.
 // misses, when set, receives every question whose evidence is not all in
 // the top 10, with the evidence and what was returned instead.
-func evaluate(c client, conv *conversation, mode string, byCat map[int]*Metrics, all *Metrics, misses io.Writer) error {
-	for _, q := range conv.questions {
+func evaluate(c client, conv *locomo.Conversation, mode string, byCat map[int]*Metrics, all *Metrics, misses io.Writer) error {
+	for _, q := range conv.Questions {
 		if q.Category < 1 || q.Category > 4 || len(q.Evidence) == 0 {
 			continue
 		}
@@ -320,16 +227,16 @@ func evaluate(c client, conv *conversation, mode string, byCat map[int]*Metrics,
 		}
 		top := func(k int) []string { return ids[:min(k, len(ids))] }
 		if misses != nil && recall(q.Evidence, top(10)) < 1 {
-			fmt.Fprintf(misses, "## %s [%s, category %d] %s\n", conv.name, mode, q.Category, q.Question)
+			fmt.Fprintf(misses, "## %s [%s, category %d] %s\n", conv.Name, mode, q.Category, q.Question)
 			for _, e := range q.Evidence {
 				rank := "-"
 				if i := slices.Index(ids, e); i >= 0 {
 					rank = strconv.Itoa(i + 1)
 				}
-				fmt.Fprintf(misses, "   want %s (rank %s) %s\n", e, rank, conv.turnText(e))
+				fmt.Fprintf(misses, "   want %s (rank %s) %s\n", e, rank, turnText(conv, e))
 			}
 			for i, id := range top(10) {
-				fmt.Fprintf(misses, "   %2d   %s %s\n", i+1, id, conv.turnText(id))
+				fmt.Fprintf(misses, "   %2d   %s %s\n", i+1, id, turnText(conv, id))
 			}
 		}
 		m := byCat[q.Category]
@@ -388,11 +295,16 @@ func run(data, jsonOut, svgOut, missesOut, lists string, withFacts bool) error {
 	if len(files) == 0 {
 		return fmt.Errorf("no files match %q", data)
 	}
-	var convs []*conversation
+	var convs []*locomo.Conversation
 	for _, f := range files {
-		c, err := load(f)
+		c, err := locomo.Load(f)
 		if err != nil {
 			return err
+		}
+		for _, s := range c.Sessions {
+			if s.Date.IsZero() {
+				return fmt.Errorf("%s: session_%d has no session_%d_date_time", f, s.N, s.N)
+			}
 		}
 		convs = append(convs, c)
 	}
@@ -423,7 +335,7 @@ func run(data, jsonOut, svgOut, missesOut, lists string, withFacts bool) error {
 		for _, v := range variants {
 			key := fmt.Sprintf("bench-key-%04d-%s-000000", i, v)
 			spec = append(spec, fmt.Sprintf("%s=locomo-%d-%s", key, i, v))
-			clients[c.name+"/"+v] = client{key: key}
+			clients[c.Name+"/"+v] = client{key: key}
 		}
 	}
 	keys, err := auth.ParseKeys(strings.Join(spec, ","))
@@ -436,14 +348,14 @@ func run(data, jsonOut, svgOut, missesOut, lists string, withFacts bool) error {
 	nq := 0
 	for _, c := range convs {
 		for _, v := range variants {
-			cl := clients[c.name+"/"+v]
+			cl := clients[c.Name+"/"+v]
 			cl.url = srv.URL
-			clients[c.name+"/"+v] = cl
+			clients[c.Name+"/"+v] = cl
 			if err := ingest(cl, c, v == "facts"); err != nil {
 				return err
 			}
 		}
-		nq += len(c.questions)
+		nq += len(c.Questions)
 	}
 	fmt.Printf("# bench-locomo: %d conversations (%s), embedder %s; ingested in %v\n\n", len(convs),
 		strings.Join(names(convs), ", "), b.Embedder.Model(), time.Since(start).Round(time.Millisecond))
@@ -465,7 +377,7 @@ func run(data, jsonOut, svgOut, missesOut, lists string, withFacts bool) error {
 	var rows []row
 	for _, v := range variants {
 		for _, mode := range modes {
-			if !available(clients[convs[0].name+"/"+v], mode) {
+			if !available(clients[convs[0].Name+"/"+v], mode) {
 				fmt.Printf("(mode %s skipped: the server has no such list)\n", mode)
 				continue
 			}
@@ -475,7 +387,7 @@ func run(data, jsonOut, svgOut, missesOut, lists string, withFacts bool) error {
 			}
 			r := row{mode: name, cats: map[int]*Metrics{1: {}, 2: {}, 3: {}, 4: {}}}
 			for _, c := range convs {
-				if err := evaluate(clients[c.name+"/"+v], c, mode, r.cats, &r.all, misses); err != nil {
+				if err := evaluate(clients[c.Name+"/"+v], c, mode, r.cats, &r.all, misses); err != nil {
 					return err
 				}
 			}
@@ -519,10 +431,10 @@ func run(data, jsonOut, svgOut, missesOut, lists string, withFacts bool) error {
 	return nil
 }
 
-func names(cs []*conversation) []string {
+func names(cs []*locomo.Conversation) []string {
 	var out []string
 	for _, c := range cs {
-		out = append(out, c.name)
+		out = append(out, c.Name)
 	}
 	return out
 }
