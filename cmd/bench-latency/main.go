@@ -63,6 +63,7 @@ func main() {
 	flag.BoolVar(&withRerank, "rerank", false, "also measure full search through an in-process /rerank endpoint")
 	flag.BoolVar(&annOff, "exact", false, "embedded index: keep vector search exact at every size (no HNSW graph)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the searches to this file")
+	flag.StringVar(&memProfileTo, "memprofile", "", "write heap profiles before the searches (to this file + \".before\") and after them, for pprof -sample_index=alloc_space -base")
 	flag.StringVar(&ingestProfile, "ingest-profile", "", "write a CPU profile of the creates (every size) to this file")
 	flag.BoolVar(&warmAll, "warm", false, "search every query twice before measuring each mode (a steady state: the related terms of every query word cached), not only the first 20 once")
 	only := flag.String("modes", "", "measure only these comma-separated modes (default: all), in the usual order")
@@ -95,7 +96,23 @@ var (
 	warmAll               bool   // -warm
 	annOff                bool   // -exact
 	profileTo             string // -cpuprofile
+	memProfileTo          string // -memprofile
 )
+
+// writeHeap writes the heap profile (allocations since start included) to
+// path, after a collection so that it is up to date.
+func writeHeap(path string) error {
+	runtime.GC()
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
 
 // timedEmbedder records the time spent embedding queries.
 type timedEmbedder struct {
@@ -282,6 +299,11 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 		for i := range qs {
 			qs[i] = gen.Query()
 		}
+		if memProfileTo != "" {
+			if err := writeHeap(memProfileTo + ".before"); err != nil {
+				return err
+			}
+		}
 		if profileTo != "" {
 			f, err := os.Create(profileTo)
 			if err != nil {
@@ -358,6 +380,11 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 		}
 		if profileTo != "" {
 			pprof.StopCPUProfile()
+		}
+		if memProfileTo != "" {
+			if err := writeHeap(memProfileTo); err != nil {
+				return err
+			}
 		}
 		if err := measureTerms(ctx, b.Store, gen, queries, &r); err != nil {
 			return err

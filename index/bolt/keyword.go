@@ -15,6 +15,7 @@ import (
 type accumulator struct {
 	score   []float32
 	touched []uint32
+	cands   []uint32 // finishPruned's candidates' backing array, reused
 	marks   []uint64 // a bitmap by ordinal, all clear between uses
 }
 
@@ -247,7 +248,8 @@ func (ix *Index) keywordPart(o *orgIndex, q memory.IndexQuery, qs []qterm, normO
 // posting tested against a bitmap of the candidates, which costs a load
 // per posting instead of a search per candidate.
 func finishPruned(o *orgIndex, m *matcher, acc *accumulator, qs []qterm, rest []float32, theta float32, normOf func(uint32) float32, top scored, k int) scored {
-	var cands []uint32
+	cands := acc.cands[:0]
+	defer func() { acc.cands = cands[:0] }() // kept for the next search: up to hundreds of thousands at 1M
 	for _, d := range acc.touched {
 		if acc.score[d]+rest[0] >= theta && o.ids[d] != "" && m.match(int(d)) {
 			cands = append(cands, d)
