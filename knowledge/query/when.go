@@ -51,8 +51,12 @@ func AsksWhen(text string) bool {
 
 // StatesTime reports whether text states a time or a duration: a time
 // expression that FindTime reads ("yesterday", "last Fri", "two weekends
-// ago", "on 8 May") or a count of units ("for 4 years", "seven months
-// now").
+// ago", "on 8 May"), a count of units ("for 4 years", "seven months
+// now"), or the speaker's own present: a subject that "just" or
+// "recently" did something ("I just got accepted", "we recently moved"),
+// or "currently". Those tell of the time the memory was said, which is
+// its date: the answer to "When did Gina get the internship?" is the
+// turn "I just got accepted for a fashion internship!".
 func StatesTime(text string) bool {
 	p := timeParser{toks: tokenize(text), now: statesTimeNow, strict: true}
 	for i := range p.toks {
@@ -65,9 +69,17 @@ func StatesTime(text string) bool {
 		if _, _, n, ok := p.count(i); ok && durationUnits[p.low(i+n)] {
 			return true
 		}
+		if p.low(i) == "currently" || subjects[p.low(i)] && (p.low(i+1) == "just" || p.low(i+1) == "recently") {
+			return true
+		}
 	}
 	return false
 }
+
+// subjects are the subject pronouns that "just" or "recently" follows in
+// a statement of the speaker's present ("I just...", "we've recently...").
+var subjects = map[string]bool{"i": true, "we": true, "he": true, "she": true, "they": true,
+	"i've": true, "we've": true, "he's": true, "she's": true, "they've": true}
 
 // statesTimeNow is the reference time StatesTime parses against: any fixed
 // time serves, since it asks only whether an expression is there.

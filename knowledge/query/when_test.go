@@ -39,6 +39,11 @@ func TestStatesTime(t *testing.T) {
 		{"We went camping with my fam two weekends ago.", true},
 		{"We're thinking about going camping next month.", true},
 		{"My daughter's birthday is on 13 October 2023.", true},
+		{"A lot's happened - I just got accepted for a fashion internship!", true}, // the speaker's present
+		{"We've recently moved into a bigger flat.", true},
+		{"I'm currently reading \"The Lean Startup\".", true},
+		{"It's just a hobby, I paint whenever I can.", false}, // "just" not after a subject
+		{"Things have been hectic lately.", false},            // too vague to date anything
 		{"I love painting sunsets, the colors are so calming.", false},
 		{"The 2 younger kids love nature.", false},
 		{"Wow, that rocks! What's the main idea of your art?", false},
