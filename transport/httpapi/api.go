@@ -486,7 +486,7 @@ func (s *Server) deleteMemory(w http.ResponseWriter, r *http.Request, c memory.C
 	if err != nil {
 		return err
 	}
-	if err := s.deleteOne(r.Context(), c, r.PathValue("id"), ifVersion); err != nil {
+	if _, err := s.svc.DeleteIf(r.Context(), c, r.PathValue("id"), ifVersion); err != nil { // the service holds the scope rule
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -97,7 +97,7 @@ func (s *Server) deleteByKey(w http.ResponseWriter, r *http.Request, c memory.Ca
 	if err != nil {
 		return err
 	}
-	if err := s.deleteOne(r.Context(), c, m.ID, ifVersion); err != nil {
+	if _, err := s.svc.DeleteIf(r.Context(), c, m.ID, ifVersion); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

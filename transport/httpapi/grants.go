@@ -39,14 +39,6 @@ func orgLevel(c memory.Caller) memory.Caller {
 	return memory.Caller{OrgID: c.OrgID, Grants: c.Grants}
 }
 
-// deleteOne deletes memory id by the service's rule of a single delete
-// (service.Delete): an agent-bound key deletes what is in its own scope,
-// and org-scope memories only with delete:org; never another agent's.
-func (s *Server) deleteOne(ctx context.Context, c memory.Caller, id string, ifVersion int64) error {
-	_, err := s.svc.DeleteIf(ctx, c, id, ifVersion)
-	return err
-}
-
 // deleteWhere is the bulk delete. An org-level key deletes across the
 // org. An agent-bound key deletes within its own scope; the org scope
 // (agentId=_org) needs delete:org; another agent's scope, never.
