@@ -20,6 +20,7 @@ import (
 
 	"github.com/agentmem/agentmem/knowledge/query"
 	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/retrieval"
 )
 
 // Related terms, after KnowPro's related-terms index: a query term stands
@@ -88,6 +89,16 @@ const (
 	DefaultSyncScan = 1 << 16
 	// laterTimeout bounds a background expansion.
 	laterTimeout = 30 * time.Second
+	// YieldMax is the longest the background expansion waits at each step
+	// while searches are in flight: under a steady stream of searches it
+	// still runs about a tenth of the time.
+	YieldMax = 10 * time.Millisecond
+	// yieldRows is the vocabulary terms a background vocabulary scan scores
+	// between two yields (about a millisecond for a batch of query terms).
+	yieldRows = 1024
+	// yieldEmbed is the query terms the background embeds between two
+	// yields.
+	yieldEmbed = 8
 	// maxLaterBatch is the most query terms one background expansion
 	// takes from the org's queue: their embedding neighbours are scored in
 	// one pass over the vocabulary.
@@ -122,6 +133,11 @@ type RelatedIndex struct {
 	Now func() time.Time
 	// SyncScan defaults to DefaultSyncScan.
 	SyncScan int
+	// Foreground, if set, counts the searches in flight: the background
+	// expansion yields to them between steps of about a millisecond
+	// (YieldMax at most each), so that new query words cost the searches
+	// beside them little. Without it the background runs flat out.
+	Foreground *retrieval.Foreground
 
 	mu   sync.Mutex
 	bg   sync.WaitGroup // expansions finishing in the background
@@ -354,14 +370,14 @@ func (r *RelatedIndex) Expand(ctx context.Context, orgID string, terms []string)
 	o.mu.Unlock()
 	if r.Embedder != nil && scan > r.syncScan() {
 		r.expandLater(ctx, orgID, o, todo)
-		got, err := r.expand(ctx, orgID, o, todo, false)
+		got, err := r.expand(ctx, orgID, o, todo, false, nil)
 		if err != nil {
 			return nil, err
 		}
 		maps.Copy(out, got)
 		return out, nil
 	}
-	got, err := r.expand(ctx, orgID, o, todo, true)
+	got, err := r.expand(ctx, orgID, o, todo, true, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -415,7 +431,8 @@ func (r *RelatedIndex) expandLater(ctx context.Context, orgID string, o *orgTerm
 			batch = slices.Clone(batch)
 			o.mu.Unlock()
 			bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), laterTimeout)
-			if _, err := r.expand(bctx, orgID, o, batch, true); err != nil {
+			yield := func() { r.Foreground.Yield(bctx, YieldMax) }
+			if _, err := r.expand(bctx, orgID, o, batch, true, yield); err != nil {
 				r.log().WarnContext(bctx, "related terms: background expansion failed", "org", orgID, "terms", len(batch), "err", err)
 			}
 			cancel()
@@ -437,14 +454,15 @@ func (r *RelatedIndex) Wait() { r.bg.Wait() }
 // embedding, then caches them. Without neighbours (a search of a large org
 // that cannot wait) it caches nothing and returns the is-a table's kinds
 // and what an earlier expansion cached; the background expansion finds
-// the rest.
-func (r *RelatedIndex) expand(ctx context.Context, orgID string, o *orgTerms, todo []string, neighbours bool) (map[string][]query.Related, error) {
+// the rest. yield, if not nil, is called between steps of about a
+// millisecond (the background's, to let searches run).
+func (r *RelatedIndex) expand(ctx context.Context, orgID string, o *orgTerms, todo []string, neighbours bool, yield func()) (map[string][]query.Related, error) {
 	out := make(map[string][]query.Related, len(todo))
 	near := make([][]query.Related, len(todo))
 	var vecs [][]float32
 	if neighbours {
 		var err error
-		if vecs, err = r.queryVectors(ctx, o, todo); err != nil {
+		if vecs, err = r.queryVectors(ctx, o, todo, yield); err != nil {
 			return nil, err
 		}
 		// Scored on a snapshot, without the org's lock: a background
@@ -454,7 +472,7 @@ func (r *RelatedIndex) expand(ctx context.Context, orgID string, o *orgTerms, to
 		o.mu.Lock()
 		snap := orgTerms{terms: o.terms, vecs: o.vecs, scales: o.scales, cutoff: o.cutoff, dim: o.dim}
 		o.mu.Unlock()
-		near = snap.nearest(vecs, todo)
+		near = snap.nearest(vecs, todo, yield)
 	}
 	for i, t := range todo {
 		found := map[string]float64{}
@@ -467,6 +485,9 @@ func (r *RelatedIndex) expand(ctx context.Context, orgID string, o *orgTerms, to
 		var ex []string
 		var err error
 		if neighbours {
+			if yield != nil {
+				yield()
+			}
 			if ex, err = r.extractedOf(ctx, orgID, o, t); err != nil {
 				return nil, err
 			}
@@ -571,14 +592,35 @@ func ranked(found map[string]float64) []query.Related {
 }
 
 // present returns the terms of the org's vocabulary among terms, most
-// indexed first (counted up to typePostings), at most MaxRelated: the
-// is-a table names far more kinds than an org mentions.
+// indexed first, at most MaxRelated: the is-a table names far more kinds
+// than an org mentions. The counts come from the vocabulary counters when
+// the term index keeps them (memory.TermCounter: one read per term; the
+// narrower kinds of "person" are some two hundred words, and counting
+// their postings instead read up to typePostings of each, which made a
+// cold search at 100,000 memories wait 15 ms), else from the postings,
+// counted up to typePostings.
 func (r *RelatedIndex) present(ctx context.Context, orgID string, terms []string) ([]string, error) {
 	count := map[string]int{}
+	tc, counters := r.Terms.(memory.TermCounter)
 	for len(terms) > 0 {
 		batch := terms[:min(len(terms), memory.MaxQueryTerms)]
 		terms = terms[len(batch):]
-		ps, err := r.Terms.LookupTerms(ctx, memory.TermLookup{Filter: memory.Filter{OrgID: orgID}, Terms: batch, Limit: typePostings})
+		f := memory.Filter{OrgID: orgID}
+		if counters {
+			got, ok, err := tc.TermCounts(ctx, f, batch)
+			if err != nil {
+				return nil, fmt.Errorf("related terms: count kinds: %w", err)
+			}
+			if ok {
+				for t, n := range got {
+					if n > 0 {
+						count[t] = n
+					}
+				}
+				continue
+			}
+		}
+		ps, err := r.Terms.LookupTerms(ctx, memory.TermLookup{Filter: f, Terms: batch, Limit: typePostings, KeysOnly: true})
 		if err != nil {
 			return nil, fmt.Errorf("related terms: look up kinds: %w", err)
 		}
@@ -604,27 +646,28 @@ func (r *RelatedIndex) present(ctx context.Context, orgID string, terms []string
 
 // extracted returns what the extractors said about t: the names of the
 // entities typed t (most mentioned first), and the aliases of the entity
-// named t or whose alias is t.
+// named t or whose alias is t. The entities typed t need only their
+// names, which a memory.RefNamer loads without decoding the refs; the
+// others' facets need the refs.
 func (r *RelatedIndex) extracted(ctx context.Context, orgID, t string) ([]string, error) {
 	ps, err := r.Terms.LookupTerms(ctx, memory.TermLookup{Filter: memory.Filter{OrgID: orgID}, Terms: []string{t},
-		Roles: []string{memory.RoleType, memory.RoleName, memory.RoleValue}, Limit: typePostings})
+		Roles: []string{memory.RoleType, memory.RoleName, memory.RoleValue}, Limit: typePostings, KeysOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("related terms: look up %q: %w", t, err)
 	}
-	var keys []memory.RefKey
+	namer, _ := r.Terms.(memory.RefNamer)
+	var typed, facets []memory.RefKey // typed t: names only; the rest: whole refs
 	seen := map[memory.RefKey]bool{}
 	for _, p := range ps {
-		if p.Kind == memory.KnowledgeEntity && !seen[p.Ref] && len(keys) < memory.MaxRefKeys {
-			seen[p.Ref] = true
-			keys = append(keys, p.Ref)
+		if seen[p.Ref] || len(seen) >= memory.MaxRefKeys {
+			continue
 		}
-	}
-	if len(keys) == 0 {
-		return nil, nil
-	}
-	refs, err := r.Terms.Refs(ctx, orgID, keys)
-	if err != nil {
-		return nil, fmt.Errorf("related terms: load refs of %q: %w", t, err)
+		seen[p.Ref] = true
+		if namer != nil && p.Role == memory.RoleType {
+			typed = append(typed, p.Ref)
+		} else {
+			facets = append(facets, p.Ref)
+		}
 	}
 	mentions := map[string]map[string]bool{} // related name -> memories
 	add := func(name, memoryID string) {
@@ -637,9 +680,24 @@ func (r *RelatedIndex) extracted(ctx context.Context, orgID, t string) ([]string
 		}
 		mentions[name][memoryID] = true
 	}
+	if len(typed) > 0 {
+		names, err := namer.RefNames(ctx, orgID, typed)
+		if err != nil {
+			return nil, fmt.Errorf("related terms: load the names typed %q: %w", t, err)
+		}
+		for k, name := range names {
+			add(name, k.MemoryID)
+		}
+	}
+	var refs map[memory.RefKey]memory.SemanticRef
+	if len(facets) > 0 {
+		if refs, err = r.Terms.Refs(ctx, orgID, facets); err != nil {
+			return nil, fmt.Errorf("related terms: load refs of %q: %w", t, err)
+		}
+	}
 	for _, ref := range refs {
 		e := ref.Entity
-		if e == nil {
+		if e == nil || ref.Kind != memory.KnowledgeEntity {
 			continue
 		}
 		name := memory.NormalizeTerm(e.Name)
@@ -678,9 +736,10 @@ func (r *RelatedIndex) extracted(ctx context.Context, orgID, t string) ([]string
 }
 
 // queryVectors returns the unit vectors of terms: the vocabulary's own
-// when a term is in it, else embedded now (one call). Nil entries when
-// there is no embedder.
-func (r *RelatedIndex) queryVectors(ctx context.Context, o *orgTerms, terms []string) ([][]float32, error) {
+// when a term is in it, else embedded now (one call; with yield, calls of
+// yieldEmbed terms, yield before each). Nil entries when there is no
+// embedder.
+func (r *RelatedIndex) queryVectors(ctx context.Context, o *orgTerms, terms []string, yield func()) ([][]float32, error) {
 	out := make([][]float32, len(terms))
 	if r.Embedder == nil {
 		return out, nil
@@ -700,9 +759,20 @@ func (r *RelatedIndex) queryVectors(ctx context.Context, o *orgTerms, terms []st
 	if len(miss) == 0 {
 		return out, nil
 	}
-	vs, err := r.Embedder.Embed(ctx, miss, memory.PurposeDocument)
-	if err != nil {
-		return nil, fmt.Errorf("related terms: embed query terms: %w", err)
+	step := len(miss)
+	if yield != nil {
+		step = yieldEmbed
+	}
+	vs := make([][]float32, 0, len(miss))
+	for start := 0; start < len(miss); start += step {
+		if yield != nil {
+			yield()
+		}
+		got, err := r.Embedder.Embed(ctx, miss[start:min(len(miss), start+step)], memory.PurposeDocument)
+		if err != nil {
+			return nil, fmt.Errorf("related terms: embed query terms: %w", err)
+		}
+		vs = append(vs, got...)
 	}
 	if len(vs) != len(miss) {
 		return nil, fmt.Errorf("related terms: the embedder returned %d vectors for %d terms", len(vs), len(miss))
@@ -741,8 +811,9 @@ func (o *orgTerms) dot(v []float32, j int) float64 {
 // scored against the int8 vectors with the AVX2 kernel of internal/vecdot
 // (the embedded index's), all of a search's query terms in one pass over
 // the vocabulary: each term's vector is read from memory once for all of
-// them, which is what the scan is bound by. o.mu held.
-func (o *orgTerms) nearest(vs [][]float32, ts []string) [][]query.Related {
+// them, which is what the scan is bound by. yield, if not nil, is called
+// every yieldRows vocabulary terms. o.mu held.
+func (o *orgTerms) nearest(vs [][]float32, ts []string, yield func()) [][]query.Related {
 	out := make([][]query.Related, len(vs))
 	if math.IsInf(o.cutoff, 1) {
 		return out
@@ -763,6 +834,9 @@ func (o *orgTerms) nearest(vs [][]float32, ts []string) [][]query.Related {
 		return out
 	}
 	for j, term := range o.terms {
+		if yield != nil && j%yieldRows == yieldRows-1 {
+			yield()
+		}
 		row := o.vecs[j*o.dim : (j+1)*o.dim]
 		for _, x := range qs {
 			s := float64(float32(vecdot.Int16Int8(x.v, row)) * x.scale * o.scales[j])

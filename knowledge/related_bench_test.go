@@ -36,13 +36,13 @@ func BenchmarkNearest(b *testing.B) {
 	b.Run("one pass per term", func(b *testing.B) {
 		for b.Loop() {
 			for i := range vs {
-				o.nearest(vs[i:i+1], ts[i:i+1])
+				o.nearest(vs[i:i+1], ts[i:i+1], nil)
 			}
 		}
 	})
 	b.Run("one pass", func(b *testing.B) {
 		for b.Loop() {
-			o.nearest(vs, ts)
+			o.nearest(vs, ts, nil)
 		}
 	})
 }

@@ -2,14 +2,17 @@ package knowledge_test
 
 import (
 	"context"
+	"fmt"
 	"hash/fnv"
 	"math"
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentmem/agentmem/knowledge"
 	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/retrieval"
 	"github.com/agentmem/agentmem/service"
 )
 
@@ -197,55 +200,77 @@ func TestRelatedTerms(t *testing.T) {
 // TestRelatedTermsInBackground: past SyncScan, a search's new query terms
 // get the is-a table's kinds at once, and their embedding neighbours and
 // the extractors' related terms in the background, for the searches
-// after.
+// after; with searches in flight the whole time, the background yields
+// to them at each step (YieldMax) and still finishes.
 func TestRelatedTermsInBackground(t *testing.T) {
-	b := open(t)
-	org := memory.Caller{OrgID: "o"}
-	var ns []service.NewMemory
-	for i, tx := range []string{
-		"I finished a wonderful book about the sea last week",
-		"My sister is an artist and she paints murals downtown",
-		"We adopted a dog from the shelter in May",
-		"The conference in Lisbon had great talks about robotics and compilers",
-		"I cooked lasagna and baked bread for the family dinner",
-		"The marathon training plan starts with easy runs on Tuesday",
-		"Our garden has tomatoes, basil, peppers and sunflowers now",
-		"Mel plays the violin in a small orchestra with her cousin",
-	} {
-		ns = append(ns, say("Ana", tx, int64(1000*(i+1))))
+	tests := []struct {
+		name       string
+		foreground *retrieval.Foreground
+		busy       bool // a search in flight throughout
+	}{
+		{"no foreground gauge", nil, false},
+		{"idle foreground", &retrieval.Foreground{}, false},
+		{"searches in flight throughout", &retrieval.Foreground{}, true},
 	}
-	if _, err := b.Service.Create(ctx, org, ns); err != nil {
-		t.Fatal(err)
-	}
-	rel := &knowledge.RelatedIndex{Terms: b.Store, Embedder: &conceptEmbedder{}, SyncScan: 1}
-	terms := func(orgID string, qs ...string) map[string][]string {
-		t.Helper()
-		m, err := rel.Expand(ctx, orgID, qs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := map[string][]string{}
-		for q, rs := range m {
-			for _, r := range rs {
-				out[q] = append(out[q], r.Term)
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := open(t)
+			orgID := fmt.Sprintf("o%d", i)
+			org := memory.Caller{OrgID: orgID}
+			var ns []service.NewMemory
+			for i, tx := range []string{
+				"I finished a wonderful book about the sea last week",
+				"My sister is an artist and she paints murals downtown",
+				"We adopted a dog from the shelter in May",
+				"The conference in Lisbon had great talks about robotics and compilers",
+				"I cooked lasagna and baked bread for the family dinner",
+				"The marathon training plan starts with easy runs on Tuesday",
+				"Our garden has tomatoes, basil, peppers and sunflowers now",
+				"Mel plays the violin in a small orchestra with her cousin",
+			} {
+				ns = append(ns, say("Ana", tx, int64(1000*(i+1))))
 			}
-		}
-		return out
-	}
-	first := terms("o", "novel", "people")
-	if slices.Contains(first["novel"], "book") {
-		t.Fatalf("the first search scored the vocabulary while it waited: %v", first["novel"])
-	}
-	if !slices.Contains(first["people"], "sister") {
-		t.Fatalf("the is-a table did not answer at once: %v", first["people"])
-	}
-	rel.Wait()
-	after := terms("o", "novel", "people")
-	if !slices.Contains(after["novel"], "book") {
-		t.Fatalf("the background expansion did not reach the next search: %v", after["novel"])
-	}
-	if !slices.Contains(after["people"], "sister") {
-		t.Fatalf("the cached expansion lost the is-a terms: %v", after["people"])
+			if _, err := b.Service.Create(ctx, org, ns); err != nil {
+				t.Fatal(err)
+			}
+			rel := &knowledge.RelatedIndex{Terms: b.Store, Embedder: &conceptEmbedder{}, SyncScan: 1, Foreground: tc.foreground}
+			terms := func(qs ...string) map[string][]string {
+				t.Helper()
+				m, err := rel.Expand(ctx, orgID, qs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := map[string][]string{}
+				for q, rs := range m {
+					for _, r := range rs {
+						out[q] = append(out[q], r.Term)
+					}
+				}
+				return out
+			}
+			if tc.busy {
+				defer tc.foreground.Enter()()
+			}
+			start := time.Now()
+			first := terms("novel", "people")
+			if slices.Contains(first["novel"], "book") {
+				t.Fatalf("the first search scored the vocabulary while it waited: %v", first["novel"])
+			}
+			if !slices.Contains(first["people"], "sister") {
+				t.Fatalf("the is-a table did not answer at once: %v", first["people"])
+			}
+			rel.Wait()
+			if took := time.Since(start); tc.busy && took < knowledge.YieldMax {
+				t.Fatalf("the background expansion took %v beside a search in flight: it did not yield (YieldMax %v)", took, knowledge.YieldMax)
+			}
+			after := terms("novel", "people")
+			if !slices.Contains(after["novel"], "book") {
+				t.Fatalf("the background expansion did not reach the next search: %v", after["novel"])
+			}
+			if !slices.Contains(after["people"], "sister") {
+				t.Fatalf("the cached expansion lost the is-a terms: %v", after["people"])
+			}
+		})
 	}
 }
 

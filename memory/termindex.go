@@ -141,6 +141,16 @@ type TermCounter interface {
 	TermCounts(ctx context.Context, f Filter, terms []string) (counts map[string]int, ok bool, err error)
 }
 
+// RefNamer is what a TermIndex may add to load the names of refs
+// (KnowledgeName) without their bodies: the related terms of a type word
+// are the names of the entities it types, and decoding up to a few hundred
+// refs for them cost most of a new query word's expansion. Keys absent
+// from the org, and refs without an indexable name, are absent from the
+// map. Errors: EINVALID (more than MaxRefKeys keys); EUNAVAILABLE.
+type RefNamer interface {
+	RefNames(ctx context.Context, orgID string, keys []RefKey) (map[RefKey]string, error)
+}
+
 // KnowledgePut is one memory's knowledge for KnowledgeBatcher.
 type KnowledgePut struct {
 	MemoryID string

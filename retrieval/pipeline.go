@@ -53,6 +53,9 @@ type Pipeline struct {
 	// Neighbours, if set, brings in the turns next to the best results
 	// (the neighbours stage) in searches of two lists or more.
 	Neighbours *Neighbours
+	// Foreground, if set, counts the runs in flight for background work
+	// that yields to them (knowledge.RelatedIndex).
+	Foreground *Foreground
 	Log        *slog.Logger
 
 	rerankFailures atomic.Int64
@@ -129,6 +132,7 @@ func (p *Pipeline) Available() []string {
 // Run retrieves, fuses, loads, reranks and expands. Errors: EINVALID for an
 // unknown list, EUNAVAILABLE when a list's backend or the store fails.
 func (p *Pipeline) Run(ctx context.Context, r Request) (*Response, error) {
+	defer p.Foreground.Enter()()
 	resp := &Response{}
 	stage := func(name string, start time.Time) {
 		resp.Stages = append(resp.Stages, Stage{Name: name, Duration: time.Since(start)})

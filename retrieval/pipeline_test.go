@@ -172,6 +172,32 @@ func TestWeights(t *testing.T) {
 	}
 }
 
+// busyProbe is a list that records whether its Foreground was busy while
+// it was retrieved.
+type busyProbe struct {
+	fixedLists
+	fg   *Foreground
+	busy *bool
+}
+
+func (b busyProbe) Retrieve(ctx context.Context, q *Query, lists []string) (map[string][]memory.Hit, error) {
+	*b.busy = b.fg.Busy()
+	return b.fixedLists.Retrieve(ctx, q, lists)
+}
+
+// TestForegroundCountsRuns: a run is in flight for background work from
+// its start to its end.
+func TestForegroundCountsRuns(t *testing.T) {
+	fg := &Foreground{}
+	var during bool
+	probe := busyProbe{fixedLists{ListKeyword: hits("a", "b")}, fg, &during}
+	p := &Pipeline{Retrievers: []Retriever{probe}, Store: corpus("a", "b"), Foreground: fg}
+	run(t, p, []string{ListKeyword}, 2, false)
+	if !during || fg.Busy() {
+		t.Fatalf("busy during the run %v, after it %v: want true, false", during, fg.Busy())
+	}
+}
+
 // TestRerank: the reranker sees max(12, 2k) candidates, reorders them,
 // unscored candidates keep their fused order after the scored ones, and
 // the cut to k happens after the rerank.

@@ -83,6 +83,12 @@ func WithRetriever(r retrieval.Retriever) Option {
 	return func(s *Service) { s.retrieval.Retrievers = append(s.retrieval.Retrievers, r) }
 }
 
+// WithForeground counts the service's searches in f, for background work
+// that yields to them (knowledge.RelatedIndex.Foreground).
+func WithForeground(f *retrieval.Foreground) Option {
+	return func(s *Service) { s.retrieval.Foreground = f }
+}
+
 // WithTimeList adds the time list (retrieval.TimeList over the service's
 // index and store): when a query names a time, the memories of that time
 // that keyword and semantic find. resolve finds the query's time.

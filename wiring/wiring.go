@@ -108,7 +108,7 @@ func NewKnowledge(store memory.Store, emb memory.Embedder, log *slog.Logger) *kn
 	if !ok {
 		return nil
 	}
-	rel := &knowledge.RelatedIndex{Terms: ti, Embedder: emb, Log: log}
+	rel := &knowledge.RelatedIndex{Terms: ti, Embedder: emb, Log: log, Foreground: &retrieval.Foreground{}}
 	k := &knowledge.Service{Store: store, Terms: ti, Extractor: offline.New(offline.Options{}), Related: rel, Log: log}
 	if rs, ok := store.(memory.RecordStore); ok {
 		rel.Records, k.Records = rs, rs
@@ -126,6 +126,9 @@ func KnowledgeServiceOptions(k *knowledge.Service) []service.Option {
 		service.WithListWeights(map[string]float64{retrieval.ListEntity: EntityWeight, retrieval.ListWhen: WhenWeight})}
 	if k == nil {
 		return out
+	}
+	if k.Related != nil && k.Related.Foreground != nil {
+		out = append(out, service.WithForeground(k.Related.Foreground))
 	}
 	return append(out, service.WithRetriever(k.Retriever()), service.WithForgetter(k), service.WithDeriver(k),
 		service.WithKnowledgeContext(k.ContextSection()),

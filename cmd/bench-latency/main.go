@@ -65,7 +65,7 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the searches to this file")
 	flag.StringVar(&memProfileTo, "memprofile", "", "write heap profiles before the searches (to this file + \".before\") and after them, for pprof -sample_index=alloc_space -base")
 	flag.StringVar(&ingestProfile, "ingest-profile", "", "write a CPU profile of the creates (every size) to this file")
-	flag.BoolVar(&warmAll, "warm", false, "search every query twice before measuring each mode (a steady state: the related terms of every query word cached), not only the first 20 once")
+	flag.BoolVar(&warmAll, "warm", false, "search every query twice and wait for the background expansions before measuring each mode (a steady state: the related terms of every query word cached), not only the first 20 once")
 	only := flag.String("modes", "", "measure only these comma-separated modes (default: all), in the usual order")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -338,6 +338,9 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 					b.Service.Search(ctx, caller, req(q))
 				}
 			}
+			if w, ok := relatedOf(b); ok && warmAll {
+				w.Wait() // a steady state: what the warm-up queued is expanded
+			}
 			emb.takeQuery()
 			var total, excl []float64
 			stages := map[string][]float64{}
@@ -535,6 +538,16 @@ func dirSize(dir string) int64 {
 		return nil
 	})
 	return n
+}
+
+// relatedOf returns the related-terms index of the knowledge list, whose
+// Wait returns once the expansions queued in the background are done.
+func relatedOf(b *server.Backend) (interface{ Wait() }, bool) {
+	if b.Knowledge == nil {
+		return nil, false
+	}
+	w, ok := b.Knowledge.Related.(interface{ Wait() })
+	return w, ok
 }
 
 // newMemory is the service's form of the generator's i-th memory.

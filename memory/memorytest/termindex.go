@@ -99,6 +99,7 @@ func TermIndexSuite(t *testing.T, open func(t *testing.T) TermIndexStore, poison
 				t.Fatalf("ref %v:\n got %+v\nwant %+v", k, got[k], want)
 			}
 		}
+		w.checkRefNames(OrgA, append(keys, memory.RefKey{MemoryID: ms[0].ID, Ordinal: 99}, memory.RefKey{MemoryID: "no-such", Ordinal: 0}))
 		st, err := w.s.KnowledgeStatus(ctx, OrgA, []string{ms[0].ID, ms[1].ID, "no-such"})
 		if err != nil || len(st) != 2 || st[ms[0].ID].State != memory.KnowledgeDone || st[ms[0].ID].Extractor != "test/1" ||
 			st[ms[0].ID].Refs != len(w.refs[ms[0].ID]) || st[ms[0].ID].UpdatedAt == 0 || st[ms[1].ID].MemoryID != ms[1].ID {
@@ -212,6 +213,11 @@ func TermIndexSuite(t *testing.T, open func(t *testing.T) TermIndexStore, poison
 		w.check(OrgB, all(OrgB))
 		if got, err := w.s.Refs(ctx, OrgB, w.keys(OrgA)); err != nil || len(got) != 0 {
 			t.Fatalf("org b loads org a's refs: %v %v", got, err)
+		}
+		if rn, ok := w.s.(memory.RefNamer); ok {
+			if got, err := rn.RefNames(ctx, OrgB, w.keys(OrgA)); err != nil || len(got) != 0 {
+				t.Fatalf("org b loads the names of org a's refs: %v %v", got, err)
+			}
 		}
 		if got, err := w.s.KnowledgeStatus(ctx, OrgB, []string{a[0].ID}); err != nil || len(got) != 0 {
 			t.Fatalf("org b reads org a's status: %v %v", got, err)
@@ -963,6 +969,41 @@ func (w *kWorld) checkTerms(f memory.Filter, prefix string, limit int) {
 		w.t.Fatalf("terms %q limit %d filter %+v:\n got %v\nwant %v", prefix, limit, f, got, want)
 	}
 	w.checkTermCounts(f, prefix)
+}
+
+// checkRefNames checks, when the index is a memory.RefNamer, that the
+// names of keys are the KnowledgeName of the refs Refs loads, and that
+// keys without a ref, or whose ref has no indexable name, are absent.
+func (w *kWorld) checkRefNames(org string, keys []memory.RefKey) {
+	w.t.Helper()
+	rn, ok := w.s.(memory.RefNamer)
+	if !ok {
+		return
+	}
+	ctx := context.Background()
+	refs, err := w.s.Refs(ctx, org, keys)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	want := map[memory.RefKey]string{}
+	for k, r := range refs {
+		if n := memory.KnowledgeName(r); n != "" {
+			want[k] = n
+		}
+	}
+	if len(want) == 0 {
+		w.t.Fatal("ref names: no named ref to check")
+	}
+	got, err := rn.RefNames(ctx, org, keys)
+	if err != nil {
+		w.t.Fatalf("ref names: %v", err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		w.t.Fatalf("ref names:\n got %v\nwant %v", got, want)
+	}
+	if _, err := rn.RefNames(ctx, org, make([]memory.RefKey, memory.MaxRefKeys+1)); memory.ErrorCode(err) != memory.EINVALID {
+		w.t.Fatalf("ref names of %d keys: %v, want EINVALID", memory.MaxRefKeys+1, err)
+	}
 }
 
 // checkTermCounts checks, when the index is a memory.TermCounter, that its

@@ -113,7 +113,10 @@ CREATE TABLE IF NOT EXISTS knowledge_vocab (
 CREATE INDEX IF NOT EXISTS knowledge_vocab_rank ON knowledge_vocab (org_id, scope, live DESC, term);
 `
 
-var _ memory.TermIndex = (*Store)(nil)
+var (
+	_ memory.TermIndex = (*Store)(nil)
+	_ memory.RefNamer  = (*Store)(nil)
+)
 
 // attrCols are the memory attributes every knowledge row carries, in the
 // order scanAttrs reads them.
@@ -700,49 +703,89 @@ func (s *Store) Refs(ctx context.Context, orgID string, keys []memory.RefKey) (m
 	if len(keys) > memory.MaxRefKeys {
 		return nil, memory.Errorf(memory.EINVALID, "keys: %d exceeds the limit of %d", len(keys), memory.MaxRefKeys)
 	}
-	want := map[memory.RefKey]bool{}
-	var ids []string
-	seen := map[string]bool{}
+	out := make(map[memory.RefKey]memory.SemanticRef, len(keys))
+	err := s.eachRefKey(ctx, orgID, keys, "body", func(k memory.RefKey, col []byte) error {
+		var r memory.SemanticRef
+		if err := json.Unmarshal(col, &r); err != nil {
+			return fmt.Errorf("sqlite: refs: decode %v: %w", k, err)
+		}
+		out[k] = r
+		return nil
+	})
+	if err != nil {
+		return nil, termsOp("refs", err)
+	}
+	return out, nil
+}
+
+// eachRefKey calls fn with the column col of each ref of keys the org
+// holds: one index seek per key, by (org, memory, ordinal), in chunks of
+// refKeyChunk keys. Reading every ref of the keys' memories instead read
+// the bodies of some six refs to use one.
+func (s *Store) eachRefKey(ctx context.Context, orgID string, keys []memory.RefKey, col string, fn func(memory.RefKey, []byte) error) error {
+	seen := make(map[memory.RefKey]bool, len(keys))
+	uniq := make([]memory.RefKey, 0, len(keys))
 	for _, k := range keys {
-		want[k] = true
-		if !seen[k.MemoryID] {
-			seen[k.MemoryID] = true
-			ids = append(ids, k.MemoryID)
+		if !seen[k] {
+			seen[k] = true
+			uniq = append(uniq, k)
 		}
 	}
-	out := map[memory.RefKey]memory.SemanticRef{}
-	for start := 0; start < len(ids); start += 500 {
-		chunk := ids[start:min(len(ids), start+500)]
-		args := []any{orgID}
-		for _, id := range chunk {
-			args = append(args, id)
+	for start := 0; start < len(uniq); start += refKeyChunk {
+		chunk := uniq[start:min(len(uniq), start+refKeyChunk)]
+		args := make([]any, 0, 2*len(chunk)+1)
+		for _, k := range chunk {
+			args = append(args, k.MemoryID, k.Ordinal)
 		}
-		rows, err := s.query(ctx, `SELECT org_id, memory_id, ordinal, body FROM knowledge_refs INDEXED BY knowledge_refs_memory
-			WHERE org_id = ? AND memory_id IN (`+placeholders(len(chunk))+`)`, args...)
+		args = append(args, orgID)
+		rows, err := s.query(ctx, `WITH k(m, o) AS (VALUES `+strings.Repeat("(?, ?), ", len(chunk)-1)+`(?, ?))
+			SELECT r.memory_id, r.ordinal, r.`+col+` FROM k CROSS JOIN knowledge_refs r INDEXED BY knowledge_refs_memory
+			ON r.org_id = ? AND r.memory_id = k.m AND r.ordinal = k.o`, args...)
 		if err != nil {
-			return nil, termsOp("refs", err)
+			return err
 		}
 		for rows.Next() {
-			var org string
 			var k memory.RefKey
-			var body []byte
-			if err := rows.Scan(&org, &k.MemoryID, &k.Ordinal, &body); err != nil {
+			var v []byte
+			if err := rows.Scan(&k.MemoryID, &k.Ordinal, &v); err != nil {
 				rows.Close()
-				return nil, termsOp("refs", err)
+				return err
 			}
-			if org != orgID || !want[k] {
-				continue
-			}
-			var r memory.SemanticRef
-			if err := json.Unmarshal(body, &r); err != nil {
+			if err := fn(k, v); err != nil {
 				rows.Close()
-				return nil, fmt.Errorf("sqlite: refs: decode %v: %w", k, err)
+				return err
 			}
-			out[k] = r
 		}
 		if err := rows.Close(); err != nil {
-			return nil, termsOp("refs", err)
+			return err
 		}
+	}
+	return nil
+}
+
+// refKeyChunk is the most keys of one eachRefKey query (two parameters
+// each).
+const refKeyChunk = 400
+
+// RefNames implements memory.RefNamer from the index by memory alone: in a
+// WITHOUT ROWID table a secondary index holds the primary key, whose name
+// column is KnowledgeName, so no ref body is read.
+func (s *Store) RefNames(ctx context.Context, orgID string, keys []memory.RefKey) (map[memory.RefKey]string, error) {
+	if orgID == "" {
+		return nil, memory.Errorf(memory.EINTERNAL, "term index: ref names without org")
+	}
+	if len(keys) > memory.MaxRefKeys {
+		return nil, memory.Errorf(memory.EINVALID, "keys: %d exceeds the limit of %d", len(keys), memory.MaxRefKeys)
+	}
+	out := make(map[memory.RefKey]string, len(keys))
+	err := s.eachRefKey(ctx, orgID, keys, "name", func(k memory.RefKey, name []byte) error {
+		if len(name) > 0 {
+			out[k] = string(name)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, termsOp("ref names", err)
 	}
 	return out, nil
 }
