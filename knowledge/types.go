@@ -1,6 +1,7 @@
 package knowledge
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -60,7 +61,13 @@ var isA = map[string]string{
 	"movie":        `film documentary`,
 	"show":         `series sitcom podcast`,
 	"art":          `painting drawing sketch sculpture mural portrait pottery photography`,
+	// An activity is any hobby or sport (unions), and a few pastimes
+	// neither names: "what activities does Ana do?" asks for them all.
+	"activity": `shopping traveling travelling`,
 }
+
+// unions are the types whose kinds include every kind of other types.
+var unions = map[string][]string{"activity": {"hobby", "sport"}}
 
 // typeAliases are the words that name a type of the table in another form
 // (plurals the lemmatizer does not know).
@@ -69,13 +76,16 @@ var typeAliases = map[string]string{"people": "person", "persons": "person", "fo
 	"relatives": "family", "families": "family", "places": "place", "locations": "place", "location": "place",
 	"cities": "city", "countries": "country", "animals": "animal", "pets": "pet", "books": "book",
 	"sports": "sport", "instruments": "instrument", "foods": "food", "drinks": "drink", "vehicles": "vehicle",
-	"events": "event", "hobbies": "hobby", "organizations": "organization", "movies": "movie", "films": "movie",
+	"events": "event", "hobbies": "hobby", "activities": "activity", "pastime": "hobby", "pastimes": "hobby", "organizations": "organization", "movies": "movie", "films": "movie",
 	"shows": "show", "artists": "artist"}
 
 // narrower is isA turned into word lists; broader its inverse.
 var narrower, broader = func() (map[string][]string, map[string][]string) {
 	n, b := map[string][]string{}, map[string][]string{}
 	for t, words := range isA {
+		for _, u := range unions[t] {
+			words += " " + isA[u]
+		}
 		for _, w := range strings.Fields(words) {
 			w = strings.ReplaceAll(w, "_", " ")
 			n[t] = append(n[t], w)
@@ -85,7 +95,7 @@ var narrower, broader = func() (map[string][]string, map[string][]string) {
 	for _, m := range []map[string][]string{n, b} {
 		for k, v := range m {
 			sort.Strings(v)
-			m[k] = v
+			m[k] = slices.Compact(v)
 		}
 	}
 	return n, b
