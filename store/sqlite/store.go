@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/agentmem/agentmem/memory"
@@ -106,6 +107,17 @@ var (
 	_ memory.DocumentCommitter = (*Store)(nil)
 )
 
+// walCheckpointPages is the size of the write-ahead log, in pages, past
+// which a commit copies it into the database (SQLite's default is 1,000,
+// 4 MiB). An ingest batch rewrites the same B-tree pages of the term
+// index many times over; each checkpoint writes a page once however many
+// times the log holds it, so a longer log writes far less. At 32,768
+// pages (128 MiB of log at most, replayed at open after a crash) ingest
+// went from 514-519 to 740-797 memories/s at 100,000 memories and
+// from 417-421 to 556-581 at 1,000,000, with every commit still synced
+// (synchronous FULL).
+const walCheckpointPages = 32768
+
 // Open opens (creating if needed) the database at path.
 func Open(path string) (_ *Store, err error) {
 	defer wrap(&err, "open %s", path)
@@ -124,8 +136,10 @@ func Open(path string) (_ *Store, err error) {
 	// ingest that indexes knowledge. cache_size(-32768): 32 MiB of pages
 	// per connection (the default is 2 MiB), so the term index's B-trees are
 	// read from memory rather than through a system call per page.
+	// wal_autocheckpoint: see walCheckpointPages.
 	dsn := "file:" + path + "?_txlock=immediate&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)" +
-		"&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)&_pragma=temp_store(MEMORY)&_pragma=cache_size(-32768)"
+		"&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)&_pragma=temp_store(MEMORY)&_pragma=cache_size(-32768)" +
+		"&_pragma=wal_autocheckpoint(" + strconv.Itoa(walCheckpointPages) + ")"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, err
