@@ -1,6 +1,9 @@
 package query
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Questions that ask when, and memories that say when. A question such as
 // "When did Ana move to Lisbon?" is answered by the memory that tells the
@@ -52,9 +55,10 @@ func AsksWhen(text string) bool {
 // StatesTime reports whether text states a time or a duration: a time
 // expression that FindTime reads ("yesterday", "last Fri", "two weekends
 // ago", "on 8 May"), a count of units ("for 4 years", "seven months
-// now"), or the speaker's own present: a subject that "just" or
-// "recently" did something ("I just got accepted", "we recently moved"),
-// or "currently". Those tell of the time the memory was said, which is
+// now"), or the speaker's own present: "just" before a simple past ("I
+// just got accepted", "just teamed up", not "I just love it"), a subject
+// that "recently" did something ("we recently moved"), or "currently".
+// Those tell of the time the memory was said, which is
 // its date: the answer to "When did Gina get the internship?" is the
 // turn "I just got accepted for a fashion internship!".
 func StatesTime(text string) bool {
@@ -69,7 +73,12 @@ func StatesTime(text string) bool {
 		if _, _, n, ok := p.count(i); ok && durationUnits[p.low(i+n)] {
 			return true
 		}
-		if p.low(i) == "currently" || subjects[p.low(i)] && (p.low(i+1) == "just" || p.low(i+1) == "recently") {
+		if p.low(i) == "currently" || subjects[p.low(i)] && p.low(i+1) == "recently" {
+			return true
+		}
+		// "I just got accepted", "Just got back from Rome", "and just
+		// teamed up": not "I just love it", "I just wanted to say".
+		if p.low(i) == "just" && pastTense(p.low(i+1)) {
 			return true
 		}
 	}
@@ -80,6 +89,28 @@ func StatesTime(text string) bool {
 // a statement of the speaker's present ("I just...", "we've recently...").
 var subjects = map[string]bool{"i": true, "we": true, "he": true, "she": true, "they": true,
 	"i've": true, "we've": true, "he's": true, "she's": true, "they've": true}
+
+// pastTense reports whether a word is a verb's simple past: an irregular
+// one, or a word in -ed that is not a feeling ("just wanted to say",
+// "I'm just amazed"), which tells no event.
+func pastTense(w string) bool {
+	if irregularPast[w] {
+		return true
+	}
+	return len(w) > 4 && strings.HasSuffix(w, "ed") && !feelings[w]
+}
+
+// irregularPast are common irregular simple pasts.
+var irregularPast = map[string]bool{"got": true, "went": true, "made": true, "took": true, "won": true, "had": true,
+	"began": true, "bought": true, "found": true, "came": true, "ran": true, "saw": true, "did": true, "met": true,
+	"left": true, "gave": true, "sent": true, "built": true, "wrote": true, "drove": true, "flew": true, "sold": true,
+	"spent": true, "threw": true, "caught": true, "taught": true, "held": true, "read": true}
+
+// feelings are words in -ed that tell a state of mind, not an event.
+var feelings = map[string]bool{"wanted": true, "needed": true, "loved": true, "liked": true, "hoped": true,
+	"wished": true, "wondered": true, "tired": true, "excited": true, "thrilled": true, "amazed": true,
+	"stoked": true, "pleased": true, "blessed": true, "scared": true, "worried": true, "bored": true,
+	"surprised": true, "interested": true, "inspired": true, "obsessed": true, "pumped": true, "relieved": true}
 
 // statesTimeNow is the reference time StatesTime parses against: any fixed
 // time serves, since it asks only whether an expression is there.

@@ -42,8 +42,12 @@ func TestStatesTime(t *testing.T) {
 		{"A lot's happened - I just got accepted for a fashion internship!", true}, // the speaker's present
 		{"We've recently moved into a bigger flat.", true},
 		{"I'm currently reading \"The Lean Startup\".", true},
-		{"It's just a hobby, I paint whenever I can.", false}, // "just" not after a subject
-		{"Things have been hectic lately.", false},            // too vague to date anything
+		{"Just got back from a trip to Rome!", true}, // "just" and a past: the subject left out
+		{"I've been working hard and just teamed up with a local artist.", true},
+		{"It's just a hobby, I paint whenever I can.", false}, // "just" not after a subject nor before a past
+		{"I just wanted to say thanks for the book.", false},  // a wish, not an event
+		{"I'm just amazed by your work.", false},
+		{"Things have been hectic lately.", false}, // too vague to date anything
 		{"I love painting sunsets, the colors are so calming.", false},
 		{"The 2 younger kids love nature.", false},
 		{"Wow, that rocks! What's the main idea of your art?", false},
