@@ -376,9 +376,17 @@ func (t termList) Retrieve(ctx context.Context, q *retrieval.Query, _ []string) 
 		}
 	}
 	hits := make([]memory.Hit, 0, len(score))
+	var parts []float64
 	for id, ws := range score {
-		s := 0.0
+		// Summed in one order, so that equal matches score equal to the
+		// last bit and the tie-break below decides, not the map's order.
+		parts = parts[:0]
 		for _, w := range ws {
+			parts = append(parts, w)
+		}
+		slices.Sort(parts)
+		s := 0.0
+		for _, w := range parts {
 			s += w
 		}
 		hits = append(hits, memory.Hit{ID: id, Score: s})
