@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -46,7 +47,7 @@ func (e EntityList) Retrieve(ctx context.Context, q *Query, _ []string) (map[str
 	if q.Filter.EntityID != "" {
 		return none, nil
 	}
-	var found string
+	var found []string
 	for _, name := range Names(q.Text, MaxEntityNames) {
 		f := q.Filter
 		f.EntityID = name
@@ -54,26 +55,67 @@ func (e EntityList) Retrieve(ctx context.Context, q *Query, _ []string) (map[str
 		if err != nil {
 			return nil, err
 		}
-		if len(page.Memories) == 0 {
-			continue
+		if len(page.Memories) > 0 && !slices.Contains(found, name) {
+			found = append(found, name)
 		}
-		if found != "" && found != name {
-			return none, nil // two entities: neither alone answers
+	}
+	if len(found) == 0 || len(found) > 1 && !asksEach(q.Text) {
+		return none, nil // two entities: neither alone answers, unless the question asks about each
+	}
+	lists := make([][]memory.Hit, len(found))
+	for i, name := range found {
+		f := q.Filter
+		f.EntityID = name
+		hits, err := hybridWithin(ctx, e.Index, e.Store, q, f, func(m *memory.Memory) bool {
+			return m.Type != memory.TypeMessage || !AddressesListener(m.Content.Text)
+		})
+		if err != nil {
+			return nil, err
 		}
-		found = name
+		lists[i] = hits
 	}
-	if found == "" {
-		return none, nil
+	return map[string][]memory.Hit{ListEntity: interleave(lists, q.K)}, nil
+}
+
+// asksEach reports whether a question about two entities asks the same
+// of each ("Did Jon and Gina both...", "What do they have in common?").
+func asksEach(text string) bool {
+	t := " " + strings.Join(strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) }), " ") + " "
+	for _, w := range []string{"both", "in common", "each"} {
+		if strings.Contains(t, " "+w+" ") {
+			return true
+		}
 	}
-	f := q.Filter
-	f.EntityID = found
-	hits, err := hybridWithin(ctx, e.Index, e.Store, q, f, func(m *memory.Memory) bool {
-		return m.Type != memory.TypeMessage || !AddressesListener(m.Content.Text)
-	})
-	if err != nil {
-		return nil, err
+	return false
+}
+
+// interleave takes the lists' hits in turn, first of each, then second,
+// each memory once, at most k, scored by their new rank.
+func interleave(lists [][]memory.Hit, k int) []memory.Hit {
+	if len(lists) == 1 {
+		return lists[0]
 	}
-	return map[string][]memory.Hit{ListEntity: hits}, nil
+	var out []memory.Hit
+	seen := map[string]bool{}
+	for i := 0; len(out) < k; i++ {
+		more := false
+		for _, l := range lists {
+			if i < len(l) {
+				more = true
+				if !seen[l[i].ID] && len(out) < k {
+					seen[l[i].ID] = true
+					out = append(out, l[i])
+				}
+			}
+		}
+		if !more {
+			break
+		}
+	}
+	for i := range out {
+		out[i].Score = 1 / float64(i+1)
+	}
+	return out
 }
 
 // AddressesListener reports whether a message speaks of the one it is

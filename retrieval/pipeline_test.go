@@ -275,3 +275,51 @@ func TestThreshold(t *testing.T) {
 		}
 	}
 }
+
+func TestInterleave(t *testing.T) {
+	tests := []struct {
+		name  string
+		lists [][]memory.Hit
+		k     int
+		want  string
+	}{
+		{"one list as it is", [][]memory.Hit{hits("a", "b", "c")}, 2, "a,b,c"},
+		{"in turn", [][]memory.Hit{hits("a", "b", "c"), hits("x", "y")}, 10, "a,x,b,y,c"},
+		{"each memory once", [][]memory.Hit{hits("a", "b"), hits("b", "a", "z")}, 10, "a,b,z"},
+		{"at most k", [][]memory.Hit{hits("a", "b", "c"), hits("x", "y")}, 3, "a,x,b"},
+		{"an empty list", [][]memory.Hit{nil, hits("x")}, 3, "x"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := interleave(tc.lists, tc.k)
+			var ids []string
+			for i, h := range got {
+				ids = append(ids, h.ID)
+				if i > 0 && len(tc.lists) > 1 && h.Score >= got[i-1].Score {
+					t.Fatalf("scores do not fall with the rank: %v", got)
+				}
+			}
+			if s := strings.Join(ids, ","); s != tc.want {
+				t.Fatalf("interleave = %s, want %s", s, tc.want)
+			}
+		})
+	}
+}
+
+func TestAsksEach(t *testing.T) {
+	tests := []struct {
+		q    string
+		want bool
+	}{
+		{"Did Jon and Gina both participate in dance competitions?", true},
+		{"What do Jon and Gina have in common?", true},
+		{"What did each of them bring?", true},
+		{"Did Jon and Gina dance together?", false},
+		{"What did Jon tell Gina about the bothy?", false}, // a word, not "both"
+	}
+	for _, tc := range tests {
+		if got := asksEach(tc.q); got != tc.want {
+			t.Errorf("asksEach(%q) = %v, want %v", tc.q, got, tc.want)
+		}
+	}
+}
