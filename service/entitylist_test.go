@@ -35,12 +35,12 @@ func TestEntityList(t *testing.T) {
 		{"What did Ana paint?", ana},
 		{"What is Ana's hobby?", ana},
 		{"Which sports has Bo tried?", bo},
-		{"What did they paint?", nil},              // no name
-		{"Did Ana and Bo paint together?", nil},    // two entities
+		{"What did they paint?", nil},                                            // no name
+		{"Did Ana and Bo paint together?", nil},                                  // two entities
 		{"Did Ana and Bo both paint?", append(slices.Clone(ana), bo...)},         // asked of each: both lists
 		{"What do Ana and Bo have in common?", append(slices.Clone(ana), bo...)}, // the same
-		{"What did Carla paint at the lake?", nil}, // nobody's entity
-		{"what did ana paint?", nil},               // a name is capitalized
+		{"What did Carla paint at the lake?", nil},                               // nobody's entity
+		{"what did ana paint?", nil},                                             // a name is capitalized
 	}
 	for _, tc := range tests {
 		t.Run(tc.query, func(t *testing.T) {
