@@ -733,12 +733,20 @@ func (s *Store) eachRefKey(ctx context.Context, orgID string, keys []memory.RefK
 	}
 	for start := 0; start < len(uniq); start += refKeyChunk {
 		chunk := uniq[start:min(len(uniq), start+refKeyChunk)]
-		args := make([]any, 0, 2*len(chunk)+1)
-		for _, k := range chunk {
+		// Padded to a power of two with the last key again (its row comes
+		// back twice, to the same effect), so that the statement cache
+		// keeps a few shapes, not one per count.
+		n := 1
+		for n < len(chunk) {
+			n *= 2
+		}
+		args := make([]any, 0, 2*n+1)
+		for i := range n {
+			k := chunk[min(i, len(chunk)-1)]
 			args = append(args, k.MemoryID, k.Ordinal)
 		}
 		args = append(args, orgID)
-		rows, err := s.query(ctx, `WITH k(m, o) AS (VALUES `+strings.Repeat("(?, ?), ", len(chunk)-1)+`(?, ?))
+		rows, err := s.query(ctx, `WITH k(m, o) AS (VALUES `+strings.Repeat("(?, ?), ", n-1)+`(?, ?))
 			SELECT r.memory_id, r.ordinal, r.`+col+` FROM k CROSS JOIN knowledge_refs r INDEXED BY knowledge_refs_memory
 			ON r.org_id = ? AND r.memory_id = k.m AND r.ordinal = k.o`, args...)
 		if err != nil {
@@ -764,8 +772,8 @@ func (s *Store) eachRefKey(ctx context.Context, orgID string, keys []memory.RefK
 }
 
 // refKeyChunk is the most keys of one eachRefKey query (two parameters
-// each).
-const refKeyChunk = 400
+// each), a power of two.
+const refKeyChunk = 256
 
 // RefNames implements memory.RefNamer from the index by memory alone: in a
 // WITHOUT ROWID table a secondary index holds the primary key, whose name

@@ -295,3 +295,68 @@ func TestTermsCountersAgreeWithPostings(t *testing.T) {
 		}
 	}
 }
+
+// TestRefsByKeyInChunks: Refs and RefNames seek each key, in chunks padded
+// to a power of two; counts across the chunks' bounds, repeated keys and
+// keys of no ref give each ref once, named as KnowledgeName says.
+func TestRefsByKeyInChunks(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, filepath.Join(t.TempDir(), "memories.db"))
+	defer s.Close()
+	corpus := memorytest.Corpus(memorytest.OrgA, 3)
+	if _, err := s.Create(ctx, corpus); err != nil {
+		t.Fatal(err)
+	}
+	var all []memory.RefKey
+	names := map[memory.RefKey]string{}
+	for i, m := range corpus {
+		var k memory.Knowledge
+		for j := range 200 {
+			k.Entities = append(k.Entities, memory.Entity{Name: fmt.Sprintf("Name %d %d", i, j), Types: []string{"person"}})
+		}
+		refs := k.Refs(m.ID)
+		if err := s.PutKnowledge(ctx, m.OrgID, m.ID, m.Attrs(), "test", refs); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range refs {
+			all = append(all, r.Key())
+			names[r.Key()] = memory.KnowledgeName(r)
+		}
+	}
+	tests := []struct {
+		name string
+		keys []memory.RefKey
+	}{
+		{"one", all[:1]},
+		{"three: padded to four", all[:3]},
+		{"a chunk and one", all[:sqlite.RefKeyChunk+1]},
+		{"two chunks and some", all[:2*sqlite.RefKeyChunk+37]},
+		{"repeated and absent keys", append(append(slices.Clone(all[:5]), all[:5]...), memory.RefKey{MemoryID: "no-such", Ordinal: 1}, memory.RefKey{MemoryID: corpus[0].ID, Ordinal: 250})},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			want := map[memory.RefKey]string{}
+			for _, k := range tc.keys {
+				if n, ok := names[k]; ok {
+					want[k] = n
+				}
+			}
+			refs, err := s.Refs(ctx, memorytest.OrgA, tc.keys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.RefNames(ctx, memorytest.OrgA, tc.keys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(refs) != len(want) || !reflect.DeepEqual(got, want) {
+				t.Fatalf("%d refs and %d names, want %d", len(refs), len(got), len(want))
+			}
+			for k, r := range refs {
+				if r.Key() != k || memory.KnowledgeName(r) != want[k] {
+					t.Fatalf("ref %v: %+v", k, r)
+				}
+			}
+		})
+	}
+}
