@@ -92,7 +92,7 @@ const (
 	// YieldMax is the longest the background expansion waits at each step
 	// while searches are in flight: under a steady stream of searches it
 	// still runs about a tenth of the time.
-	YieldMax = 10 * time.Millisecond
+	YieldMax = 100 * time.Millisecond
 	// yieldRows is the vocabulary terms a background vocabulary scan scores
 	// between two yields (about a millisecond for a batch of query terms).
 	yieldRows = 1024
@@ -166,7 +166,12 @@ type orgTerms struct {
 	// query term, computed by a search that could not wait for the
 	// embedding neighbours and reused by the background expansion that
 	// finds them (and by the searches before it ends).
-	ext   map[string][]string
+	ext map[string][]string
+	// kinds caches, by query term, the is-a kinds the org mentions, for
+	// the searches that cannot wait (one read of the counters per type
+	// otherwise, as many as a search has type words, until the background
+	// fills ext); a new term drops the types it is a kind of.
+	kinds map[string][]string
 	later map[string]bool // query terms queued or expanding in the background
 	queue []string        // query terms waiting for the background worker
 	// draining is true while the org's background worker runs.
@@ -255,6 +260,11 @@ func (r *RelatedIndex) Observe(orgID string, refs []memory.SemanticRef) {
 		for _, t := range memory.DistinctTerms(ref) {
 			if _, ok := o.index[t]; !ok {
 				o.pending[t] = true
+				// A new kind of a type ("nephew" of person, family): the
+				// expansions of the words that name the type change.
+				for _, b := range InferTypes(t) {
+					o.dropType(b)
+				}
 			}
 		}
 		if ref.Entity == nil {
@@ -263,7 +273,29 @@ func (r *RelatedIndex) Observe(orgID string, refs []memory.SemanticRef) {
 		// The type -> names and alias expansions these refs add.
 		for _, t := range entityTerms(ref.Entity) {
 			delete(o.cache, t)
+			delete(o.vcache, t) // else the next refresh brings o.cache[t] back, holding only the new terms
 			delete(o.ext, t)
+		}
+	}
+}
+
+// dropType drops the cached expansions of the query terms that name the
+// table type ty ("person", "people"). o.mu held.
+func (o *orgTerms) dropType(ty string) {
+	for q := range o.kinds {
+		if typeOf(q) == ty {
+			delete(o.kinds, q)
+		}
+	}
+	for q := range o.ext {
+		if typeOf(q) == ty {
+			delete(o.ext, q)
+		}
+	}
+	for q := range o.cache {
+		if typeOf(q) == ty {
+			delete(o.cache, q)
+			delete(o.vcache, q)
 		}
 	}
 }
@@ -497,13 +529,26 @@ func (r *RelatedIndex) expand(ctx context.Context, orgID string, o *orgTerms, to
 			// cached; the extractors' terms come with the background
 			// expansion, whose reads (the refs of up to typePostings
 			// entities) are most of a new term's cost.
+			ty := typeOf(t)
 			o.mu.Lock()
 			cached, ok := o.ext[t]
+			if !ok {
+				cached, ok = o.kinds[t]
+			}
 			o.mu.Unlock()
-			if ok {
+			switch {
+			case ok:
 				ex = cached
-			} else if ex, err = r.present(ctx, orgID, NarrowerTypes(t)); err != nil {
-				return nil, err
+			case ty != "":
+				if ex, err = r.present(ctx, orgID, NarrowerTypes(t)); err != nil {
+					return nil, err
+				}
+				o.mu.Lock()
+				if o.kinds == nil || len(o.kinds) >= maxTermCache {
+					o.kinds = map[string][]string{}
+				}
+				o.kinds[t] = ex
+				o.mu.Unlock()
 			}
 		}
 		for _, n := range ex {
@@ -1021,7 +1066,7 @@ func (r *RelatedIndex) refresh(ctx context.Context, orgID string, o *orgTerms) e
 	}
 	o.model, o.dim = model, dim
 	o.cutoff = o.noiseCutoff()
-	o.cache, o.vcache, o.ext = nil, nil, nil
+	o.cache, o.vcache, o.ext, o.kinds = nil, nil, nil, nil
 	o.pending = map[string]bool{}
 	o.built, o.stale, o.builtAt = true, false, r.now()
 	r.log().DebugContext(ctx, "related terms: vocabulary loaded", "org", orgID, "terms", len(vocab), "embedded", len(missing),

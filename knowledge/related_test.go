@@ -274,6 +274,64 @@ func TestRelatedTermsInBackground(t *testing.T) {
 	}
 }
 
+// TestRelatedKindsFollowWrites: a type word's expansion, cached by a
+// search and by the background, is dropped when a memory brings a new
+// kind of the type, so the next search finds it at once.
+func TestRelatedKindsFollowWrites(t *testing.T) {
+	b := open(t)
+	org := memory.Caller{OrgID: "k"}
+	var ns []service.NewMemory
+	for i, tx := range []string{
+		"I finished a wonderful book about the sea last week",
+		"My sister is an artist and she paints murals downtown",
+		"We adopted a dog from the shelter in May",
+		"The conference in Lisbon had great talks about robotics and compilers",
+		"I cooked lasagna and baked bread for the family dinner",
+		"The marathon training plan starts with easy runs on Tuesday",
+		"Our garden has tomatoes, basil, peppers and sunflowers now",
+		"Mel plays the violin in a small orchestra with her cousin",
+	} {
+		ns = append(ns, say("Ana", tx, int64(1000*(i+1))))
+	}
+	if _, err := b.Service.Create(ctx, org, ns); err != nil {
+		t.Fatal(err)
+	}
+	rel := &knowledge.RelatedIndex{Terms: b.Store, Embedder: &conceptEmbedder{}, SyncScan: 1}
+	people := func() []string {
+		t.Helper()
+		m, err := rel.Expand(ctx, "k", []string{"people"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range m["people"] {
+			out = append(out, r.Term)
+		}
+		return out
+	}
+	if got := people(); !slices.Contains(got, "sister") || slices.Contains(got, "nephew") {
+		t.Fatalf("people before: %v", got)
+	}
+	rel.Wait() // the background expansion cached too
+	res, err := b.Service.Create(ctx, org, []service.NewMemory{say("Ana", "Leo came over for dinner", 9000)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs := memory.Knowledge{Entities: []memory.Entity{{Name: "Leo", Types: []string{"nephew"}}}}.Refs(res[0].ID)
+	m, err := b.Store.Get(ctx, "k", res[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Store.PutKnowledge(ctx, "k", m.ID, m.Attrs(), "test", refs); err != nil {
+		t.Fatal(err)
+	}
+	rel.Observe("k", refs)
+	if got := people(); !slices.Contains(got, "nephew") {
+		t.Fatalf("people after a nephew was mentioned: %v", got)
+	}
+	rel.Wait()
+}
+
 // TestRelatedTermsQueueInBackground: many searches at once, each with new
 // words, past SyncScan: the org's one background worker expands every
 // word, so that after Wait each one's embedding neighbours are cached for

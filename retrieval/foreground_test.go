@@ -12,6 +12,21 @@ func TestForegroundYield(t *testing.T) {
 	if nilGauge.Busy() {
 		t.Fatal("a nil gauge is busy")
 	}
+	// A search that just ended keeps the foreground busy for Quiet: the
+	// gap before the next one is no time for background work.
+	f := &Foreground{}
+	f.Enter()()
+	if !f.Busy() {
+		t.Fatal("not busy right after a search")
+	}
+	start := time.Now()
+	f.Yield(context.Background(), time.Second)
+	if d := time.Since(start); d > Quiet+200*time.Millisecond {
+		t.Fatalf("yielded %v after a search ended: want about Quiet (%v)", d, Quiet)
+	}
+	if f.Busy() {
+		t.Fatalf("busy %v after the last search", Quiet)
+	}
 	ctx := context.Background()
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
