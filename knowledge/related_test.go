@@ -14,6 +14,7 @@ import (
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/retrieval"
 	"github.com/agentmem/agentmem/service"
+	"github.com/agentmem/agentmem/wiring/local"
 )
 
 // conceptEmbedder is a fake embedder for the logic of related terms: the
@@ -197,6 +198,31 @@ func TestRelatedTerms(t *testing.T) {
 	}
 }
 
+// vocabulary are eight messages of Ana's on as many topics: enough terms
+// for the noise cut-off of embedding neighbours (MinNoiseTerms).
+var vocabulary = []string{
+	"I finished a wonderful book about the sea last week",
+	"My sister is an artist and she paints murals downtown",
+	"We adopted a dog from the shelter in May",
+	"The conference in Lisbon had great talks about robotics and compilers",
+	"I cooked lasagna and baked bread for the family dinner",
+	"The marathon training plan starts with easy runs on Tuesday",
+	"Our garden has tomatoes, basil, peppers and sunflowers now",
+	"Mel plays the violin in a small orchestra with her cousin",
+}
+
+// createVocabulary creates the vocabulary messages in org.
+func createVocabulary(t *testing.T, b *local.Backend, org memory.Caller) {
+	t.Helper()
+	var ns []service.NewMemory
+	for i, tx := range vocabulary {
+		ns = append(ns, say("Ana", tx, int64(1000*(i+1))))
+	}
+	if _, err := b.Service.Create(ctx, org, ns); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestRelatedTermsInBackground: past SyncScan, a search's new query terms
 // get the is-a table's kinds at once, and their embedding neighbours and
 // the extractors' related terms in the background, for the searches
@@ -217,22 +243,7 @@ func TestRelatedTermsInBackground(t *testing.T) {
 			b := open(t)
 			orgID := fmt.Sprintf("o%d", i)
 			org := memory.Caller{OrgID: orgID}
-			var ns []service.NewMemory
-			for i, tx := range []string{
-				"I finished a wonderful book about the sea last week",
-				"My sister is an artist and she paints murals downtown",
-				"We adopted a dog from the shelter in May",
-				"The conference in Lisbon had great talks about robotics and compilers",
-				"I cooked lasagna and baked bread for the family dinner",
-				"The marathon training plan starts with easy runs on Tuesday",
-				"Our garden has tomatoes, basil, peppers and sunflowers now",
-				"Mel plays the violin in a small orchestra with her cousin",
-			} {
-				ns = append(ns, say("Ana", tx, int64(1000*(i+1))))
-			}
-			if _, err := b.Service.Create(ctx, org, ns); err != nil {
-				t.Fatal(err)
-			}
+			createVocabulary(t, b, org)
 			rel := &knowledge.RelatedIndex{Terms: b.Store, Embedder: &conceptEmbedder{}, SyncScan: 1, Foreground: tc.foreground}
 			terms := func(qs ...string) map[string][]string {
 				t.Helper()
@@ -280,22 +291,7 @@ func TestRelatedTermsInBackground(t *testing.T) {
 func TestRelatedKindsFollowWrites(t *testing.T) {
 	b := open(t)
 	org := memory.Caller{OrgID: "k"}
-	var ns []service.NewMemory
-	for i, tx := range []string{
-		"I finished a wonderful book about the sea last week",
-		"My sister is an artist and she paints murals downtown",
-		"We adopted a dog from the shelter in May",
-		"The conference in Lisbon had great talks about robotics and compilers",
-		"I cooked lasagna and baked bread for the family dinner",
-		"The marathon training plan starts with easy runs on Tuesday",
-		"Our garden has tomatoes, basil, peppers and sunflowers now",
-		"Mel plays the violin in a small orchestra with her cousin",
-	} {
-		ns = append(ns, say("Ana", tx, int64(1000*(i+1))))
-	}
-	if _, err := b.Service.Create(ctx, org, ns); err != nil {
-		t.Fatal(err)
-	}
+	createVocabulary(t, b, org)
 	rel := &knowledge.RelatedIndex{Terms: b.Store, Embedder: &conceptEmbedder{}, SyncScan: 1}
 	people := func() []string {
 		t.Helper()
@@ -339,22 +335,7 @@ func TestRelatedKindsFollowWrites(t *testing.T) {
 func TestRelatedTermsQueueInBackground(t *testing.T) {
 	b := open(t)
 	org := memory.Caller{OrgID: "q"}
-	var ns []service.NewMemory
-	for i, tx := range []string{ // enough vocabulary for the noise cut-off (MinNoiseTerms)
-		"I finished a wonderful book about the sea last week",
-		"My sister is an artist and she paints murals downtown",
-		"We adopted a dog from the shelter in May",
-		"The conference in Lisbon had great talks about robotics and compilers",
-		"I cooked lasagna and baked bread for the family dinner",
-		"The marathon training plan starts with easy runs on Tuesday",
-		"Our garden has tomatoes, basil, peppers and sunflowers now",
-		"Mel plays the violin in a small orchestra with her cousin",
-	} {
-		ns = append(ns, say("Ana", tx, int64(1000*(i+1))))
-	}
-	if _, err := b.Service.Create(ctx, org, ns); err != nil {
-		t.Fatal(err)
-	}
+	createVocabulary(t, b, org)
 	rel := &knowledge.RelatedIndex{Terms: b.Store, Embedder: &conceptEmbedder{}, SyncScan: 1}
 	words := []string{"novel", "puppy", "painter", "ocean", "mural", "shelter", "sea", "dog"}
 	var wg sync.WaitGroup
