@@ -91,8 +91,14 @@ const (
 	laterTimeout = 30 * time.Second
 	// YieldMax is the longest the background expansion waits at each step
 	// while searches are in flight: under a steady stream of searches it
-	// still runs about a tenth of the time.
+	// still runs about a hundredth of the time, until it has waited
+	// maxYieldWait in all for one batch.
 	YieldMax = 100 * time.Millisecond
+	// maxYieldWait bounds the waits of one background batch, so that its
+	// work finishes within laterTimeout however busy the searches keep
+	// the foreground (a vocabulary of a million terms is some thousand
+	// steps).
+	maxYieldWait = laterTimeout / 2
 	// yieldRows is the vocabulary terms a background vocabulary scan scores
 	// between two yields (about a millisecond for a batch of query terms).
 	yieldRows = 1024
@@ -463,7 +469,14 @@ func (r *RelatedIndex) expandLater(ctx context.Context, orgID string, o *orgTerm
 			batch = slices.Clone(batch)
 			o.mu.Unlock()
 			bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), laterTimeout)
-			yield := func() { r.Foreground.Yield(bctx, YieldMax) }
+			var waited time.Duration
+			yield := func() {
+				if waited < maxYieldWait {
+					t := time.Now()
+					r.Foreground.Yield(bctx, min(YieldMax, maxYieldWait-waited))
+					waited += time.Since(t)
+				}
+			}
 			if _, err := r.expand(bctx, orgID, o, batch, true, yield); err != nil {
 				r.log().WarnContext(bctx, "related terms: background expansion failed", "org", orgID, "terms", len(batch), "err", err)
 			}

@@ -28,8 +28,10 @@ const MaxEntityNames = 3
 //
 // A name is a capitalized word of the query (a possessive "'s" dropped),
 // matched exactly against the memories' entityId; a query that names no
-// entity, or more than one, or that a filter already binds to an entity,
-// gets an empty list.
+// entity, or that a filter already binds to an entity, gets an empty
+// list. A query that names several gets one only when it asks the same of
+// each ("Did Jon and Gina both...", "in common", "each": asksEach): their
+// lists taken in turn (interleave); otherwise neither alone answers it.
 type EntityList struct {
 	Index memory.Index
 	Store memory.Store
