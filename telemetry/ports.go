@@ -41,7 +41,7 @@ func Store(s memory.Store) memory.Store {
 	t := &tracedStore{s: s}
 	if f, ok := s.(FullStore); ok {
 		full := &tracedFullStore{FullStore: f, t: t}
-		if x, ok := s.(embeddedExtras); ok { // SQLite: vocabulary counters, one-transaction document commits, version scans
+		if x, ok := s.(embeddedExtras); ok { // SQLite: vocabulary counters, ref names, one-transaction document commits, version scans
 			return &tracedEmbeddedStore{tracedFullStore: full, embeddedExtras: x}
 		}
 		if x, ok := s.(memory.DocumentCommitter); ok { // DynamoDB: document commits keyed off a marker
@@ -56,6 +56,7 @@ func Store(s memory.Store) memory.Store {
 // adds to a FullStore.
 type embeddedExtras interface {
 	memory.TermCounter
+	memory.RefNamer
 	memory.DocumentCommitter
 	memory.KnowledgeBatcher
 	memory.RecordBatcher

@@ -205,6 +205,8 @@ func TestTracedStoreKeepsCapabilities(t *testing.T) {
 		{"TermIndex", isA[memory.TermIndex](telemetry.Store(st))},
 		{"DocumentCommitter", isA[memory.DocumentCommitter](telemetry.Store(st))},
 		{"VersionScanner", isA[memory.VersionScanner](telemetry.Store(st))},
+		{"RefNamer", isA[memory.RefNamer](telemetry.Store(st))},
+		{"TermCounter", isA[memory.TermCounter](telemetry.Store(st))},
 	} {
 		if !c.ok {
 			t.Errorf("the traced SQLite store is no %s", c.name)
