@@ -264,10 +264,12 @@ func (r *RelatedIndex) Observe(orgID string, refs []memory.SemanticRef) {
 	defer o.mu.Unlock()
 	for _, ref := range refs {
 		for _, t := range memory.DistinctTerms(ref) {
-			if _, ok := o.index[t]; !ok {
+			if _, ok := o.index[t]; !ok && !o.pending[t] {
 				o.pending[t] = true
 				// A new kind of a type ("nephew" of person, family): the
-				// expansions of the words that name the type change.
+				// expansions of the words that name the type change. Once
+				// per new term, not per memory that repeats it before the
+				// next refresh: dropType walks the org's caches.
 				for _, b := range InferTypes(t) {
 					o.dropType(b)
 				}
