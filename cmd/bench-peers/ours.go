@@ -68,8 +68,8 @@ func runOurs(ctx context.Context, o oursOptions) error {
 	}()
 	ann := ix.ANN()
 	res.Config = fmt.Sprintf("bbolt + in-memory BM25 (English analyzer: stop words, Porter stemmer) and int8 vectors with float32 re-rank; "+
-		"HNSW past %d vectors: M %d, efConstruction %d, efSearch %d; Upsert batches of %d; hybrid: both lists at depth %d, fused by memory.Fuse (RRF k = %d)",
-		ann.Threshold, ann.M, ann.EfConstruction, ann.EfSearch, o.Batch, o.K, memory.RRFK)
+		"HNSW past %d vectors: M %d, efConstruction %d, efSearch %d (%d at this size); Upsert batches of %d; hybrid: both lists at depth %d, fused by memory.Fuse (RRF k = %d)",
+		ann.Threshold, ann.M, ann.EfConstruction, ann.EfSearch, bolt.SearchWidth(ann.EfSearch, meta.Size), o.Batch, o.K, memory.RRFK)
 	baseRSS, _ := procStatus("VmRSS")
 
 	t0 := time.Now()

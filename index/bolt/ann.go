@@ -280,7 +280,7 @@ func (ix *Index) approximate(o *orgIndex, q memory.IndexQuery) (cands []candidat
 	if sel <= 0 {
 		return nil, 0, false
 	}
-	ef := max(ix.ann.EfSearch, q.K)
+	ef := max(SearchWidth(ix.ann.EfSearch, o.vectors), q.K)
 	if sel < 1 {
 		ef = min(4*ef, int(float64(ef)/math.Sqrt(sel)))
 	}
@@ -313,6 +313,31 @@ func (ix *Index) approximate(o *orgIndex, q memory.IndexQuery) (cands []candidat
 		cands = append(cands, more...)
 	}
 	return cands, kthBest(lows, q.K), true
+}
+
+// widthFrom is the org size up to which a query walks EfSearch wide.
+const widthFrom = 100_000
+
+// SearchWidth is the width of an unfiltered walk over an org of n vectors
+// for the configured EfSearch base: base up to 100,000 vectors, then
+// growing as the 0.6th power of the size, at most 8× base. At a fixed width
+// a larger graph loses recall, because more near neighbours compete for the
+// same ef places; the exponent is measured (BenchmarkANN, clustered
+// 384-dimension vectors, M 16, efConstruction 128), recall@10 against the
+// exact scan:
+//
+//	vectors      width 128   width 256   width 512
+//	100,000      0.993
+//	300,000      0.967       0.984
+//	1,000,000    0.938       0.971       0.987
+//
+// so 128 at 100,000, 247 at 300,000 and 509 at 1,000,000 keep it at 0.98
+// and above, for about 0.4 ms more at a million (p95 0.97 → 1.35 ms).
+func SearchWidth(base, n int) int {
+	if n <= widthFrom {
+		return base
+	}
+	return min(8*base, int(float64(base)*math.Pow(float64(n)/widthFrom, 0.6)))
 }
 
 // selectivity estimates the share of the org's vectors allow accepts from

@@ -171,8 +171,8 @@ func benchANN(b *testing.B, size int, cfg ANNConfig) {
 		recall := float64(hit) / float64(total)
 		ep50, ep95 := pct(exact, 50), pct(exact, 95)
 		ap50, ap95 := pct(approx, 50), pct(approx, 95)
-		b.Logf("size %d, %s: efSearch %d: recall@%d %.4f; exact p50 %s p95 %s; graph p50 %s p95 %s; p95 ratio %.1f×",
-			size, tc.name, cfg.EfSearch, k, recall, ep50, ep95, ap50, ap95, float64(ep95)/float64(ap95))
+		b.Logf("size %d, %s: efSearch %d (walk %d before the filter widens it): recall@%d %.4f; exact p50 %s p95 %s; graph p50 %s p95 %s; p95 ratio %.1f×",
+			size, tc.name, cfg.EfSearch, SearchWidth(cfg.EfSearch, size), k, recall, ep50, ep95, ap50, ap95, float64(ep95)/float64(ap95))
 		name := strings.ReplaceAll(strings.ReplaceAll(tc.name, " ", "-"), "%", "pc")
 		b.ReportMetric(recall, name+"-recall")
 		b.ReportMetric(float64(ep95)/float64(ap95), name+"-speedup-p95")

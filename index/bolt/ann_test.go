@@ -444,3 +444,21 @@ func TestANNFindsMemoriesBeforeTheyAreLinked(t *testing.T) {
 	}
 	found("linked", fresh[added-n:])
 }
+
+// TestSearchWidth checks the walk's width against the org's size: the
+// base up to 100,000 vectors, doubling about every 3.2× past it, and
+// capped at 8× the base.
+func TestSearchWidth(t *testing.T) {
+	for _, tc := range []struct{ base, n, want int }{
+		{128, 0, 128},
+		{128, 100_000, 128},
+		{128, 300_000, 247},
+		{128, 1_000_000, 509},
+		{128, 100_000_000, 1024},
+		{64, 1_000_000, 254},
+	} {
+		if got := bolt.SearchWidth(tc.base, tc.n); got != tc.want {
+			t.Errorf("SearchWidth(%d, %d) = %d, want %d", tc.base, tc.n, got, tc.want)
+		}
+	}
+}

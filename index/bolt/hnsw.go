@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/agentmem/agentmem/internal/vecdot"
 )
@@ -16,7 +17,10 @@ import (
 //
 // The graph holds no vectors of its own: it walks the org's int8 matrix
 // (o.q8), scoring an int16 query against int8 vectors with the same kernel
-// as the exact scan, and the best candidates it finds are re-ranked on their
+// as the exact scan (a node's unvisited neighbours in one call that
+// prefetches their rows, and the lists of the nodes it may expand next
+// prefetched too: at a million vectors the walk waits on memory, not on
+// arithmetic), and the best candidates it finds are re-ranked on their
 // float32 vectors exactly as the exact scan's survivors are. Edges are
 // chosen with the paper's neighbour-selection heuristic (algorithm 4), which
 // keeps clustered corpora connected.
@@ -29,7 +33,7 @@ import (
 // sample of 512 ordinals) falls, up to 4×, and when the walk's estimated
 // cost exceeds the exact scan's, the exact scan answers over the allowed
 // vectors (at 100,000 vectors, filters allowing under about 12% of them;
-// at 1,000,000, under about 2.5%).
+// at 1,000,000, where the walk is wider (SearchWidth), under about 7%).
 //
 // Deletes are tombstones: a removed memory's node stays in the graph, with
 // its int8 vector, as a waypoint that is never returned. When the org
@@ -56,8 +60,9 @@ type ANNConfig struct {
 	// EfConstruction is the width of the walk that finds a new node's
 	// neighbours.
 	EfConstruction int
-	// EfSearch is the width of a query's walk on layer 0 before filters
-	// widen it; at least the k asked for.
+	// EfSearch is the width of a query's walk on layer 0 over an org of
+	// up to 100,000 vectors, before filters widen it; at least the k asked
+	// for. Larger orgs walk wider (SearchWidth), so that recall holds.
 	EfSearch int
 }
 
@@ -140,12 +145,41 @@ func (s space) score(p *probe, ord uint32) float32 {
 	return float32(vecdot.Int16Int8(p.q, s.vec(ord))) * p.x.scale * s.quants[ord].scale
 }
 
+// scores sets out[i] to score(p, ords[i]), out at least as long as ords:
+// one kernel call that prefetches the scattered vectors ahead of the one it
+// scores (vecdot.Int16Int8Rows), so that their cache misses overlap. dots is
+// scratch of len(ords) int32s.
+func (s space) scores(p *probe, ords []uint32, dots []int32, out []float32) {
+	dots = dots[:len(ords)]
+	vecdot.Int16Int8Rows(p.q, s.q8, ords, dots)
+	for i, ord := range ords {
+		out[i] = float32(dots[i]) * p.x.scale * s.quants[ord].scale
+	}
+}
+
+// rowScores is a walk's buffers for scoring a node's neighbours at once.
+type rowScores struct {
+	ords []uint32
+	dots []int32
+	out  []float32
+}
+
+func newRowScores(n int) *rowScores {
+	return &rowScores{make([]uint32, 0, n), make([]int32, n), make([]float32, n)}
+}
+
+// fit makes room for n neighbours.
+func (sc *rowScores) fit(n int) {
+	if cap(sc.ords) < n {
+		*sc = *newRowScores(n)
+	}
+	sc.ords = sc.ords[:0]
+}
+
 // widen makes the probe of stored vector ord in buf.
 func (s space) widen(ord uint32, buf []int16) probe {
-	for i, v := range s.vec(ord) {
-		buf[i] = int16(v)
-	}
-	return probe{q: buf, x: s.quants[ord]}
+	vecdot.Widen(buf, s.vec(ord))
+	return probe{q: buf[:s.dims], x: s.quants[ord]}
 }
 
 // node is a scored ordinal.
@@ -236,27 +270,49 @@ func (h *farHeap) pop() node {
 	return top
 }
 
-// visited marks the ordinals a walk has scored: a mark equal to the
-// current generation means visited, so clearing is a counter increment.
+// visited marks the ordinals a walk has scored, one bit each: at a million
+// vectors the set is 125 KiB, which stays in the core's L2 cache where an
+// array of generation counters (4 MiB) missed it on most checks (a third
+// of a walk's time, by profile). Starting a fresh walk clears only the
+// words the last one set.
 type visited struct {
-	mark []uint32
-	gen  uint32
+	words   []uint64
+	touched []uint32 // the indexes of the words set since the last clear
 }
 
 var visitedPool = sync.Pool{New: func() any { return new(visited) }}
 
+// getVisited returns an empty set for ordinals below n.
 func getVisited(n int) *visited {
 	v := visitedPool.Get().(*visited)
-	if len(v.mark) < n {
-		v.mark = make([]uint32, n+n/4)
-		v.gen = 0
+	if w := (n + 63) / 64; len(v.words) < w {
+		v.words = make([]uint64, w+w/4)
+		v.touched = v.touched[:0]
 	}
-	v.gen++
-	if v.gen == 0 { // wrapped: start over
-		clear(v.mark)
-		v.gen = 1
-	}
+	v.next()
 	return v
+}
+
+// visit marks ord and reports whether it was not marked before.
+func (v *visited) visit(ord uint32) bool {
+	i := ord >> 6
+	w, bit := v.words[i], uint64(1)<<(ord&63)
+	if w&bit != 0 {
+		return false
+	}
+	if w == 0 {
+		v.touched = append(v.touched, i)
+	}
+	v.words[i] = w | bit
+	return true
+}
+
+// next empties the set for a fresh walk.
+func (v *visited) next() {
+	for _, i := range v.touched {
+		v.words[i] = 0
+	}
+	v.touched = v.touched[:0]
 }
 
 // neighbours returns ord's neighbours on layer l.
@@ -292,12 +348,17 @@ func (g *hnsw) grow(n int) {
 // greedy descends from ep through layers top..stop+1, moving to the best
 // neighbour until none is better, and returns the node it ends on.
 func (g *hnsw) greedy(s space, p *probe, ep node, top, stop int) node {
+	var sc rowScores
 	for l := top; l > stop; l-- {
 		for changed := true; changed; {
 			changed = false
-			for _, nb := range g.neighbours(ep.ord, l) {
-				if sc := s.score(p, nb); sc > ep.s {
-					ep, changed = node{sc, nb}, true
+			nbs := g.neighbours(ep.ord, l)
+			sc.fit(len(nbs))
+			sc.ords = append(sc.ords, nbs...)
+			s.scores(p, sc.ords, sc.dots, sc.out)
+			for i, nb := range sc.ords {
+				if sc.out[i] > ep.s {
+					ep, changed = node{sc.out[i], nb}, true
 				}
 			}
 		}
@@ -312,10 +373,9 @@ func (g *hnsw) walk(s space, p *probe, eps []node, l, ef int, allow func(uint32)
 	var front nearHeap
 	res := make(farHeap, 0, ef+1)
 	for _, e := range eps {
-		if vis.mark[e.ord] == vis.gen {
+		if !vis.visit(e.ord) {
 			continue
 		}
-		vis.mark[e.ord] = vis.gen
 		front.push(e)
 		if allow == nil || allow(e.ord) {
 			res.push(e)
@@ -324,18 +384,30 @@ func (g *hnsw) walk(s space, p *probe, eps []node, l, ef int, allow func(uint32)
 			}
 		}
 	}
+	var fresh rowScores
 	for len(front) > 0 {
 		c := front.pop()
 		if len(res) >= ef && c.s < res[0].s {
 			break
 		}
-		for _, nb := range g.neighbours(c.ord, l) {
-			if vis.mark[nb] == vis.gen {
-				continue
+		nbs := g.neighbours(c.ord, l)
+		fresh.fit(len(nbs))
+		for _, nb := range nbs {
+			if vis.visit(nb) {
+				vecdot.Prefetch((*byte)(unsafe.Pointer(&s.quants[nb]))) // its scale, read after the kernel
+				fresh.ords = append(fresh.ords, nb)
 			}
-			vis.mark[nb] = vis.gen
-			sc := s.score(p, nb)
+		}
+		s.scores(p, fresh.ords, fresh.dots, fresh.out)
+		for i, nb := range fresh.ords {
+			sc := fresh.out[i]
 			if len(res) < ef || sc > res[0].s {
+				if l == 0 { // its list and count are read if it is expanded
+					row := g.nb0[int(nb)*g.m0 : int(nb+1)*g.m0]
+					vecdot.Prefetch((*byte)(unsafe.Pointer(&row[0])))
+					vecdot.Prefetch((*byte)(unsafe.Pointer(&row[len(row)-1])))
+					vecdot.Prefetch(&g.n0[nb])
+				}
 				front.push(node{sc, nb})
 				if allow == nil || allow(nb) {
 					res.push(node{sc, nb})

@@ -119,15 +119,6 @@ func (g *hnsw) planOne(s space, ps []planned, i int) {
 	}
 }
 
-// next starts a fresh walk.
-func (v *visited) next() {
-	v.gen++
-	if v.gen == 0 {
-		clear(v.mark)
-		v.gen = 1
-	}
-}
-
 // edge is a link to add: to into from's list on layer l.
 type edge struct {
 	from, to uint32

@@ -165,7 +165,8 @@ type ANN struct {
 	// EfConstruction (INDEX_ANN_EF_CONSTRUCTION) is the width of the
 	// walk that links a new vector.
 	EfConstruction int
-	// EfSearch (INDEX_ANN_EF_SEARCH) is the width of a query's walk.
+	// EfSearch (INDEX_ANN_EF_SEARCH) is the width of a query's walk over
+	// an org of up to 100,000 vectors; larger orgs walk wider.
 	EfSearch int
 }
 

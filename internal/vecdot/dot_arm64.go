@@ -38,3 +38,20 @@ func Float32(a, b []float32) float32 {
 	}
 	return s + float32Go(a[n:], b[n:])
 }
+
+// Int16Int8Rows sets out[i] to the inner product of q and row ords[i] of
+// base, a row-major matrix of len(q) columns, one row at a time in NEON.
+func Int16Int8Rows(q []int16, base []int8, ords []uint32, out []int32) {
+	int16Int8RowsGo(q, base, ords, out)
+}
+
+// Widen sets dst[i] to int16(src[i]), exactly, for every i of src. dst is
+// at least as long as src.
+func Widen(dst []int16, src []int8) { widenGo(dst, src) }
+
+//go:noescape
+func prefetch(p *byte)
+
+// Prefetch asks the CPU to bring the cache line of p closer, without
+// waiting for it: a graph node's neighbour list read soon after.
+func Prefetch(p *byte) { prefetch(p) }

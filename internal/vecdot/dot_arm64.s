@@ -61,3 +61,9 @@ floop:
 
 	VST1 [V16.S4, V17.S4, V18.S4, V19.S4], (R3)
 	RET
+
+// func prefetch(p *byte)
+TEXT ·prefetch(SB), NOSPLIT, $0-8
+	MOVD p+0(FP), R0
+	PRFM (R0), PLDL1KEEP
+	RET

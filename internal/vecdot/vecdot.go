@@ -1,8 +1,14 @@
 // Package vecdot holds the quantized inner product that vector search
 // runs in its inner loop: an int16 query against int8 stored vectors, in
-// AVX2 where the CPU has it (16 products per instruction), else a portable
-// loop. The embedded index (index/bolt) and the related-terms index
-// (knowledge) score with it.
+// AVX2 where the CPU has it (16 products per instruction), NEON on arm64,
+// else a portable loop. The embedded index (index/bolt) and the
+// related-terms index (knowledge) score with it.
+//
+// A graph walk scores a node's neighbours, rows scattered over a matrix
+// far larger than the caches, so each row is a cache miss: Int16Int8Rows
+// scores them in one call that prefetches the rows ahead of the one it
+// scores, Prefetch brings a line the walk will read next, and Widen makes
+// a stored vector a query.
 package vecdot
 
 // MaxLevels is the largest magnitude of a query component for dims
@@ -46,4 +52,33 @@ func float32Go(a, b []float32) float32 {
 		s0 += a[i] * b[i]
 	}
 	return s0 + s1 + s2 + s3
+}
+
+// int16Int8RowsGo is Int16Int8Rows one row at a time.
+func int16Int8RowsGo(q []int16, base []int8, ords []uint32, out []int32) {
+	dims := len(q)
+	out = out[:len(ords)]
+	for i, o := range ords {
+		at := int(o) * dims
+		out[i] = Int16Int8(q, base[at:at+dims])
+	}
+}
+
+// checkRows panics unless every row of ords lies within base.
+func checkRows(dims int, base []int8, ords []uint32) {
+	top := uint32(0)
+	for _, o := range ords {
+		top = max(top, o)
+	}
+	if (int(top)+1)*dims > len(base) {
+		panic("vecdot: row out of range")
+	}
+}
+
+// widenGo is Widen one element at a time.
+func widenGo(dst []int16, src []int8) {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		dst[i] = int16(v)
+	}
 }
