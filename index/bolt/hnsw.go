@@ -164,14 +164,10 @@ type rowScores struct {
 	out  []float32
 }
 
-func newRowScores(n int) *rowScores {
-	return &rowScores{make([]uint32, 0, n), make([]int32, n), make([]float32, n)}
-}
-
-// fit makes room for n neighbours.
+// fit empties sc with room for n neighbours.
 func (sc *rowScores) fit(n int) {
 	if cap(sc.ords) < n {
-		*sc = *newRowScores(n)
+		sc.ords, sc.dots, sc.out = make([]uint32, 0, n), make([]int32, n), make([]float32, n)
 	}
 	sc.ords = sc.ords[:0]
 }

@@ -130,3 +130,40 @@ func TestBatchedGraphFindsNeighbours(t *testing.T) {
 		}
 	}
 }
+
+// TestVisited checks the walk's visited set: an ordinal is new once, a
+// fresh walk (next, or the set back from the pool) forgets every mark,
+// marks in one word and across words are independent, and a set grown for
+// a larger org starts empty.
+func TestVisited(t *testing.T) {
+	v := getVisited(200)
+	for _, tc := range []struct {
+		ords []uint32
+		want []bool
+	}{
+		{[]uint32{0, 63, 64, 199, 0, 64, 1}, []bool{true, true, true, true, false, false, true}},
+		{[]uint32{5, 5, 130, 131, 130}, []bool{true, false, true, true, false}},
+	} {
+		v.next()
+		for i, ord := range tc.ords {
+			if got := v.visit(ord); got != tc.want[i] {
+				t.Fatalf("visit(%d) #%d = %v, want %v", ord, i, got, tc.want[i])
+			}
+		}
+	}
+	v.visit(7)
+	visitedPool.Put(v)
+	w := getVisited(200)
+	if !w.visit(7) {
+		t.Fatal("a set from the pool kept a mark of its last walk")
+	}
+	w.visit(9)
+	visitedPool.Put(w)
+	big := getVisited(100_000)
+	for _, ord := range []uint32{7, 9, 99_999} {
+		if !big.visit(ord) {
+			t.Fatalf("a set grown for 100,000 ordinals had %d marked", ord)
+		}
+	}
+	visitedPool.Put(big)
+}
