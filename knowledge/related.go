@@ -872,7 +872,9 @@ func (o *orgTerms) dot(v []float32, j int) float64 {
 // (the embedded index's), all of a search's query terms in one pass over
 // the vocabulary: each term's vector is read from memory once for all of
 // them, which is what the scan is bound by. yield, if not nil, is called
-// every yieldRows vocabulary terms. o.mu held.
+// every yieldRows vocabulary terms. o is a snapshot of the org's
+// vocabulary that no one else changes (its lock is not taken: yield may
+// wait a while).
 func (o *orgTerms) nearest(vs [][]float32, ts []string, yield func()) [][]query.Related {
 	out := make([][]query.Related, len(vs))
 	if math.IsInf(o.cutoff, 1) {

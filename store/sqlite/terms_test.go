@@ -232,12 +232,7 @@ func TestTermsCountersAgreeWithPostings(t *testing.T) {
 		t.Skip("indexes 600 memories of 40 topics")
 	}
 	ctx := context.Background()
-	s := open(t, filepath.Join(t.TempDir(), "memories.db"))
-	defer s.Close()
-	corpus := memorytest.Corpus(memorytest.OrgA, 600)
-	if _, err := s.Create(ctx, corpus); err != nil {
-		t.Fatal(err)
-	}
+	s, corpus := openWithCorpus(t, 600)
 	r := rand.New(rand.NewPCG(1, 2))
 	firsts := map[string]int{}
 	for _, m := range corpus {
@@ -301,12 +296,7 @@ func TestTermsCountersAgreeWithPostings(t *testing.T) {
 // keys of no ref give each ref once, named as KnowledgeName says.
 func TestRefsByKeyInChunks(t *testing.T) {
 	ctx := context.Background()
-	s := open(t, filepath.Join(t.TempDir(), "memories.db"))
-	defer s.Close()
-	corpus := memorytest.Corpus(memorytest.OrgA, 3)
-	if _, err := s.Create(ctx, corpus); err != nil {
-		t.Fatal(err)
-	}
+	s, corpus := openWithCorpus(t, 3)
 	var all []memory.RefKey
 	names := map[memory.RefKey]string{}
 	for i, m := range corpus {
@@ -359,4 +349,17 @@ func TestRefsByKeyInChunks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openWithCorpus opens a store in a temporary directory, closed when the
+// test ends, holding memorytest's corpus of n memories of OrgA.
+func openWithCorpus(t *testing.T, n int) (*sqlite.Store, []*memory.Memory) {
+	t.Helper()
+	s := open(t, filepath.Join(t.TempDir(), "memories.db"))
+	t.Cleanup(func() { s.Close() })
+	corpus := memorytest.Corpus(memorytest.OrgA, n)
+	if _, err := s.Create(context.Background(), corpus); err != nil {
+		t.Fatal(err)
+	}
+	return s, corpus
 }
