@@ -6,7 +6,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -447,5 +449,76 @@ func TestSemanticIsExact(t *testing.T) {
 				t.Fatalf("query %d rank %d: score %.7f, brute force %.7f", qi, i, h.Score, all[i].s)
 			}
 		}
+	}
+}
+
+// TestRestartLoadsInChunks reopens an index of two orgs whose entries span
+// many of load's decoding chunks, interleaved in key order, with
+// keyword-only memories among them: every search answers as before the
+// restart. A corrupt entry fails the open with an error that names it.
+func TestRestartLoadsInChunks(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	ix, _ := open(t, dir, model)
+	var queries []memory.IndexQuery
+	for _, org := range []string{memorytest.OrgA, memorytest.OrgB} {
+		corpus := memorytest.Corpus(org, 1100)
+		for i := 0; i < len(corpus); i += 97 {
+			corpus[i].Embedding = nil // keywords only
+		}
+		for i := 0; i < len(corpus); i += 300 {
+			if err := ix.Upsert(ctx, corpus[i:min(i+300, len(corpus))]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, text := range []string{"memo", "note 7", "memo 12 note 3"} {
+			queries = append(queries, memory.IndexQuery{Filter: memory.Filter{OrgID: org, IncludeArchived: true},
+				Text: text, Vector: corpus[5].Embedding, K: 50})
+		}
+	}
+	search := func(ix *bolt.Index) []memory.IndexResult {
+		out := make([]memory.IndexResult, len(queries))
+		for i, q := range queries {
+			r, err := ix.Search(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[i] = r
+		}
+		return out
+	}
+	before := search(ix)
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ix, _ = open(t, dir, model)
+	after := search(ix)
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range queries {
+		if len(before[i].Keyword) == 0 || len(before[i].Semantic) == 0 {
+			t.Fatalf("query %d found nothing before the restart", i)
+		}
+		if !reflect.DeepEqual(before[i], after[i]) {
+			t.Fatalf("query %d (%s, %q) answers differently after the restart:\n%v\n%v", i, queries[i].Filter.OrgID, queries[i].Text, before[i], after[i])
+		}
+	}
+
+	db, err := bbolt.Open(filepath.Join(dir, "index.db"), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := []byte(memorytest.OrgB + "\x00zz-corrupt")
+	err = db.Update(func(tx *bbolt.Tx) error { return tx.Bucket([]byte("docs")).Put(bad, []byte{0xff, 0xff, 0xff}) })
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix, _, err := bolt.Open(dir, model, 64); err == nil || !strings.Contains(err.Error(), "zz-corrupt") {
+		if ix != nil {
+			ix.Close()
+		}
+		t.Fatalf("a corrupt entry: %v", err)
 	}
 }

@@ -97,6 +97,22 @@ func newOrgIndex() *orgIndex {
 		syms: []string{""}, symOf: map[string]uint32{"": 0}}
 }
 
+// reserve sizes an empty org's slices for n memories of dims dimensions
+// (load knows how many there are).
+func (o *orgIndex) reserve(n, dims int) {
+	o.ids = make([]string, 0, n)
+	o.class = make([]uint32, 0, n)
+	o.created = make([]int64, 0, n)
+	o.refs = make([][4]uint32, 0, n)
+	o.meta = make([][]string, 0, n)
+	o.length = make([]uint32, 0, n)
+	o.terms = make([][]uint32, 0, n)
+	o.q8 = make([]int8, 0, n*dims)
+	o.quants = make([]quant, 0, n)
+	o.hasVec = make([]bool, 0, n)
+	o.pos = make(map[string]uint32, n)
+}
+
 // classKey is a class's attributes as a map key.
 type classKey struct {
 	orgID, agentID    string
