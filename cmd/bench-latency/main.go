@@ -242,8 +242,8 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 			}
 			graph = time.Since(t0)
 		}
-		fmt.Fprintf(os.Stderr, "# start-up on %d memories: open %s, vector graph ready %s later (RSS %.0f MiB)\n",
-			have, opened.Round(time.Millisecond), graph.Round(time.Millisecond), rssMiB())
+		fmt.Fprintf(os.Stderr, "# start-up on %d memories: open %s, vector graph ready %s later (RSS %.0f MiB: %.0f anonymous, %.0f of mapped files)\n",
+			have, opened.Round(time.Millisecond), graph.Round(time.Millisecond), rssMiB(), statusMiB("RssAnon"), statusMiB("RssFile"))
 	}
 	if ingestProfile != "" {
 		f, err := os.Create(ingestProfile)
@@ -514,13 +514,18 @@ func pct(xs []float64, p float64) float64 {
 	return s[i]
 }
 
-func rssMiB() float64 {
+func rssMiB() float64 { return statusMiB("VmRSS") }
+
+// statusMiB reads a memory field of /proc/self/status (VmRSS; RssAnon, the
+// process's own memory; RssFile, the pages of mapped files it has touched,
+// which the kernel can drop) in MiB, 0 where there is none.
+func statusMiB(field string) float64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "VmRSS:") {
+		if strings.HasPrefix(line, field+":") {
 			f := strings.Fields(line)
 			kb, _ := strconv.ParseFloat(f[1], 64)
 			return kb / 1024
