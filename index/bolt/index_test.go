@@ -453,7 +453,7 @@ func TestSemanticIsExact(t *testing.T) {
 }
 
 // TestRestartLoadsInChunks reopens an index of two orgs whose entries span
-// many of load's decoding chunks, interleaved in key order, with
+// nine of load's decoding chunks (one of them holding both orgs), with
 // keyword-only memories among them: every search answers as before the
 // restart. A corrupt entry fails the open with an error that names it.
 func TestRestartLoadsInChunks(t *testing.T) {
