@@ -350,9 +350,8 @@ func (g *hnsw) greedy(s space, p *probe, ep node, top, stop int) node {
 			changed = false
 			nbs := g.neighbours(ep.ord, l)
 			sc.fit(len(nbs))
-			sc.ords = append(sc.ords, nbs...)
-			s.scores(p, sc.ords, sc.dots, sc.out)
-			for i, nb := range sc.ords {
+			s.scores(p, nbs, sc.dots, sc.out)
+			for i, nb := range nbs {
 				if sc.out[i] > ep.s {
 					ep, changed = node{sc.out[i], nb}, true
 				}
