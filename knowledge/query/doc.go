@@ -49,18 +49,34 @@
 //
 //	{"relation": "before", "anchor": ["trip", "lisbon"]}
 //
-// Time expressions (case does not matter; "in", "on", "during", "around",
-// "over", "within", "throughout" and "of" may precede a point):
+// Time expressions (case does not matter; "in", "on", "at", "during",
+// "around", "over", "within", "throughout" and "of" may precede a point):
 //
-//   - days: yesterday, today, tonight, tomorrow, last night, this morning,
-//     the day before yesterday, earlier today;
+//   - days: yesterday, today, tonight, tomorrow, last night, last evening,
+//     this morning, the day before yesterday, earlier today, later today,
+//     the other day (the week before today); a part of the day after a day
+//     keeps the day (yesterday morning, Friday night, last Saturday
+//     evening);
 //   - calendar units: last/this/next week, month, year (weeks start on
-//     Monday), last/this/next weekend, earlier this week/month/year;
+//     Monday), the previous week, last/this/next weekend, the weekend (the
+//     latest begun: over the weekend), the past weekend, the week (month,
+//     year, weekend) before last, earlier/later this week/month/year;
 //   - rolling windows ending now: the past week, the last 3 days, past two
-//     months, over the past few weeks;
+//     months, over the past few weeks, the past fortnight;
 //   - ago: 3 days ago (that day), two weeks ago (that calendar week), a
 //     month ago, a few/a couple of/several years ago (a window: a couple is
-//     2 to 3, a few 2 to 5, several 3 to 7);
+//     2 to 3, a few 2 to 5, several 3 to 7); "back" for "ago" (a few days
+//     back); a fortnight is two weeks;
+//   - ahead: in 3 days (that day), in two weeks (that calendar week), in a
+//     few months, a week from now, two days from today;
+//   - thirds of a span of a week or longer: early June, mid-May, mid-2022,
+//     late last year, the beginning (start, middle, end) of May, of the
+//     month, of next week;
+//   - holidays: Christmas (Eve, Day), Boxing Day, New Year's (Eve, Day),
+//     Valentine's Day, Halloween, Independence Day, the Fourth of July,
+//     Easter (Western), and the United States' Thanksgiving, Mother's Day
+//     and Father's Day; bare, the latest begun; last, this, next, or of a
+//     year (Christmas 2022);
 //   - dates: 2023-05-08, 2023-05, 8 May 2023, the 8th of May, May 8th,
 //     May 8, 2023, May 2023, May of 2023, May, 2022, last May, this May,
 //     next May, Monday, last Monday, next Friday;

@@ -38,6 +38,7 @@ type timeParser struct {
 	toks   []token
 	now    time.Time
 	strict bool
+	inPart bool // within periodPart, which does not nest: every match reads a bounded number of tokens
 }
 
 func (p *timeParser) low(i int) string {
@@ -94,7 +95,12 @@ func (p *timeParser) at(i int) (Range, int, bool) {
 			return Range{}, 0, false
 		}
 		return Range{Start: a.Start, End: b.End}, n + m + 2, true
-	case "in", "on", "during", "around", "of", "over", "throughout", "within":
+	case "in", "on", "at", "during", "around", "of", "over", "throughout", "within":
+		// in 3 days, in two weeks, in a few months: that day or that
+		// calendar unit ahead, as "ago" is behind
+		if r, n, ok := p.ahead(i + 1); ok && w == "in" && !backWords[p.low(i+1+n)] {
+			return r, n + 1, true
+		}
 		if r, n, ok := p.point(i+1, true); ok {
 			return r, n + 1, true
 		}
@@ -164,9 +170,23 @@ func (p *timeParser) count(i int) (lo, hi, n int, ok bool) {
 	return 0, 0, 0, false
 }
 
-// point matches a time point or span at i. afterPrep says a preposition of
-// time came before, which makes ambiguous words times.
+// point matches a time point or span at i (basePoint), and a part of the
+// day after a day ("Friday night", "yesterday morning", "last Saturday
+// evening": the day still). afterPrep says a preposition of time came
+// before, which makes ambiguous words times.
 func (p *timeParser) point(i int, afterPrep bool) (Range, int, bool) {
+	r, n, ok := p.basePoint(i, afterPrep)
+	if ok && partsOfDay[p.low(i+n)] && !r.Start.IsZero() && !r.End.After(r.Start.AddDate(0, 0, 1)) {
+		n++
+	}
+	return r, n, ok
+}
+
+// partsOfDay narrow a day without leaving it.
+var partsOfDay = map[string]bool{"morning": true, "afternoon": true, "evening": true, "night": true}
+
+// basePoint matches a time point or span at i.
+func (p *timeParser) basePoint(i int, afterPrep bool) (Range, int, bool) {
 	today := p.today()
 	w, w1, w2 := p.low(i), p.low(i+1), p.low(i+2)
 	switch {
@@ -182,8 +202,16 @@ func (p *timeParser) point(i int, afterPrep bool) (Range, int, bool) {
 		return unitRange("day", today), 1, true
 	case w == "tomorrow":
 		return unitRange("day", today.AddDate(0, 0, 1)), 1, true
-	case w == "last" && w1 == "night":
+	case w == "last" && (w1 == "night" || w1 == "evening"):
 		return unitRange("day", today.AddDate(0, 0, -1)), 2, true
+	case w == "the" && w1 == "other" && w2 == "day":
+		// a few days ago, within the week
+		return Range{Start: today.AddDate(0, 0, -7), End: today}, 3, true
+	case w == "later" && w1 == "today":
+		return Range{Start: p.now, End: today.AddDate(0, 0, 1)}, 2, true
+	case w == "later" && w1 == "this" && units[w2] != "" && !strings.HasSuffix(w2, "s"):
+		u := units[w2]
+		return Range{Start: p.now, End: addUnits(unitStart(u, today), u, 1)}, 3, true
 	case w == "this" && (w1 == "morning" || w1 == "afternoon" || w1 == "evening"):
 		return unitRange("day", today), 2, true
 	case w == "earlier" && w1 == "today":
@@ -191,18 +219,28 @@ func (p *timeParser) point(i int, afterPrep bool) (Range, int, bool) {
 	case w == "earlier" && w1 == "this" && units[w2] != "":
 		return Range{Start: unitStart(units[w2], today), End: p.now}, 3, true
 	}
+	if r, n, ok := p.periodPart(i); ok {
+		return r, n, true
+	}
+	if r, n, ok := p.weekendOrBeforeLast(i); ok {
+		return r, n, true
+	}
+	if r, n, ok := p.holidayAt(i, 2); ok {
+		return r, n, true
+	}
 	// the last 3 days, the past few weeks, past week: rolling windows
 	k := i
 	if w == "the" {
 		k++
 	}
 	if lw := p.low(k); lw == "last" || lw == "past" {
-		if _, hi, n, ok := p.count(k + 1); ok && units[p.low(k+1+n)] != "" {
-			u := units[p.low(k+1+n)]
-			return Range{Start: addUnits(p.now, u, -hi), End: p.now}, k - i + n + 2, true
+		if _, hi, n, ok := p.count(k + 1); ok {
+			if u, mult := unitOf(p.low(k + 1 + n)); u != "" {
+				return Range{Start: addUnits(p.now, u, -hi*mult), End: p.now}, k - i + n + 2, true
+			}
 		}
-		if u := units[p.low(k+1)]; u != "" && (lw == "past" || k > i) && !strings.HasSuffix(p.low(k+1), "s") {
-			return Range{Start: addUnits(p.now, u, -1), End: p.now}, k - i + 2, true
+		if u, mult := unitOf(p.low(k + 1)); u != "" && (lw == "past" || k > i) && !strings.HasSuffix(p.low(k+1), "s") {
+			return Range{Start: addUnits(p.now, u, -mult), End: p.now}, k - i + 2, true
 		}
 	}
 	// last week, this month, next year, last weekend, last summer, last May,
@@ -211,15 +249,17 @@ func (p *timeParser) point(i int, afterPrep bool) (Range, int, bool) {
 	case "last", "previous", "this", "next", "coming":
 		rel := map[string]int{"last": -1, "previous": -1, "this": 0, "next": 1, "coming": 1}[w]
 		used := 2
-		if w == "this" && w1 == "past" && (units[w2] != "" || w2 == "weekend" || isWeekday(w2)) {
+		if w == "this" && w1 == "past" && (units[w2] != "" || isWeekend(w2) || isWeekday(w2) || p.isHoliday(i+2)) {
 			rel, w1, used = -1, w2, 3
 		}
 		if u, ok := units[w1]; ok && !strings.HasSuffix(w1, "s") {
 			return unitRange(u, addUnits(unitStart(u, today), u, rel)), used, true
 		}
-		if w1 == "weekend" {
-			sat := unitStart("week", today).AddDate(0, 0, 5+7*rel)
-			return Range{Start: sat, End: sat.AddDate(0, 0, 2)}, used, true
+		if r, n, ok := p.holidayAt(i+used-1, rel); ok {
+			return r, used - 1 + n, true
+		}
+		if isWeekend(w1) {
+			return weekend(today, rel), used, true
 		}
 		if s, ok := seasons[w1]; ok {
 			return p.relSeason(s, rel), used, true
@@ -235,15 +275,21 @@ func (p *timeParser) point(i int, afterPrep bool) (Range, int, bool) {
 		}
 	}
 	// two weekends ago: the weekend of that many weeks back
-	if lo, hi, n, ok := p.count(i); ok && (p.low(i+n) == "weekend" || p.low(i+n) == "weekends") && p.low(i+n+1) == "ago" {
+	if lo, hi, n, ok := p.count(i); ok && (isWeekend(p.low(i+n)) || p.low(i+n) == "weekends") && backWords[p.low(i+n+1)] {
 		sat := unitStart("week", today).AddDate(0, 0, 5-7*hi)
 		return Range{Start: sat, End: unitStart("week", today).AddDate(0, 0, 7-7*lo)}, n + 2, true
 	}
-	// 3 days ago, a week ago, a few months ago
-	if lo, hi, n, ok := p.count(i); ok && units[p.low(i+n)] != "" && p.low(i+n+1) == "ago" {
-		u := units[p.low(i+n)]
-		s := unitStart(u, today)
-		return Range{Start: addUnits(s, u, -hi), End: addUnits(s, u, 1-lo)}, n + 2, true
+	// 3 days ago, a week ago, a few months ago, a fortnight ago, two days
+	// back
+	if lo, hi, n, ok := p.count(i); ok && backWords[p.low(i+n+1)] {
+		if u, mult := unitOf(p.low(i + n)); u != "" {
+			s := unitStart(u, today)
+			return Range{Start: addUnits(s, u, -hi*mult), End: addUnits(s, u, 1-lo*mult)}, n + 2, true
+		}
+	}
+	// a week from now, two days from today
+	if r, n, ok := p.ahead(i); ok && p.low(i+n) == "from" && (p.low(i+n+1) == "now" || p.low(i+n+1) == "today") {
+		return r, n + 2, true
 	}
 	if r, n, ok := p.date(i, afterPrep); ok {
 		return r, n, true
@@ -529,4 +575,277 @@ func FindTime(text string, now time.Time) (r Range, ok bool) {
 		}
 	}
 	return Range{}, false
+}
+
+// backWords end a count of units behind today: "3 days ago", "two weeks
+// back".
+var backWords = map[string]bool{"ago": true, "back": true}
+
+// unitOf reads a calendar unit word: the unit and how many of it the word
+// is (a fortnight is two weeks); "" when w is none.
+func unitOf(w string) (string, int) {
+	if w == "fortnight" || w == "fortnights" {
+		return "week", 2
+	}
+	return units[w], 1
+}
+
+// words reports whether the tokens from i are ws, in lower case.
+func (p *timeParser) words(i int, ws []string) bool {
+	for j, w := range ws {
+		if p.low(i+j) != w {
+			return false
+		}
+	}
+	return true
+}
+
+// weekend is the Saturday and Sunday of the week rel weeks from today's.
+func weekend(today time.Time, rel int) Range {
+	sat := unitStart("week", today).AddDate(0, 0, 5+7*rel)
+	return Range{Start: sat, End: sat.AddDate(0, 0, 2)}
+}
+
+// isWeekend reports whether w names the weekend ("wknd" in chat).
+func isWeekend(w string) bool { return w == "weekend" || w == "wknd" }
+
+// ahead reads a count of units at i as a time ahead of today, as "ago"
+// counts behind: "3 days" (in 3 days, 3 days from now) is that day, "two
+// weeks" that calendar week, "a few months" the months two to five ahead.
+func (p *timeParser) ahead(i int) (Range, int, bool) {
+	lo, hi, n, ok := p.count(i)
+	if !ok {
+		return Range{}, 0, false
+	}
+	u, mult := unitOf(p.low(i + n))
+	if u == "" {
+		return Range{}, 0, false
+	}
+	s := unitStart(u, p.today())
+	return Range{Start: addUnits(s, u, lo*mult), End: addUnits(s, u, hi*mult+1)}, n + 1, true
+}
+
+// periodParts are the words that take a third of a span: "early June",
+// "mid-2022", "late last year", "the beginning of May", "the middle of
+// the month", "the end of last week". The part is 0, 1 or 2 (first,
+// middle, last third) and the words before the span.
+var periodParts = []struct {
+	words []string
+	part  int
+}{
+	{[]string{"early"}, 0}, {[]string{"mid"}, 1}, {[]string{"late"}, 2},
+	{[]string{"the", "beginning", "of"}, 0}, {[]string{"the", "start", "of"}, 0},
+	{[]string{"the", "middle", "of"}, 1}, {[]string{"the", "end", "of"}, 2},
+}
+
+// periodPart matches a third of a span of a week or longer at i. The span
+// may be "the week", "the month" or "the year" (this one). A shorter span
+// ("early yesterday") is not read: the day's parts have no calendar.
+func (p *timeParser) periodPart(i int) (Range, int, bool) {
+	if p.inPart {
+		return Range{}, 0, false // one part of one span: "early late May" is none
+	}
+	p.inPart = true
+	defer func() { p.inPart = false }()
+	w := p.low(i)
+	// mid-May, mid-2022: one token
+	if rest, ok := strings.CutPrefix(w, "mid-"); ok && rest != "" {
+		sub := timeParser{toks: tokenize(rest), now: p.now, inPart: true}
+		if r, n, ok := sub.point(0, true); ok && n == len(sub.toks) {
+			if t, ok := third(r, 1); ok {
+				return t, 1, true
+			}
+		}
+		return Range{}, 0, false
+	}
+	for _, pp := range periodParts {
+		n := len(pp.words)
+		if !p.words(i, pp.words) {
+			continue
+		}
+		var r Range
+		var m int
+		var ok bool
+		if u := units[p.low(i+n+1)]; p.low(i+n) == "the" && u != "" && !strings.HasSuffix(p.low(i+n+1), "s") {
+			r, m, ok = unitRange(u, p.today()), 2, true
+		} else {
+			r, m, ok = p.point(i+n, true)
+		}
+		if !ok {
+			return Range{}, 0, false
+		}
+		if t, ok := third(r, pp.part); ok {
+			return t, n + m, true
+		}
+		return Range{}, 0, false
+	}
+	return Range{}, 0, false
+}
+
+// third returns the part-th third (0, 1, 2) of r, in whole days, when r is
+// closed and at least a week long.
+func third(r Range, part int) (Range, bool) {
+	if r.Start.IsZero() || r.End.IsZero() {
+		return Range{}, false
+	}
+	days := int(r.End.Sub(r.Start).Hours()/24 + 0.5)
+	if days < 7 {
+		return Range{}, false
+	}
+	return Range{Start: r.Start.AddDate(0, 0, days*part/3), End: r.Start.AddDate(0, 0, days*(part+1)/3)}, true
+}
+
+// weekendOrBeforeLast matches, at i:
+//   - "the weekend" (over, on or at the weekend): the latest weekend that
+//     has begun, today included;
+//   - "the past weekend", "the previous weekend", "the last weekend": the
+//     weekend of last week, as "last weekend";
+//   - "the week before last" (month, year): two units back, and "the
+//     weekend before last": two weekends back.
+func (p *timeParser) weekendOrBeforeLast(i int) (Range, int, bool) {
+	today := p.today()
+	k := i
+	if p.low(k) == "the" {
+		k++
+	}
+	w := p.low(k)
+	if u := units[w]; (u != "" && !strings.HasSuffix(w, "s") || isWeekend(w)) && p.low(k+1) == "before" && p.low(k+2) == "last" {
+		if isWeekend(w) {
+			return weekend(today, -2), k - i + 3, true
+		}
+		return unitRange(u, addUnits(unitStart(u, today), u, -2)), k - i + 3, true
+	}
+	if k == i {
+		return Range{}, 0, false // a bare "weekend" is a word, not a time
+	}
+	if isWeekend(w) {
+		if r := weekend(today, 0); !r.Start.After(today) {
+			return r, 2, true
+		}
+		return weekend(today, -1), 2, true
+	}
+	if (w == "past" || w == "previous" || w == "last") && isWeekend(p.low(k+1)) {
+		return weekend(today, -1), 3, true
+	}
+	if w == "previous" {
+		if u := units[p.low(k+1)]; u != "" && !strings.HasSuffix(p.low(k+1), "s") {
+			return unitRange(u, addUnits(unitStart(u, today), u, -1)), 3, true
+		}
+	}
+	return Range{}, 0, false
+}
+
+// holidays are the dated holidays the parser knows, by their words, each
+// with its day in a given year. Thanksgiving, Mother's Day and Father's
+// Day are the United States' (the fourth Thursday of November, the second
+// Sunday of May, the third Sunday of June); Easter is Western (Gregorian).
+var holidays = []struct {
+	words []string
+	day   func(y int) (time.Month, int)
+}{
+	{[]string{"christmas", "eve"}, fixed(time.December, 24)},
+	{[]string{"christmas", "day"}, fixed(time.December, 25)},
+	{[]string{"christmas"}, fixed(time.December, 25)},
+	{[]string{"xmas"}, fixed(time.December, 25)},
+	{[]string{"boxing", "day"}, fixed(time.December, 26)},
+	{[]string{"new", "year", "eve"}, fixed(time.December, 31)},
+	{[]string{"new", "year", "day"}, fixed(time.January, 1)},
+	{[]string{"new", "year"}, fixed(time.January, 1)},
+	{[]string{"valentine", "day"}, fixed(time.February, 14)},
+	{[]string{"valentines", "day"}, fixed(time.February, 14)},
+	{[]string{"halloween"}, fixed(time.October, 31)},
+	{[]string{"independence", "day"}, fixed(time.July, 4)},
+	{[]string{"fourth", "of", "july"}, fixed(time.July, 4)},
+	{[]string{"thanksgiving"}, nthWeekday(time.November, time.Thursday, 4)},
+	{[]string{"mother", "day"}, nthWeekday(time.May, time.Sunday, 2)},
+	{[]string{"father", "day"}, nthWeekday(time.June, time.Sunday, 3)},
+	{[]string{"easter", "sunday"}, easter},
+	{[]string{"easter"}, easter},
+}
+
+func fixed(m time.Month, d int) func(int) (time.Month, int) {
+	return func(int) (time.Month, int) { return m, d }
+}
+
+// nthWeekday is the n-th weekday wd of month m.
+func nthWeekday(m time.Month, wd time.Weekday, n int) func(int) (time.Month, int) {
+	return func(y int) (time.Month, int) {
+		first := time.Date(y, m, 1, 0, 0, 0, 0, time.UTC).Weekday()
+		return m, 1 + (int(wd)-int(first)+7)%7 + 7*(n-1)
+	}
+}
+
+// easter is Western Easter Sunday of year y (the anonymous Gregorian
+// algorithm, as Meeus gives it).
+func easter(y int) (time.Month, int) {
+	a, b, c := y%19, y/100, y%100
+	d, e := b/4, b%4
+	f := (b + 8) / 25
+	g := (b - f + 1) / 3
+	h := (19*a + b - d - g + 15) % 30
+	i, k := c/4, c%4
+	l := (32 + 2*e + 2*i - h - k) % 7
+	m := (a + 11*h + 22*l) / 451
+	return time.Month((h + l - 7*m + 114) / 31), (h+l-7*m+114)%31 + 1
+}
+
+// holiday reads a holiday's words at i ("Christmas Eve", "New Year's Day",
+// "Valentine's Day", "Thanksgiving", "the Fourth of July"): its day
+// function and the tokens used.
+func (p *timeParser) holiday(i int) (func(int) (time.Month, int), int) {
+	lead := 0
+	if p.low(i) == "the" {
+		lead = 1
+	}
+	for _, h := range holidays {
+		if p.words(i+lead, h.words) {
+			return h.day, lead + len(h.words)
+		}
+	}
+	return nil, 0
+}
+
+func (p *timeParser) isHoliday(i int) bool {
+	day, _ := p.holiday(i)
+	return day != nil
+}
+
+// holidayAt matches a holiday at i, with a year after it ("Christmas
+// 2022", "Easter of 2023") or relative as rel says: -1 the latest that has
+// ended (last Christmas), 0 this year's, 1 the first that has not begun,
+// 2 the latest that has begun, today included (a bare "Christmas").
+func (p *timeParser) holidayAt(i, rel int) (Range, int, bool) {
+	day, n := p.holiday(i)
+	if day == nil {
+		return Range{}, 0, false
+	}
+	today := p.today()
+	loc := today.Location()
+	at := func(y int) time.Time {
+		m, d := day(y)
+		return time.Date(y, m, d, 0, 0, 0, 0, loc)
+	}
+	j := i + n
+	if p.low(j) == "of" && p.isYear(j+1) {
+		j++
+	}
+	if y, m := p.year(j); m > 0 && rel == 2 {
+		return unitRange("day", at(y)), j + m - i, true
+	}
+	y := today.Year()
+	switch rel {
+	case -1:
+		if !at(y).Before(today) {
+			y--
+		}
+	case 1:
+		if !at(y).After(today) {
+			y++
+		}
+	case 2:
+		if at(y).After(today) {
+			y--
+		}
+	}
+	return unitRange("day", at(y)), n, true
 }

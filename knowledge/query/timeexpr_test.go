@@ -87,6 +87,76 @@ func TestResolveTime(t *testing.T) {
 		{"from 2020 to 2022", Range{day(2020, 1, 1), day(2023, 1, 1)}},
 		{"from June", Range{day(2023, 6, 1), open}},
 		{"yesterday.", days(2024, 3, 12, 1)},
+		// a part of the day keeps the day
+		{"yesterday morning", days(2024, 3, 12, 1)},
+		{"last evening", days(2024, 3, 12, 1)},
+		{"tomorrow night", days(2024, 3, 14, 1)},
+		{"last Saturday night", days(2024, 3, 9, 1)},
+		{"on Friday night", days(2024, 3, 8, 1)},
+		{"Saturday morning", days(2024, 3, 9, 1)},
+		{"last Thursday evening", days(2024, 3, 7, 1)},
+		// vague and rolling days
+		{"the other day", Range{day(2024, 3, 6), day(2024, 3, 13)}},
+		{"later today", Range{now, day(2024, 3, 14)}},
+		{"later this month", Range{now, day(2024, 4, 1)}},
+		// weekends
+		{"over the weekend", days(2024, 3, 9, 2)},
+		{"on the weekend", days(2024, 3, 9, 2)},
+		{"at the weekend", days(2024, 3, 9, 2)},
+		{"the past weekend", days(2024, 3, 9, 2)},
+		{"the previous weekend", days(2024, 3, 9, 2)},
+		{"last wknd", days(2024, 3, 9, 2)},
+		{"the weekend before last", days(2024, 3, 2, 2)},
+		// before last, previous
+		{"the week before last", days(2024, 2, 26, 7)},
+		{"the month before last", Range{day(2024, 1, 1), day(2024, 2, 1)}},
+		{"the previous week", days(2024, 3, 4, 7)},
+		// back, fortnight, ahead
+		{"a few days back", Range{day(2024, 3, 8), day(2024, 3, 12)}},
+		{"2 days back", days(2024, 3, 11, 1)},
+		{"a month back", Range{day(2024, 2, 1), day(2024, 3, 1)}},
+		{"a fortnight ago", days(2024, 2, 26, 7)},
+		{"the past fortnight", Range{now.AddDate(0, 0, -14), now}},
+		{"in 3 days", days(2024, 3, 16, 1)},
+		{"in two weeks", days(2024, 3, 25, 7)},
+		{"in a few weeks", Range{day(2024, 3, 25), day(2024, 4, 22)}},
+		{"in a month", Range{day(2024, 4, 1), day(2024, 5, 1)}},
+		{"in a fortnight", days(2024, 3, 25, 7)},
+		{"a week from now", days(2024, 3, 18, 7)},
+		{"two days from today", days(2024, 3, 15, 1)},
+		// thirds of a span of a week or more
+		{"early June", Range{day(2023, 6, 1), day(2023, 6, 11)}},
+		{"mid-May", Range{day(2023, 5, 11), day(2023, 5, 21)}},
+		{"mid-2022", Range{day(2022, 5, 2), day(2022, 9, 1)}},
+		{"late 2022", Range{day(2022, 9, 1), day(2023, 1, 1)}},
+		{"the end of May", Range{day(2023, 5, 21), day(2023, 6, 1)}},
+		{"at the end of last month", Range{day(2024, 2, 20), day(2024, 3, 1)}},
+		{"the beginning of the month", Range{day(2024, 3, 1), day(2024, 3, 11)}},
+		{"early last month", Range{day(2024, 2, 1), day(2024, 2, 10)}},
+		{"the middle of next week", days(2024, 3, 20, 2)},
+		{"late last summer", Range{day(2023, 8, 1), day(2023, 9, 1)}},
+		// holidays: bare, the latest begun; last, the latest ended; this,
+		// this year's; next, the first ahead; or of a year
+		{"on Christmas", days(2023, 12, 25, 1)},
+		{"last Christmas", days(2023, 12, 25, 1)},
+		{"this Christmas", days(2024, 12, 25, 1)},
+		{"next Christmas", days(2024, 12, 25, 1)},
+		{"Christmas 2022", days(2022, 12, 25, 1)},
+		{"Christmas Eve", days(2023, 12, 24, 1)},
+		{"xmas", days(2023, 12, 25, 1)},
+		{"New Year's Eve", days(2023, 12, 31, 1)},
+		{"New Year's Day", days(2024, 1, 1, 1)},
+		{"on New Year's", days(2024, 1, 1, 1)},
+		{"Valentine's Day", days(2024, 2, 14, 1)},
+		{"last Halloween", days(2023, 10, 31, 1)},
+		{"Thanksgiving", days(2023, 11, 23, 1)},
+		{"Thanksgiving 2024", days(2024, 11, 28, 1)},
+		{"Easter", days(2023, 4, 9, 1)},
+		{"next Easter", days(2024, 3, 31, 1)},
+		{"Easter of 2000", days(2000, 4, 23, 1)},
+		{"Mother's Day", days(2023, 5, 14, 1)},
+		{"Father's Day 2023", days(2023, 6, 18, 1)},
+		{"the Fourth of July", days(2023, 7, 4, 1)},
 	}
 	for _, tt := range tests {
 		got, err := ResolveTime(tt.expr, now)
@@ -98,7 +168,9 @@ func TestResolveTime(t *testing.T) {
 
 func TestResolveTimeRejects(t *testing.T) {
 	for _, expr := range []string{"", "when pigs fly", "last", "in the", "31 June 2023", "the 30th of February",
-		"yesterday and today", "between May and", "before the trip", "2023-13-01", "3 ago", "ago"} {
+		"yesterday and today", "between May and", "before the trip", "2023-13-01", "3 ago", "ago",
+		"the following week", "early yesterday", "mid-week", "the end of", "in 3", "the weekend before",
+		"ages ago", "late", "weekend", "early early June", "the end of the end of May", "mid-mid-May", "the the Christmas"} {
 		if r, err := ResolveTime(expr, now); memory.ErrorCode(err) != memory.EINVALID {
 			t.Errorf("%q: got [%v, %v) %v, want EINVALID", expr, r.Start, r.End, err)
 		}
@@ -149,6 +221,13 @@ func TestFindTime(t *testing.T) {
 		{"that roadtrip this past weekend was insane", day(2023, 10, 14), day(2023, 10, 16), true},
 		{"we went camping two weekends ago", day(2023, 10, 7), day(2023, 10, 9), true},
 		{"I sat in the sun on the sat phone", time.Time{}, time.Time{}, false},
+		// new in the grammar: weekends, parts of days, back, holidays
+		{"We went hiking over the weekend!", day(2023, 10, 14), day(2023, 10, 16), true},
+		{"I saw someone drawing on the ground the other day", day(2023, 10, 13), day(2023, 10, 20), true},
+		{"Got back from the lake a few days back", day(2023, 10, 15), day(2023, 10, 19), true},
+		{"Our Halloween party was a blast", day(2022, 10, 31), day(2022, 11, 1), true},
+		{"I woke up early and went for a run", time.Time{}, time.Time{}, false},
+		{"I was late last night", day(2023, 10, 19), day(2023, 10, 20), true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.text, func(t *testing.T) {
@@ -157,5 +236,21 @@ func TestFindTime(t *testing.T) {
 				t.Fatalf("FindTime = %v..%v, %v; want %v..%v, %v", r.Start, r.End, ok, tc.start, tc.end, tc.ok)
 			}
 		})
+	}
+}
+
+// TestEaster checks the computus against published dates of Western
+// Easter, across century rules (1900, 2000) and the extremes (22 March
+// 1818, 25 April 1943).
+func TestEaster(t *testing.T) {
+	for _, tc := range []struct {
+		y int
+		m time.Month
+		d int
+	}{{1818, time.March, 22}, {1900, time.April, 15}, {1943, time.April, 25}, {2000, time.April, 23},
+		{2019, time.April, 21}, {2024, time.March, 31}, {2025, time.April, 20}, {2038, time.April, 25}} {
+		if m, d := easter(tc.y); m != tc.m || d != tc.d {
+			t.Errorf("Easter %d: got %v %d, want %v %d", tc.y, m, d, tc.m, tc.d)
+		}
 	}
 }
