@@ -231,7 +231,8 @@ var (
 	// words that, after last/next/this/every, name a time.
 	timeNouns = set(`morning afternoon evening night weekend week month year summer winter spring fall autumn
 		semester term season holiday holidays vacation time weekday weekends`)
-	timeWords = set(`yesterday today tonight tomorrow recently lately nowadays earlier someday sometime soon`)
+	timeWords = set(`yesterday today tonight tomorrow recently lately nowadays earlier someday sometime soon
+		christmas xmas halloween thanksgiving easter`)
 	// time words that make an action future or past.
 	futureCues = set(`tomorrow next soon upcoming coming later someday sometime`)
 	pastCues   = set(`yesterday last ago earlier recently lately past`)

@@ -91,8 +91,9 @@ func findTimes(toks []token, from, to int, spans []timeSpan, at []int) []timeSpa
 			add(s)
 		case (w == "the" || w == "a") && low(i+1) == "other" && low(i+2) == "day":
 			add(timeSpan{from: i, to: i + 3, valueFrom: i, kind: "time", tense: "past"})
-		case w == "ago":
-			// N units ago, a few weeks ago, a while ago, long ago
+		case w == "ago" || w == "back" && i > from && timeUnits[low(i-1)] != "":
+			// N units ago, a few weeks ago, a while ago, long ago, two days
+			// back
 			j := i - 1
 			if j >= from && (timeUnits[low(j)] != "" || low(j) == "while" || low(j) == "long") {
 				k := j - 1
