@@ -144,11 +144,9 @@ func (s *Service) replace(ctx context.Context, c memory.Caller, old *memory.Memo
 	}
 	textChanged := m.SearchText() != old.SearchText()
 	if textChanged {
-		vs, err := s.embedder.Embed(ctx, []string{m.SearchText()}, memory.PurposeDocument)
-		if err != nil {
-			return nil, unavailable("embedder", err)
+		if err := s.embed(ctx, []*memory.Memory{m}); err != nil {
+			return nil, err
 		}
-		m.Embedding, m.EmbeddingModel = vs[0], s.embedder.Model()
 	} else {
 		m.Embedding, m.EmbeddingModel = old.Embedding, old.EmbeddingModel
 	}

@@ -17,13 +17,16 @@ type RebuildStats struct {
 // first and their new vectors saved back to the store, so the next rebuild
 // is a plain copy. It is how a mapping or model change is applied: the store
 // is the source of truth and the index is derived from it.
-func Rebuild(ctx context.Context, store memory.Store, index memory.Index, embedder memory.Embedder) (RebuildStats, error) {
-	return RebuildSince(ctx, store, index, embedder, 0)
+//
+// sentences gives the re-embedded messages the sentence view
+// (memory.EmbedMemories), as the service's WithSentenceView does.
+func Rebuild(ctx context.Context, store memory.Store, index memory.Index, embedder memory.Embedder, sentences bool) (RebuildStats, error) {
+	return RebuildSince(ctx, store, index, embedder, sentences, 0)
 }
 
 // RebuildSince is Rebuild restricted to memories updated at or after since
 // (ms): the catch-up pass of an online reindex.
-func RebuildSince(ctx context.Context, store memory.Store, index memory.Index, embedder memory.Embedder, since int64) (RebuildStats, error) {
+func RebuildSince(ctx context.Context, store memory.Store, index memory.Index, embedder memory.Embedder, sentences bool, since int64) (RebuildStats, error) {
 	const batch = 256
 	var st RebuildStats
 	var pending []*memory.Memory
@@ -35,16 +38,10 @@ func RebuildSince(ctx context.Context, store memory.Store, index memory.Index, e
 			}
 		}
 		if len(stale) > 0 {
-			texts := make([]string, len(stale))
-			for i, m := range stale {
-				texts[i] = m.SearchText()
+			if err := memory.EmbedMemories(ctx, embedder, stale, sentences); err != nil {
+				return fmt.Errorf("rebuild: %w", err)
 			}
-			vecs, err := embedder.Embed(ctx, texts, memory.PurposeDocument)
-			if err != nil {
-				return fmt.Errorf("rebuild: embed: %w", err)
-			}
-			for i, m := range stale {
-				m.Embedding, m.EmbeddingModel = vecs[i], embedder.Model()
+			for _, m := range stale {
 				if err := store.Update(ctx, m); err != nil && !memory.IsNotFound(err) && !memory.IsConflict(err) {
 					return fmt.Errorf("rebuild: save embedding of %s: %w", m.ID, err)
 				}

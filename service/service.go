@@ -31,6 +31,9 @@ type Service struct {
 	// knowledgeContext, when set, adds the structured section to
 	// BuildContext.
 	knowledgeContext KnowledgeContext
+	// sentences adds the sentence view to the vectors of messages
+	// (memory.EmbedMemories); on unless WithSentenceView(false).
+	sentences bool
 }
 
 // Deriver derives data from memories as they are written, the knowledge of
@@ -63,9 +66,19 @@ func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = 
 // WithLogger sets the logger.
 func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
 
+// WithSentenceView sets whether a message's vector averages the vector of
+// its exchange with that of its own sentences (memory.EmbedMemories; on by
+// default). Off, each message costs one embedding instead of one plus one
+// per sentence; memories embedded before keep their vectors.
+func WithSentenceView(on bool) Option { return func(s *Service) { s.sentences = on } }
+
+// SentenceView reports whether messages' vectors have the sentence view,
+// for the jobs that re-embed memories beside the service.
+func (s *Service) SentenceView() bool { return s.sentences }
+
 // NewService returns a Service over the given adapters.
 func NewService(store memory.Store, index memory.Index, embedder memory.Embedder, opts ...Option) *Service {
-	s := &Service{store: store, index: index, embedder: embedder, now: time.Now, log: slog.Default(),
+	s := &Service{store: store, index: index, embedder: embedder, now: time.Now, log: slog.Default(), sentences: true,
 		retrieval: &retrieval.Pipeline{Retrievers: []retrieval.Retriever{retrieval.IndexLists{Index: index}}, Store: store}}
 	if rs, ok := store.(memory.RelationStore); ok {
 		s.retrieval.Relations = rs
@@ -336,19 +349,8 @@ func (s *Service) embed(ctx context.Context, ms []*memory.Memory) error {
 	if len(ms) == 0 {
 		return nil
 	}
-	texts := make([]string, len(ms))
-	for i, m := range ms {
-		texts[i] = m.SearchText()
-	}
-	vecs, err := s.embedder.Embed(ctx, texts, memory.PurposeDocument)
-	if err != nil {
+	if err := memory.EmbedMemories(ctx, s.embedder, ms, s.sentences); err != nil {
 		return unavailable("embedder", err)
-	}
-	if len(vecs) != len(ms) {
-		return fmt.Errorf("embedder returned %d vectors for %d texts", len(vecs), len(ms))
-	}
-	for i, m := range ms {
-		m.Embedding, m.EmbeddingModel = vecs[i], s.embedder.Model()
 	}
 	return nil
 }
@@ -436,11 +438,10 @@ func (s *Service) Update(ctx context.Context, c memory.Caller, id string, p Patc
 		m.Change = memory.ChangeBy(c, memory.OpUpdate)
 		if textChanged {
 			if vec == nil {
-				vs, err := s.embedder.Embed(ctx, []string{m.SearchText()}, memory.PurposeDocument)
-				if err != nil {
-					return nil, unavailable("embedder", err)
+				if err := s.embed(ctx, []*memory.Memory{&m}); err != nil {
+					return nil, err
 				}
-				vec = vs[0]
+				vec = m.Embedding
 			}
 			m.Embedding, m.EmbeddingModel = vec, s.embedder.Model()
 		}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"github.com/agentmem/agentmem/service"
+	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -401,6 +403,49 @@ func TestSearchQueryVector(t *testing.T) {
 			}
 			if got := res[0].Score > 0.9999; got != tc.identical {
 				t.Fatalf("cosine with the stored text %.4f", res[0].Score)
+			}
+		})
+	}
+}
+
+// TestMessageVectorViews: a message's stored vector averages the vector of
+// its exchange (SearchText, with the turn before it) and the mean of its own
+// sentences' (memory.EmbedMemories), unless WithSentenceView(false); a fact
+// keeps the single view either way.
+func TestMessageVectorViews(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		t.Run(fmt.Sprint("sentence view ", on), func(t *testing.T) {
+			b := open(t)
+			svc := service.NewService(b.Store, b.Index, b.Embedder, service.WithSentenceView(on))
+			res := create(t, svc, orgA,
+				service.NewMemory{Type: memory.TypeMessage, EntityID: "Bo", RoomID: "r1", Content: text("Where do you live now?")},
+				service.NewMemory{Type: memory.TypeMessage, EntityID: "Ana", RoomID: "r1", Content: text("I moved to Lisbon. The light there is wonderful.")},
+				service.NewMemory{Type: memory.TypeFact, Content: text("Ana lives in Lisbon. She paints.")})
+			for i, r := range res {
+				m, err := svc.Get(ctx, orgA, r.ID)
+				check(t, err)
+				whole, err := b.Embedder.Embed(ctx, []string{m.SearchText()}, memory.PurposeDocument)
+				check(t, err)
+				want := whole[0]
+				if on && m.Type == memory.TypeMessage {
+					if i == 1 && m.Context == "" {
+						t.Fatal("the second turn has no context")
+					}
+					sents, err := b.Embedder.Embed(ctx, m.SentenceTexts(), memory.PurposeDocument)
+					check(t, err)
+					want = memory.CombineViews(whole[0], sents)
+					if len(sents) > 0 && slices.Equal(want, whole[0]) {
+						t.Fatalf("%s: the sentence view changes nothing", m.Content.Text)
+					}
+				}
+				if len(m.Embedding) != len(want) {
+					t.Fatalf("%s: %d dimensions, want %d", m.Content.Text, len(m.Embedding), len(want))
+				}
+				for j := range want {
+					if math.Abs(float64(m.Embedding[j]-want[j])) > 1e-6 {
+						t.Fatalf("%s: stored vector differs from the recipe's at %d: %v, want %v", m.Content.Text, j, m.Embedding[j], want[j])
+					}
+				}
 			}
 		})
 	}

@@ -40,22 +40,22 @@ const accessQueue = 4096
 // ServiceOptions returns the service options cfg selects, with log, then
 // opts, then the list weights of SEARCH_WEIGHTS, which win over every
 // default (the knowledge list's, for example).
-func ServiceOptions(cfg config.Service, log *slog.Logger, opts ...service.Option) []service.Option {
-	out := []service.Option{service.WithLogger(log)}
-	if cfg.AccessRecording == config.AccessAsync {
+func ServiceOptions(cfg config.Config, log *slog.Logger, opts ...service.Option) []service.Option {
+	out := []service.Option{service.WithLogger(log), service.WithSentenceView(cfg.Embedder.Sentences)}
+	if cfg.Service.AccessRecording == config.AccessAsync {
 		out = append(out, service.WithAsyncAccess(accessQueue))
 	}
 	out = append(out, opts...)
-	return append(out, service.WithListWeights(cfg.Weights))
+	return append(out, service.WithListWeights(cfg.Service.Weights))
 }
 
 // Refill writes every memory of the store into ix (see service.Rebuild): the
 // store is the truth, the index is derived and refilled from it when an
 // index opener finds it new, lost or stale (reason says which, for the
 // log).
-func Refill(ctx context.Context, store memory.Store, ix memory.Index, emb memory.Embedder, reason string, log *slog.Logger) error {
+func Refill(ctx context.Context, store memory.Store, ix memory.Index, emb memory.Embedder, sentences bool, reason string, log *slog.Logger) error {
 	start := time.Now()
-	st, err := service.Rebuild(ctx, store, ix, emb)
+	st, err := service.Rebuild(ctx, store, ix, emb, sentences)
 	if err != nil {
 		return fmt.Errorf("refill the index from the store: %w", err)
 	}

@@ -94,7 +94,7 @@ func reindex(ctx context.Context) error {
 		return err
 	}
 	defer b.Close()
-	st, err := b.OpenSearch.Reindex(ctx, b.Store, b.Embedder)
+	st, err := b.OpenSearch.Reindex(ctx, b.Store, b.Embedder, cfg.Embedder.Sentences)
 	if err != nil {
 		return err
 	}

@@ -253,7 +253,7 @@ func TestReindexKeepsSearchAnswering(t *testing.T) {
 		}
 	}()
 	time.Sleep(200 * time.Millisecond)
-	st, err := ix.Reindex(ctx, store, emb)
+	st, err := ix.Reindex(ctx, store, emb, true)
 	time.Sleep(200 * time.Millisecond)
 	close(stop)
 	wg.Wait()

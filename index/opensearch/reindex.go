@@ -26,7 +26,7 @@ type ReindexStats struct {
 // since the rebuild began); a memory deleted during the rebuild may linger in
 // the new index, which is harmless because search results are read back from
 // the store, and is removed by the next reindex.
-func (ix *Index) Reindex(ctx context.Context, store memory.Store, embedder memory.Embedder) (ReindexStats, error) {
+func (ix *Index) Reindex(ctx context.Context, store memory.Store, embedder memory.Embedder, sentences bool) (ReindexStats, error) {
 	start := time.Now()
 	st := ReindexStats{}
 	if embedder.Dimensions() != ix.cfg.Dimensions {
@@ -45,7 +45,7 @@ func (ix *Index) Reindex(ctx context.Context, store memory.Store, embedder memor
 	building.target = st.NewIndex
 	building.cfg.RefreshOnWrite = false
 	since := start.Add(-time.Second).UnixMilli() // margin for clock skew between writers
-	st.RebuildStats, err = service.Rebuild(ctx, store, &building, embedder)
+	st.RebuildStats, err = service.Rebuild(ctx, store, &building, embedder, sentences)
 	if err != nil {
 		return st, fmt.Errorf("opensearch: reindex into %s (alias unchanged): %w", st.NewIndex, err)
 	}
@@ -55,7 +55,7 @@ func (ix *Index) Reindex(ctx context.Context, store memory.Store, embedder memor
 	if err := ix.swap(ctx, st.NewIndex, old); err != nil {
 		return st, fmt.Errorf("opensearch: swap alias to %s: %w", st.NewIndex, err)
 	}
-	caught, err := service.RebuildSince(ctx, store, ix, embedder, since)
+	caught, err := service.RebuildSince(ctx, store, ix, embedder, sentences, since)
 	if err != nil {
 		return st, fmt.Errorf("opensearch: catch-up after the swap: %w", err)
 	}

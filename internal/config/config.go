@@ -186,6 +186,10 @@ type Embedder struct {
 	ModelDir          string // MODEL_DIR: where scripts/models.sh put the model
 	BedrockModel      string // BEDROCK_EMBED_MODEL: default amazon.titan-embed-text-v2:0
 	BedrockDimensions int    // BEDROCK_EMBED_DIMENSIONS: Titan 256, 512 or 1024 (0: the model's default)
+	// Sentences (EMBED_SENTENCES, default true): a message's vector
+	// averages the vector of its exchange with that of its own sentences
+	// (memory.EmbedMemories), which costs one embedding per sentence more.
+	Sentences bool
 }
 
 // The LLM providers (LLM_PROVIDER).
@@ -464,9 +468,10 @@ func LoadEmbedder(getenv func(string) string) (Embedder, error) {
 	e := env(getenv)
 	em := Embedder{ModelDir: e.str("MODEL_DIR", "/var/tmp/agentmem/models/bge-small-en-v1.5-int8"),
 		BedrockModel: e.str("BEDROCK_EMBED_MODEL", "amazon.titan-embed-text-v2:0")}
-	var errs [2]error
+	var errs [3]error
 	em.Kind, errs[0] = e.choice("EMBEDDER", EmbedderAuto, EmbedderAuto, EmbedderONNX, EmbedderHash, EmbedderBedrock)
 	em.BedrockDimensions, errs[1] = e.integer("BEDROCK_EMBED_DIMENSIONS", 0, 0, 1<<16, "a number of dimensions")
+	em.Sentences, errs[2] = e.boolean("EMBED_SENTENCES", true)
 	return em, errors.Join(errs[:]...)
 }
 

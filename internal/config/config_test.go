@@ -17,7 +17,7 @@ func defaults() Config {
 		Store:   Store{Backend: BackendEmbedded, DynamoDBTable: "agentmem"},
 		Index:   Index{Kind: IndexEmbedded, OpenSearchAlias: "memories"},
 		Embedder: Embedder{Kind: EmbedderAuto, ModelDir: "/var/tmp/agentmem/models/bge-small-en-v1.5-int8",
-			BedrockModel: "amazon.titan-embed-text-v2:0"},
+			BedrockModel: "amazon.titan-embed-text-v2:0", Sentences: true},
 		LLM:    LLM{Provider: LLMNone, Mode: LLMModeTools, Timeout: 60 * time.Second},
 		Rerank: Rerank{Kind: RerankNone, Flavor: "cohere", Timeout: 5 * time.Second},
 		Ingest: Ingest{MaxBytes: 25 << 20, ChunkSize: 1000, ChunkOverlap: 200},
@@ -62,7 +62,7 @@ func TestLoad(t *testing.T) {
 		{"bad queue cap", map[string]string{"EXTRACT_QUEUE_CAP": "0"}, nil, "EXTRACT_QUEUE_CAP"},
 		{"all set", map[string]string{"PORT": "9000", "ADDR": "0.0.0.0", "DATA_DIR": "/tmp/x", "API_KEYS": "k=o", "BACKEND": "EMBEDDED", "LOG_LEVEL": "debug",
 			"INDEX": "opensearch", "OPENSEARCH_URL": "http://a:9200, https://b:9200", "OPENSEARCH_ALIAS": "mem", "OPENSEARCH_USERNAME": "u", "OPENSEARCH_PASSWORD": "p",
-			"OPENSEARCH_SIGV4": "true", "OPENSEARCH_WRITER_ROLES": "arn:a, arn:b,", "BEDROCK_EMBED_DIMENSIONS": "256",
+			"OPENSEARCH_SIGV4": "true", "OPENSEARCH_WRITER_ROLES": "arn:a, arn:b,", "BEDROCK_EMBED_DIMENSIONS": "256", "EMBED_SENTENCES": "false",
 			"INGEST_MAX_BYTES": "1000", "INGEST_CHUNK_SIZE": "100", "INGEST_CHUNK_OVERLAP": "0",
 			"CONSOLIDATE_EVERY": "0", "CONSOLIDATE_ARCHIVE_BELOW": "0.25", "CONSOLIDATE_RETENTION": "24h"},
 			func(c *Config) {
@@ -70,7 +70,7 @@ func TestLoad(t *testing.T) {
 				c.Server = Server{Port: 9000, Addr: "0.0.0.0", APIKeys: "k=o"}
 				c.Index = Index{Kind: IndexOpenSearch, OpenSearchURLs: []string{"http://a:9200", "https://b:9200"}, OpenSearchAlias: "mem",
 					OpenSearchUser: "u", OpenSearchSecret: "p", OpenSearchSigV4: true, OpenSearchWriterRoles: []string{"arn:a", "arn:b"}}
-				c.Embedder.BedrockDimensions = 256
+				c.Embedder.BedrockDimensions, c.Embedder.Sentences = 256, false
 				c.Ingest = Ingest{MaxBytes: 1000, ChunkSize: 100, ChunkOverlap: 0}
 				c.Consolidation.Every, c.Consolidation.ArchiveBelow, c.Consolidation.Retention = 0, 0.25, 24*time.Hour
 			}, ""},
@@ -81,6 +81,7 @@ func TestLoad(t *testing.T) {
 		{"bad interval", map[string]string{"CONSOLIDATE_EVERY": "daily"}, nil, "CONSOLIDATE_EVERY"},
 		{"bad embedder", map[string]string{"EMBEDDER": "word2vec"}, nil, "EMBEDDER"},
 		{"bad dimensions", map[string]string{"BEDROCK_EMBED_DIMENSIONS": "many"}, nil, "BEDROCK_EMBED_DIMENSIONS"},
+		{"bad sentence view", map[string]string{"EMBED_SENTENCES": "sometimes"}, nil, "EMBED_SENTENCES"},
 		{"bad create table", map[string]string{"DYNAMODB_CREATE_TABLE": "yes please"}, nil, "DYNAMODB_CREATE_TABLE"},
 		{"bad sigv4", map[string]string{"OPENSEARCH_SIGV4": "maybe"}, nil, "OPENSEARCH_SIGV4"},
 		{"opensearch without url", map[string]string{"INDEX": "opensearch"}, nil, "OPENSEARCH_URL: required"},

@@ -266,7 +266,7 @@ func (Local) Extract(_ context.Context, turns []Turn) ([]Fact, error) {
 			continue
 		}
 		lastName := ""
-		for _, sent := range sentences(t.Text) {
+		for _, sent := range memory.Sentences(t.Text) {
 			if transientSentence(sent) {
 				continue
 			}

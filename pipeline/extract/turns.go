@@ -3,6 +3,8 @@ package extract
 import (
 	"regexp"
 	"strings"
+
+	"github.com/agentmem/agentmem/memory"
 )
 
 // The importance of a turn comes first: a turn that only greets, thanks,
@@ -35,7 +37,6 @@ const filler = `` +
 	`|(?-i:[A-Z][\w-]*)`
 
 var (
-	sentenceRe   = regexp.MustCompile(`[^.!?\n]+[.!?]*|[.!?]+`)
 	fillerRe     = regexp.MustCompile(`(?i)^(?:` + filler + `)(?: (?:` + filler + `))*$`)
 	multiSpaceRe = regexp.MustCompile(`\s+`)
 	// A two-word statement about the speaker ("I'm exhausted"), but not a
@@ -43,17 +44,6 @@ var (
 	shortStatementRe = regexp.MustCompile(`(?i)^(?:i'm|im|i am) (?:[a-z]{3,}|\d{1,3})$`)
 	shortReplyRe     = regexp.MustCompile(`(?i)^(?:i'm|im|i am) (?:good|fine|ok|okay|well|great|here|back|in|down|sorry|sure|excited|glad|happy|done|ready|alright|afraid|kidding|jealous|confused|lost|serious|all ears|so)$`)
 )
-
-// sentences splits text into sentences, each with its final punctuation.
-func sentences(text string) []string {
-	var out []string
-	for _, s := range sentenceRe.FindAllString(text, -1) {
-		if s = strings.TrimSpace(s); strings.Trim(s, ".!? ") != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
 
 // transientSentence reports whether one sentence carries nothing to keep.
 func transientSentence(s string) bool {
@@ -74,7 +64,7 @@ func transientSentence(s string) bool {
 // is a greeting, thanks, an acknowledgement, a filler, a question or
 // shorter than three words.
 func Transient(text string) bool {
-	for _, s := range sentences(text) {
+	for _, s := range memory.Sentences(text) {
 		if !transientSentence(s) {
 			return false
 		}

@@ -76,7 +76,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...serv
 	if err != nil {
 		return nil, err
 	}
-	ix, err := OpenIndex(ctx, cfg.Index, cfg.AWS, store, emb, log)
+	ix, err := OpenIndex(ctx, cfg.Index, cfg.AWS, store, emb, cfg.Embedder.Sentences, log)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...serv
 	k := wiring.NewKnowledge(ts, temb, log)
 	b.Knowledge = wiring.ShareRelated(wiring.KnowledgeExplorer(store, nil, log), k)
 	b.Extraction = k
-	b.Service = service.NewService(ts, tix, temb, wiring.ServiceOptions(cfg.Service, log, append(wiring.KnowledgeServiceOptions(k), opts...)...)...)
+	b.Service = service.NewService(ts, tix, temb, wiring.ServiceOptions(cfg, log, append(wiring.KnowledgeServiceOptions(k), opts...)...)...)
 	b.closers.Add(b.Service.Close)
 	return b, nil
 }
@@ -116,10 +116,12 @@ func OpenStore(ctx context.Context, cfg config.Store, a config.AWS) (*dynamodb.S
 }
 
 // OpenIndex connects to the OpenSearch alias of cfg for emb's vectors. When
-// the alias is new it is created and filled from store; with writer roles
+// the alias is new it is created and filled from store (memories of
+// another model re-embedded, messages with the sentence view when
+// sentences is set); with writer roles
 // configured (the API function, master of the domain) they are mapped to
 // the index writer role.
-func OpenIndex(ctx context.Context, cfg config.Index, a config.AWS, store memory.Store, emb memory.Embedder, log *slog.Logger) (*opensearch.Index, error) {
+func OpenIndex(ctx context.Context, cfg config.Index, a config.AWS, store memory.Store, emb memory.Embedder, sentences bool, log *slog.Logger) (*opensearch.Index, error) {
 	oc := opensearch.Config{URLs: cfg.OpenSearchURLs, Alias: cfg.OpenSearchAlias,
 		Username: cfg.OpenSearchUser, Password: cfg.OpenSearchSecret, Dimensions: emb.Dimensions()}
 	if cfg.OpenSearchSigV4 {
@@ -143,7 +145,7 @@ func OpenIndex(ctx context.Context, cfg config.Index, a config.AWS, store memory
 		}
 	}
 	if created {
-		if err := wiring.Refill(ctx, store, ix, emb, "new alias "+ix.Alias(), log); err != nil {
+		if err := wiring.Refill(ctx, store, ix, emb, sentences, "new alias "+ix.Alias(), log); err != nil {
 			return nil, err
 		}
 	}

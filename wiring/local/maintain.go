@@ -224,6 +224,9 @@ type Reembedder struct {
 	Index    *bolt.Index
 	Embedder memory.Embedder
 	Log      *slog.Logger
+	// Sentences gives messages the sentence view (memory.EmbedMemories),
+	// as the service does.
+	Sentences bool
 	// Batch is how many memories are embedded at once (default 64).
 	Batch int
 	// Every is how often progress is logged (default 5 s).
@@ -339,17 +342,11 @@ func (r *Reembedder) pass(ctx context.Context) (int, error) {
 		if len(batch) == 0 {
 			return nil
 		}
-		texts := make([]string, len(batch))
-		for i, m := range batch {
-			texts[i] = m.SearchText()
-		}
-		vecs, err := r.Embedder.Embed(ctx, texts, memory.PurposeDocument)
-		if err != nil {
-			return fmt.Errorf("embed: %w", err)
+		if err := memory.EmbedMemories(ctx, r.Embedder, batch, r.Sentences); err != nil {
+			return err
 		}
 		var saved []*memory.Memory
-		for i, m := range batch {
-			m.Embedding, m.EmbeddingModel = vecs[i], model
+		for _, m := range batch {
 			err := r.Store.Update(ctx, m)
 			if memory.IsNotFound(err) || memory.IsConflict(err) {
 				continue // deleted, or changed meanwhile: the next pass sees it

@@ -182,7 +182,7 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 	}
 	switch cfg.Index.Kind {
 	case config.IndexOpenSearch:
-		ix, err := aws.OpenIndex(ctx, cfg.Index, cfg.AWS, b.Store, emb, log)
+		ix, err := aws.OpenIndex(ctx, cfg.Index, cfg.AWS, b.Store, emb, cfg.Embedder.Sentences, log)
 		if err != nil {
 			return fail(err)
 		}
@@ -199,7 +199,7 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		if stale > 0 || ix.Reembedding() {
 			// A model change: the server answers at once, keyword search
 			// works, and the vectors are rebuilt in the background.
-			b.Reembedder = &local.Reembedder{Store: b.Store, Index: ix, Embedder: emb, Log: log}
+			b.Reembedder = &local.Reembedder{Store: b.Store, Index: ix, Embedder: emb, Log: log, Sentences: cfg.Embedder.Sentences}
 			b.Reembedder.Start(stale)
 			b.closers.Add(b.Reembedder.Stop) // stopped before the index closes
 		}
@@ -216,7 +216,7 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 	store, index, tracedEmb := telemetry.Ports(b.Store, b.Index, emb)
 	k := wiring.NewKnowledge(store, tracedEmb, log)
 	opts = append(append(wiring.KnowledgeServiceOptions(k), rerank.Options(cfg.Rerank, rr)...), opts...)
-	b.Service = service.NewService(store, index, tracedEmb, wiring.ServiceOptions(cfg.Service, log, opts...)...)
+	b.Service = service.NewService(store, index, tracedEmb, wiring.ServiceOptions(cfg, log, opts...)...)
 	b.closers.Add(b.Service.Close) // closed first: its queued accesses need the store
 	if k != nil && k.Related != nil {
 		b.closers.Add(func() error { k.Related.Wait(); return nil }) // term vectors still being stored, expansions under way
