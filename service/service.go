@@ -72,10 +72,6 @@ func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
 // per sentence; memories embedded before keep their vectors.
 func WithSentenceView(on bool) Option { return func(s *Service) { s.sentences = on } }
 
-// SentenceView reports whether messages' vectors have the sentence view,
-// for the jobs that re-embed memories beside the service.
-func (s *Service) SentenceView() bool { return s.sentences }
-
 // NewService returns a Service over the given adapters.
 func NewService(store memory.Store, index memory.Index, embedder memory.Embedder, opts ...Option) *Service {
 	s := &Service{store: store, index: index, embedder: embedder, now: time.Now, log: slog.Default(), sentences: true,

@@ -37,9 +37,10 @@ import (
 // accessQueue is how many searches' accesses may wait to be recorded.
 const accessQueue = 4096
 
-// ServiceOptions returns the service options cfg selects, with log, then
-// opts, then the list weights of SEARCH_WEIGHTS, which win over every
-// default (the knowledge list's, for example).
+// ServiceOptions returns the service options cfg selects (the sentence
+// view of EMBED_SENTENCES, access recording), with log, then opts, then
+// the list weights of SEARCH_WEIGHTS, which win over every default (the
+// knowledge list's, for example).
 func ServiceOptions(cfg config.Config, log *slog.Logger, opts ...service.Option) []service.Option {
 	out := []service.Option{service.WithLogger(log), service.WithSentenceView(cfg.Embedder.Sentences)}
 	if cfg.Service.AccessRecording == config.AccessAsync {
