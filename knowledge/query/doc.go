@@ -49,8 +49,9 @@
 //
 //	{"relation": "before", "anchor": ["trip", "lisbon"]}
 //
-// Time expressions (case does not matter; "in", "on", "at", "during",
-// "around", "over", "within", "throughout" and "of" may precede a point):
+// Time expressions (case does not matter; "in", "on", "during", "around",
+// "over", "within", "throughout" and "of" may precede a point, and "at" the
+// weekend, a holiday or a part of a span: at Christmas, at the end of May):
 //
 //   - days: yesterday, today, tonight, tomorrow, last night, last evening,
 //     this morning, the day before yesterday, earlier today, later today,
@@ -75,8 +76,9 @@
 //   - holidays: Christmas (Eve, Day), Boxing Day, New Year's (Eve, Day),
 //     Valentine's Day, Halloween, Independence Day, the Fourth of July,
 //     Easter (Western), and the United States' Thanksgiving, Mother's Day
-//     and Father's Day; bare, the latest begun; last, this, next, or of a
-//     year (Christmas 2022);
+//     and Father's Day (New Year's with its apostrophe: "a new year" is
+//     none); bare, the latest begun; last, this, next, or of a year
+//     (Christmas 2022);
 //   - dates: 2023-05-08, 2023-05, 8 May 2023, the 8th of May, May 8th,
 //     May 8, 2023, May 2023, May of 2023, May, 2022, last May, this May,
 //     next May, Monday, last Monday, next Friday;

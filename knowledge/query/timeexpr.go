@@ -95,7 +95,16 @@ func (p *timeParser) at(i int) (Range, int, bool) {
 			return Range{}, 0, false
 		}
 		return Range{Start: a.Start, End: b.End}, n + m + 2, true
-	case "in", "on", "at", "during", "around", "of", "over", "throughout", "within":
+	case "at":
+		// at the weekend, at Christmas, at the end of May: "at" dates
+		// only these; "at June's place" is a name, not a month
+		for _, m := range []func(int) (Range, int, bool){p.periodPart, p.weekendOrBeforeLast, func(j int) (Range, int, bool) { return p.holidayAt(j, 2) }} {
+			if r, n, ok := m(i + 1); ok {
+				return r, n + 1, true
+			}
+		}
+		return Range{}, 0, false
+	case "in", "on", "during", "around", "of", "over", "throughout", "within":
 		// in 3 days, in two weeks, in a few months: that day or that
 		// calendar unit ahead, as "ago" is behind
 		if r, n, ok := p.ahead(i + 1); ok && w == "in" && !backWords[p.low(i+1+n)] {
@@ -590,10 +599,16 @@ func unitOf(w string) (string, int) {
 	return units[w], 1
 }
 
-// words reports whether the tokens from i are ws, in lower case.
+// words reports whether the tokens from i are ws, in lower case; a word
+// of ws in 's must be a possessive ("New Year's" is a holiday, "a new
+// year" is not).
 func (p *timeParser) words(i int, ws []string) bool {
 	for j, w := range ws {
-		if p.low(i+j) != w {
+		if base, ok := strings.CutSuffix(w, "'s"); ok {
+			if p.low(i+j) != base || !p.toks[i+j].poss {
+				return false
+			}
+		} else if p.low(i+j) != w {
 			return false
 		}
 	}
@@ -748,17 +763,20 @@ var holidays = []struct {
 	{[]string{"christmas"}, fixed(time.December, 25)},
 	{[]string{"xmas"}, fixed(time.December, 25)},
 	{[]string{"boxing", "day"}, fixed(time.December, 26)},
-	{[]string{"new", "year", "eve"}, fixed(time.December, 31)},
-	{[]string{"new", "year", "day"}, fixed(time.January, 1)},
-	{[]string{"new", "year"}, fixed(time.January, 1)},
-	{[]string{"valentine", "day"}, fixed(time.February, 14)},
+	{[]string{"new", "year's", "eve"}, fixed(time.December, 31)},
+	{[]string{"new", "year's", "day"}, fixed(time.January, 1)},
+	{[]string{"new", "years", "eve"}, fixed(time.December, 31)},
+	{[]string{"new", "year's"}, fixed(time.January, 1)},
+	{[]string{"valentine's", "day"}, fixed(time.February, 14)},
 	{[]string{"valentines", "day"}, fixed(time.February, 14)},
 	{[]string{"halloween"}, fixed(time.October, 31)},
 	{[]string{"independence", "day"}, fixed(time.July, 4)},
 	{[]string{"fourth", "of", "july"}, fixed(time.July, 4)},
 	{[]string{"thanksgiving"}, nthWeekday(time.November, time.Thursday, 4)},
-	{[]string{"mother", "day"}, nthWeekday(time.May, time.Sunday, 2)},
-	{[]string{"father", "day"}, nthWeekday(time.June, time.Sunday, 3)},
+	{[]string{"mother's", "day"}, nthWeekday(time.May, time.Sunday, 2)},
+	{[]string{"mothers", "day"}, nthWeekday(time.May, time.Sunday, 2)},
+	{[]string{"father's", "day"}, nthWeekday(time.June, time.Sunday, 3)},
+	{[]string{"fathers", "day"}, nthWeekday(time.June, time.Sunday, 3)},
 	{[]string{"easter", "sunday"}, easter},
 	{[]string{"easter"}, easter},
 }

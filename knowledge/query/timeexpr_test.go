@@ -155,6 +155,8 @@ func TestResolveTime(t *testing.T) {
 		{"next Easter", days(2024, 3, 31, 1)},
 		{"Easter of 2000", days(2000, 4, 23, 1)},
 		{"Mother's Day", days(2023, 5, 14, 1)},
+		{"mothers day", days(2023, 5, 14, 1)},
+		{"at Thanksgiving", days(2023, 11, 23, 1)},
 		{"Father's Day 2023", days(2023, 6, 18, 1)},
 		{"the Fourth of July", days(2023, 7, 4, 1)},
 	}
@@ -170,7 +172,8 @@ func TestResolveTimeRejects(t *testing.T) {
 	for _, expr := range []string{"", "when pigs fly", "last", "in the", "31 June 2023", "the 30th of February",
 		"yesterday and today", "between May and", "before the trip", "2023-13-01", "3 ago", "ago",
 		"the following week", "early yesterday", "mid-week", "the end of", "in 3", "the weekend before",
-		"ages ago", "late", "weekend", "early early June", "the end of the end of May", "mid-mid-May", "the the Christmas"} {
+		"ages ago", "late", "weekend", "early early June", "the end of the end of May", "mid-mid-May", "the the Christmas",
+		"new year", "at May", "at 2022"} {
 		if r, err := ResolveTime(expr, now); memory.ErrorCode(err) != memory.EINVALID {
 			t.Errorf("%q: got [%v, %v) %v, want EINVALID", expr, r.Start, r.End, err)
 		}
@@ -228,6 +231,11 @@ func TestFindTime(t *testing.T) {
 		{"Our Halloween party was a blast", day(2022, 10, 31), day(2022, 11, 1), true},
 		{"I woke up early and went for a run", time.Time{}, time.Time{}, false},
 		{"I was late last night", day(2023, 10, 19), day(2023, 10, 20), true},
+		// "at" dates weekends, holidays and parts of a span, not names
+		{"look at june's new car!", time.Time{}, time.Time{}, false},
+		{"We met at Christmas", day(2022, 12, 25), day(2022, 12, 26), true},
+		{"I'm starting a new year of school", time.Time{}, time.Time{}, false},
+		{"Our New Year's Eve party was loud", day(2022, 12, 31), day(2023, 1, 1), true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.text, func(t *testing.T) {
