@@ -400,6 +400,9 @@ func (p *timeParser) monthWord(i int, afterPrep bool) bool {
 		return true
 	}
 	t := p.toks[i]
+	if t.poss {
+		return false // "June's car": a name (a month's own is "in June's heat", after a preposition)
+	}
 	if t.low == "may" || t.low == "march" {
 		return t.cap && !t.start
 	}

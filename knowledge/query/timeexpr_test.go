@@ -233,6 +233,8 @@ func TestFindTime(t *testing.T) {
 		{"I was late last night", day(2023, 10, 19), day(2023, 10, 20), true},
 		// "at" dates weekends, holidays and parts of a span, not names
 		{"look at june's new car!", time.Time{}, time.Time{}, false},
+		{"Did you see April's painting?", time.Time{}, time.Time{}, false},
+		{"We met in June's heat", day(2023, 6, 1), day(2023, 7, 1), true},
 		{"We met at Christmas", day(2022, 12, 25), day(2022, 12, 26), true},
 		{"I'm starting a new year of school", time.Time{}, time.Time{}, false},
 		{"Our New Year's Eve party was loud", day(2022, 12, 31), day(2023, 1, 1), true},
