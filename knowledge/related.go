@@ -1188,12 +1188,19 @@ func (r *RelatedIndex) save(orgID string, o *orgTerms) {
 	for {
 		o.saveMu.Lock()
 		o.mu.Lock()
+		// Any saveBatch of them, in key order: copying and sorting every
+		// unsaved term for each batch held o.mu, which searches take,
+		// through an O(n log n) sort per batch (3 s of CPU while 100,000
+		// new memories' vocabulary was stored, and hybrid+knowledge p95 at
+		// 30 ms meanwhile).
 		terms := make([]string, 0, min(len(o.unsaved), saveBatch))
 		for t := range o.unsaved {
+			if len(terms) == saveBatch {
+				break
+			}
 			terms = append(terms, t)
 		}
 		sort.Strings(terms)
-		terms = terms[:min(len(terms), saveBatch)]
 		recs := make([]memory.RecordPut, len(terms))
 		for i, t := range terms {
 			sv := o.unsaved[t]

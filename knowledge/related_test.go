@@ -366,3 +366,59 @@ func TestRelatedTermsQueueInBackground(t *testing.T) {
 		t.Fatalf("after the background worker: novel %v, puppy %v", got["novel"], got["puppy"])
 	}
 }
+
+// TestRelatedStoresEveryBatch: a vocabulary of more terms than one save
+// batch holds is stored whole in the background, batch after batch, so a
+// second process embeds only its query term.
+func TestRelatedStoresEveryBatch(t *testing.T) {
+	b := open(t)
+	org := memory.Caller{OrgID: "o"}
+	word := func(i int) string { // quxab, quxac...: made-up nouns, one per memory
+		return "qux" + string(rune('a'+i/26%26)) + string(rune('a'+i%26)) + string(rune('a'+i/676))
+	}
+	for start := 0; start < 1300; start += memory.MaxBatch {
+		var ns []service.NewMemory
+		for i := start; i < min(start+memory.MaxBatch, 1300); i++ {
+			ns = append(ns, say("Ana", "I found a "+word(i)+" in the garden", int64(1000*(i+1))))
+		}
+		if _, err := b.Service.Create(ctx, org, ns); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vocab, _, err := b.Store.Vocabulary(ctx, "o", "", memory.MaxVocabularyPage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vocab) <= 2*512 {
+		t.Fatalf("a vocabulary of %d terms: want more than two save batches", len(vocab))
+	}
+	emb := &conceptEmbedder{}
+	rel := &knowledge.RelatedIndex{Terms: b.Store, Embedder: emb, Records: b.Store}
+	if _, err := rel.Related(ctx, "o", "garden"); err != nil {
+		t.Fatal(err)
+	}
+	rel.Wait()
+	stored := 0
+	for after := ""; ; {
+		recs, next, err := b.Store.ListRecords(ctx, "o", knowledge.RelatedVectorKind, after, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored += len(recs)
+		if next == "" {
+			break
+		}
+		after = next
+	}
+	if stored < len(vocab) {
+		t.Fatalf("%d term vectors stored for a vocabulary of %d", stored, len(vocab))
+	}
+	before := emb.count()
+	second := &knowledge.RelatedIndex{Terms: b.Store, Embedder: emb, Records: b.Store}
+	if _, err := second.Related(ctx, "o", "orchard"); err != nil {
+		t.Fatal(err)
+	}
+	if n := emb.count() - before; n != 1 {
+		t.Fatalf("a second process embedded %d texts; want 1 (the query term, new to the vocabulary)", n)
+	}
+}
