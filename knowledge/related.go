@@ -1186,6 +1186,11 @@ func (r *RelatedIndex) save(orgID string, o *orgTerms) {
 	defer r.bg.Done()
 	ctx := context.Background()
 	for {
+		// Searches first: the vectors are stored for the next start, and a
+		// batch waits at most YieldMax while searches are in flight.
+		if r.Foreground != nil {
+			r.Foreground.Yield(ctx, YieldMax)
+		}
 		o.saveMu.Lock()
 		o.mu.Lock()
 		// Any saveBatch of them, in key order: copying and sorting every
