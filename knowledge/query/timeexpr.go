@@ -98,12 +98,17 @@ func (p *timeParser) at(i int) (Range, int, bool) {
 	case "at":
 		// at the weekend, at Christmas, at the end of May: "at" dates
 		// only these; "at June's place" is a name, not a month
-		for _, m := range []func(int) (Range, int, bool){p.periodPart, p.weekendOrBeforeLast, func(j int) (Range, int, bool) { return p.holidayAt(j, 2) }} {
-			if r, n, ok := m(i + 1); ok {
-				return r, n + 1, true
-			}
+		r, n, ok := p.periodPart(i + 1)
+		if !ok {
+			r, n, ok = p.weekendOrBeforeLast(i + 1)
 		}
-		return Range{}, 0, false
+		if !ok {
+			r, n, ok = p.holidayAt(i+1, 2)
+		}
+		if !ok {
+			return Range{}, 0, false
+		}
+		return r, n + 1, true
 	case "in", "on", "during", "around", "of", "over", "throughout", "within":
 		// in 3 days, in two weeks, in a few months: that day or that
 		// calendar unit ahead, as "ago" is behind
