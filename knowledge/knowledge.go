@@ -204,8 +204,12 @@ func (k *Service) Forget(ctx context.Context, orgID string, ids []string) error 
 	if err := k.Terms.DeleteKnowledge(ctx, orgID, ids); err != nil {
 		return err
 	}
-	k.Related.Forgot(orgID)
-	return k.Related.DropTerms(ctx, orgID, terms)
+	if err := k.Related.DropTerms(ctx, orgID, terms); err != nil {
+		// The term index is the truth: the next lookup lists it again.
+		k.Related.Forgot(orgID)
+		return err
+	}
+	return nil
 }
 
 // termsOf returns the distinct terms of the memories' refs.

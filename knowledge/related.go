@@ -6,11 +6,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/agentmem/agentmem/internal/vecdot"
 	"log/slog"
 	"maps"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -18,9 +18,11 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/agentmem/agentmem/internal/vecdot"
 	"github.com/agentmem/agentmem/knowledge/query"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/retrieval"
+	"golang.org/x/sync/errgroup"
 )
 
 // Related terms, after KnowPro's related-terms index: a query term stands
@@ -41,10 +43,11 @@ import (
 // The vocabulary's vectors are computed once per term, kept in process per
 // org and, when the store keeps records, in the store (RelatedVectorKind),
 // so that a restart or another process does not embed them again: derived
-// data, rebuilt from the term index. Forgetting marks the org stale: its
-// next lookup lists the vocabulary again and drops the vectors, in process
-// and in the store, of every term whose count fell to zero (lazily, at the
-// first lookup after the forget, and at the latest after MaxAge).
+// data, rebuilt from the term index. Forgetting drops at once, in process
+// and in the store, the vectors of the terms no memory is indexed under any
+// more (DropTerms). The vocabulary is listed again in the background once
+// MaxAge has passed (other processes' writes and forgets), and while the
+// lookup waits on a first build or after Forgot.
 
 // Limits and principles of related terms.
 const (
@@ -188,6 +191,19 @@ type orgTerms struct {
 	unsaved map[string]savedVec
 	saving  bool
 	saveMu  sync.Mutex
+	// dead are the rows of terms dropped since the last full build (their
+	// memories forgotten): skipped by the scans, out of index. Replaced,
+	// never written in place: a scan's snapshot holds the old one.
+	dead map[int]bool
+	// epoch counts the full builds; rebuilding is true while a
+	// background rebuild (MaxAge elapsed) runs, and dropped collects the
+	// terms dropped meanwhile, which its listing may predate.
+	epoch      int
+	rebuilding bool
+	dropped    map[string]bool
+	// gen counts the drops and full builds: an expansion computed across
+	// one is returned but not cached, as it may name a dropped term.
+	gen int
 }
 
 // savedVec is a term vector waiting to be stored, with its model.
@@ -308,8 +324,10 @@ func (o *orgTerms) dropType(ty string) {
 	}
 }
 
-// Forgot marks orgID stale: its next lookup lists the vocabulary again and
-// drops the vectors of the terms gone.
+// Forgot marks orgID stale: its next lookup lists the vocabulary again,
+// while it waits, and drops the vectors of the terms gone. Forgetting
+// calls it only when DropTerms fails; another process's RelatedIndex can
+// be told with it.
 func (r *RelatedIndex) Forgot(orgID string) {
 	o := r.org(orgID)
 	o.mu.Lock()
@@ -317,14 +335,14 @@ func (r *RelatedIndex) Forgot(orgID string) {
 	o.mu.Unlock()
 }
 
-// DropTerms deletes, at once, the stored vectors of those of terms that no
-// memory of the org is indexed under any more (the terms of memories just
-// forgotten): a vector names its term, which must not outlive the content
-// it came from. The in-process copies go at the next lookup (Forgot).
+// DropTerms drops, at once, those of terms that no memory of the org is
+// indexed under any more (the terms of memories just forgotten): their
+// vectors in process, the cached expansions that name them, and their
+// stored vectors. A vector names its term, which must not outlive the
+// content it came from. The rest of the vocabulary stays as it is: a
+// forget used to make the next lookup list the whole vocabulary again
+// (Forgot), which every search of the org waited for.
 func (r *RelatedIndex) DropTerms(ctx context.Context, orgID string, terms []string) error {
-	if r.Records == nil {
-		return nil
-	}
 	var dead []string
 	for len(terms) > 0 {
 		n := min(len(terms), memory.MaxQueryTerms)
@@ -354,16 +372,12 @@ func (r *RelatedIndex) DropTerms(ctx context.Context, orgID string, terms []stri
 	o.saveMu.Lock()
 	defer o.saveMu.Unlock()
 	o.mu.Lock()
+	o.drop(dead)
 	for _, t := range dead {
 		delete(o.unsaved, t)
 	}
 	o.mu.Unlock()
-	for _, t := range dead {
-		if err := r.Records.DeleteRecord(ctx, orgID, RelatedVectorKind, recordID(t)); err != nil {
-			return fmt.Errorf("related terms: drop the vector of a forgotten term: %w", err)
-		}
-	}
-	return nil
+	return r.dropRecords(ctx, orgID, dead)
 }
 
 // Related implements query.RelatedTerms.
@@ -507,6 +521,9 @@ func (r *RelatedIndex) expand(ctx context.Context, orgID string, o *orgTerms, to
 	out := make(map[string][]query.Related, len(todo))
 	near := make([][]query.Related, len(todo))
 	var vecs [][]float32
+	o.mu.Lock()
+	gen := o.gen
+	o.mu.Unlock()
 	if neighbours {
 		var err error
 		if vecs, err = r.queryVectors(ctx, o, todo, yield); err != nil {
@@ -517,7 +534,7 @@ func (r *RelatedIndex) expand(ctx context.Context, orgID string, o *orgTerms, to
 		// read the cache must not wait for it. The vocabulary's slices are
 		// only appended to or replaced, never written in place.
 		o.mu.Lock()
-		snap := orgTerms{terms: o.terms, vecs: o.vecs, scales: o.scales, cutoff: o.cutoff, dim: o.dim}
+		snap := orgTerms{terms: o.terms, vecs: o.vecs, scales: o.scales, cutoff: o.cutoff, dim: o.dim, dead: o.dead}
 		o.mu.Unlock()
 		near = snap.nearest(vecs, todo, yield)
 	}
@@ -535,7 +552,7 @@ func (r *RelatedIndex) expand(ctx context.Context, orgID string, o *orgTerms, to
 			if yield != nil {
 				yield()
 			}
-			if ex, err = r.extractedOf(ctx, orgID, o, t); err != nil {
+			if ex, err = r.extractedOf(ctx, orgID, o, t, gen); err != nil {
 				return nil, err
 			}
 		} else {
@@ -562,7 +579,9 @@ func (r *RelatedIndex) expand(ctx context.Context, orgID string, o *orgTerms, to
 				if o.kinds == nil || len(o.kinds) >= maxTermCache {
 					o.kinds = map[string][]string{}
 				}
-				o.kinds[t] = ex
+				if o.gen == gen {
+					o.kinds[t] = ex
+				}
 				o.mu.Unlock()
 			}
 		}
@@ -578,6 +597,10 @@ func (r *RelatedIndex) expand(ctx context.Context, orgID string, o *orgTerms, to
 			continue
 		}
 		o.mu.Lock()
+		if o.gen != gen {
+			o.mu.Unlock()
+			continue
+		}
 		if len(o.cache) >= maxTermCache {
 			o.cache, o.vcache = nil, nil
 		}
@@ -594,7 +617,7 @@ func (r *RelatedIndex) expand(ctx context.Context, orgID string, o *orgTerms, to
 // kinds of it the org mentions (the is-a table) and what the extractors
 // said about it, cached in o.ext until a write touches t or the
 // vocabulary is reloaded.
-func (r *RelatedIndex) extractedOf(ctx context.Context, orgID string, o *orgTerms, t string) ([]string, error) {
+func (r *RelatedIndex) extractedOf(ctx context.Context, orgID string, o *orgTerms, t string, gen int) ([]string, error) {
 	o.mu.Lock()
 	got, ok := o.ext[t]
 	o.mu.Unlock()
@@ -614,7 +637,9 @@ func (r *RelatedIndex) extractedOf(ctx context.Context, orgID string, o *orgTerm
 	if o.ext == nil || len(o.ext) >= maxTermCache {
 		o.ext = map[string][]string{}
 	}
-	o.ext[t] = got
+	if o.gen == gen {
+		o.ext[t] = got
+	}
 	o.mu.Unlock()
 	return got, nil
 }
@@ -899,6 +924,9 @@ func (o *orgTerms) nearest(vs [][]float32, ts []string, yield func()) [][]query.
 		if yield != nil && j%yieldRows == yieldRows-1 {
 			yield()
 		}
+		if o.dead[j] {
+			continue
+		}
 		row := o.vecs[j*o.dim : (j+1)*o.dim]
 		for _, x := range qs {
 			s := float64(float32(vecdot.Int16Int8(x.v, row)) * x.scale * o.scales[j])
@@ -956,10 +984,15 @@ func candidate(t string) bool {
 	return letters >= 2
 }
 
-// refresh brings o up to date: fully (list the vocabulary, load or embed
-// every vector, drop the terms gone, estimate the cut-off) when it was
-// never built, is stale after a forget, or older than MaxAge; otherwise it
-// embeds the terms observed since.
+// refresh brings o up to date before a lookup. A first build, a build
+// after Forgot, and one for another model list the vocabulary and load or
+// embed every vector while the lookup waits: there is nothing to serve
+// before, or what there is may name forgotten terms. Past MaxAge (writes
+// of other processes) the vocabulary is listed again in the background,
+// and lookups are served from the current vectors meanwhile: the listing
+// takes about 200 ms at 100,000 memories, which every search of the org
+// used to wait for once every MaxAge. The terms observed since the last
+// refresh are embedded now.
 func (r *RelatedIndex) refresh(ctx context.Context, orgID string, o *orgTerms) error {
 	if r.Embedder == nil {
 		return nil
@@ -967,98 +1000,82 @@ func (r *RelatedIndex) refresh(ctx context.Context, orgID string, o *orgTerms) e
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	model, dim := r.Embedder.Model(), r.Embedder.Dimensions()
-	full := !o.built || o.stale || r.now().Sub(o.builtAt) > r.maxAge() || o.model != model || o.dim != dim
-	if !full {
-		if len(o.pending) == 0 {
-			return nil
-		}
-		var add []string
-		for t := range o.pending {
-			if _, ok := o.index[t]; !ok && candidate(t) {
-				add = append(add, t)
-			}
-		}
-		sort.Strings(add)
-		vs, err := r.embedTerms(ctx, orgID, o, add)
-		if err != nil {
-			return err
-		}
-		for i, t := range add {
-			j := len(o.terms)
-			o.terms = append(o.terms, t)
-			o.index[t] = j
-			o.vecs = append(o.vecs, vs[i].q...)
-			o.scales = append(o.scales, vs[i].scale)
-		}
-		// Cached expansions meet the new terms.
-		for q, v := range o.vcache {
-			if v == nil {
-				continue
-			}
-			found := map[string]float64{}
-			for _, rel := range o.cache[q] {
-				found[rel.Term] = rel.Weight
-			}
-			for i := range add {
-				if s := o.dot(v, o.index[add[i]]); s >= o.cutoff && add[i] != q && s > found[add[i]] {
-					found[add[i]] = min(s, 1)
-				}
-			}
-			o.cache[q] = ranked(found)
-		}
-		o.pending = map[string]bool{}
+	if !o.built || o.stale || o.model != model || o.dim != dim {
+		return r.rebuild(ctx, orgID, o, model, dim)
+	}
+	if r.now().Sub(o.builtAt) > r.maxAge() && !o.rebuilding {
+		r.rebuildLater(orgID, o, model, dim)
+	}
+	if len(o.pending) == 0 {
 		return nil
 	}
-	began := time.Now()
-	var vocab []string
-	after := ""
-	for {
-		page, next, err := r.Terms.Vocabulary(ctx, orgID, after, memory.MaxVocabularyPage)
-		if err != nil {
-			return fmt.Errorf("related terms: vocabulary: %w", err)
+	var add []string
+	for t := range o.pending {
+		if _, ok := o.index[t]; !ok && candidate(t) {
+			add = append(add, t)
 		}
-		for _, t := range page {
-			if candidate(t) {
-				vocab = append(vocab, t)
+	}
+	sort.Strings(add)
+	vs, err := r.embedTerms(ctx, orgID, o, add)
+	if err != nil {
+		return err
+	}
+	for i, t := range add {
+		j := len(o.terms)
+		o.terms = append(o.terms, t)
+		o.index[t] = j
+		o.vecs = append(o.vecs, vs[i].q...)
+		o.scales = append(o.scales, vs[i].scale)
+	}
+	// Cached expansions meet the new terms.
+	for q, v := range o.vcache {
+		if v == nil {
+			continue
+		}
+		found := map[string]float64{}
+		for _, rel := range o.cache[q] {
+			found[rel.Term] = rel.Weight
+		}
+		for i := range add {
+			if s := o.dot(v, o.index[add[i]]); s >= o.cutoff && add[i] != q && s > found[add[i]] {
+				found[add[i]] = min(s, 1)
 			}
 		}
-		if next == "" {
-			break
-		}
-		after = next
+		o.cache[q] = ranked(found)
 	}
-	want := make(map[string]bool, len(vocab))
-	for _, t := range vocab {
-		want[t] = true
-	}
-	// Vectors already known: in process, or in the store on a first build.
+	o.pending = map[string]bool{}
+	return nil
+}
+
+// rebuild lists the vocabulary, loads (on a first build) or embeds the
+// vectors it lacks, drops the stored vectors of the terms gone and
+// installs the result (o.mu held).
+func (r *RelatedIndex) rebuild(ctx context.Context, orgID string, o *orgTerms, model string, dim int) error {
+	began := time.Now()
+	// Vectors already known: in process, or in the store on a first build,
+	// read beside the vocabulary's listing (the first search of an org
+	// after a start waits for both).
 	have := map[string]qvec{}
 	if o.built && o.model == model && o.dim == dim {
-		for j, t := range o.terms {
-			have[t] = qvec{q: o.vecs[j*o.dim : (j+1)*o.dim], scale: o.scales[j]}
-		}
+		have = o.known()
 	}
-	var gone []string
+	var vocab []string
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		vocab, err = r.vocabulary(gctx, orgID)
+		return err
+	})
 	if !o.built && r.Records != nil {
-		stored, err := r.loadVectors(ctx, orgID, model, dim)
-		if err != nil {
+		g.Go(func() error {
+			stored, err := r.loadVectors(gctx, orgID, model, dim)
+			maps.Copy(have, stored)
 			return err
-		}
-		for t, v := range stored {
-			have[t] = v
-		}
+		})
 	}
-	for t := range have {
-		if !want[t] {
-			gone = append(gone, t)
-		}
+	if err := g.Wait(); err != nil {
+		return err
 	}
-	var missing []string
-	for _, t := range vocab {
-		if _, ok := have[t]; !ok {
-			missing = append(missing, t)
-		}
-	}
+	missing, gone := vocabularyDiff(vocab, have)
 	vs, err := r.embedTerms(ctx, orgID, o, missing)
 	if err != nil {
 		return err
@@ -1066,14 +1083,158 @@ func (r *RelatedIndex) refresh(ctx context.Context, orgID string, o *orgTerms) e
 	for i, t := range missing {
 		have[t] = vs[i]
 	}
-	if r.Records != nil {
-		sort.Strings(gone)
-		for _, t := range gone {
-			if err := r.Records.DeleteRecord(ctx, orgID, RelatedVectorKind, recordID(t)); err != nil {
-				return fmt.Errorf("related terms: drop the vector of a forgotten term: %w", err)
+	if err := r.dropRecords(ctx, orgID, gone); err != nil {
+		return err
+	}
+	o.install(vocab, have, model, dim, r.now())
+	r.log().DebugContext(ctx, "related terms: vocabulary loaded", "org", orgID, "terms", len(vocab), "embedded", len(missing),
+		"dropped", len(gone), "cutoff", o.cutoff, "ms", time.Since(began).Milliseconds())
+	return nil
+}
+
+// rebuildLater runs rebuild's work in the background, off o.mu, and
+// installs it unless a full build or Forgot came first (o.mu held). Terms
+// dropped meanwhile stay out; terms embedded meanwhile stay in.
+func (r *RelatedIndex) rebuildLater(orgID string, o *orgTerms, model string, dim int) {
+	o.rebuilding, o.dropped = true, map[string]bool{}
+	// The vectors at hand, from a snapshot: mapping a large vocabulary
+	// here would hold o.mu, and the lookup, for milliseconds.
+	snap := orgTerms{terms: o.terms, vecs: o.vecs, scales: o.scales, dim: o.dim, dead: o.dead}
+	epoch := o.epoch
+	r.bg.Add(1)
+	go func() {
+		defer r.bg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), laterTimeout)
+		defer cancel()
+		began := time.Now()
+		have := snap.live()
+		vocab, err := r.vocabulary(ctx, orgID)
+		var missing, gone []string
+		var vs []qvec
+		if err == nil {
+			missing, gone = vocabularyDiff(vocab, have)
+			vs, err = r.embedVectors(ctx, missing)
+		}
+		if err == nil {
+			err = r.dropRecords(ctx, orgID, gone)
+		}
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		dropped := o.dropped
+		o.rebuilding, o.dropped = false, nil
+		if err != nil {
+			// Served as it is until the next MaxAge.
+			o.builtAt = r.now()
+			r.log().Warn("related terms: background vocabulary listing failed", "org", orgID, "err", err)
+			return
+		}
+		if o.epoch != epoch || o.stale || o.model != model || o.dim != dim {
+			return // a full build came first, or one is due
+		}
+		r.queueUnsaved(orgID, o, missing, vs, model)
+		for i, t := range missing {
+			have[t] = vs[i]
+		}
+		kept := vocab[:0]
+		for _, t := range vocab {
+			if !dropped[t] {
+				kept = append(kept, t)
 			}
 		}
+		// Embedded since the listing began (observed, or forgotten and
+		// written again): not in the listing, still indexed.
+		for t, j := range o.index {
+			if _, ok := have[t]; !ok && !dropped[t] {
+				kept = append(kept, t)
+				have[t] = qvec{q: o.vecs[j*o.dim : (j+1)*o.dim], scale: o.scales[j]}
+			}
+		}
+		o.install(kept, have, model, dim, r.now())
+		r.log().Debug("related terms: vocabulary listed again", "org", orgID, "terms", len(kept), "embedded", len(missing),
+			"dropped", len(gone), "ms", time.Since(began).Milliseconds())
+	}()
+}
+
+// vocabulary lists the org's terms that take part in embedding
+// neighbours.
+func (r *RelatedIndex) vocabulary(ctx context.Context, orgID string) ([]string, error) {
+	var vocab []string
+	after := ""
+	for {
+		page, next, err := r.Terms.Vocabulary(ctx, orgID, after, memory.MaxVocabularyPage)
+		if err != nil {
+			return nil, fmt.Errorf("related terms: vocabulary: %w", err)
+		}
+		for _, t := range page {
+			if candidate(t) {
+				vocab = append(vocab, t)
+			}
+		}
+		if next == "" {
+			return vocab, nil
+		}
+		after = next
 	}
+}
+
+// vocabularyDiff returns the terms of vocab without a vector in have, in
+// vocab's order, and the terms of have not in vocab, sorted.
+func vocabularyDiff(vocab []string, have map[string]qvec) (missing, gone []string) {
+	want := make(map[string]bool, len(vocab))
+	for _, t := range vocab {
+		want[t] = true
+		if _, ok := have[t]; !ok {
+			missing = append(missing, t)
+		}
+	}
+	for t := range have {
+		if !want[t] {
+			gone = append(gone, t)
+		}
+	}
+	sort.Strings(gone)
+	return missing, gone
+}
+
+// dropRecords deletes the stored vectors of terms.
+func (r *RelatedIndex) dropRecords(ctx context.Context, orgID string, terms []string) error {
+	if r.Records == nil {
+		return nil
+	}
+	for _, t := range terms {
+		if err := r.Records.DeleteRecord(ctx, orgID, RelatedVectorKind, recordID(t)); err != nil {
+			return fmt.Errorf("related terms: drop the vector of a forgotten term: %w", err)
+		}
+	}
+	return nil
+}
+
+// live returns the vectors of the rows of o not dead, the last row of a
+// term winning (a term dropped and written again has a dead row and a live
+// one). o is a snapshot no one else changes.
+func (o *orgTerms) live() map[string]qvec {
+	have := make(map[string]qvec, len(o.terms))
+	for j, t := range o.terms {
+		if !o.dead[j] {
+			have[t] = qvec{q: o.vecs[j*o.dim : (j+1)*o.dim], scale: o.scales[j]}
+		}
+	}
+	return have
+}
+
+// known returns the vectors of o's live terms (o.mu held). They share
+// o.vecs, which is only appended to or replaced.
+func (o *orgTerms) known() map[string]qvec {
+	have := make(map[string]qvec, len(o.index))
+	for t, j := range o.index {
+		have[t] = qvec{q: o.vecs[j*o.dim : (j+1)*o.dim], scale: o.scales[j]}
+	}
+	return have
+}
+
+// install makes vocab, with its vectors in have, o's vocabulary, and
+// drops what was cached of the one before (o.mu held).
+func (o *orgTerms) install(vocab []string, have map[string]qvec, model string, dim int, now time.Time) {
 	o.terms, o.index = vocab, make(map[string]int, len(vocab))
 	o.vecs, o.scales = make([]int8, 0, len(vocab)*dim), make([]float32, 0, len(vocab))
 	for j, t := range vocab {
@@ -1082,13 +1243,50 @@ func (r *RelatedIndex) refresh(ctx context.Context, orgID string, o *orgTerms) e
 		o.scales = append(o.scales, have[t].scale)
 	}
 	o.model, o.dim = model, dim
+	o.dead = nil
 	o.cutoff = o.noiseCutoff()
 	o.cache, o.vcache, o.ext, o.kinds = nil, nil, nil, nil
 	o.pending = map[string]bool{}
-	o.built, o.stale, o.builtAt = true, false, r.now()
-	r.log().DebugContext(ctx, "related terms: vocabulary loaded", "org", orgID, "terms", len(vocab), "embedded", len(missing),
-		"dropped", len(gone), "cutoff", o.cutoff, "ms", time.Since(began).Milliseconds())
-	return nil
+	o.built, o.stale, o.builtAt = true, false, now
+	o.epoch++
+	o.gen++
+}
+
+// drop removes terms from o at once (o.mu held): out of the index and the
+// scans, out of the pending terms, and every cached expansion that holds
+// one of them, or is of one, goes.
+func (o *orgTerms) drop(terms []string) {
+	gone := make(map[string]bool, len(terms))
+	dead := maps.Clone(o.dead)
+	for _, t := range terms {
+		gone[t] = true
+		delete(o.pending, t)
+		if o.dropped != nil {
+			o.dropped[t] = true
+		}
+		if j, ok := o.index[t]; ok {
+			if dead == nil {
+				dead = map[int]bool{}
+			}
+			dead[j] = true
+			delete(o.index, t)
+		}
+	}
+	o.dead = dead
+	o.gen++
+	for q, rs := range o.cache {
+		if gone[q] || slices.ContainsFunc(rs, func(r query.Related) bool { return gone[r.Term] }) {
+			delete(o.cache, q)
+			delete(o.vcache, q)
+		}
+	}
+	for _, m := range []map[string][]string{o.ext, o.kinds} {
+		for q, ts := range m {
+			if gone[q] || slices.ContainsFunc(ts, func(t string) bool { return gone[t] }) {
+				delete(m, q)
+			}
+		}
+	}
 }
 
 // noiseCutoff is the RelatedQuantile of the cosine of random pairs of the
@@ -1134,13 +1332,22 @@ func quantize(v []float32) qvec {
 	return out
 }
 
-// embedTerms embeds terms (as documents, so that term-to-term similarity is
-// symmetric), quantizes them and, when records are kept, queues them for
-// the org's saver (o.mu held).
+// embedTerms embeds terms and queues their vectors for the org's saver
+// (o.mu held).
 func (r *RelatedIndex) embedTerms(ctx context.Context, orgID string, o *orgTerms, terms []string) ([]qvec, error) {
+	out, err := r.embedVectors(ctx, terms)
+	if err != nil {
+		return nil, err
+	}
+	r.queueUnsaved(orgID, o, terms, out, r.Embedder.Model())
+	return out, nil
+}
+
+// embedVectors embeds terms (as documents, so that term-to-term similarity
+// is symmetric) and quantizes them. It takes no lock.
+func (r *RelatedIndex) embedVectors(ctx context.Context, terms []string) ([]qvec, error) {
 	out := make([]qvec, 0, len(terms))
-	model, dim := r.Embedder.Model(), r.Embedder.Dimensions()
-	all := terms
+	dim := r.Embedder.Dimensions()
 	for len(terms) > 0 {
 		batch := terms[:min(len(terms), embedBatch)]
 		terms = terms[len(batch):]
@@ -1160,20 +1367,26 @@ func (r *RelatedIndex) embedTerms(ctx context.Context, orgID string, o *orgTerms
 			out = append(out, quantize(v))
 		}
 	}
-	if r.Records != nil && len(all) > 0 {
-		if o.unsaved == nil {
-			o.unsaved = map[string]savedVec{}
-		}
-		for i, t := range all {
-			o.unsaved[t] = savedVec{out[i], model}
-		}
-		if !o.saving {
-			o.saving = true
-			r.bg.Add(1)
-			go r.save(orgID, o)
-		}
-	}
 	return out, nil
+}
+
+// queueUnsaved hands the vectors of terms to the org's saver, when records
+// are kept (o.mu held).
+func (r *RelatedIndex) queueUnsaved(orgID string, o *orgTerms, terms []string, vs []qvec, model string) {
+	if r.Records == nil || len(terms) == 0 {
+		return
+	}
+	if o.unsaved == nil {
+		o.unsaved = map[string]savedVec{}
+	}
+	for i, t := range terms {
+		o.unsaved[t] = savedVec{vs[i], model}
+	}
+	if !o.saving {
+		o.saving = true
+		r.bg.Add(1)
+		go r.save(orgID, o)
+	}
 }
 
 // save stores the org's unsaved term vectors as records, saveBatch at a
@@ -1241,35 +1454,70 @@ func (r *RelatedIndex) save(orgID string, o *orgTerms) {
 	}
 }
 
-// loadVectors reads the org's stored vectors of model.
+// loadVectors reads the org's stored vectors of model: the pages are read
+// in order while every core decodes those already read (decoding the JSON
+// took half of a first build). Records of another model, or unreadable,
+// are deleted: they are embedded again.
 func (r *RelatedIndex) loadVectors(ctx context.Context, orgID, model string, dim int) (map[string]qvec, error) {
+	pages := make(chan []memory.Record, runtime.GOMAXPROCS(0))
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		defer close(pages)
+		after := ""
+		for {
+			recs, next, err := r.Records.ListRecords(gctx, orgID, RelatedVectorKind, after, recordPage)
+			if err != nil {
+				return fmt.Errorf("related terms: load term vectors: %w", err)
+			}
+			select {
+			case pages <- recs:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+			if next == "" {
+				return nil
+			}
+			after = next
+		}
+	})
+	var mu sync.Mutex
 	out := map[string]qvec{}
-	after := ""
-	for {
-		recs, next, err := r.Records.ListRecords(ctx, orgID, RelatedVectorKind, after, recordPage)
-		if err != nil {
-			return nil, fmt.Errorf("related terms: load term vectors: %w", err)
-		}
-		for _, rec := range recs {
-			var v vectorRecord
-			if err := json.Unmarshal(rec.Value, &v); err != nil || v.Model != model || len(v.Vec) != dim || recordID(v.Term) != rec.ID {
-				// Another model's, or unreadable: dropped, embedded again.
-				if err := r.Records.DeleteRecord(ctx, orgID, RelatedVectorKind, rec.ID); err != nil {
-					return nil, fmt.Errorf("related terms: drop a stale term vector: %w", err)
+	var bad []string
+	for range runtime.GOMAXPROCS(0) {
+		g.Go(func() error {
+			for recs := range pages {
+				got := make(map[string]qvec, len(recs))
+				var drop []string
+				for _, rec := range recs {
+					var v vectorRecord
+					if err := json.Unmarshal(rec.Value, &v); err != nil || v.Model != model || len(v.Vec) != dim || recordID(v.Term) != rec.ID {
+						drop = append(drop, rec.ID)
+						continue
+					}
+					q := qvec{q: make([]int8, dim), scale: v.Scale}
+					for i, b := range v.Vec {
+						q.q[i] = int8(b)
+					}
+					got[v.Term] = q
 				}
-				continue
+				mu.Lock()
+				maps.Copy(out, got)
+				bad = append(bad, drop...)
+				mu.Unlock()
 			}
-			q := qvec{q: make([]int8, dim), scale: v.Scale}
-			for i, b := range v.Vec {
-				q.q[i] = int8(b)
-			}
-			out[v.Term] = q
-		}
-		if next == "" {
-			return out, nil
-		}
-		after = next
+			return nil
+		})
 	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	sort.Strings(bad)
+	for _, id := range bad {
+		if err := r.Records.DeleteRecord(ctx, orgID, RelatedVectorKind, id); err != nil {
+			return nil, fmt.Errorf("related terms: drop a stale term vector: %w", err)
+		}
+	}
+	return out, nil
 }
 
 // recordID is the record id of a term's vector: terms hold spaces and any

@@ -26,7 +26,7 @@ type conceptEmbedder struct {
 	embedded []string
 }
 
-var concepts = map[string]int{"novel": 1, "book": 1, "novels": 1, "books": 1, "puppy": 2, "dog": 2}
+var concepts = map[string]int{"novel": 1, "book": 1, "novels": 1, "books": 1, "puppy": 2, "dog": 2, "canoe": 3, "kayak": 3}
 
 const conceptDims = 64
 
@@ -98,15 +98,7 @@ func TestRelatedTerms(t *testing.T) {
 		"The marathon training plan starts with easy runs on Tuesday",
 		"Mel plays the violin in a small orchestra with her cousin",
 	}
-	var ns []service.NewMemory
-	for i, tx := range texts {
-		ns = append(ns, say("Ana", tx, int64(1000*(i+1))))
-	}
-	res, err := svc.Create(ctx, org, ns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bookMemory := res[0].ID
+	bookMemory := sayAll(t, svc, org, texts)[0]
 	if _, err := svc.Create(ctx, memory.Caller{OrgID: "p"}, []service.NewMemory{say("Bo", "I love reading novels on the train", 1000)}); err != nil {
 		t.Fatal(err)
 	}
@@ -421,4 +413,225 @@ func TestRelatedStoresEveryBatch(t *testing.T) {
 	if n := emb.count() - before; n != 1 {
 		t.Fatalf("a second process embedded %d texts; want 1 (the query term, new to the vocabulary)", n)
 	}
+}
+
+// gatedTerms is a term index whose vocabulary listings are counted and,
+// while gate is set, held after they have read the store until it is
+// closed.
+type gatedTerms struct {
+	memory.TermIndex
+	mu     sync.Mutex
+	lists  int
+	gate   chan struct{}
+	listed chan struct{} // told when a held listing has read its page
+}
+
+func (g *gatedTerms) Vocabulary(ctx context.Context, orgID, after string, limit int) ([]string, string, error) {
+	g.mu.Lock()
+	g.lists++
+	gate, listed := g.gate, g.listed
+	g.mu.Unlock()
+	page, next, err := g.TermIndex.Vocabulary(ctx, orgID, after, limit)
+	if gate != nil {
+		listed <- struct{}{}
+		<-gate
+	}
+	return page, next, err
+}
+
+func (g *gatedTerms) count() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.lists
+}
+
+// TestRelatedUpkeepOffTheLookup: a forget drops the forgotten terms from
+// the related terms, in process and in the store, without listing the
+// vocabulary again; once MaxAge has passed, the vocabulary is listed in
+// the background while lookups are answered from the vectors at hand; the
+// terms that listing finds (written by another process) join the related
+// terms when it ends, and a term forgotten while it ran stays out.
+func TestRelatedUpkeepOffTheLookup(t *testing.T) {
+	b := open(t)
+	org := memory.Caller{OrgID: "o"}
+	texts := []string{
+		"I finished a wonderful book about the sea last week",
+		"We adopted a dog from the shelter in May",
+		"My sister is an artist and she paints murals downtown",
+		"The weather was grey all week so we stayed home",
+		"Our garden has tomatoes, basil, peppers and sunflowers now",
+		"The conference in Lisbon had great talks about robotics and compilers",
+		"I cooked lasagna and baked bread for the family dinner",
+		"The marathon training plan starts with easy runs on Tuesday",
+		"We paddled a canoe across the lake",
+	}
+	ids := sayAll(t, b.Service, org, texts)
+	bookMemory, dogMemory := ids[0], ids[1]
+	terms := &gatedTerms{TermIndex: b.Store}
+	now := time.Unix(1_700_000_000, 0)
+	var clock sync.Mutex
+	rel := &knowledge.RelatedIndex{Terms: terms, Embedder: &conceptEmbedder{}, Records: b.Store,
+		Now: func() time.Time { clock.Lock(); defer clock.Unlock(); return now }}
+	k := &knowledge.Service{Store: b.Store, Terms: b.Store, Related: rel}
+	related := func(term string) []string {
+		t.Helper()
+		rs, err := rel.Related(ctx, "o", term)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.Term)
+		}
+		return out
+	}
+	if got := related("novel"); !slices.Contains(got, "book") {
+		t.Fatalf("novel: got %v, want book among them", got)
+	}
+	lists := terms.count()
+	rel.Wait() // the vectors stored
+
+	// A forget: "book" goes at once, and nothing is listed again.
+	if err := k.Forget(ctx, "o", []string{bookMemory}); err != nil {
+		t.Fatal(err)
+	}
+	if got := related("novel"); slices.Contains(got, "book") {
+		t.Fatalf("a forgotten term is still related: %v", got)
+	}
+	var rec map[string]any
+	if _, err := b.Store.GetRecord(ctx, "o", knowledge.RelatedVectorKind, knowledge.RelatedRecordID("book"), &rec); !memory.IsNotFound(err) {
+		t.Fatalf("the stored vector of a forgotten term outlives the forget: %v", err)
+	}
+	if n := terms.count(); n != lists {
+		t.Fatalf("a forget listed the vocabulary again (%d listings, want %d)", n, lists)
+	}
+	// The rest stays: a dog is still a puppy's neighbour.
+	if got := related("puppy"); !slices.Contains(got, "dog") {
+		t.Fatalf("puppy: got %v, want dog among them", got)
+	}
+
+	// Another process writes "kayak"; this one does not observe it.
+	if _, err := b.Service.Create(ctx, org, []service.NewMemory{say("Ana", "I bought a kayak yesterday", 9000)}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Lock()
+	now = now.Add(knowledge.DefaultRelatedMaxAge + time.Second)
+	clock.Unlock()
+	gate, listed := make(chan struct{}), make(chan struct{}, 1)
+	terms.mu.Lock()
+	terms.gate, terms.listed = gate, listed
+	terms.mu.Unlock()
+	done := make(chan []string, 1)
+	go func() {
+		rs, _ := rel.Related(ctx, "o", "canoe")
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.Term)
+		}
+		done <- out
+	}()
+	select {
+	case got := <-done:
+		if slices.Contains(got, "kayak") {
+			t.Fatalf("canoe: got %v before the listing ended", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a lookup past MaxAge waited for the vocabulary's listing")
+	}
+	select {
+	case <-listed: // the listing has read "dog"
+	case <-time.After(10 * time.Second):
+		t.Fatal("no listing began past MaxAge")
+	}
+	terms.mu.Lock()
+	terms.gate = nil
+	terms.mu.Unlock()
+	// Forgotten while the listing is held: it must not bring "dog" back.
+	if err := k.Forget(ctx, "o", []string{dogMemory}); err != nil {
+		t.Fatal(err)
+	}
+	close(gate)
+	rel.Wait()
+	if got := related("canoe"); !slices.Contains(got, "kayak") {
+		t.Fatalf("canoe after the background listing: got %v, want kayak among them", got)
+	}
+	if got := related("puppy"); slices.Contains(got, "dog") {
+		t.Fatalf("the background listing brought back a term forgotten while it ran: %v", got)
+	}
+	if n := terms.count(); n <= lists {
+		t.Fatalf("%d listings after MaxAge, want more than %d", n, lists)
+	}
+}
+
+// TestRelatedLoadDropsStaleVectors: a process that loads the stored term
+// vectors deletes those it cannot use (another model's, unreadable, or
+// stored under another term's id) and embeds their terms again; the
+// others it loads as they are.
+func TestRelatedLoadDropsStaleVectors(t *testing.T) {
+	b := open(t)
+	org := memory.Caller{OrgID: "o"}
+	sayAll(t, b.Service, org, []string{"I finished a wonderful book about the sea", "We adopted a dog from the shelter",
+		"We paddled a canoe across the lake", "The marathon training plan starts with easy runs"})
+	emb := &conceptEmbedder{}
+	first := &knowledge.RelatedIndex{Terms: b.Store, Embedder: emb, Records: b.Store}
+	if _, err := first.Related(ctx, "o", "novel"); err != nil {
+		t.Fatal(err)
+	}
+	first.Wait()
+	var dog map[string]any
+	if _, err := b.Store.GetRecord(ctx, "o", knowledge.RelatedVectorKind, knowledge.RelatedRecordID("dog"), &dog); err != nil {
+		t.Fatal(err)
+	}
+	stale := map[string]any{
+		knowledge.RelatedRecordID("book"):  map[string]any{"term": "book", "model": "another-model", "scale": 0.01, "vec": dog["vec"]},
+		knowledge.RelatedRecordID("canoe"): "not a vector",
+		knowledge.RelatedRecordID("sea"):   dog, // the vector of "dog" under the id of "sea"
+	}
+	for id, v := range stale {
+		if _, err := b.Store.PutRecord(ctx, "o", knowledge.RelatedVectorKind, id, v, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := emb.count()
+	second := &knowledge.RelatedIndex{Terms: b.Store, Embedder: emb, Records: b.Store}
+	if _, err := second.Related(ctx, "o", "novel"); err != nil {
+		t.Fatal(err)
+	}
+	second.Wait()
+	embedded := emb.embedded[before:]
+	for _, want := range []string{"book", "canoe", "sea"} {
+		if !slices.Contains(embedded, want) {
+			t.Errorf("%q has a stale stored vector and was not embedded again (embedded %v)", want, embedded)
+		}
+	}
+	if slices.Contains(embedded, "dog") {
+		t.Errorf("dog's stored vector is good but was embedded again")
+	}
+	for id := range stale {
+		var v map[string]any
+		if _, err := b.Store.GetRecord(ctx, "o", knowledge.RelatedVectorKind, id, &v); err != nil {
+			t.Fatalf("record %s: %v", id, err)
+		}
+		if v["model"] != emb.Model() {
+			t.Errorf("record %s still holds a stale vector: %v", id, v)
+		}
+	}
+}
+
+// sayAll writes texts as Ana's turns, a second apart, and returns their ids.
+func sayAll(t *testing.T, svc *service.Service, org memory.Caller, texts []string) []string {
+	t.Helper()
+	var ns []service.NewMemory
+	for i, tx := range texts {
+		ns = append(ns, say("Ana", tx, int64(1000*(i+1))))
+	}
+	res, err := svc.Create(ctx, org, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, len(res))
+	for i, r := range res {
+		ids[i] = r.ID
+	}
+	return ids
 }
