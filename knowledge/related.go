@@ -43,11 +43,15 @@ import (
 // The vocabulary's vectors are computed once per term, kept in process per
 // org and, when the store keeps records, in the store (RelatedVectorKind),
 // so that a restart or another process does not embed them again: derived
-// data, rebuilt from the term index. Forgetting drops at once, in process
-// and in the store, the vectors of the terms no memory is indexed under any
-// more (DropTerms). The vocabulary is listed again in the background once
-// MaxAge has passed (other processes' writes and forgets), and while the
-// lookup waits on a first build or after Forgot.
+// data, rebuilt from the term index. No lookup waits for their upkeep but
+// an org's first in a process (and one after Forgot), which lists the
+// vocabulary and loads or embeds its vectors:
+//
+//   - the new terms of a write are embedded in the background (Observe);
+//   - forgetting drops at once, in process and in the store, the vectors
+//     of the terms no memory is indexed under any more (DropTerms);
+//   - the vocabulary is listed again in the background once MaxAge has
+//     passed (other processes' writes and forgets).
 
 // Limits and principles of related terms.
 const (
@@ -161,16 +165,21 @@ type orgTerms struct {
 	built   bool
 	builtAt time.Time
 	stale   bool
-	pending map[string]bool // indexed since the last refresh
-	model   string
-	dim     int
-	terms   []string
-	index   map[string]int
-	vecs    []int8 // len(terms) × dim
-	scales  []float32
-	cutoff  float64
-	cache   map[string][]query.Related
-	vcache  map[string][]float32 // query vectors of cached expansions
+	pending map[string]bool // indexed since the last refresh, not yet embedded
+	// embedding is true while the org's background worker embeds the
+	// pending terms; inflight are the terms of its current batch (a drop
+	// takes a term out, and the worker then leaves it out).
+	embedding bool
+	inflight  map[string]bool
+	model     string
+	dim       int
+	terms     []string
+	index     map[string]int
+	vecs      []int8 // len(terms) × dim
+	scales    []float32
+	cutoff    float64
+	cache     map[string][]query.Related
+	vcache    map[string][]float32 // query vectors of cached expansions
 	// ext caches the extractors' and the is-a table's related terms of a
 	// query term, computed by a search that could not wait for the
 	// embedding neighbours and reused by the background expansion that
@@ -272,15 +281,32 @@ func (r *RelatedIndex) org(orgID string) *orgTerms {
 }
 
 // Observe records the refs just indexed for a memory of orgID: their new
-// terms join the vocabulary's vectors at the next lookup, and the cached
-// expansions they may change are dropped.
+// terms are embedded in the background and join the vocabulary's vectors
+// as soon as they are (before the first lookup, that lookup's listing
+// finds them), and the cached expansions they may change are dropped. No
+// write and no search waits for the embedding: with a remote embedder it
+// costs a request per batch of new terms, which the first search after
+// each write used to pay.
 func (r *RelatedIndex) Observe(orgID string, refs []memory.SemanticRef) {
-	o := r.org(orgID)
+	// An org without vectors in process (never looked up, or evicted) has
+	// nothing to update: its first lookup's listing finds the new terms.
+	// Keeping them pending grew without bound in a process that writes
+	// and does not search (a pipeline's).
+	r.mu.Lock()
+	o := r.orgs[orgID]
+	r.mu.Unlock()
+	if o == nil {
+		return
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if !o.built {
+		return
+	}
+	defer r.embedLater(orgID, o)
 	for _, ref := range refs {
 		for _, t := range memory.DistinctTerms(ref) {
-			if _, ok := o.index[t]; !ok && !o.pending[t] {
+			if _, ok := o.index[t]; !ok && !o.pending[t] && !o.inflight[t] {
 				o.pending[t] = true
 				// A new kind of a type ("nephew" of person, family): the
 				// expansions of the words that name the type change. Once
@@ -991,8 +1017,8 @@ func candidate(t string) bool {
 // of other processes) the vocabulary is listed again in the background,
 // and lookups are served from the current vectors meanwhile: the listing
 // takes about 200 ms at 100,000 memories, which every search of the org
-// used to wait for once every MaxAge. The terms observed since the last
-// refresh are embedded now.
+// used to wait for once every MaxAge. Terms written since are embedded
+// in the background (Observe).
 func (r *RelatedIndex) refresh(ctx context.Context, orgID string, o *orgTerms) error {
 	if r.Embedder == nil {
 		return nil
@@ -1006,28 +1032,88 @@ func (r *RelatedIndex) refresh(ctx context.Context, orgID string, o *orgTerms) e
 	if r.now().Sub(o.builtAt) > r.maxAge() && !o.rebuilding {
 		r.rebuildLater(orgID, o, model, dim)
 	}
-	if len(o.pending) == 0 {
-		return nil
+	return nil
+}
+
+// embedLater starts the org's worker of pending terms unless it runs
+// (o.mu held).
+func (r *RelatedIndex) embedLater(orgID string, o *orgTerms) {
+	if o.built && len(o.pending) > 0 && !o.embedding && r.Embedder != nil {
+		o.embedding = true
+		r.bg.Add(1)
+		go r.embedPending(orgID, o)
 	}
-	var add []string
-	for t := range o.pending {
-		if _, ok := o.index[t]; !ok && candidate(t) {
-			add = append(add, t)
+}
+
+// embedPending embeds the org's pending terms, embedBatch at a time, each
+// batch off o.mu and after the searches in flight, and appends them to the
+// vocabulary, until none is left. Terms dropped while their batch was
+// embedded stay out; after a failure the batch waits for the next full
+// listing (MaxAge).
+func (r *RelatedIndex) embedPending(orgID string, o *orgTerms) {
+	defer r.bg.Done()
+	ctx := context.Background()
+	for {
+		if r.Foreground != nil {
+			r.Foreground.Yield(ctx, YieldMax)
 		}
+		o.mu.Lock()
+		model, dim := r.Embedder.Model(), r.Embedder.Dimensions()
+		var add []string
+		if o.built && o.model == model && o.dim == dim { // else a full build lists them
+			for t := range o.pending {
+				delete(o.pending, t)
+				if _, ok := o.index[t]; !ok && candidate(t) {
+					if add = append(add, t); len(add) == embedBatch {
+						break
+					}
+				}
+			}
+		}
+		if len(add) == 0 {
+			o.embedding, o.inflight = false, nil
+			o.mu.Unlock()
+			return
+		}
+		sort.Strings(add)
+		o.inflight = make(map[string]bool, len(add))
+		for _, t := range add {
+			o.inflight[t] = true
+		}
+		o.mu.Unlock()
+		vs, err := r.embedVectors(ctx, add)
+		o.mu.Lock()
+		if err != nil {
+			o.embedding, o.inflight = false, nil
+			o.mu.Unlock()
+			r.log().Warn("related terms: new terms not embedded; the next listing of the vocabulary retries them", "org", orgID,
+				"terms", len(add), "err", err)
+			return
+		}
+		var kept []string
+		var kv []qvec
+		for i, t := range add {
+			if _, ok := o.index[t]; o.inflight[t] && !ok && o.model == model && o.dim == dim {
+				kept, kv = append(kept, t), append(kv, vs[i])
+			}
+		}
+		o.inflight = nil
+		o.appendTerms(kept, kv)
+		r.queueUnsaved(orgID, o, kept, kv, model)
+		o.mu.Unlock()
 	}
-	sort.Strings(add)
-	vs, err := r.embedTerms(ctx, orgID, o, add)
-	if err != nil {
-		return err
-	}
-	for i, t := range add {
+}
+
+// appendTerms adds terms, with their vectors vs, to the vocabulary, and
+// to the cached expansions they are neighbours of (o.mu held).
+func (o *orgTerms) appendTerms(terms []string, vs []qvec) {
+	for i, t := range terms {
 		j := len(o.terms)
 		o.terms = append(o.terms, t)
 		o.index[t] = j
 		o.vecs = append(o.vecs, vs[i].q...)
 		o.scales = append(o.scales, vs[i].scale)
 	}
-	// Cached expansions meet the new terms.
 	for q, v := range o.vcache {
 		if v == nil {
 			continue
@@ -1036,15 +1122,13 @@ func (r *RelatedIndex) refresh(ctx context.Context, orgID string, o *orgTerms) e
 		for _, rel := range o.cache[q] {
 			found[rel.Term] = rel.Weight
 		}
-		for i := range add {
-			if s := o.dot(v, o.index[add[i]]); s >= o.cutoff && add[i] != q && s > found[add[i]] {
-				found[add[i]] = min(s, 1)
+		for _, t := range terms {
+			if s := o.dot(v, o.index[t]); s >= o.cutoff && t != q && s > found[t] {
+				found[t] = min(s, 1)
 			}
 		}
 		o.cache[q] = ranked(found)
 	}
-	o.pending = map[string]bool{}
-	return nil
 }
 
 // rebuild lists the vocabulary, loads (on a first build) or embeds the
@@ -1150,6 +1234,7 @@ func (r *RelatedIndex) rebuildLater(orgID string, o *orgTerms, model string, dim
 			}
 		}
 		o.install(kept, have, model, dim, r.now())
+		r.embedLater(orgID, o)
 		r.log().Debug("related terms: vocabulary listed again", "org", orgID, "terms", len(kept), "embedded", len(missing),
 			"dropped", len(gone), "ms", time.Since(began).Milliseconds())
 	}()
@@ -1246,7 +1331,11 @@ func (o *orgTerms) install(vocab []string, have map[string]qvec, model string, d
 	o.dead = nil
 	o.cutoff = o.noiseCutoff()
 	o.cache, o.vcache, o.ext, o.kinds = nil, nil, nil, nil
-	o.pending = map[string]bool{}
+	for t := range o.pending {
+		if _, ok := o.index[t]; ok {
+			delete(o.pending, t) // listed; the others wait for the worker
+		}
+	}
 	o.built, o.stale, o.builtAt = true, false, now
 	o.epoch++
 	o.gen++
@@ -1261,6 +1350,7 @@ func (o *orgTerms) drop(terms []string) {
 	for _, t := range terms {
 		gone[t] = true
 		delete(o.pending, t)
+		delete(o.inflight, t)
 		if o.dropped != nil {
 			o.dropped[t] = true
 		}

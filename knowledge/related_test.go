@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/knowledge"
+	"github.com/agentmem/agentmem/knowledge/extractor/offline"
 	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/memory/memorytest"
 	"github.com/agentmem/agentmem/retrieval"
 	"github.com/agentmem/agentmem/service"
 	"github.com/agentmem/agentmem/wiring/local"
@@ -454,18 +456,7 @@ func (g *gatedTerms) count() int {
 func TestRelatedUpkeepOffTheLookup(t *testing.T) {
 	b := open(t)
 	org := memory.Caller{OrgID: "o"}
-	texts := []string{
-		"I finished a wonderful book about the sea last week",
-		"We adopted a dog from the shelter in May",
-		"My sister is an artist and she paints murals downtown",
-		"The weather was grey all week so we stayed home",
-		"Our garden has tomatoes, basil, peppers and sunflowers now",
-		"The conference in Lisbon had great talks about robotics and compilers",
-		"I cooked lasagna and baked bread for the family dinner",
-		"The marathon training plan starts with easy runs on Tuesday",
-		"We paddled a canoe across the lake",
-	}
-	ids := sayAll(t, b.Service, org, texts)
+	ids := sayAll(t, b.Service, org, everyday)
 	bookMemory, dogMemory := ids[0], ids[1]
 	terms := &gatedTerms{TermIndex: b.Store}
 	now := time.Unix(1_700_000_000, 0)
@@ -634,4 +625,139 @@ func sayAll(t *testing.T, svc *service.Service, org memory.Caller, texts []strin
 		ids[i] = r.ID
 	}
 	return ids
+}
+
+// heldEmbedder is a conceptEmbedder whose calls, while hold is set, tell
+// entered and wait until hold is closed.
+type heldEmbedder struct {
+	*conceptEmbedder
+	mu      sync.Mutex
+	hold    chan struct{}
+	entered chan struct{}
+}
+
+func (h *heldEmbedder) Embed(ctx context.Context, texts []string, p memory.Purpose) ([][]float32, error) {
+	h.mu.Lock()
+	hold, entered := h.hold, h.entered
+	h.mu.Unlock()
+	if hold != nil {
+		entered <- struct{}{}
+		<-hold
+	}
+	return h.conceptEmbedder.Embed(ctx, texts, p)
+}
+
+// holdNext makes the next calls wait; the returned func lets them go.
+func (h *heldEmbedder) holdNext() (entered <-chan struct{}, release func()) {
+	hold, in := make(chan struct{}), make(chan struct{}, 8)
+	h.mu.Lock()
+	h.hold, h.entered = hold, in
+	h.mu.Unlock()
+	return in, func() {
+		h.mu.Lock()
+		h.hold = nil
+		h.mu.Unlock()
+		close(hold)
+	}
+}
+
+// TestRelatedNewTermsInBackground: a write's new terms are embedded in the
+// background: neither the write nor the lookups after it wait for the
+// embedder, the terms join the related terms once embedded, and a term
+// forgotten while its batch was embedded stays out.
+func TestRelatedNewTermsInBackground(t *testing.T) {
+	b := open(t)
+	sayAll(t, b.Service, memory.Caller{OrgID: "o"}, everyday)
+	emb := &heldEmbedder{conceptEmbedder: &conceptEmbedder{}}
+	rel := &knowledge.RelatedIndex{Terms: b.Store, Embedder: emb, Records: b.Store}
+	k := &knowledge.Service{Store: b.Store, Terms: b.Store, Extractor: offline.New(offline.Options{}), Related: rel}
+	within := func(what string, f func()) {
+		t.Helper()
+		done := make(chan struct{})
+		go func() { defer close(done); f() }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s waited for the embedder", what)
+		}
+	}
+	embedding := func(entered <-chan struct{}) {
+		t.Helper()
+		select {
+		case <-entered:
+		case <-time.After(10 * time.Second):
+			t.Fatal("a write's new term was not embedded in the background")
+		}
+	}
+	canoe := func() []string {
+		rs, err := rel.Related(ctx, "o", "canoe")
+		if err != nil {
+			t.Error(err)
+		}
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.Term)
+		}
+		return out
+	}
+	if got := canoe(); slices.Contains(got, "kayak") {
+		t.Fatalf("canoe: got %v before any kayak", got)
+	}
+	rel.Wait()
+	write := func(text string, at int64) string {
+		t.Helper()
+		m := memorytest.New("o", "", memory.TypeMessage, text, memorytest.Base+at)
+		if _, err := b.Store.Create(ctx, []*memory.Memory{m}); err != nil {
+			t.Fatal(err)
+		}
+		within("a write", func() {
+			if err := k.Index(ctx, "o", []*memory.Memory{m}); err != nil {
+				t.Error(err)
+			}
+		})
+		return m.ID
+	}
+
+	// Forgotten while its batch is embedded: it stays out.
+	entered, release := emb.holdNext()
+	id := write("I bought a kayak yesterday", 1000)
+	embedding(entered)
+	within("a lookup", func() {
+		if got := canoe(); slices.Contains(got, "kayak") {
+			t.Errorf("canoe: got %v while kayak is being embedded", got)
+		}
+	})
+	if err := k.Forget(ctx, "o", []string{id}); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	rel.Wait()
+	if got := canoe(); slices.Contains(got, "kayak") {
+		t.Fatalf("canoe: got %v; kayak was forgotten while it was embedded", got)
+	}
+
+	// Written again: it joins once embedded.
+	entered, release = emb.holdNext()
+	write("We rented a kayak for the weekend", 2000)
+	embedding(entered)
+	within("a lookup", func() { canoe() })
+	release()
+	rel.Wait()
+	if got := canoe(); !slices.Contains(got, "kayak") {
+		t.Fatalf("canoe: got %v, want kayak among them once embedded", got)
+	}
+}
+
+// everyday are turns of enough words for an org's noise cut-off
+// (MinNoiseTerms): "book", "dog" and "canoe" first.
+var everyday = []string{
+	"I finished a wonderful book about the sea last week",
+	"We adopted a dog from the shelter in May",
+	"We paddled a canoe across the lake",
+	"My sister is an artist and she paints murals downtown",
+	"The weather was grey all week so we stayed home",
+	"Our garden has tomatoes, basil, peppers and sunflowers now",
+	"The conference in Lisbon had great talks about robotics and compilers",
+	"I cooked lasagna and baked bread for the family dinner",
+	"The marathon training plan starts with easy runs on Tuesday",
 }
