@@ -1170,6 +1170,10 @@ func (r *RelatedIndex) rebuild(ctx context.Context, orgID string, o *orgTerms, m
 	if err := r.dropRecords(ctx, orgID, gone); err != nil {
 		return err
 	}
+	// The worker's batch in flight was written before this listing, which
+	// holds it (and leaves out what was forgotten since, which the batch
+	// may not).
+	o.inflight = nil
 	o.install(vocab, have, model, dim, r.now())
 	r.log().DebugContext(ctx, "related terms: vocabulary loaded", "org", orgID, "terms", len(vocab), "embedded", len(missing),
 		"dropped", len(gone), "cutoff", o.cutoff, "ms", time.Since(began).Milliseconds())
