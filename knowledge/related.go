@@ -146,6 +146,12 @@ type RelatedIndex struct {
 	Now func() time.Time
 	// SyncScan defaults to DefaultSyncScan.
 	SyncScan int
+	// SyncBuildTerms is the largest vocabulary whose first build a lookup
+	// waits for (default, and at most, memory.MaxVocabularyPage: one page
+	// of the listing). A larger org's vectors load in the background, and
+	// its lookups meanwhile get the related terms that need no embedding,
+	// as its searches with new words do (DefaultSyncScan).
+	SyncBuildTerms int
 	// Foreground, if set, counts the searches in flight: the background
 	// expansion yields to them between steps of about a millisecond
 	// (YieldMax at most each), so that new query words cost the searches
@@ -300,10 +306,10 @@ func (r *RelatedIndex) Observe(orgID string, refs []memory.SemanticRef) {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if !o.built {
+	if !o.built && !o.rebuilding {
 		return
 	}
-	defer r.embedLater(orgID, o)
+	defer r.embedLater(orgID, o) // once built, for a first build's listing may miss them
 	for _, ref := range refs {
 		for _, t := range memory.DistinctTerms(ref) {
 			if _, ok := o.index[t]; !ok && !o.pending[t] && !o.inflight[t] {
@@ -446,8 +452,18 @@ func (r *RelatedIndex) Expand(ctx context.Context, orgID string, terms []string)
 		return out, nil
 	}
 	o.mu.Lock()
-	scan := len(todo) * len(o.terms)
+	scan, loading := len(todo)*len(o.terms), !o.built
 	o.mu.Unlock()
+	if r.Embedder != nil && loading {
+		// A large org's vectors still loading: what needs no embedding,
+		// and nothing queued (the scans need the vocabulary).
+		got, err := r.expand(ctx, orgID, o, todo, false, nil)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(out, got)
+		return out, nil
+	}
 	if r.Embedder != nil && scan > r.syncScan() {
 		r.expandLater(ctx, orgID, o, todo)
 		got, err := r.expand(ctx, orgID, o, todo, false, nil)
@@ -1026,13 +1042,45 @@ func (r *RelatedIndex) refresh(ctx context.Context, orgID string, o *orgTerms) e
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	model, dim := r.Embedder.Model(), r.Embedder.Dimensions()
-	if !o.built || o.stale || o.model != model || o.dim != dim {
+	if o.built && (o.model != model || o.dim != dim) {
+		o.reset() // vectors of two models do not compare: start over
+	}
+	if o.stale || (!o.built && !o.rebuilding) {
+		if !o.stale {
+			// A first build: waited for when the vocabulary is small.
+			_, next, err := r.Terms.Vocabulary(ctx, orgID, "", r.syncBuildTerms())
+			if err != nil {
+				return fmt.Errorf("related terms: vocabulary: %w", err)
+			}
+			if next != "" {
+				r.rebuildLater(orgID, o, model, dim, true)
+				return nil
+			}
+		}
 		return r.rebuild(ctx, orgID, o, model, dim)
 	}
-	if r.now().Sub(o.builtAt) > r.maxAge() && !o.rebuilding {
-		r.rebuildLater(orgID, o, model, dim)
+	if o.built && r.now().Sub(o.builtAt) > r.maxAge() && !o.rebuilding {
+		r.rebuildLater(orgID, o, model, dim, false)
 	}
 	return nil
+}
+
+func (r *RelatedIndex) syncBuildTerms() int {
+	if r.SyncBuildTerms > 0 && r.SyncBuildTerms < memory.MaxVocabularyPage {
+		return r.SyncBuildTerms
+	}
+	return memory.MaxVocabularyPage
+}
+
+// reset forgets o's vocabulary, as if never built (o.mu held); a build in
+// the background, and expansions under way, are not installed or cached.
+func (o *orgTerms) reset() {
+	o.built = false
+	o.terms, o.index, o.vecs, o.scales, o.dead = nil, nil, nil, nil, nil
+	o.cache, o.vcache, o.ext, o.kinds = nil, nil, nil, nil
+	o.pending, o.inflight = map[string]bool{}, nil
+	o.epoch++
+	o.gen++
 }
 
 // embedLater starts the org's worker of pending terms unless it runs
@@ -1143,20 +1191,8 @@ func (r *RelatedIndex) rebuild(ctx context.Context, orgID string, o *orgTerms, m
 	if o.built && o.model == model && o.dim == dim {
 		have = o.known()
 	}
-	var vocab []string
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) {
-		vocab, err = r.vocabulary(gctx, orgID)
-		return err
-	})
-	if !o.built && r.Records != nil {
-		g.Go(func() error {
-			stored, err := r.loadVectors(gctx, orgID, model, dim)
-			maps.Copy(have, stored)
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+	vocab, err := r.listAndLoad(ctx, orgID, model, dim, have, !o.built)
+	if err != nil {
 		return err
 	}
 	missing, gone := vocabularyDiff(vocab, have)
@@ -1181,9 +1217,11 @@ func (r *RelatedIndex) rebuild(ctx context.Context, orgID string, o *orgTerms, m
 }
 
 // rebuildLater runs rebuild's work in the background, off o.mu, and
-// installs it unless a full build or Forgot came first (o.mu held). Terms
-// dropped meanwhile stay out; terms embedded meanwhile stay in.
-func (r *RelatedIndex) rebuildLater(orgID string, o *orgTerms, model string, dim int) {
+// installs it unless a full build, a reset or Forgot came first (o.mu
+// held). Terms dropped meanwhile stay out; terms embedded meanwhile stay
+// in. A first build (first) also loads the stored vectors, without a
+// time limit: a vocabulary never embedded before is embedded whole.
+func (r *RelatedIndex) rebuildLater(orgID string, o *orgTerms, model string, dim int, first bool) {
 	o.rebuilding, o.dropped = true, map[string]bool{}
 	// The vectors at hand, from a snapshot: mapping a large vocabulary
 	// here would hold o.mu, and the lookup, for milliseconds.
@@ -1193,10 +1231,13 @@ func (r *RelatedIndex) rebuildLater(orgID string, o *orgTerms, model string, dim
 	go func() {
 		defer r.bg.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), laterTimeout)
+		if first {
+			ctx, cancel = context.WithCancel(context.Background())
+		}
 		defer cancel()
 		began := time.Now()
 		have := snap.live()
-		vocab, err := r.vocabulary(ctx, orgID)
+		vocab, err := r.listAndLoad(ctx, orgID, model, dim, have, first)
 		var missing, gone []string
 		var vs []qvec
 		if err == nil {
@@ -1211,13 +1252,14 @@ func (r *RelatedIndex) rebuildLater(orgID string, o *orgTerms, model string, dim
 		dropped := o.dropped
 		o.rebuilding, o.dropped = false, nil
 		if err != nil {
-			// Served as it is until the next MaxAge.
+			// Served as it is until the next MaxAge; a first build is
+			// tried again by the next lookup.
 			o.builtAt = r.now()
-			r.log().Warn("related terms: background vocabulary listing failed", "org", orgID, "err", err)
+			r.log().Warn("related terms: background vocabulary listing failed", "org", orgID, "first", first, "err", err)
 			return
 		}
-		if o.epoch != epoch || o.stale || o.model != model || o.dim != dim {
-			return // a full build came first, or one is due
+		if o.epoch != epoch || o.stale || o.built != !first || (!first && (o.model != model || o.dim != dim)) {
+			return // a full build or a reset came first, or one is due
 		}
 		r.queueUnsaved(orgID, o, missing, vs, model)
 		for i, t := range missing {
@@ -1242,6 +1284,25 @@ func (r *RelatedIndex) rebuildLater(orgID string, o *orgTerms, model string, dim
 		r.log().Debug("related terms: vocabulary listed again", "org", orgID, "terms", len(kept), "embedded", len(missing),
 			"dropped", len(gone), "ms", time.Since(began).Milliseconds())
 	}()
+}
+
+// listAndLoad lists the vocabulary and, when load is set and records are
+// kept, adds the stored vectors to have, side by side.
+func (r *RelatedIndex) listAndLoad(ctx context.Context, orgID, model string, dim int, have map[string]qvec, load bool) ([]string, error) {
+	var vocab []string
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		vocab, err = r.vocabulary(gctx, orgID)
+		return err
+	})
+	if load && r.Records != nil {
+		g.Go(func() error {
+			stored, err := r.loadVectors(gctx, orgID, model, dim)
+			maps.Copy(have, stored)
+			return err
+		})
+	}
+	return vocab, g.Wait()
 }
 
 // vocabulary lists the org's terms that take part in embedding

@@ -464,18 +464,7 @@ func TestRelatedUpkeepOffTheLookup(t *testing.T) {
 	rel := &knowledge.RelatedIndex{Terms: terms, Embedder: &conceptEmbedder{}, Records: b.Store,
 		Now: func() time.Time { clock.Lock(); defer clock.Unlock(); return now }}
 	k := &knowledge.Service{Store: b.Store, Terms: b.Store, Related: rel}
-	related := func(term string) []string {
-		t.Helper()
-		rs, err := rel.Related(ctx, "o", term)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, r := range rs {
-			out = append(out, r.Term)
-		}
-		return out
-	}
+	related := func(term string) []string { t.Helper(); return relatedTerms(t, rel, "o", term) }
 	if got := related("novel"); !slices.Contains(got, "book") {
 		t.Fatalf("novel: got %v, want book among them", got)
 	}
@@ -513,14 +502,7 @@ func TestRelatedUpkeepOffTheLookup(t *testing.T) {
 	terms.gate, terms.listed = gate, listed
 	terms.mu.Unlock()
 	done := make(chan []string, 1)
-	go func() {
-		rs, _ := rel.Related(ctx, "o", "canoe")
-		var out []string
-		for _, r := range rs {
-			out = append(out, r.Term)
-		}
-		done <- out
-	}()
+	go func() { done <- relatedTerms(t, rel, "o", "canoe") }()
 	select {
 	case got := <-done:
 		if slices.Contains(got, "kayak") {
@@ -689,17 +671,7 @@ func TestRelatedNewTermsInBackground(t *testing.T) {
 			t.Fatal("a write's new term was not embedded in the background")
 		}
 	}
-	canoe := func() []string {
-		rs, err := rel.Related(ctx, "o", "canoe")
-		if err != nil {
-			t.Error(err)
-		}
-		var out []string
-		for _, r := range rs {
-			out = append(out, r.Term)
-		}
-		return out
-	}
+	canoe := func() []string { return relatedTerms(t, rel, "o", "canoe") }
 	if got := canoe(); slices.Contains(got, "kayak") {
 		t.Fatalf("canoe: got %v before any kayak", got)
 	}
@@ -760,4 +732,56 @@ var everyday = []string{
 	"The conference in Lisbon had great talks about robotics and compilers",
 	"I cooked lasagna and baked bread for the family dinner",
 	"The marathon training plan starts with easy runs on Tuesday",
+}
+
+// TestRelatedFirstBuildInBackground: the first lookup of an org whose
+// vocabulary is larger than SyncBuildTerms does not wait for its vectors:
+// it gets the related terms that need no embedding (the is-a table's and
+// the extractor's), and the embedding neighbours once the build is done.
+func TestRelatedFirstBuildInBackground(t *testing.T) {
+	b := open(t)
+	sayAll(t, b.Service, memory.Caller{OrgID: "o"}, everyday)
+	emb := &heldEmbedder{conceptEmbedder: &conceptEmbedder{}}
+	rel := &knowledge.RelatedIndex{Terms: b.Store, Embedder: emb, Records: b.Store, SyncBuildTerms: 10}
+	related := func(term string) []string { t.Helper(); return relatedTerms(t, rel, "o", term) }
+	entered, release := emb.holdNext()
+	done := make(chan [2][]string, 1)
+	go func() { done <- [2][]string{related("novel"), related("animal")} }()
+	select {
+	case got := <-done:
+		if slices.Contains(got[0], "book") {
+			t.Errorf("novel: got %v before the vocabulary's vectors were built", got[0])
+		}
+		if !slices.Contains(got[1], "dog") {
+			t.Errorf("animal: got %v while the vectors load, want dog (the extractor's type) among them", got[1])
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first lookup of a large vocabulary waited for its vectors")
+	}
+	select {
+	case <-entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the vocabulary's vectors are not being built")
+	}
+	release()
+	rel.Wait()
+	if got := related("novel"); !slices.Contains(got, "book") {
+		t.Fatalf("novel after the build: got %v, want book among them", got)
+	}
+}
+
+// relatedTerms returns the related terms of term in orgID, most similar
+// first. It reports an error rather than stopping: lookups run in
+// goroutines of their own too.
+func relatedTerms(t *testing.T, rel *knowledge.RelatedIndex, orgID, term string) []string {
+	t.Helper()
+	rs, err := rel.Related(ctx, orgID, term)
+	if err != nil {
+		t.Error(err)
+	}
+	out := make([]string, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, r.Term)
+	}
+	return out
 }
