@@ -527,15 +527,7 @@ func (r *RelatedIndex) expandLater(ctx context.Context, orgID string, o *orgTerm
 			batch = slices.Clone(batch)
 			o.mu.Unlock()
 			bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), laterTimeout)
-			var waited time.Duration
-			yield := func() {
-				if waited < maxYieldWait {
-					t := time.Now()
-					r.Foreground.Yield(bctx, min(YieldMax, maxYieldWait-waited))
-					waited += time.Since(t)
-				}
-			}
-			if _, err := r.expand(bctx, orgID, o, batch, true, yield); err != nil {
+			if _, err := r.expand(bctx, orgID, o, batch, true, r.yielder(bctx)); err != nil {
 				r.log().WarnContext(bctx, "related terms: background expansion failed", "org", orgID, "terms", len(batch), "err", err)
 			}
 			cancel()
@@ -1129,7 +1121,7 @@ func (r *RelatedIndex) embedPending(orgID string, o *orgTerms) {
 			o.inflight[t] = true
 		}
 		o.mu.Unlock()
-		vs, err := r.embedVectors(ctx, add)
+		vs, err := r.embedVectors(ctx, add, nil)
 		o.mu.Lock()
 		if err != nil {
 			o.embedding, o.inflight = false, nil
@@ -1191,7 +1183,7 @@ func (r *RelatedIndex) rebuild(ctx context.Context, orgID string, o *orgTerms, m
 	if o.built && o.model == model && o.dim == dim {
 		have = o.known()
 	}
-	vocab, err := r.listAndLoad(ctx, orgID, model, dim, have, !o.built)
+	vocab, err := r.listAndLoad(ctx, orgID, model, dim, have, !o.built, nil)
 	if err != nil {
 		return err
 	}
@@ -1237,12 +1229,13 @@ func (r *RelatedIndex) rebuildLater(orgID string, o *orgTerms, model string, dim
 		defer cancel()
 		began := time.Now()
 		have := snap.live()
-		vocab, err := r.listAndLoad(ctx, orgID, model, dim, have, first)
+		yield := r.yielder(ctx)
+		vocab, err := r.listAndLoad(ctx, orgID, model, dim, have, first, yield)
 		var missing, gone []string
 		var vs []qvec
 		if err == nil {
 			missing, gone = vocabularyDiff(vocab, have)
-			vs, err = r.embedVectors(ctx, missing)
+			vs, err = r.embedVectors(ctx, missing, yield)
 		}
 		if err == nil {
 			err = r.dropRecords(ctx, orgID, gone)
@@ -1287,8 +1280,9 @@ func (r *RelatedIndex) rebuildLater(orgID string, o *orgTerms, model string, dim
 }
 
 // listAndLoad lists the vocabulary and, when load is set and records are
-// kept, adds the stored vectors to have, side by side.
-func (r *RelatedIndex) listAndLoad(ctx context.Context, orgID, model string, dim int, have map[string]qvec, load bool) ([]string, error) {
+// kept, adds the stored vectors to have, side by side. yield, if not nil,
+// is called before each page of stored vectors.
+func (r *RelatedIndex) listAndLoad(ctx context.Context, orgID, model string, dim int, have map[string]qvec, load bool, yield func()) ([]string, error) {
 	var vocab []string
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
@@ -1297,12 +1291,37 @@ func (r *RelatedIndex) listAndLoad(ctx context.Context, orgID, model string, dim
 	})
 	if load && r.Records != nil {
 		g.Go(func() error {
-			stored, err := r.loadVectors(gctx, orgID, model, dim)
+			stored, err := r.loadVectors(gctx, orgID, model, dim, yield)
 			maps.Copy(have, stored)
 			return err
 		})
 	}
 	return vocab, g.Wait()
+}
+
+// yielder returns a yield for background work: each call waits while
+// searches are in flight (YieldMax at most), until it has waited
+// maxYieldWait in all; without a Foreground it does nothing. Safe for
+// concurrent use.
+func (r *RelatedIndex) yielder(ctx context.Context) func() {
+	if r.Foreground == nil {
+		return nil
+	}
+	var mu sync.Mutex
+	var waited time.Duration
+	return func() {
+		mu.Lock()
+		left := maxYieldWait - waited
+		mu.Unlock()
+		if left <= 0 {
+			return
+		}
+		t := time.Now()
+		r.Foreground.Yield(ctx, min(YieldMax, left))
+		mu.Lock()
+		waited += time.Since(t)
+		mu.Unlock()
+	}
 }
 
 // vocabulary lists the org's terms that take part in embedding
@@ -1490,7 +1509,7 @@ func quantize(v []float32) qvec {
 // embedTerms embeds terms and queues their vectors for the org's saver
 // (o.mu held).
 func (r *RelatedIndex) embedTerms(ctx context.Context, orgID string, o *orgTerms, terms []string) ([]qvec, error) {
-	out, err := r.embedVectors(ctx, terms)
+	out, err := r.embedVectors(ctx, terms, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -1499,11 +1518,15 @@ func (r *RelatedIndex) embedTerms(ctx context.Context, orgID string, o *orgTerms
 }
 
 // embedVectors embeds terms (as documents, so that term-to-term similarity
-// is symmetric) and quantizes them. It takes no lock.
-func (r *RelatedIndex) embedVectors(ctx context.Context, terms []string) ([]qvec, error) {
+// is symmetric) and quantizes them. It takes no lock. yield, if not nil,
+// is called before each call of the embedder.
+func (r *RelatedIndex) embedVectors(ctx context.Context, terms []string, yield func()) ([]qvec, error) {
 	out := make([]qvec, 0, len(terms))
 	dim := r.Embedder.Dimensions()
 	for len(terms) > 0 {
+		if yield != nil {
+			yield()
+		}
 		batch := terms[:min(len(terms), embedBatch)]
 		terms = terms[len(batch):]
 		vs, err := r.Embedder.Embed(ctx, batch, memory.PurposeDocument)
@@ -1612,14 +1635,18 @@ func (r *RelatedIndex) save(orgID string, o *orgTerms) {
 // loadVectors reads the org's stored vectors of model: the pages are read
 // in order while every core decodes those already read (decoding the JSON
 // took half of a first build). Records of another model, or unreadable,
-// are deleted: they are embedded again.
-func (r *RelatedIndex) loadVectors(ctx context.Context, orgID, model string, dim int) (map[string]qvec, error) {
+// are deleted: they are embedded again. yield, if not nil, is called
+// before each page.
+func (r *RelatedIndex) loadVectors(ctx context.Context, orgID, model string, dim int, yield func()) (map[string]qvec, error) {
 	pages := make(chan []memory.Record, runtime.GOMAXPROCS(0))
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		defer close(pages)
 		after := ""
 		for {
+			if yield != nil {
+				yield()
+			}
 			recs, next, err := r.Records.ListRecords(gctx, orgID, RelatedVectorKind, after, recordPage)
 			if err != nil {
 				return fmt.Errorf("related terms: load term vectors: %w", err)

@@ -65,7 +65,7 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the searches to this file")
 	flag.StringVar(&memProfileTo, "memprofile", "", "write heap profiles before the searches (to this file + \".before\") and after them, for pprof -sample_index=alloc_space -base")
 	flag.StringVar(&ingestProfile, "ingest-profile", "", "write a CPU profile of the creates (every size) to this file")
-	flag.BoolVar(&warmAll, "warm", false, "search every query twice and wait for the background expansions before measuring each mode (a steady state: the related terms of every query word cached), not only the first 20 once")
+	flag.BoolVar(&warmAll, "warm", false, "search every query twice before measuring each mode, not only the first 20 once, so that the background expansions (waited for in either case) cache the related terms of every query word: a steady state")
 	only := flag.String("modes", "", "measure only these comma-separated modes (default: all), in the usual order")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -338,8 +338,13 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 					b.Service.Search(ctx, caller, req(q))
 				}
 			}
-			if w, ok := relatedOf(b); ok && warmAll {
-				w.Wait() // a steady state: what the warm-up queued is expanded
+			// The related-terms index loads a large org's vocabulary in the
+			// background (and, with -warm, expands what the warm-up
+			// queued): measured once it has, as a service is after its
+			// first seconds, not while its first lookups go without
+			// embedding neighbours.
+			if w, ok := relatedOf(b); ok {
+				w.Wait()
 			}
 			emb.takeQuery()
 			var total, excl []float64
