@@ -158,11 +158,16 @@ type RelatedIndex struct {
 	// beside them little. Without it the background runs flat out.
 	Foreground *retrieval.Foreground
 
-	mu   sync.Mutex
-	bg   sync.WaitGroup // expansions finishing in the background
-	orgs map[string]*orgTerms
-	used map[string]int64
-	tick int64
+	mu sync.Mutex
+	bg sync.WaitGroup // expansions finishing in the background
+	// stop ends the first loads under way (Close); they have no time
+	// limit otherwise.
+	stopOnce sync.Once
+	stopCtx  context.Context
+	stop     context.CancelFunc
+	orgs     map[string]*orgTerms
+	used     map[string]int64
+	tick     int64
 }
 
 // orgTerms is one org's vocabulary vectors and cached expansions.
@@ -543,6 +548,23 @@ func (r *RelatedIndex) expandLater(ctx context.Context, orgID string, o *orgTerm
 // Wait returns once the expansions and term-vector writes under way in the
 // background are done (tests, and a clean shutdown).
 func (r *RelatedIndex) Wait() { r.bg.Wait() }
+
+// Close stops the first loads under way, which embedding a vocabulary
+// never embedded before can make long, and waits for the rest of the
+// background work (term vectors being stored, expansions): at most
+// laterTimeout. Lookups after it work, without background first loads.
+func (r *RelatedIndex) Close() error {
+	r.stopper()
+	r.stop()
+	r.Wait()
+	return nil
+}
+
+// stopper returns the context that Close cancels.
+func (r *RelatedIndex) stopper() context.Context {
+	r.stopOnce.Do(func() { r.stopCtx, r.stop = context.WithCancel(context.Background()) })
+	return r.stopCtx
+}
 
 // expand finds the related terms of todo (normalized, none cached): the
 // is-a table's and the extractors' and the nearest vocabulary terms by
@@ -1224,7 +1246,7 @@ func (r *RelatedIndex) rebuildLater(orgID string, o *orgTerms, model string, dim
 		defer r.bg.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), laterTimeout)
 		if first {
-			ctx, cancel = context.WithCancel(context.Background())
+			ctx, cancel = context.WithCancel(r.stopper())
 		}
 		defer cancel()
 		began := time.Now()

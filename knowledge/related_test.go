@@ -624,7 +624,11 @@ func (h *heldEmbedder) Embed(ctx context.Context, texts []string, p memory.Purpo
 	h.mu.Unlock()
 	if hold != nil {
 		entered <- struct{}{}
-		<-hold
+		select {
+		case <-hold:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 	return h.conceptEmbedder.Embed(ctx, texts, p)
 }
@@ -784,4 +788,32 @@ func relatedTerms(t *testing.T, rel *knowledge.RelatedIndex, orgID, term string)
 		out = append(out, r.Term)
 	}
 	return out
+}
+
+// TestRelatedCloseStopsAFirstLoad: Close does not wait for a first load
+// in the background (a vocabulary never embedded before is embedded
+// whole, which can take minutes).
+func TestRelatedCloseStopsAFirstLoad(t *testing.T) {
+	b := open(t)
+	sayAll(t, b.Service, memory.Caller{OrgID: "o"}, everyday)
+	emb := &heldEmbedder{conceptEmbedder: &conceptEmbedder{}}
+	rel := &knowledge.RelatedIndex{Terms: b.Store, Embedder: emb, Records: b.Store, SyncBuildTerms: 10}
+	entered, release := emb.holdNext()
+	defer release()
+	relatedTerms(t, rel, "o", "novel")
+	select {
+	case <-entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the vocabulary's vectors are not being built")
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- rel.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close waited for the first load")
+	}
 }

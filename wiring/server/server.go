@@ -219,7 +219,7 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 	b.Service = service.NewService(store, index, tracedEmb, wiring.ServiceOptions(cfg, log, opts...)...)
 	b.closers.Add(b.Service.Close) // closed first: its queued accesses need the store
 	if k != nil && k.Related != nil {
-		b.closers.Add(func() error { k.Related.Wait(); return nil }) // term vectors still being stored, expansions under way
+		b.closers.Add(k.Related.Close) // first loads stopped; term vectors still being stored, expansions under way
 	}
 	if ol, ok := b.Store.(memory.OrgLister); ok && k != nil {
 		b.closers.Add(wiring.StartBackfill(ctx, k, ol, log)) // stopped before the service and store close
