@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -54,7 +55,11 @@ func (e *conceptEmbedder) Embed(_ context.Context, texts []string, _ memory.Purp
 		h.Write([]byte(t))
 		own := direction(h.Sum64())
 		v := make([]float32, conceptDims)
-		if c, ok := concepts[t]; ok {
+		c, ok := concepts[t]
+		if strings.HasPrefix(t, "kayak") {
+			c, ok = concepts["kayak"], true // kayaks of every kind (TestRelatedUpkeepUnderLoad)
+		}
+		if ok {
 			base := direction(uint64(c) * 0x9e3779b97f4a7c15)
 			for k := range v {
 				v[k] = float32(base[k] + 0.3*own[k])
@@ -815,5 +820,79 @@ func TestRelatedCloseStopsAFirstLoad(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Close waited for the first load")
+	}
+}
+
+// TestRelatedUpkeepUnderLoad runs writes, lookups, forgets and the
+// five-minutely listing side by side (under -race in make test) and checks
+// that, once the background work is done, no forgotten term is related to
+// anything and the words still written are.
+func TestRelatedUpkeepUnderLoad(t *testing.T) {
+	b := open(t)
+	sayAll(t, b.Service, memory.Caller{OrgID: "o"}, everyday)
+	var clock sync.Mutex
+	now := time.Unix(1_700_000_000, 0)
+	rel := &knowledge.RelatedIndex{Terms: b.Store, Embedder: &conceptEmbedder{}, Records: b.Store, Foreground: &retrieval.Foreground{},
+		Now: func() time.Time { clock.Lock(); defer clock.Unlock(); return now }}
+	k := &knowledge.Service{Store: b.Store, Terms: b.Store, Extractor: offline.New(offline.Options{}), Related: rel}
+	relatedTerms(t, rel, "o", "canoe") // built
+	// Each writer writes turns naming a kayak of its own kind (all of
+	// them canoe's neighbours) and forgets the second half of them.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var forgotten []string
+	for w := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 20 {
+				word := "kayak" + []string{"a", "e", "u"}[w] + strings.Repeat("o", i+1)
+				m := memorytest.New("o", "", memory.TypeMessage, "I paddled the "+word+" on the river", memorytest.Base+int64(100_000*(w+1)+i))
+				if _, err := b.Store.Create(ctx, []*memory.Memory{m}); err != nil {
+					t.Error(err)
+					return
+				}
+				if err := k.Index(ctx, "o", []*memory.Memory{m}); err != nil {
+					t.Error(err)
+					return
+				}
+				if i >= 10 {
+					if err := k.Forget(ctx, "o", []string{m.ID}); err != nil {
+						t.Error(err)
+						return
+					}
+					mu.Lock()
+					forgotten = append(forgotten, word)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 60 {
+				relatedTerms(t, rel, "o", []string{"canoe", "kayak", "river", "boat"}[i%4])
+				if i%15 == 0 {
+					clock.Lock()
+					now = now.Add(knowledge.DefaultRelatedMaxAge + time.Second)
+					clock.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	rel.Wait()
+	for _, q := range append([]string{"canoe", "kayak", "boat"}, forgotten...) {
+		got := relatedTerms(t, rel, "o", q)
+		for _, f := range forgotten {
+			if slices.Contains(got, f) {
+				t.Fatalf("%s: got %v, with the forgotten %q", q, got, f)
+			}
+		}
+	}
+	if got := relatedTerms(t, rel, "o", "canoe"); !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "kayak") }) {
+		t.Fatalf("canoe: got %v, want kayaks among them", got)
 	}
 }
