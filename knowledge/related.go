@@ -215,12 +215,11 @@ type orgTerms struct {
 	// memories forgotten): skipped by the scans, out of index. Replaced,
 	// never written in place: a scan's snapshot holds the old one.
 	dead map[int]bool
-	// epoch counts the full builds; rebuilding is true while a
-	// background rebuild (MaxAge elapsed) runs, and dropped collects the
-	// terms dropped meanwhile, which its listing may predate.
-	epoch      int
-	rebuilding bool
-	dropped    map[string]bool
+	// epoch counts the full builds. dropped is not nil while a build runs
+	// in the background (rebuilding), and collects the terms dropped
+	// meanwhile, which its listing may predate.
+	epoch   int
+	dropped map[string]bool
 	// gen counts the drops and full builds: an expansion computed across
 	// one is returned but not cached, as it may name a dropped term.
 	gen int
@@ -311,7 +310,7 @@ func (r *RelatedIndex) Observe(orgID string, refs []memory.SemanticRef) {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if !o.built && !o.rebuilding {
+	if !o.built && !o.rebuilding() {
 		return
 	}
 	defer r.embedLater(orgID, o) // once built, for a first build's listing may miss them
@@ -1059,21 +1058,22 @@ func (r *RelatedIndex) refresh(ctx context.Context, orgID string, o *orgTerms) e
 	if o.built && (o.model != model || o.dim != dim) {
 		o.reset() // vectors of two models do not compare: start over
 	}
-	if o.stale || (!o.built && !o.rebuilding) {
-		if !o.stale {
-			// A first build: waited for when the vocabulary is small.
-			_, next, err := r.Terms.Vocabulary(ctx, orgID, "", r.syncBuildTerms())
-			if err != nil {
-				return fmt.Errorf("related terms: vocabulary: %w", err)
-			}
-			if next != "" {
-				r.rebuildLater(orgID, o, model, dim, true)
-				return nil
-			}
-		}
-		return r.rebuild(ctx, orgID, o, model, dim)
+	if o.stale {
+		return r.rebuild(ctx, orgID, o, model, dim, nil)
 	}
-	if o.built && r.now().Sub(o.builtAt) > r.maxAge() && !o.rebuilding {
+	if !o.built && !o.rebuilding() {
+		// A first build: waited for when the vocabulary is one page.
+		page, next, err := r.Terms.Vocabulary(ctx, orgID, "", r.syncBuildTerms())
+		if err != nil {
+			return fmt.Errorf("related terms: vocabulary: %w", err)
+		}
+		if next != "" {
+			r.rebuildLater(orgID, o, model, dim, true)
+			return nil
+		}
+		return r.rebuild(ctx, orgID, o, model, dim, candidates(page))
+	}
+	if o.built && r.now().Sub(o.builtAt) > r.maxAge() && !o.rebuilding() {
 		r.rebuildLater(orgID, o, model, dim, false)
 	}
 	return nil
@@ -1193,19 +1193,19 @@ func (o *orgTerms) appendTerms(terms []string, vs []qvec) {
 	}
 }
 
-// rebuild lists the vocabulary, loads (on a first build) or embeds the
-// vectors it lacks, drops the stored vectors of the terms gone and
-// installs the result (o.mu held).
-func (r *RelatedIndex) rebuild(ctx context.Context, orgID string, o *orgTerms, model string, dim int) error {
+// rebuild lists the vocabulary (unless listed holds it: not nil),
+// loads (on a first build) or embeds the vectors it lacks, drops the
+// stored vectors of the terms gone and installs the result (o.mu held).
+func (r *RelatedIndex) rebuild(ctx context.Context, orgID string, o *orgTerms, model string, dim int, listed []string) error {
 	began := time.Now()
 	// Vectors already known: in process, or in the store on a first build,
 	// read beside the vocabulary's listing (the first search of an org
 	// after a start waits for both).
 	have := map[string]qvec{}
 	if o.built && o.model == model && o.dim == dim {
-		have = o.known()
+		have = o.live()
 	}
-	vocab, err := r.listAndLoad(ctx, orgID, model, dim, have, !o.built, nil)
+	vocab, err := r.listAndLoad(ctx, orgID, model, dim, have, !o.built, listed, nil)
 	if err != nil {
 		return err
 	}
@@ -1236,7 +1236,7 @@ func (r *RelatedIndex) rebuild(ctx context.Context, orgID string, o *orgTerms, m
 // in. A first build (first) also loads the stored vectors, without a
 // time limit: a vocabulary never embedded before is embedded whole.
 func (r *RelatedIndex) rebuildLater(orgID string, o *orgTerms, model string, dim int, first bool) {
-	o.rebuilding, o.dropped = true, map[string]bool{}
+	o.dropped = map[string]bool{} // rebuilding
 	// The vectors at hand, from a snapshot: mapping a large vocabulary
 	// here would hold o.mu, and the lookup, for milliseconds.
 	snap := orgTerms{terms: o.terms, vecs: o.vecs, scales: o.scales, dim: o.dim, dead: o.dead}
@@ -1252,7 +1252,7 @@ func (r *RelatedIndex) rebuildLater(orgID string, o *orgTerms, model string, dim
 		began := time.Now()
 		have := snap.live()
 		yield := r.yielder(ctx)
-		vocab, err := r.listAndLoad(ctx, orgID, model, dim, have, first, yield)
+		vocab, err := r.listAndLoad(ctx, orgID, model, dim, have, first, nil, yield)
 		var missing, gone []string
 		var vs []qvec
 		if err == nil {
@@ -1265,7 +1265,7 @@ func (r *RelatedIndex) rebuildLater(orgID string, o *orgTerms, model string, dim
 		o.mu.Lock()
 		defer o.mu.Unlock()
 		dropped := o.dropped
-		o.rebuilding, o.dropped = false, nil
+		o.dropped = nil
 		if err != nil {
 			// Served as it is until the next MaxAge; a first build is
 			// tried again by the next lookup.
@@ -1301,16 +1301,19 @@ func (r *RelatedIndex) rebuildLater(orgID string, o *orgTerms, model string, dim
 	}()
 }
 
-// listAndLoad lists the vocabulary and, when load is set and records are
-// kept, adds the stored vectors to have, side by side. yield, if not nil,
-// is called before each page of stored vectors.
-func (r *RelatedIndex) listAndLoad(ctx context.Context, orgID, model string, dim int, have map[string]qvec, load bool, yield func()) ([]string, error) {
-	var vocab []string
+// listAndLoad lists the vocabulary, unless listed holds it (not nil),
+// and, when load is set and records are kept, adds the stored vectors to
+// have, side by side. yield, if not nil, is called before each page of
+// stored vectors.
+func (r *RelatedIndex) listAndLoad(ctx context.Context, orgID, model string, dim int, have map[string]qvec, load bool, listed []string, yield func()) ([]string, error) {
+	vocab := listed
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) {
-		vocab, err = r.vocabulary(gctx, orgID)
-		return err
-	})
+	if listed == nil {
+		g.Go(func() (err error) {
+			vocab, err = r.vocabulary(gctx, orgID)
+			return err
+		})
+	}
 	if load && r.Records != nil {
 		g.Go(func() error {
 			stored, err := r.loadVectors(gctx, orgID, model, dim, yield)
@@ -1356,16 +1359,24 @@ func (r *RelatedIndex) vocabulary(ctx context.Context, orgID string) ([]string, 
 		if err != nil {
 			return nil, fmt.Errorf("related terms: vocabulary: %w", err)
 		}
-		for _, t := range page {
-			if candidate(t) {
-				vocab = append(vocab, t)
-			}
-		}
+		vocab = append(vocab, candidates(page)...)
 		if next == "" {
 			return vocab, nil
 		}
 		after = next
 	}
+}
+
+// candidates returns the terms of page that take part in embedding
+// neighbours (candidate), never nil.
+func candidates(page []string) []string {
+	out := make([]string, 0, len(page))
+	for _, t := range page {
+		if candidate(t) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // vocabularyDiff returns the terms of vocab without a vector in have, in
@@ -1402,7 +1413,8 @@ func (r *RelatedIndex) dropRecords(ctx context.Context, orgID string, terms []st
 
 // live returns the vectors of the rows of o not dead, the last row of a
 // term winning (a term dropped and written again has a dead row and a live
-// one). o is a snapshot no one else changes.
+// one). They share o.vecs, which is only appended to or replaced. o is a
+// snapshot no one else changes, or o.mu is held.
 func (o *orgTerms) live() map[string]qvec {
 	have := make(map[string]qvec, len(o.terms))
 	for j, t := range o.terms {
@@ -1413,15 +1425,8 @@ func (o *orgTerms) live() map[string]qvec {
 	return have
 }
 
-// known returns the vectors of o's live terms (o.mu held). They share
-// o.vecs, which is only appended to or replaced.
-func (o *orgTerms) known() map[string]qvec {
-	have := make(map[string]qvec, len(o.index))
-	for t, j := range o.index {
-		have[t] = qvec{q: o.vecs[j*o.dim : (j+1)*o.dim], scale: o.scales[j]}
-	}
-	return have
-}
+// rebuilding reports whether a build runs in the background (o.mu held).
+func (o *orgTerms) rebuilding() bool { return o.dropped != nil }
 
 // install makes vocab, with its vectors in have, o's vocabulary, and
 // drops what was cached of the one before (o.mu held).

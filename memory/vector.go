@@ -31,15 +31,21 @@ func DecodeVector(b []byte) []float32 {
 
 // Normalize scales v to unit length in place (no-op for the zero vector).
 func Normalize(v []float32) {
+	n := length(v)
+	if n == 0 {
+		return
+	}
+	inv := float32(1 / n)
+	for i := range v {
+		v[i] *= inv
+	}
+}
+
+// length is the Euclidean length of v, summed in float64.
+func length[T float32 | float64](v []T) float64 {
 	var s float64
 	for _, x := range v {
 		s += float64(x) * float64(x)
 	}
-	if s == 0 {
-		return
-	}
-	inv := float32(1 / math.Sqrt(s))
-	for i := range v {
-		v[i] *= inv
-	}
+	return math.Sqrt(s)
 }

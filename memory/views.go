@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"fmt"
-	"math"
 	"regexp"
 	"strings"
 )
@@ -66,11 +65,7 @@ func CombineViews(whole []float32, sentences [][]float32) []float32 {
 			mean[i] += float64(v[i])
 		}
 	}
-	mn, wn := norm64(mean), 0.0
-	for _, x := range whole {
-		wn += float64(x) * float64(x)
-	}
-	wn = math.Sqrt(wn)
+	mn, wn := length(mean), length(whole)
 	if mn == 0 || wn == 0 {
 		return whole
 	}
@@ -78,7 +73,7 @@ func CombineViews(whole []float32, sentences [][]float32) []float32 {
 	for i := range sum {
 		sum[i] = float64(whole[i])/wn + mean[i]/mn
 	}
-	sn := norm64(sum)
+	sn := length(sum)
 	if sn == 0 {
 		return whole
 	}
@@ -87,14 +82,6 @@ func CombineViews(whole []float32, sentences [][]float32) []float32 {
 		out[i] = float32(sum[i] / sn)
 	}
 	return out
-}
-
-func norm64(v []float64) float64 {
-	var s float64
-	for _, x := range v {
-		s += x * x
-	}
-	return math.Sqrt(s)
 }
 
 // EmbedMemories sets the Embedding and EmbeddingModel of ms with e, in
