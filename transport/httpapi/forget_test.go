@@ -38,8 +38,10 @@ func forgetServer(t *testing.T) (*client, *local.Backend) {
 	return newClient(t, httpapi.New(b.Service, keys, log, httpapi.WithDocuments(docs), httpapi.WithExtraction(queue))), b
 }
 
-// secrets are what the erasure about Priya must leave nowhere.
-var secrets = []string{"4111", "X9981", "Lisbon"}
+// secrets are what the erasure about Priya must leave nowhere. The card
+// number keeps its space: "4111" alone turns up in timestamps
+// (lastAccessedAt 1795838754111).
+var secrets = []string{"4111 1111", "X9981", "Lisbon"}
 
 // priyaMemories writes, with key, what an erasure of "Priya" must remove
 // and what it must keep: her turns (entityId priya), a turn of Bo that
