@@ -187,7 +187,7 @@ func (ix *Index) keywordPart(o *orgIndex, q memory.IndexQuery, qs []qterm, normO
 		left[i] = left[i+1] + len(qs[i].p.docs)
 	}
 	m := newMatcher(o, q.Filter)
-	allowed := func(d uint32) bool { return o.ids[d] != "" && m.match(int(d)) }
+	allowed := func(d uint32) bool { return m.match(int(d)) } // a removed memory matches nothing
 	var theta float32
 	i := 0
 	for ; i < len(qs); i++ {
@@ -218,14 +218,11 @@ func (ix *Index) keywordPart(o *orgIndex, q memory.IndexQuery, qs []qterm, normO
 	} else {
 		for _, d := range acc.touched {
 			s := float64(acc.score[d])
-			if o.ids[d] == "" {
-				continue // deleted, awaiting compaction
-			}
 			if len(top) == q.K && s < top[0].Score {
 				continue // cannot enter: skip the filter check
 			}
 			if !m.match(int(d)) {
-				continue
+				continue // filtered out, or removed and awaiting compaction
 			}
 			pushTop(&top, memory.Hit{ID: o.ids[d], Score: s}, q.K)
 		}
@@ -251,7 +248,7 @@ func finishPruned(o *orgIndex, m *matcher, acc *accumulator, qs []qterm, rest []
 	cands := acc.cands[:0]
 	defer func() { acc.cands = cands[:0] }() // kept for the next search: up to hundreds of thousands at 1M
 	for _, d := range acc.touched {
-		if acc.score[d]+rest[0] >= theta && o.ids[d] != "" && m.match(int(d)) {
+		if acc.score[d]+rest[0] >= theta && m.match(int(d)) {
 			cands = append(cands, d)
 		}
 	}
