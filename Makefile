@@ -7,7 +7,7 @@ QUERIES  ?= 300
 
 export PORT DATA_DIR
 
-.PHONY: test-arm64 bench-arm64 test-clients help run invoke models build-lambdas synth deploy deploy-localstack destroy bench-embed bench-locomo bench-extract run-aws-local localstack-start localstack-stop localstack-test localstack-deploy localstack-up localstack-down localstack-test-docker build test test-short fuzz vet lint fmt bench-hostile bench-latency bench-latency-opensearch bench-peers bench-load opensearch-start opensearch-stop clean openapi-check
+.PHONY: ui-screenshots test-arm64 bench-arm64 test-clients help run invoke models build-lambdas synth deploy deploy-localstack destroy bench-embed bench-locomo bench-extract run-aws-local localstack-start localstack-stop localstack-test localstack-deploy localstack-up localstack-down localstack-test-docker build test test-short fuzz vet lint fmt bench-hostile bench-latency bench-latency-opensearch bench-peers bench-load opensearch-start opensearch-stop clean openapi-check
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -67,6 +67,9 @@ test-arm64: ## make test's arm64 stage on its own: the NEON kernels and the embe
 
 bench-arm64: ## the arm64 kernels against the portable loops, under qemu-user (a ratio, not native speed)
 	scripts/arm64.sh bench
+
+ui-screenshots: ## refresh docs/ui/ with the explorer page's screenshots, taken by its browser tests in headless Chromium
+	CHROME_PATH=$$(scripts/browser.sh install) UI_SCREENSHOTS=$(CURDIR)/docs/ui $(GO) test -count=1 -run '^TestExplorer$$' ./transport/httpapi/ui/
 
 test-clients: ## the Go, Python and TypeScript clients' suites against a real memoryd (scripts/clients-test.sh)
 	scripts/clients-test.sh

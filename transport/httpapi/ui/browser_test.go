@@ -152,10 +152,13 @@ func newBrowser(t *testing.T, base string) *browser {
 	}); err != nil {
 		t.Fatalf("start Chromium (%s): %v", path, err)
 	}
+	// Screenshots go to a temporary folder, so that a test run leaves the
+	// checkout as it found it; UI_SCREENSHOTS=DIR writes them to DIR (the
+	// Makefile's ui-screenshots target: docs/ui), =off takes none.
 	switch dir := os.Getenv("UI_SCREENSHOTS"); dir {
 	case "off":
 	case "":
-		b.shots = filepath.Join("..", "..", "..", "docs", "ui")
+		b.shots = t.TempDir()
 	default:
 		b.shots = dir
 	}
