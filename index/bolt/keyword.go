@@ -247,8 +247,18 @@ func (ix *Index) keywordPart(o *orgIndex, q memory.IndexQuery, qs []qterm, normO
 func finishPruned(o *orgIndex, m *matcher, acc *accumulator, qs []qterm, rest []float32, theta float32, normOf func(uint32) float32, top scored, k int) scored {
 	cands := acc.cands[:0]
 	defer func() { acc.cands = cands[:0] }() // kept for the next search: up to hundreds of thousands at 1M
+	// A filter that most memories pass (an org's search with no agent or
+	// type, removed memories aside) is checked late: only on the
+	// candidates that would enter the k best, not on every one touched (a
+	// read of its class each, at a million memories 18% of the search).
+	// A narrow one is checked first, so that the terms left are added to
+	// its memories only.
+	var allow func(d uint32) bool
+	if m.broad {
+		allow = func(d uint32) bool { return m.match(int(d)) }
+	}
 	for _, d := range acc.touched {
-		if acc.score[d]+rest[0] >= theta && m.match(int(d)) {
+		if acc.score[d]+rest[0] >= theta && (m.broad || m.match(int(d))) {
 			cands = append(cands, d)
 		}
 	}
@@ -285,7 +295,7 @@ func finishPruned(o *orgIndex, m *matcher, acc *accumulator, qs []qterm, rest []
 		// The k-th best score so far among the candidates is a lower bound
 		// of the final k-th best (scores only grow): the threshold rises
 		// as the terms are added, and more candidates drop before the next.
-		if kth, ok := kthScore(acc, cands, k, nil); ok && kth*(1-1e-6) > theta {
+		if kth, ok := kthScore(acc, cands, k, allow); ok && kth*(1-1e-6) > theta {
 			theta = kth * (1 - 1e-6)
 		}
 		kept := cands[:0]
@@ -303,7 +313,7 @@ func finishPruned(o *orgIndex, m *matcher, acc *accumulator, qs []qterm, rest []
 			acc.marks[d>>6] &^= 1 << (d & 63)
 		}
 		s := float64(acc.score[d])
-		if len(top) == k && s < top[0].Score {
+		if len(top) == k && s < top[0].Score || m.broad && !m.match(int(d)) {
 			continue
 		}
 		pushTop(&top, memory.Hit{ID: o.ids[d], Score: s}, k)

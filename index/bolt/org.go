@@ -24,6 +24,7 @@ type orgIndex struct {
 	created []int64
 	refs    [][4]uint32
 	classes []memory.Attrs
+	members []int // live memories by class
 	classOf map[classKey]uint32
 	meta    [][]string // each memory's metadata pairs (memory.MetadataPairs), nil for none
 	syms    []string
@@ -169,6 +170,7 @@ type matcher struct {
 	want       [4]uint32 // room, entity, session, document; 0: any
 	meta       memory.MetadataFilter
 	none       bool   // a wanted reference the org has never seen
+	broad      bool   // decided by class alone, and at least half the live memories pass
 	verdict    []int8 // by class: 0 undecided, 1 matches, -1 does not
 }
 
@@ -186,6 +188,15 @@ func newMatcher(o *orgIndex, f memory.Filter) *matcher {
 	}
 	m.meta = f.Metadata
 	m.f.Start, m.f.End, m.f.RoomID, m.f.EntityID, m.f.SessionID, m.f.DocumentID, m.f.Metadata = 0, 0, "", "", "", "", nil
+	if !m.none && m.want == [4]uint32{} && len(m.meta) == 0 && m.start == 0 && m.end == 0 {
+		passing := 0
+		for c := 1; c < len(o.members); c++ {
+			if o.members[c] > 0 && m.f.Match(o.classes[c]) {
+				passing += o.members[c]
+			}
+		}
+		m.broad = 2*passing >= o.live
+	}
 	return m
 }
 
@@ -235,7 +246,12 @@ func (o *orgIndex) add(id string, d *doc, dims int) {
 	}
 	o.pos[id] = ord
 	o.ids = append(o.ids, id)
-	o.class = append(o.class, o.classify(d.attrs))
+	c := o.classify(d.attrs)
+	o.class = append(o.class, c)
+	for len(o.members) < len(o.classes) {
+		o.members = append(o.members, 0)
+	}
+	o.members[c]++
 	o.created = append(o.created, d.attrs.CreatedAt)
 	o.meta = append(o.meta, internAll(d.attrs.Meta))
 	o.refs = append(o.refs, [4]uint32{o.sym(d.attrs.RoomID), o.sym(d.attrs.EntityID), o.sym(d.attrs.SessionID), o.sym(d.attrs.DocumentID)})
@@ -290,6 +306,7 @@ func (o *orgIndex) remove(id string, dims int) {
 	if o.hasVec[ord] {
 		o.vectors--
 	}
+	o.members[o.class[ord]]--
 	o.ids[ord], o.class[ord], o.terms[ord], o.hasVec[ord], o.meta[ord] = "", 0, nil, false, nil
 	o.live--
 	o.dead++
