@@ -16,9 +16,11 @@ import (
 // scoring every posting returns: the same memories, in the same order up to
 // exact ties, with the same scores, for queries of one to eight Zipf words
 // (common words among them, whose lists pruning skips), with and without
-// filters, k from 1 to 50, after deletes left as holes in the postings,
-// with the search split across ordinal ranges as on several cores, and
-// with MaxScore's last phase seeking in the lists or reading them through.
+// filters (a broad one, which most memories pass and which is checked
+// late, and narrow ones, checked first), k from 1 to 50, after deletes
+// left as holes in the postings, with the search split across ordinal
+// ranges as on several cores, and with MaxScore's last phase seeking in
+// the lists or reading them through.
 func TestKeywordPruningIsExact(t *testing.T) {
 	ctx := context.Background()
 	ix, _ := open(t, t.TempDir(), model)
