@@ -1116,9 +1116,7 @@ func (r *RelatedIndex) embedPending(orgID string, o *orgTerms) {
 	defer r.bg.Done()
 	ctx := context.Background()
 	for {
-		if r.Foreground != nil {
-			r.Foreground.Yield(ctx, YieldMax)
-		}
+		r.yieldOnce(ctx)
 		o.mu.Lock()
 		model, dim := r.Embedder.Model(), r.Embedder.Dimensions()
 		var add []string
@@ -1322,6 +1320,15 @@ func (r *RelatedIndex) listAndLoad(ctx context.Context, orgID, model string, dim
 		})
 	}
 	return vocab, g.Wait()
+}
+
+// yieldOnce waits, at most YieldMax, while searches are in flight: a
+// background worker's turn before each batch (nothing without a
+// Foreground).
+func (r *RelatedIndex) yieldOnce(ctx context.Context) {
+	if r.Foreground != nil {
+		r.Foreground.Yield(ctx, YieldMax)
+	}
 }
 
 // yielder returns a yield for background work: each call waits while
@@ -1606,9 +1613,7 @@ func (r *RelatedIndex) save(orgID string, o *orgTerms) {
 	for {
 		// Searches first: the vectors are stored for the next start, and a
 		// batch waits at most YieldMax while searches are in flight.
-		if r.Foreground != nil {
-			r.Foreground.Yield(ctx, YieldMax)
-		}
+		r.yieldOnce(ctx)
 		o.saveMu.Lock()
 		o.mu.Lock()
 		// Any saveBatch of them, in key order: copying and sorting every
