@@ -317,7 +317,8 @@ func (termList) Lists() []string { return []string{retrieval.ListKnowledge} }
 // query words it matches, each by its best form; memories that score
 // nothing are not listed, so the list only ranks what the knowledge really
 // singles out. Words indexed under more than MaxTermDF memories take no
-// part (termPostings).
+// part (termPostings). A question that names one person who speaks in the
+// memories (retrieval.Query.Speakers) keeps the messages that person said.
 func (t termList) Retrieve(ctx context.Context, q *retrieval.Query, _ []string) (map[string][]memory.Hit, error) {
 	terms := QueryTerms(q.Text)
 	if len(terms) == 0 {
@@ -338,6 +339,38 @@ func (t termList) Retrieve(ctx context.Context, q *retrieval.Query, _ []string) 
 	for term, r := range rel {
 		weights[term] = map[string]float64{r.word: r.weight * query.RelatedWeight}
 	}
+	hits, scored, err := t.rank(ctx, q.Filter, weights)
+	if err != nil {
+		return nil, err
+	}
+	// A question about one person who speaks in the memories ("What
+	// activities does Melanie partake in?") is answered by what that person
+	// said, as KnowPro scopes a query by the entities it names. The name
+	// itself cannot weigh in the sum: a speaker's name is in half of a
+	// conversation's memories, so its idf is nil. The idf stays that of
+	// the memories the caller searches; the speaker only selects which of
+	// them rank.
+	speakers, err := q.Speakers(ctx, t.k.Store)
+	if err != nil {
+		return nil, err
+	}
+	if len(speakers) == 1 && len(hits) > 0 {
+		f, _ := retrieval.SaidBy(q.Filter, speakers[0])
+		if hits, err = t.within(ctx, f, scored, hits); err != nil {
+			return nil, err
+		}
+	}
+	if len(hits) > q.K {
+		hits = hits[:q.K]
+	}
+	return map[string][]memory.Hit{retrieval.ListKnowledge: hits}, nil
+}
+
+// rank scores the memories f selects by the query words they match
+// (weights: term -> query word -> weight before idf), best first, newer
+// first among equals; see termList.Retrieve. It also returns the terms
+// that scored, in order.
+func (t termList) rank(ctx context.Context, f memory.Filter, weights map[string]map[string]float64) ([]memory.Hit, []string, error) {
 	words := make([]string, 0, len(weights))
 	for w := range weights {
 		words = append(words, w)
@@ -348,9 +381,9 @@ func (t termList) Retrieve(ctx context.Context, q *retrieval.Query, _ []string) 
 	for len(words) > 0 {
 		batch := words[:min(len(words), memory.MaxQueryTerms)]
 		words = words[len(batch):]
-		ps, c, err := t.k.termPostings(ctx, q.Filter, batch)
+		ps, c, err := t.k.termPostings(ctx, f, batch)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		posts, n = append(posts, ps...), c
 	}
@@ -364,12 +397,14 @@ func (t termList) Retrieve(ctx context.Context, q *retrieval.Query, _ []string) 
 	}
 	// A query word counts once per memory, by its best form.
 	score := map[string]map[string]float64{} // memory -> query word -> weight
+	var scored []string
 	for term, mems := range byTerm {
 		df := float64(len(mems))
 		idf := math.Log((float64(n) - df + 0.5) / (df + 0.5))
 		if idf <= 0 {
 			continue
 		}
+		scored = append(scored, term)
 		for word, w := range weights[term] {
 			for id := range mems {
 				if score[id] == nil {
@@ -401,10 +436,35 @@ func (t termList) Retrieve(ctx context.Context, q *retrieval.Query, _ []string) 
 		}
 		return hits[i].ID > hits[j].ID // newer ids first
 	})
-	if len(hits) > q.K {
-		hits = hits[:q.K]
+	slices.Sort(scored)
+	return hits, scored, nil
+}
+
+// within keeps the hits that are memories f selects, in order: those
+// indexed within f under one of the terms that scored them. Such a term
+// is indexed under at most MaxTermDF memories (termPostings), so reading
+// that many of its postings within f finds every hit f selects.
+func (t termList) within(ctx context.Context, f memory.Filter, terms []string, hits []memory.Hit) ([]memory.Hit, error) {
+	words := terms
+	in := map[string]bool{}
+	for len(words) > 0 {
+		batch := words[:min(len(words), memory.MaxQueryTerms)]
+		words = words[len(batch):]
+		posts, err := t.k.Terms.LookupTerms(ctx, memory.TermLookup{Filter: f, Terms: batch, Limit: MaxTermDF, KeysOnly: true})
+		if err != nil {
+			return nil, fmt.Errorf("knowledge: lookup within %s's messages: %w", f.EntityID, err)
+		}
+		for _, p := range posts {
+			in[p.Ref.MemoryID] = true
+		}
 	}
-	return map[string][]memory.Hit{retrieval.ListKnowledge: hits}, nil
+	kept := hits[:0]
+	for _, h := range hits {
+		if in[h.ID] {
+			kept = append(kept, h)
+		}
+	}
+	return kept, nil
 }
 
 // relatedTo is the query word a related term stands for, and its

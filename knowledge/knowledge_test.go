@@ -104,6 +104,68 @@ func TestKnowledgeList(t *testing.T) {
 	}
 }
 
+// TestKnowledgeListKeepsTheNamedSpeaker: a question that names one person
+// who speaks in the memories ("What sports has Ana tried?") is answered by
+// the messages that person said, as KnowPro scopes a query by the entities
+// it names; a fact about the person is not something they said; a question
+// naming none, two, or a name no message carries, is answered by all; the
+// caller's view still applies.
+func TestKnowledgeListKeepsTheNamedSpeaker(t *testing.T) {
+	b := open(t)
+	svc := b.Service
+	org := memory.Caller{OrgID: "o"}
+	res, err := svc.Create(ctx, org, []service.NewMemory{
+		say("Ana", "I tried fencing last weekend and loved it", 1000),
+		say("Bo", "We went swimming at the lake on Sunday", 2000),
+		say("Ana", "Archery is my new favourite", 3000),
+		{Type: memory.TypeFact, EntityID: "Ana", Content: memory.Content{Text: "Ana plays tennis"}, CreatedAt: 3500},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fencing, swimming, archery, tennis := res[0].ID, res[1].ID, res[2].ID, res[3].ID
+	private, err := svc.Create(ctx, memory.Caller{OrgID: "o", AgentID: "x"}, []service.NewMemory{
+		{Scope: "agent", Type: memory.TypeMessage, EntityID: "Ana", RoomID: "r", Content: memory.Content{Text: "I also tried skiing"}, CreatedAt: 5000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	skiing := private[0].ID
+	everyone := []string{fencing, swimming, archery, tennis, skiing}
+	for _, tc := range []struct {
+		name   string
+		caller memory.Caller
+		query  string
+		want   []string
+	}{
+		{"one speaker: what they said", org, "What sports has Ana tried?", []string{fencing, archery, skiing}},
+		{"the other speaker", org, "What sports has Bo tried?", []string{swimming}},
+		{"no name: everyone's", org, "which sports were tried?", everyone},
+		{"two names: everyone's", org, "Have Ana and Bo tried sports?", everyone},
+		{"a name no message carries: everyone's", org, "What sports has Zed tried?", everyone},
+		{"the view still applies", memory.Caller{OrgID: "o", AgentID: "y"}, "What sports has Ana tried?", []string{fencing, archery}},
+		{"another org sees nothing", memory.Caller{OrgID: "p"}, "What sports has Ana tried?", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := svc.Search(ctx, tc.caller, service.SearchRequest{Query: tc.query, Lists: []string{retrieval.ListKnowledge}, K: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]bool{}
+			for _, r := range out {
+				got[r.Memory.ID] = true
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %d memories %v, want %v", len(got), got, tc.want)
+			}
+			for _, id := range tc.want {
+				if !got[id] {
+					t.Fatalf("got %v, want %v", got, tc.want)
+				}
+			}
+		})
+	}
+}
+
 // TestKnowledgeListBoundsCommonTerms: a term indexed under more than
 // MaxTermDF memories takes no part in the knowledge list, whether the term
 // index's counters answer the filter (org-wide) or its postings are read

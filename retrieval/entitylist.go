@@ -13,25 +13,28 @@ import (
 // the entities the caller can see (one store read each).
 const MaxEntityNames = 3
 
-// EntityList is the entity list: when a query names an entity that
-// memories are by or about ("What did Melanie paint recently?", where
-// Melanie is the entityId of her own turns), the memories of that entity
-// that the keyword and semantic lists find, fused by RRF. In a
-// conversation what a person did, owns or likes is mostly said by that
-// person; the other speaker's turns share the words ("Wow, Mel, what a
-// painting!") and crowd the unfiltered lists, most of all for questions
-// whose answer is spread over several sessions.
+// EntityList is the entity list: when a query names someone who speaks
+// in the memories ("What did Melanie paint recently?", where Melanie is
+// the entityId of her own turns), the messages that person said that the
+// keyword and semantic lists find, fused by RRF. In a conversation what a
+// person did, owns or likes is mostly said by that person; the other
+// speaker's turns share the words ("Wow, Mel, what a painting!") and crowd
+// the unfiltered lists, most of all for questions whose answer is spread
+// over several sessions. Memories about the person that the person did not
+// say (a fact whose subject is the person) are not in the list: the
+// keyword and semantic lists rank them by their own words.
 //
-// Turns of the entity that speak of their listener more than of their
+// Turns of the speaker that speak of their listener more than of their
 // speaker (AddressesListener) are left out: "What gave you the idea to
 // paint it?" is Melanie's turn about Caroline's painting.
 //
 // A name is a capitalized word of the query (a possessive "'s" dropped),
-// matched exactly against the memories' entityId; a query that names no
-// entity, or that a filter already binds to an entity, gets an empty
-// list. A query that names several gets one only when it asks the same of
-// each ("Did Jon and Gina both...", "in common", "each": asksEach): their
-// lists taken in turn (interleave); otherwise neither alone answers it.
+// matched exactly against the messages' entityId (Query.Speakers); a
+// query that names no speaker, or that a filter already binds to an
+// entity, gets an empty list. A query that names several gets one only
+// when it asks the same of each ("Did Jon and Gina both...", "in common",
+// "each": asksEach): their lists taken in turn (interleave); otherwise
+// neither alone answers it.
 type EntityList struct {
 	Index memory.Index
 	Store memory.Store
@@ -46,30 +49,18 @@ func (EntityList) Lists() []string { return []string{ListEntity} }
 // Retrieve implements Retriever.
 func (e EntityList) Retrieve(ctx context.Context, q *Query, _ []string) (map[string][]memory.Hit, error) {
 	none := map[string][]memory.Hit{ListEntity: nil}
-	if q.Filter.EntityID != "" {
-		return none, nil
-	}
-	var found []string
-	for _, name := range Names(q.Text, MaxEntityNames) {
-		f := q.Filter
-		f.EntityID = name
-		page, err := e.Store.List(ctx, memory.ListQuery{Filter: f, Limit: 1})
-		if err != nil {
-			return nil, err
-		}
-		if len(page.Memories) > 0 && !slices.Contains(found, name) {
-			found = append(found, name)
-		}
+	found, err := q.Speakers(ctx, e.Store)
+	if err != nil {
+		return nil, err
 	}
 	if len(found) == 0 || len(found) > 1 && !asksEach(q.Text) {
 		return none, nil // two entities: neither alone answers, unless the question asks about each
 	}
 	lists := make([][]memory.Hit, len(found))
 	for i, name := range found {
-		f := q.Filter
-		f.EntityID = name
+		f, _ := SaidBy(q.Filter, name)
 		hits, err := hybridWithin(ctx, e.Index, e.Store, q, f, func(m *memory.Memory) bool {
-			return m.Type != memory.TypeMessage || !AddressesListener(m.Content.Text)
+			return !AddressesListener(m.Content.Text)
 		})
 		if err != nil {
 			return nil, err
@@ -141,6 +132,49 @@ func AddressesListener(text string) bool {
 		}
 	}
 	return you > me
+}
+
+// Speakers is the entities the query names that speak in the memories:
+// its capitalized words (Names, at most MaxEntityNames) equal to the
+// entityId of at least one message the query's filter selects, in the
+// order named. A message's entityId is its speaker; another memory's is
+// what it is about (a fact's subject), and a name that only such memories
+// carry is not a speaker. It is resolved with store on first use (one
+// indexed read per word) and shared by the lists that read it (the entity
+// and knowledge lists). A query whose filter already binds an entity, or
+// leaves messages out, names none.
+func (q *Query) Speakers(ctx context.Context, store memory.Store) ([]string, error) {
+	q.speakersOnce.Do(func() {
+		if q.Filter.EntityID != "" {
+			return
+		}
+		for _, name := range Names(q.Text, MaxEntityNames) {
+			f, ok := SaidBy(q.Filter, name)
+			if !ok {
+				return
+			}
+			page, err := store.List(ctx, memory.ListQuery{Filter: f, Limit: 1})
+			if err != nil {
+				q.speakersErr = err
+				return
+			}
+			if len(page.Memories) > 0 {
+				q.speakers = append(q.speakers, name)
+			}
+		}
+	})
+	return q.speakers, q.speakersErr
+}
+
+// SaidBy narrows f to the messages speaker said: messages whose entityId
+// is speaker. It reports false when f leaves messages out.
+func SaidBy(f memory.Filter, speaker string) (memory.Filter, bool) {
+	if len(f.Types) > 0 && !slices.Contains(f.Types, memory.TypeMessage) {
+		return f, false
+	}
+	f.Types = []memory.Type{memory.TypeMessage}
+	f.EntityID = speaker
+	return f, true
 }
 
 // Names returns up to max distinct capitalized words of text, in order,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -325,5 +326,94 @@ func TestAsksEach(t *testing.T) {
 		if got := asksEach(tc.q); got != tc.want {
 			t.Errorf("asksEach(%q) = %v, want %v", tc.q, got, tc.want)
 		}
+	}
+}
+
+// entityStore answers List from the entity ids of its messages and of
+// its other memories, honouring the filter's types, and counts the reads;
+// the rest of memory.Store is unused.
+type entityStore struct {
+	memory.Store
+	speakers, subjects map[string]bool // entityIds of messages, of facts
+	reads              int
+	err                error
+}
+
+func (s *entityStore) List(_ context.Context, q memory.ListQuery) (memory.Page, error) {
+	s.reads++
+	if s.err != nil {
+		return memory.Page{}, s.err
+	}
+	types := q.Filter.Types
+	if len(types) == 0 {
+		types = memory.Types
+	}
+	for _, t := range types {
+		if (t == memory.TypeMessage && s.speakers[q.Filter.EntityID]) || (t == memory.TypeFact && s.subjects[q.Filter.EntityID]) {
+			return memory.Page{Memories: []*memory.Memory{{ID: "m", Type: t, EntityID: q.Filter.EntityID}}}, nil
+		}
+	}
+	return memory.Page{}, nil
+}
+
+func TestQuerySpeakers(t *testing.T) {
+	o := memory.Filter{OrgID: "o"}
+	tests := []struct {
+		name   string
+		text   string
+		filter memory.Filter
+		want   string
+		reads  int
+	}{
+		{"one speaker among capitalized words", "What did Melanie paint in May?", o, "Melanie", 3},
+		{"a possessive", "What are Melanie's kids like?", o, "Melanie", 2},
+		{"two speakers in order", "Did Jon and Gina both dance?", o, "Jon,Gina", 3},
+		{"no capitalized word, no read", "what did she paint?", o, "", 0},
+		{"a name no memory carries", "What did Zed paint?", o, "", 2},
+		{"a name only facts are about is not a speaker", "Where is Sweden?", o, "", 2},
+		{"a filter bound to an entity names none", "What did Melanie paint?", memory.Filter{OrgID: "o", EntityID: "Jon"}, "", 0},
+		{"a filter without messages names none", "What did Melanie paint?", memory.Filter{OrgID: "o", Types: []memory.Type{memory.TypeFact}}, "", 0},
+		{"a filter with messages among its types", "What did Melanie paint?", memory.Filter{OrgID: "o", Types: []memory.Type{memory.TypeFact, memory.TypeMessage}}, "Melanie", 2},
+		{"at most MaxEntityNames words read", "Did Ann Bo Cy Jon Gina meet?", o, "", MaxEntityNames},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &entityStore{speakers: map[string]bool{"Melanie": true, "Jon": true, "Gina": true}, subjects: map[string]bool{"Sweden": true, "Melanie": true}}
+			q := NewQuery(tc.text, tc.filter, 10, nil)
+			for range 2 { // the second call reads nothing more
+				got, err := q.Speakers(context.Background(), s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if strings.Join(got, ",") != tc.want || s.reads != tc.reads {
+					t.Fatalf("Speakers = %q after %d reads, want %q after %d", got, s.reads, tc.want, tc.reads)
+				}
+			}
+		})
+	}
+	s := &entityStore{err: memory.Errorf(memory.EUNAVAILABLE, "store down")}
+	if _, err := NewQuery("What did Melanie say?", o, 10, nil).Speakers(context.Background(), s); memory.ErrorCode(err) != memory.EUNAVAILABLE {
+		t.Fatalf("a failed read: %v, want it returned", err)
+	}
+}
+
+func TestSaidBy(t *testing.T) {
+	tests := []struct {
+		name  string
+		f     memory.Filter
+		ok    bool
+		types []memory.Type
+	}{
+		{"any type: messages", memory.Filter{OrgID: "o"}, true, []memory.Type{memory.TypeMessage}},
+		{"messages among others: messages", memory.Filter{OrgID: "o", Types: []memory.Type{memory.TypeFact, memory.TypeMessage}}, true, []memory.Type{memory.TypeMessage}},
+		{"no messages: none", memory.Filter{OrgID: "o", Types: []memory.Type{memory.TypeFact}}, false, []memory.Type{memory.TypeFact}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := SaidBy(tc.f, "Ana")
+			if ok != tc.ok || !slices.Equal(got.Types, tc.types) || ok && (got.EntityID != "Ana" || got.OrgID != "o") {
+				t.Fatalf("SaidBy = %+v, %v", got, ok)
+			}
+		})
 	}
 }

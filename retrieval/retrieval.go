@@ -38,6 +38,10 @@ type Query struct {
 	once   sync.Once
 	vector []float32
 	err    error
+
+	speakersOnce sync.Once // Speakers
+	speakers     []string
+	speakersErr  error
 }
 
 // NewQuery returns a query whose vector, if a list asks for it, comes from

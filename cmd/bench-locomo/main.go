@@ -2,7 +2,7 @@
 // each conversation is ingested into its own org through the HTTP API (turns
 // as message memories: speaker as entity, session as room, the session date
 // as createdAt, image captions appended; optionally the observation facts as
-// fact memories pointing back to their turn), then every question of
+// fact memories about their speaker pointing back to their turn), then every question of
 // categories 1-4 is searched with its text alone, and evidence recall@k and
 // recall within a 1,000-token context budget are computed per category and
 // mode. The answers and evidence are read only to score.
@@ -100,17 +100,18 @@ func ingest(c client, conv *locomo.Conversation, withFacts bool) error {
 			dates[s.N] = s.Date
 		}
 		// One fact memory per observation and turn it cites, dated by the
-		// session of that turn. (An observation citing several turns in one
-		// string, "D1:3; D1:5", used to become a single fact with that whole
-		// string as dia_id, which matched no evidence; it is now one fact per
-		// turn.)
+		// session of that turn, with the speaker it is about as entityId (as
+		// the extraction pipeline stores a fact about a speaker). (An
+		// observation citing several turns in one string, "D1:3; D1:5", used
+		// to become a single fact with that whole string as dia_id, which
+		// matched no evidence; it is now one fact per turn.)
 		for _, s := range conv.Sessions {
 			for _, o := range s.Observations {
 				for _, id := range o.Turns {
 					n := 0
 					fmt.Sscanf(id, "D%d:", &n)
 					batch = append(batch, map[string]any{
-						"type": "fact", "createdAt": dates[n].UnixMilli(),
+						"type": "fact", "createdAt": dates[n].UnixMilli(), "entityId": o.Speaker,
 						"content": map[string]any{"text": o.Text}, "metadata": map[string]any{"dia_id": id},
 					})
 					if len(batch) == memory.MaxBatch {

@@ -360,6 +360,24 @@ func TermIndexSuite(t *testing.T, open func(t *testing.T) TermIndexStore, poison
 		}
 	})
 
+	t.Run("an entity's memories", func(t *testing.T) {
+		// The knowledge list scopes a question that names one entity to
+		// that entity's memories (Filter.EntityID): lookups, counts,
+		// completion and lists answer within it, alone and with a view.
+		w := newKWorld(t, open(t))
+		corpus := Corpus(OrgA, 24)
+		w.createMemories(corpus...)
+		for i, m := range corpus {
+			w.put(m, KnowledgeOf(i))
+		}
+		for _, f := range []memory.Filter{
+			{OrgID: OrgA, EntityID: "bob"}, {OrgID: OrgA, EntityID: "alice", Viewer: AgentX},
+			{OrgID: OrgA, EntityID: "carol", IncludeArchived: true}, {OrgID: OrgA, EntityID: "nobody"},
+		} {
+			w.check(OrgA, f)
+		}
+	})
+
 	t.Run("prefix completion ranks by count, bytewise, in Unicode", func(t *testing.T) {
 		w := newKWorld(t, open(t))
 		corpus := Corpus(OrgA, 24)
