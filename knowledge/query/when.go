@@ -25,7 +25,7 @@ var whenOpeners = map[[2]string]bool{
 
 // AsksWhen reports whether text is a question about a time or a duration:
 // it opens a clause with "when", or has "what year", "which month", "how
-// long" and the like. "When I was a kid, what did I like?" does not ask
+// long", "how many years" and the like. "When I was a kid, what did I like?" does not ask
 // when: a "when" followed by a subject pronoun opens a clause of time, not
 // a question.
 func AsksWhen(text string) bool {
@@ -46,6 +46,12 @@ func AsksWhen(text string) bool {
 			return true
 		}
 		if whenOpeners[[2]string{t.low, next}] {
+			return true
+		}
+		// "How many years...", "how many weeks ago...", "how much time...":
+		// a count of a duration's units.
+		if t.low == "how" && (next == "many" || next == "much") && i+2 < len(toks) && toks[i+2].punct == 0 &&
+			(durationUnits[toks[i+2].low] || next == "much" && toks[i+2].low == "time") {
 			return true
 		}
 	}
