@@ -445,11 +445,10 @@ func (t termList) rank(ctx context.Context, f memory.Filter, weights map[string]
 // is indexed under at most MaxTermDF memories (termPostings), so reading
 // that many of its postings within f finds every hit f selects.
 func (t termList) within(ctx context.Context, f memory.Filter, terms []string, hits []memory.Hit) ([]memory.Hit, error) {
-	words := terms
 	in := map[string]bool{}
-	for len(words) > 0 {
-		batch := words[:min(len(words), memory.MaxQueryTerms)]
-		words = words[len(batch):]
+	for len(terms) > 0 {
+		batch := terms[:min(len(terms), memory.MaxQueryTerms)]
+		terms = terms[len(batch):]
 		posts, err := t.k.Terms.LookupTerms(ctx, memory.TermLookup{Filter: f, Terms: batch, Limit: MaxTermDF, KeysOnly: true})
 		if err != nil {
 			return nil, fmt.Errorf("knowledge: lookup within %s's messages: %w", f.EntityID, err)

@@ -134,9 +134,9 @@ func AddressesListener(text string) bool {
 	return you > me
 }
 
-// Speakers is the entities the query names that speak in the memories:
-// its capitalized words (Names, at most MaxEntityNames) equal to the
-// entityId of at least one message the query's filter selects, in the
+// Speakers returns the entities the query names that speak in the
+// memories: its capitalized words (Names, at most MaxEntityNames) equal to
+// the entityId of at least one message the query's filter selects, in the
 // order named. A message's entityId is its speaker; another memory's is
 // what it is about (a fact's subject), and a name that only such memories
 // carry is not a speaker. It is resolved with store on first use (one
