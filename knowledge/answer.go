@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentmem/agentmem/knowledge/query"
 	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/retrieval"
 	"github.com/agentmem/agentmem/service"
 )
 
@@ -36,6 +37,9 @@ type answerContext struct{ k *Service }
 // of the best memories are loaded and grouped by name, each name scored by
 // its refs' scores; the counts, types and facets of the best names are
 // read with ListKnowledge under f, so they say what the caller can see.
+// A question that names one person who speaks in the memories
+// (retrieval.Query.Speakers) is evaluated over the messages that person
+// said, as the knowledge list is.
 func (a answerContext) AnswerContext(ctx context.Context, f memory.Filter, q string) (*service.AnswerContext, error) {
 	out := &service.AnswerContext{}
 	terms := QueryTerms(q)
@@ -54,7 +58,17 @@ func (a answerContext) AnswerContext(ctx context.Context, f memory.Filter, q str
 	if a.k.Related != nil {
 		ev.Related = a.k.Related
 	}
-	res, err := ev.Evaluate(ctx, f, &query.Expr{Terms: ts, Limit: answerMemories})
+	// A question about one person who speaks in the memories is answered
+	// by what that person said, as in the knowledge list (termList).
+	within := f
+	speakers, err := retrieval.NewQuery(q, f, 0, nil).Speakers(ctx, a.k.Store)
+	if err != nil {
+		return nil, fmt.Errorf("knowledge: answer context: %w", err)
+	}
+	if len(speakers) == 1 {
+		within, _ = retrieval.SaidBy(f, speakers[0])
+	}
+	res, err := ev.Evaluate(ctx, within, &query.Expr{Terms: ts, Limit: answerMemories})
 	if err != nil {
 		return nil, fmt.Errorf("knowledge: answer context: %w", err)
 	}

@@ -199,3 +199,56 @@ func TestAnswerContext(t *testing.T) {
 		})
 	}
 }
+
+// TestAnswerContextKeepsTheNamedSpeaker: a question that names one person
+// who speaks in the memories gets, in the structured section, the
+// knowledge of what that person said, as the knowledge list does; a
+// question naming none gets everyone's.
+func TestAnswerContextKeepsTheNamedSpeaker(t *testing.T) {
+	b := open(t)
+	svc := b.Service
+	org := memory.Caller{OrgID: "o"}
+	if _, err := svc.Create(ctx, org, []service.NewMemory{
+		say("Ana", "I spent the weekend on pottery", 1000),
+		say("Bo", "I spent the weekend on chess", 2000),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		query      string
+		want, lose []string
+	}{
+		{"What hobbies does Ana have?", []string{"pottery"}, []string{"chess"}},
+		{"What hobbies does Bo have?", []string{"chess"}, []string{"pottery"}},
+		{"What hobbies do they have?", []string{"pottery", "chess"}, nil},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			res, err := svc.BuildContext(ctx, org, service.ContextRequest{Query: tc.query, BudgetTokens: 2000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lines []string
+			for _, sec := range res.Sections {
+				if sec.Name != "structured" {
+					continue
+				}
+				for _, it := range sec.Items {
+					if it.ID == "" {
+						lines = append(lines, it.Name)
+					}
+				}
+			}
+			text := strings.Join(lines, "\n")
+			for _, w := range tc.want {
+				if !strings.Contains(text, w) {
+					t.Fatalf("%q is not among the knowledge lines:\n%s", w, text)
+				}
+			}
+			for _, w := range tc.lose {
+				if strings.Contains(text, w) {
+					t.Fatalf("%q, which the named speaker did not say, is among the knowledge lines:\n%s", w, text)
+				}
+			}
+		})
+	}
+}
