@@ -184,11 +184,7 @@ func TermIndexSuite(t *testing.T, open func(t *testing.T) TermIndexStore, poison
 
 	t.Run("filters follow Filter.Match", func(t *testing.T) {
 		w := newKWorld(t, open(t))
-		corpus := Corpus(OrgA, 42)
-		w.createMemories(corpus...)
-		for i, m := range corpus {
-			w.put(m, KnowledgeOf(i))
-		}
+		w.knownCorpus(OrgA, 42)
 		for _, c := range Filters() {
 			if len(c.F.Metadata) > 0 {
 				continue // term indexes do not apply metadata (see memory.TermIndex)
@@ -365,11 +361,7 @@ func TermIndexSuite(t *testing.T, open func(t *testing.T) TermIndexStore, poison
 		// that entity's memories (Filter.EntityID): lookups, counts,
 		// completion and lists answer within it, alone and with a view.
 		w := newKWorld(t, open(t))
-		corpus := Corpus(OrgA, 24)
-		w.createMemories(corpus...)
-		for i, m := range corpus {
-			w.put(m, KnowledgeOf(i))
-		}
+		w.knownCorpus(OrgA, 24)
 		for _, f := range []memory.Filter{
 			{OrgID: OrgA, EntityID: "bob"}, {OrgID: OrgA, EntityID: "alice", Viewer: AgentX},
 			{OrgID: OrgA, EntityID: "carol", IncludeArchived: true}, {OrgID: OrgA, EntityID: "nobody"},
@@ -380,11 +372,7 @@ func TermIndexSuite(t *testing.T, open func(t *testing.T) TermIndexStore, poison
 
 	t.Run("prefix completion ranks by count, bytewise, in Unicode", func(t *testing.T) {
 		w := newKWorld(t, open(t))
-		corpus := Corpus(OrgA, 24)
-		w.createMemories(corpus...)
-		for i, m := range corpus {
-			w.put(m, KnowledgeOf(i))
-		}
+		w.knownCorpus(OrgA, 24)
 		for _, lim := range []int{0, 1, 3, memory.MaxTermPrefixResult} {
 			for _, f := range []memory.Filter{all(OrgA), {OrgID: OrgA, Viewer: AgentX}, {OrgID: OrgA, Viewer: AgentY, IncludeArchived: true},
 				{OrgID: OrgA, AgentID: memory.OrgScope}, {OrgID: OrgA, SessionID: "s1"}} {
@@ -449,11 +437,7 @@ func TermIndexSuite(t *testing.T, open func(t *testing.T) TermIndexStore, poison
 
 	t.Run("properties", func(t *testing.T) {
 		w := newKWorld(t, open(t))
-		corpus := Corpus(OrgA, 21)
-		w.createMemories(corpus...)
-		for i, m := range corpus {
-			w.put(m, KnowledgeOf(i))
-		}
+		w.knownCorpus(OrgA, 21)
 		props := w.properties(OrgA)
 		if len(props) < 8 {
 			t.Fatalf("the fixture has only %d properties", len(props))
@@ -485,11 +469,7 @@ func TermIndexSuite(t *testing.T, open func(t *testing.T) TermIndexStore, poison
 
 	t.Run("list pages by name with counts, types and facets", func(t *testing.T) {
 		w := newKWorld(t, open(t))
-		corpus := Corpus(OrgA, 30)
-		w.createMemories(corpus...)
-		for i, m := range corpus {
-			w.put(m, KnowledgeOf(i))
-		}
+		w.knownCorpus(OrgA, 30)
 		for _, kind := range memory.KnowledgeKinds {
 			for _, f := range []memory.Filter{all(OrgA), {OrgID: OrgA, Viewer: AgentX}, {OrgID: OrgA, RoomID: "room-2", IncludeArchived: true}} {
 				for _, lim := range []int{1, 3, 0} {
@@ -737,11 +717,7 @@ func TermIndexSuite(t *testing.T, open func(t *testing.T) TermIndexStore, poison
 
 	t.Run("roles and vocabulary paging", func(t *testing.T) {
 		w := newKWorld(t, open(t))
-		corpus := Corpus(OrgA, 14)
-		w.createMemories(corpus...)
-		for i, m := range corpus {
-			w.put(m, KnowledgeOf(i))
-		}
+		w.knownCorpus(OrgA, 14)
 		for _, roles := range [][]string{{memory.RoleName}, {memory.RoleSubject, memory.RoleObject}, {memory.RoleTopic, memory.RoleTag}, {memory.RoleValue}} {
 			w.checkLookup(memory.TermLookup{Filter: all(OrgA), Terms: []string{"ana", "bo", "zoë", "jazz music", "music", "blue", "東京"}, Roles: roles})
 		}
@@ -790,6 +766,18 @@ func (w *kWorld) create(org string, n int) []*memory.Memory {
 	}
 	w.createMemories(ms...)
 	return ms
+}
+
+// knownCorpus creates Corpus(org, n) and puts KnowledgeOf(i) for its i-th
+// memory.
+func (w *kWorld) knownCorpus(org string, n int) []*memory.Memory {
+	w.t.Helper()
+	corpus := Corpus(org, n)
+	w.createMemories(corpus...)
+	for i, m := range corpus {
+		w.put(m, KnowledgeOf(i))
+	}
+	return corpus
 }
 
 func (w *kWorld) put(m *memory.Memory, k memory.Knowledge) {
