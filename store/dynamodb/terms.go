@@ -979,7 +979,7 @@ func (s *Store) queryCurrent(ctx context.Context, in *dynamodb.QueryInput, g *ge
 		if res.LastEvaluatedKey == nil {
 			return out, nil
 		}
-		in.ExclusiveStartKey = res.LastEvaluatedKey
+		nextPage(in, res)
 	}
 }
 
@@ -1032,7 +1032,7 @@ func (s *Store) LookupTerms(ctx context.Context, q memory.TermLookup) ([]memory.
 	g := s.newGens(q.Filter.OrgID)
 	results := make([][]memory.TermPosting, len(q.Terms))
 	err = s.each(ctx, q.Terms, func(term string) error {
-		in := s.postingQuery(termPK(q.Filter.OrgID, term), "", q.Filter, extra, extraValues, true, min(1000, 2*q.Limit+10))
+		in := s.postingQuery(termPK(q.Filter.OrgID, term), "", q.Filter, extra, extraValues, true, min(maxPage, 2*q.Limit+10))
 		if extra != "" {
 			in.ExpressionAttributeNames["#role"] = "role"
 		}
@@ -1070,7 +1070,7 @@ func (s *Store) LookupProperty(ctx context.Context, q memory.PropertyLookup) ([]
 	if err != nil {
 		return nil, err
 	}
-	in := s.postingQuery(propPK(q.Filter.OrgID, q.Name), q.Value+sep, q.Filter, "", nil, true, min(1000, 2*q.Limit+10))
+	in := s.postingQuery(propPK(q.Filter.OrgID, q.Name), q.Value+sep, q.Filter, "", nil, true, min(maxPage, 2*q.Limit+10))
 	items, err := s.queryCurrent(ctx, in, s.newGens(q.Filter.OrgID), q.Limit, func(it map[string]types.AttributeValue) bool {
 		return attrS(it, "value") == q.Value
 	})
