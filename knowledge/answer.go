@@ -38,9 +38,10 @@ type answerContext struct{ k *Service }
 // its refs' scores; the counts, types and facets of the best names are
 // read with ListKnowledge under f, so they say what the caller can see.
 // A question that names one person who speaks in the memories
-// (retrieval.Query.Speakers) is evaluated over the messages that person
-// said, as the knowledge list is.
-func (a answerContext) AnswerContext(ctx context.Context, f memory.Filter, q string) (*service.AnswerContext, error) {
+// (retrieval.Query.Speakers, resolved once for the context build) is
+// evaluated over the messages that person said, as the knowledge list is.
+func (a answerContext) AnswerContext(ctx context.Context, question *retrieval.Query) (*service.AnswerContext, error) {
+	f, q := question.Filter, question.Text
 	out := &service.AnswerContext{}
 	terms := QueryTerms(q)
 	if len(terms) == 0 {
@@ -61,7 +62,7 @@ func (a answerContext) AnswerContext(ctx context.Context, f memory.Filter, q str
 	// A question about one person who speaks in the memories is answered
 	// by what that person said, as in the knowledge list (termList).
 	within := f
-	speakers, err := retrieval.NewQuery(q, f, 0, nil).Speakers(ctx, a.k.Store)
+	speakers, err := question.Speakers(ctx, a.k.Store)
 	if err != nil {
 		return nil, fmt.Errorf("knowledge: answer context: %w", err)
 	}

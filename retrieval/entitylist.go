@@ -144,7 +144,8 @@ func AddressesListener(text string) bool {
 // and knowledge lists). A query whose filter already binds an entity, or
 // leaves messages out, names none.
 func (q *Query) Speakers(ctx context.Context, store memory.Store) ([]string, error) {
-	q.speakersOnce.Do(func() {
+	w := q.who
+	w.once.Do(func() {
 		if q.Filter.EntityID != "" {
 			return
 		}
@@ -155,15 +156,15 @@ func (q *Query) Speakers(ctx context.Context, store memory.Store) ([]string, err
 			}
 			page, err := store.List(ctx, memory.ListQuery{Filter: f, Limit: 1})
 			if err != nil {
-				q.speakersErr = err
+				w.err = err
 				return
 			}
 			if len(page.Memories) > 0 {
-				q.speakers = append(q.speakers, name)
+				w.names = append(w.names, name)
 			}
 		}
 	})
-	return q.speakers, q.speakersErr
+	return w.names, w.err
 }
 
 // SaidBy narrows f to the messages speaker said: messages whose entityId

@@ -397,6 +397,44 @@ func TestQuerySpeakers(t *testing.T) {
 	}
 }
 
+// TestShareSpeakers: a query sharing another's speakers reads none of
+// its own when both ask the same over the same filter, and all of its own
+// otherwise.
+func TestShareSpeakers(t *testing.T) {
+	o := memory.Filter{OrgID: "o"}
+	const text = "What did Melanie paint in May?" // 3 reads: What, Melanie, May
+	tests := []struct {
+		name   string
+		text   string
+		filter memory.Filter
+		reads  int // by both queries
+	}{
+		{"same text and filter: read once", text, o, 3},
+		{"another filter: read twice", text, memory.Filter{OrgID: "o", RoomID: "r"}, 6},
+		{"another org: read twice", text, memory.Filter{OrgID: "p"}, 6},
+		{"another text: read twice", "What did Melanie paint?", o, 5},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &entityStore{speakers: map[string]bool{"Melanie": true}}
+			first := NewQuery(text, o, 0, nil)
+			second := NewQuery(tc.text, tc.filter, 10, nil).ShareSpeakers(first)
+			for _, q := range []*Query{first, second} {
+				got, err := q.Speakers(context.Background(), s)
+				if err != nil || strings.Join(got, ",") != "Melanie" {
+					t.Fatalf("Speakers = %q, %v", got, err)
+				}
+			}
+			if s.reads != tc.reads {
+				t.Fatalf("%d reads, want %d", s.reads, tc.reads)
+			}
+		})
+	}
+	if q := NewQuery(text, o, 10, nil).ShareSpeakers(nil); q == nil {
+		t.Fatal("sharing with no query returned nil")
+	}
+}
+
 func TestSaidBy(t *testing.T) {
 	tests := []struct {
 		name  string

@@ -11,6 +11,7 @@ package retrieval
 
 import (
 	"context"
+	"reflect"
 	"sync"
 
 	"github.com/agentmem/agentmem/memory"
@@ -39,15 +40,32 @@ type Query struct {
 	vector []float32
 	err    error
 
-	speakersOnce sync.Once // Speakers
-	speakers     []string
-	speakersErr  error
+	who *speakers // Speakers, resolved once, shareable (ShareSpeakers)
+}
+
+// speakers is the memo of Query.Speakers.
+type speakers struct {
+	once  sync.Once
+	names []string
+	err   error
 }
 
 // NewQuery returns a query whose vector, if a list asks for it, comes from
 // embed, called at most once.
 func NewQuery(text string, f memory.Filter, k int, embed func(context.Context) ([]float32, error)) *Query {
-	return &Query{Text: text, Filter: f, K: k, embed: embed}
+	return &Query{Text: text, Filter: f, K: k, embed: embed, who: &speakers{}}
+}
+
+// ShareSpeakers makes q resolve the speakers it names (Speakers) through
+// o's memo when both ask the same text over the same filter, so that two
+// readers of one question (a context build's structured section and its
+// search) read them from the store once. It returns q. Call it before q
+// resolves them.
+func (q *Query) ShareSpeakers(o *Query) *Query {
+	if o != nil && o.Text == q.Text && reflect.DeepEqual(o.Filter, q.Filter) {
+		q.who = o.who
+	}
+	return q
 }
 
 // Vector is the query's embedding, computed on first use.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/retrieval"
 )
 
 // ContextRequest asks for a prompt-ready context.
@@ -48,10 +49,11 @@ type ContextItem struct {
 // and the memories they point to. The knowledge package implements it;
 // the service only renders and budgets what it returns.
 type KnowledgeContext interface {
-	// AnswerContext returns what the knowledge of the memories f selects
-	// says about query, most relevant first. Errors: the term index's
-	// (EUNAVAILABLE...).
-	AnswerContext(ctx context.Context, f memory.Filter, query string) (*AnswerContext, error)
+	// AnswerContext returns what the knowledge of the memories q.Filter
+	// selects says about q.Text, most relevant first. q is shared with
+	// the context's search, so the speakers it names are read once.
+	// Errors: the term index's (EUNAVAILABLE...).
+	AnswerContext(ctx context.Context, q *retrieval.Query) (*AnswerContext, error)
 }
 
 // AnswerContext is the knowledge a query is about: entities and topics
@@ -203,17 +205,25 @@ func (s *Service) BuildContext(ctx context.Context, c memory.Caller, r ContextRe
 		}
 	}
 
+	// The question, read by the structured section and the search alike
+	// (the speakers it names are resolved once).
+	all, err := c.Bind(memory.Filter{})
+	if err != nil {
+		return nil, err
+	}
+	question := retrieval.NewQuery(r.Query, all, 0, nil)
+
 	structured := newSection("structured", "## Knowledge (entities, topics, their messages)")
 	if s.knowledgeContext != nil && strings.TrimSpace(r.Query) != "" {
 		limit := int(structuredShare * float64(budget-core.Tokens-recent.Tokens))
-		if err := s.structuredSection(ctx, c, r.Query, structured, limit, used); err != nil {
+		if err := s.structuredSection(ctx, c, question, structured, limit, used); err != nil {
 			return nil, err
 		}
 	}
 
 	knowledge := newSection("knowledge", "## Relevant knowledge")
 	if strings.TrimSpace(r.Query) != "" {
-		found, err := s.search(ctx, c, SearchRequest{Query: r.Query, K: maxRetrieved})
+		found, err := s.search(ctx, c, SearchRequest{Query: r.Query, K: maxRetrieved, speakersOf: question})
 		if err != nil {
 			return nil, err
 		}
@@ -294,12 +304,8 @@ func knowledgeLine(m *memory.Memory) string {
 // KnowledgeContext: entities then topics (at most half of limit), then the
 // memories they point to that the caller can see and that no earlier
 // section holds.
-func (s *Service) structuredSection(ctx context.Context, c memory.Caller, query string, sec *section, limit int, used map[string]bool) error {
-	f, err := c.Bind(memory.Filter{})
-	if err != nil {
-		return err
-	}
-	ac, err := s.knowledgeContext.AnswerContext(ctx, f, query)
+func (s *Service) structuredSection(ctx context.Context, c memory.Caller, q *retrieval.Query, sec *section, limit int, used map[string]bool) error {
+	ac, err := s.knowledgeContext.AnswerContext(ctx, q)
 	if err != nil {
 		return fmt.Errorf("context: knowledge: %w", err)
 	}
@@ -333,7 +339,7 @@ func (s *Service) structuredSection(ctx context.Context, c memory.Caller, query 
 	}
 	for _, id := range want {
 		m := got[id]
-		if m == nil || !f.Match(m.Attrs()) {
+		if m == nil || !q.Filter.Match(m.Attrs()) {
 			continue // gone, or not the caller's to see
 		}
 		line := knowledgeLine(m)

@@ -47,6 +47,9 @@ type SearchRequest struct {
 
 	// similar is set by Similar, the pipelines' comparison of memories.
 	similar *SimilarRequest
+	// speakersOf, set by BuildContext, is the question its structured
+	// section read: the search shares the speakers it resolved.
+	speakersOf *retrieval.Query
 }
 
 // SearchResult is one ranked memory. Score is the score of the final order:
@@ -183,7 +186,7 @@ func (s *Service) search(ctx context.Context, c memory.Caller, r SearchRequest) 
 	}
 	lists := s.lists(r)
 	k := min(max(r.K*retrieval.OverFetch, retrieval.MinCandidates), retrieval.MaxCandidates)
-	q := retrieval.NewQuery(r.Query, f, k, func(ctx context.Context) ([]float32, error) { return s.queryVector(ctx, r) })
+	q := retrieval.NewQuery(r.Query, f, k, func(ctx context.Context) ([]float32, error) { return s.queryVector(ctx, r) }).ShareSpeakers(r.speakersOf)
 	rerank := r.similar == nil && (r.Rerank == nil || *r.Rerank)
 	run, err := s.retrieval.Run(ctx, retrieval.Request{Caller: c, Query: q, Lists: lists, K: r.K, Threshold: r.Threshold,
 		Rerank: rerank, ExpandRelations: r.ExpandRelations})

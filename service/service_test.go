@@ -15,6 +15,7 @@ import (
 	"github.com/agentmem/agentmem/embed/hashing"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/memory/memorytest"
+	"github.com/agentmem/agentmem/retrieval"
 	"github.com/agentmem/agentmem/wiring/local"
 )
 
@@ -448,5 +449,64 @@ func TestMessageVectorViews(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// speakerReads counts the store reads that check whether a name speaks
+// (a one-item list of an entity's messages).
+type speakerReads struct {
+	memory.Store
+	mu sync.Mutex
+	n  int
+}
+
+func (s *speakerReads) List(ctx context.Context, q memory.ListQuery) (memory.Page, error) {
+	if q.Filter.EntityID != "" && q.Limit == 1 {
+		s.mu.Lock()
+		s.n++
+		s.mu.Unlock()
+	}
+	return s.Store.List(ctx, q)
+}
+
+// speakersReader is a knowledge context that resolves the speakers of
+// the question it is given, as the real one does.
+type speakersReader struct {
+	store memory.Store
+	got   []string
+}
+
+func (r *speakersReader) AnswerContext(ctx context.Context, q *retrieval.Query) (*service.AnswerContext, error) {
+	got, err := q.Speakers(ctx, r.store)
+	r.got = got
+	return &service.AnswerContext{}, err
+}
+
+// TestContextReadsSpeakersOnce: a context build's structured section and
+// its search ask one question, and the speakers it names are read from
+// the store once, not once by each.
+func TestContextReadsSpeakersOnce(t *testing.T) {
+	b := open(t)
+	create(t, b.Service, orgA, service.NewMemory{Type: memory.TypeMessage, RoomID: "chat", EntityID: "Sam", Content: text("I am allergic to peanuts")})
+	// A service over the same store and index, every read of the store
+	// counted, with the entity list (which reads the speakers too).
+	counted := &speakerReads{Store: b.Store}
+	kc := &speakersReader{store: counted}
+	svc := service.NewService(counted, b.Index, b.Embedder, service.WithKnowledgeContext(kc), service.WithEntityList())
+
+	res, err := svc.BuildContext(ctx, orgA, service.ContextRequest{Query: "What is Sam allergic to?", BudgetTokens: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "What" and "Sam": two reads, shared by the section and the search.
+	if counted.n != 2 || strings.Join(kc.got, ",") != "Sam" || !strings.Contains(res.Context, "peanuts") {
+		t.Fatalf("%d reads, want 2; the knowledge context found %q; context:\n%s", counted.n, kc.got, res.Context)
+	}
+	// A search alone reads its own.
+	if _, err := svc.Search(ctx, orgA, service.SearchRequest{Query: "What is Sam allergic to?"}); err != nil {
+		t.Fatal(err)
+	}
+	if counted.n != 4 {
+		t.Fatalf("%d reads after a search, want 4", counted.n)
 	}
 }
