@@ -49,11 +49,25 @@ func AsksWhen(text string) bool {
 			return true
 		}
 		// "How many years...", "how many weeks ago...", "how much time...":
-		// a count of a duration's units.
+		// a count of a duration's units; not a rate ("how many days a
+		// week", "how many hours per day"), which asks how often.
 		if t.low == "how" && (next == "many" || next == "much") && i+2 < len(toks) && toks[i+2].punct == 0 &&
-			(durationUnits[toks[i+2].low] || next == "much" && toks[i+2].low == "time") {
+			(durationUnits[toks[i+2].low] || next == "much" && toks[i+2].low == "time") && !rate(toks, i+3) {
 			return true
 		}
+	}
+	return false
+}
+
+// rate reports whether toks[i:] opens with "a", "an", "per", "each" or
+// "every" before a unit of time: the "a week" of "how many days a week".
+func rate(toks []token, i int) bool {
+	if i+1 >= len(toks) || toks[i].punct != 0 || toks[i+1].punct != 0 {
+		return false
+	}
+	switch toks[i].low {
+	case "a", "an", "per", "each", "every":
+		return durationUnits[toks[i+1].low]
 	}
 	return false
 }
