@@ -20,6 +20,7 @@ var whenOpeners = map[[2]string]bool{
 	{"what", "time"}: true, {"what", "date"}: true, {"what", "day"}: true, {"what", "year"}: true,
 	{"what", "month"}: true, {"what", "week"}: true, {"what", "season"}: true, {"which", "year"}: true,
 	{"which", "month"}: true, {"which", "day"}: true, {"which", "week"}: true, {"which", "season"}: true,
+	{"what", "weekend"}: true, {"which", "weekend"}: true, {"what", "decade"}: true, {"which", "decade"}: true,
 	{"how", "long"}: true, {"since", "when"}: true, {"how", "recently"}: true, {"how", "soon"}: true,
 }
 

@@ -11,6 +11,8 @@ func TestAsksWhen(t *testing.T) {
 		{"when is Ana moving?", true},
 		{"What year did Jon start his studio?", true},
 		{"Which month was the fair?", true},
+		{"Which weekend did Bo go camping?", true},
+		{"What decade did Ana grow up in?", true},
 		{"How long has Caroline had her current group of friends?", true},
 		{"How long ago was the race?", true},
 		{"Since when does Bo play chess?", true},
