@@ -82,3 +82,36 @@ func FuzzTranslate(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTimeGrammar: the time grammar never panics on free text, and every
+// range it reads is well formed: a bound is open (zero) or a time, and a
+// closed range ends after it starts. ResolveTime's errors are EINVALID.
+func FuzzTimeGrammar(f *testing.F) {
+	for _, s := range []string{"When did Ana go camping in June?", "two weekends ago", "last Fri", "between May and",
+		"the 31st of February 2023", "for 4 years", "I just got accepted", "How many days a week does Ana run?",
+		"in the summer of 1999", "3 weeks back", "yesterday, the day before", "May 8, 2023 at 10", "next next week",
+		"since 0 years", "9999999999 days ago", "Which weekend did Bo go?", "a decade ago"} {
+		f.Add(s)
+	}
+	wellFormed := func(t *testing.T, what, text string, r Range) {
+		t.Helper()
+		if !r.Start.IsZero() && !r.End.IsZero() && !r.End.After(r.Start) {
+			t.Fatalf("%s(%q) = [%s, %s): the range does not end after it starts", what, text, r.Start, r.End)
+		}
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if r, ok := FindTime(text, now); ok {
+			wellFormed(t, "FindTime", text, r)
+		}
+		r, err := ResolveTime(text, now)
+		if err != nil {
+			if memory.ErrorCode(err) != memory.EINVALID {
+				t.Fatalf("ResolveTime(%q): %v is not EINVALID", text, err)
+			}
+		} else {
+			wellFormed(t, "ResolveTime", text, r)
+		}
+		AsksWhen(text)
+		StatesTime(text)
+	})
+}
