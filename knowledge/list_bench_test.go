@@ -14,6 +14,7 @@ import (
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/memory/memorytest"
 	"github.com/agentmem/agentmem/retrieval"
+	"github.com/agentmem/agentmem/store/sqlite"
 	"github.com/agentmem/agentmem/wiring/local"
 )
 
@@ -32,12 +33,7 @@ func BenchmarkKnowledgeListSpeaker(b *testing.B) {
 	if n, err := strconv.Atoi(os.Getenv("KNOWLEDGE_SIZE")); err == nil && n > 0 {
 		size = n
 	}
-	st, err := local.OpenStore(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	k := &knowledge.Service{Store: st, Terms: st, Extractor: offline.New(offline.Options{})}
+	st, k := offlineKnowledge(b)
 	gen := synth.New(7)
 	const batch = 500
 	for from := 0; from < size; from += batch {
@@ -83,4 +79,17 @@ func BenchmarkKnowledgeListSpeaker(b *testing.B) {
 		b.ReportMetric(float64(d.ds[len(d.ds)/2].Microseconds())/1000, d.name+"-p50-ms")
 		b.ReportMetric(float64(d.ds[len(d.ds)*95/100].Microseconds())/1000, d.name+"-p95-ms")
 	}
+}
+
+// offlineKnowledge opens a SQLite store in a temporary directory, closed
+// at cleanup, and the knowledge service over it with the offline
+// extractor.
+func offlineKnowledge(b testing.TB) (*sqlite.Store, *knowledge.Service) {
+	b.Helper()
+	st, err := local.OpenStore(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	return st, &knowledge.Service{Store: st, Terms: st, Extractor: offline.New(offline.Options{})}
 }

@@ -10,10 +10,8 @@ import (
 
 	"github.com/agentmem/agentmem/embed/hashing"
 	"github.com/agentmem/agentmem/knowledge"
-	"github.com/agentmem/agentmem/knowledge/extractor/offline"
 	"github.com/agentmem/agentmem/memory"
 	"github.com/agentmem/agentmem/memory/memorytest"
-	"github.com/agentmem/agentmem/wiring/local"
 )
 
 // remoteEmbedder is the hashing embedder behind a fixed delay per call, as
@@ -38,12 +36,7 @@ func BenchmarkLookupAfterWrite(b *testing.B) {
 	if d, err := time.ParseDuration(os.Getenv("RELATED_EMBED_DELAY")); err == nil {
 		delay = d
 	}
-	st, err := local.OpenStore(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	k := &knowledge.Service{Store: st, Terms: st, Extractor: offline.New(offline.Options{})}
+	st, k := offlineKnowledge(b)
 	var ms []*memory.Memory
 	for i := range 2000 {
 		ms = append(ms, memorytest.New("o", "", memory.TypeMessage,
