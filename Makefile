@@ -69,7 +69,7 @@ bench-arm64: ## the arm64 kernels against the portable loops, under qemu-user (a
 	scripts/arm64.sh bench
 
 ui-screenshots: ## refresh docs/ui/ with the explorer page's screenshots, taken by its browser tests in headless Chromium
-	CHROME_PATH=$$(scripts/browser.sh install) UI_SCREENSHOTS=$(CURDIR)/docs/ui $(GO) test -count=1 -run '^TestExplorer$$' ./transport/httpapi/ui/
+	CHROME_PATH=$$(scripts/browser.sh install) UI_SCREENSHOTS=$(CURDIR)/docs/ui $(GO) test -count=1 -run '^TestExplorer$$' ./pkg/transport/httpapi/ui/
 
 test-clients: ## the Go, Python and TypeScript clients' suites against a real memoryd (scripts/clients-test.sh)
 	scripts/clients-test.sh
@@ -112,7 +112,7 @@ localstack-down: ## stop the Docker LocalStack and drop its state
 	$(LOCALSTACK_DOCKER) down -v
 
 localstack-test-docker: localstack-up ## the AWS adapter tests against the Docker LocalStack (OPENSEARCH_URL for the event paths)
-	$(LOCALSTACK_DOCKER_ENV) $(GO) test -count=1 ./localstack/ ./store/dynamodb/... ./blob/s3/... ./queue/sqs/... ./wiring/... ./cmd/memoryd/...
+	$(LOCALSTACK_DOCKER_ENV) $(GO) test -count=1 ./localstack/ ./pkg/store/dynamodb/... ./pkg/blob/s3/... ./pkg/queue/sqs/... ./pkg/wiring/... ./cmd/memoryd/...
 
 opensearch-start: ## start the local OpenSearch node (prints its URL)
 	@scripts/opensearch.sh start
@@ -134,30 +134,30 @@ lint: ## fail when go.mod/go.sum are not tidy (here and in infra) or staticcheck
 
 openapi-check: ## validate the OpenAPI document as OpenAPI 3.1 (openapi-spec-validator from PyPI, cached) and run the spec's Go tests
 	scripts/openapi-check.sh
-	$(GO) test -count=1 ./transport/contract/... && $(GO) test -count=1 -run 'TestOpenAPI' ./transport/httpapi/
+	$(GO) test -count=1 ./pkg/transport/contract/... && $(GO) test -count=1 -run 'TestOpenAPI' ./pkg/transport/httpapi/
 
 fmt: ## format the code
 	gofmt -w $$(git ls-files '*.go')
 
 bench-embed: models ## embedding throughput of the offline model (short texts and 1,000-character fragments)
-	$(GO) run ./cmd/bench-embed
+	$(GO) run ./cmd/bench/embed
 
 DATA ?= ../shared/bench/locomo/*.json
 bench-locomo: models ## LoCoMo evidence recall per mode (DATA=files or glob); writes locomo-results.json and docs/locomo-recall.svg
-	$(GO) run ./cmd/bench-locomo -data '$(DATA)' -json locomo-results.json -svg docs/locomo-recall.svg
+	$(GO) run ./cmd/bench/locomo -data '$(DATA)' -json locomo-results.json -svg docs/locomo-recall.svg
 
 bench-hostile: ## another tenant's search latency alone and while cyclic PDFs and DOCX bombs are processed (MEMORIES, QUERIES, HOSTILE)
-	$(GO) run ./cmd/bench-hostile -memories $${MEMORIES:-2000} -queries $(QUERIES) -hostile $${HOSTILE:-4}
+	$(GO) run ./cmd/bench/hostile -memories $${MEMORIES:-2000} -queries $(QUERIES) -hostile $${HOSTILE:-4}
 
 bench-extract: models ## fact extraction recall and precision against LoCoMo's observations, per extractor (DATA=files or glob); writes extract-results.json
-	$(GO) run ./cmd/bench-extract -data '$(DATA)' -json extract-results.json
+	$(GO) run ./cmd/bench/extract -data '$(DATA)' -json extract-results.json
 
 bench-latency: ## batch-create throughput, search latency per mode and stage, rerank stage cost, terms completion (SIZES=10000,100000; BENCH_DIR keeps the corpus)
-	$(GO) run ./cmd/bench-latency -sizes $(SIZES) -queries $(QUERIES) -rerank $(if $(BENCH_DIR),-dir $(BENCH_DIR))
+	$(GO) run ./cmd/bench/latency -sizes $(SIZES) -queries $(QUERIES) -rerank $(if $(BENCH_DIR),-dir $(BENCH_DIR))
 
 bench-latency-opensearch: ## the same against a local OpenSearch node (started and stopped here)
 	@url=$$(scripts/opensearch.sh start) && trap 'scripts/opensearch.sh stop' EXIT && \
-	  $(GO) run ./cmd/bench-latency -index opensearch -opensearch-url $$url -sizes $(SIZES) -queries $(QUERIES)
+	  $(GO) run ./cmd/bench/latency -index opensearch -opensearch-url $$url -sizes $(SIZES) -queries $(QUERIES)
 
 # bench-peers measures at 100,000 memories unless SIZES is given on the
 # command line (the 10,000 default above is bench-latency's).
@@ -165,13 +165,13 @@ PEER_SIZES    = $(if $(filter command line environment,$(origin SIZES)),$(SIZES)
 PEERS_TIMEOUT ?= 0s
 bench-peers: ## this index beside LanceDB, Chroma, tantivy and a numpy scan, each alone, back to back (SIZES=100000,1000000; BENCH_DIR keeps the corpora; PEERS_TIMEOUT per system); writes bench-peers.json
 	@py=$$(scripts/peers-venv.sh) && \
-	  $(GO) run ./cmd/bench-peers -sizes $(PEER_SIZES) -queries $(QUERIES) -python "$$py" -timeout $(PEERS_TIMEOUT) -json bench-peers.json $(if $(BENCH_DIR),-dir $(BENCH_DIR))
+	  $(GO) run ./cmd/bench/peers -sizes $(PEER_SIZES) -queries $(QUERIES) -python "$$py" -timeout $(PEERS_TIMEOUT) -json bench-peers.json $(if $(BENCH_DIR),-dir $(BENCH_DIR))
 
 CLIENTS  ?= 50
 DURATION ?= 60s
 bench-load: ## load and soak: CLIENTS for DURATION against a fresh local memoryd (3 orgs, hashing embedder unless MODEL_DIR), then a consistency check
 	$(GO) build -o bin/memoryd ./cmd/memoryd
-	$(GO) run ./cmd/bench-load -memoryd bin/memoryd -clients $(CLIENTS) -duration $(DURATION) -json bench-load.json
+	$(GO) run ./cmd/bench/load -memoryd bin/memoryd -clients $(CLIENTS) -duration $(DURATION) -json bench-load.json
 
 clean: ## remove build output (not the data directory)
 	rm -rf bin

@@ -16,11 +16,11 @@ const mod = "github.com/agentmem/agentmem/"
 // What no Lambda links: the embedded adapters and the roots that open them.
 var embedded = []string{
 	"modernc.org/sqlite", "go.etcd.io/bbolt", "github.com/yalue/onnxruntime_go",
-	mod + "store/sqlite", mod + "index/bolt", mod + "embed/onnx", mod + "wiring/local", mod + "wiring/server",
+	mod + "pkg/store/sqlite", mod + "pkg/index/bolt", mod + "pkg/embed/onnx", mod + "pkg/wiring/local", mod + "pkg/wiring/server",
 	// memoryd's Prometheus endpoint, and gRPC and protobuf, which the
 	// OpenTelemetry OTLP exporter module would bring (telemetry/otlp
 	// exports JSON instead: the Lambdas stay about 11 MB smaller).
-	"github.com/prometheus/client_golang", "google.golang.org/grpc", "google.golang.org/protobuf", mod + "telemetry/prom",
+	"github.com/prometheus/client_golang", "google.golang.org/grpc", "google.golang.org/protobuf", mod + "pkg/telemetry/prom",
 }
 
 // Adapters and pipelines, by what they are.
@@ -32,9 +32,9 @@ const (
 	s3          = "github.com/aws/aws-sdk-go-v2/service/s3"
 	sqs         = "github.com/aws/aws-sdk-go-v2/service/sqs"
 	lambda      = "github.com/aws/aws-lambda-go/lambda"
-	ingest      = mod + "pipeline/ingest"
-	extract     = mod + "pipeline/extract"
-	consolidate = mod + "pipeline/consolidate"
+	ingest      = mod + "pkg/pipeline/ingest"
+	extract     = mod + "pkg/pipeline/extract"
+	consolidate = mod + "pkg/pipeline/consolidate"
 )
 
 // tolerated are links to a forbidden module that arrive only through one
@@ -48,16 +48,16 @@ func TestLambdasLinkOnlyWhatTheyUse(t *testing.T) {
 		must    []string
 		mustNot []string
 	}{
-		{"api", []string{lambda, openSearch, dynamoDB, bedrock, sqs, ingest, consolidate, mod + "transport/httpapi", mod + "transport/mcp", mod + "wiring/rerank"},
-			[]string{s3, mod + "wiring/extraction"}},
-		{"authorizer", []string{lambda, dynamoDB, mod + "auth", mod + "transport/authorizer"},
-			[]string{pdf, openSearch, bedrock, s3, sqs, mod + "service", mod + "pipeline", mod + "transport/httpapi", mod + "wiring"}},
+		{"api", []string{lambda, openSearch, dynamoDB, bedrock, sqs, ingest, consolidate, mod + "pkg/transport/httpapi", mod + "pkg/transport/mcp", mod + "pkg/wiring/rerank"},
+			[]string{s3, mod + "pkg/wiring/extraction"}},
+		{"authorizer", []string{lambda, dynamoDB, mod + "pkg/auth", mod + "pkg/transport/authorizer"},
+			[]string{pdf, openSearch, bedrock, s3, sqs, mod + "pkg/service", mod + "pkg/pipeline", mod + "pkg/transport/httpapi", mod + "pkg/wiring"}},
 		{"ingest", []string{lambda, openSearch, dynamoDB, bedrock, s3, pdf, ingest},
-			[]string{sqs, extract, consolidate, mod + "transport"}},
-		{"extract", []string{lambda, openSearch, dynamoDB, bedrock, extract, mod + "wiring/llm"},
-			[]string{pdf, s3, sqs, ingest, consolidate, mod + "transport"}},
+			[]string{sqs, extract, consolidate, mod + "pkg/transport"}},
+		{"extract", []string{lambda, openSearch, dynamoDB, bedrock, extract, mod + "pkg/wiring/llm"},
+			[]string{pdf, s3, sqs, ingest, consolidate, mod + "pkg/transport"}},
 		{"consolidate", []string{lambda, openSearch, dynamoDB, bedrock, consolidate},
-			[]string{pdf, s3, sqs, ingest, extract, mod + "transport"}},
+			[]string{pdf, s3, sqs, ingest, extract, mod + "pkg/transport"}},
 	}
 	g := importGraph(t)
 	used := make([]bool, len(tolerated))

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/agentmem/agentmem/memory"
-	"github.com/agentmem/agentmem/service"
-	"github.com/agentmem/agentmem/wiring"
+	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/service"
+	"github.com/agentmem/agentmem/pkg/wiring"
 )
 
 // TestBackend opens the AWS backend (wiring/aws) on LocalStack's DynamoDB

@@ -18,9 +18,9 @@ import (
 
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/internal/testenv"
-	"github.com/agentmem/agentmem/queue/sqs"
-	"github.com/agentmem/agentmem/store/dynamodb"
-	"github.com/agentmem/agentmem/wiring/aws"
+	"github.com/agentmem/agentmem/pkg/queue/sqs"
+	"github.com/agentmem/agentmem/pkg/store/dynamodb"
+	"github.com/agentmem/agentmem/pkg/wiring/aws"
 	sdkaws "github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"

@@ -14,7 +14,7 @@ set -euo pipefail
 log() { echo "arm64.sh: $*" >&2; }
 
 GO=${GO:-go}
-PKGS=(./internal/vecdot ./index/bolt)
+PKGS=(./internal/vecdot ./pkg/index/bolt)
 
 qemu() {
   if [ "$(uname -m)" = aarch64 ]; then return 0; fi

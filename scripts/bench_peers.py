@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The peers of cmd/bench-peers: LanceDB (FTS, vector, hybrid), Chroma
+"""The peers of cmd/bench/peers: LanceDB (FTS, vector, hybrid), Chroma
 (vector), tantivy (keyword) and a numpy exact scan, each run alone in its own
-process, back to back, on the corpus that cmd/bench-peers wrote to DIR:
+process, back to back, on the corpus that cmd/bench/peers wrote to DIR:
 
     docs.txt            one text a line; line i is memory i
     vectors.npy         n x dims float32, unit length
@@ -11,7 +11,7 @@ process, back to back, on the corpus that cmd/bench-peers wrote to DIR:
     python3 scripts/bench_peers.py DIR --out peers.json [--systems tantivy,lancedb,chroma,numpy]
 
 For each system it reports the same figures as the Go side: each query's
-latency and top-k ids per mode (cmd/bench-peers computes the percentiles and
+latency and top-k ids per mode (cmd/bench/peers computes the percentiles and
 the recall against the exact top k), the ingest time until the system answers
 at full speed, the resident set after the searches less the one before the
 first write, and the size of the files it wrote. make bench-peers runs it in
@@ -415,7 +415,7 @@ def parent(args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("dir", help="the corpus directory written by cmd/bench-peers")
+    ap.add_argument("dir", help="the corpus directory written by cmd/bench/peers")
     ap.add_argument("--out", required=True, help="the JSON to write")
     ap.add_argument("--systems", default=",".join(SYSTEMS), help="comma-separated, run in this order")
     ap.add_argument("--k", type=int, default=10)

@@ -118,7 +118,7 @@ log "memoryd at $AGENTMEM_URL (rate-limited one at $AGENTMEM_LIMITED_URL)"
 status=0
 if [ -z "${CLIENTS_SKIP_GO:-}" ]; then
   log "Go client"
-  go test -count=1 ./client/ || status=1
+  go test -count=1 ./pkg/client/ || status=1
 fi
 log "Python client"
 (cd clients/python && "$VENV/bin/python" -m pytest -q -p no:cacheprovider) || status=1

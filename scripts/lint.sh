@@ -16,11 +16,18 @@ status=0
 for dir in . infra; do
   flags=(-diff)
   [ "$dir" = . ] && flags=(-e -diff)
-  if ! diff=$(cd "$dir" && go mod tidy "${flags[@]}" 2>/dev/null); then
-    echo "lint: go.mod/go.sum in $dir are not tidy; run: (cd $dir && go mod tidy ${flags[0]/-diff/})" >&2
-    echo "$diff" >&2
+  errs=$(mktemp)
+  if ! diff=$(cd "$dir" && go mod tidy "${flags[@]}" 2>"$errs"); then
+    if [ -n "$diff" ]; then
+      echo "lint: go.mod/go.sum in $dir are not tidy; run: (cd $dir && go mod tidy ${flags[0]/-diff/})" >&2
+      echo "$diff" >&2
+    else
+      echo "lint: go mod tidy in $dir failed before it could compare (a download, most often):" >&2
+    fi
+    cat "$errs" >&2
     status=1
   fi
+  rm -f "$errs"
 done
 
 # 2. staticcheck. known lists findings that cannot be fixed in this change
@@ -29,9 +36,22 @@ done
 known=(
   # The search rewrite owns index/: doRaw calls opensearch-go's deprecated
   # Client.Perform, to be replaced by Client.Do or Client.Stream.
-  '^index/opensearch/index\.go:[0-9]+:[0-9]+: .*Perform is deprecated.*\(SA1019\)$'
+  '^pkg/index/opensearch/index\.go:[0-9]+:[0-9]+: .*Perform is deprecated.*\(SA1019\)$'
 )
-out=$(go run "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION" ./... 2>&1) || true
+# staticcheck is built first, on its own: on a fresh machine go run would
+# mix its "go: downloading" lines into the findings. Its build errors are
+# printed as they are; a transient download failure is tried three times.
+dir=$(go env GOCACHE)/agentmem-tools/staticcheck-$STATICCHECK_VERSION
+bin=$dir/staticcheck
+for try in 1 2 3; do
+  [ -x "$bin" ] && break
+  if errs=$(GOBIN=$dir go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION" 2>&1 >/dev/null); then break; fi
+  echo "lint: building staticcheck $STATICCHECK_VERSION failed (try $try of 3):" >&2
+  echo "$errs" | grep -v '^go: downloading' >&2
+  [ "$try" = 3 ] && exit 1
+  sleep $((try * 5))
+done
+out=$("$bin" ./... 2>&1) || true
 seen=()
 while IFS= read -r line; do
   [[ -z $line || $line =~ ^exit\ status\ [0-9]+$ ]] && continue # go run's own report

@@ -29,7 +29,7 @@ ENABLED=${LOCALSTACK_STAGE:-1}
 
 # The adapter tests that run against LocalStack, and their packages.
 ADAPTER_TESTS='^(TestStoreContract|TestRelationContract|TestRecordContract|TestKeyContract|TestUsageContract|TestKeySecretNotStored|TestBlobs|TestJobsThroughSQS|TestConversationContextOnDynamoDB|TestAWSStoreWithEmbeddedIndex|TestServerOnDynamoDB)$'
-ADAPTER_PKGS=(./store/dynamodb/ ./blob/s3/ ./queue/sqs/ ./wiring/server/ ./cmd/memoryd/)
+ADAPTER_PKGS=(./pkg/store/dynamodb/ ./pkg/blob/s3/ ./pkg/queue/sqs/ ./pkg/wiring/server/ ./cmd/memoryd/)
 # Three quarters of the store suite's time through LocalStack is its bulk
 # delete cases (one table each); DynamoDB Local runs them in the main stage.
 ADAPTER_SKIP='^TestStoreContract$/^bulk_delete'

@@ -3,7 +3,7 @@
 with tantivy (lower case, English stop words, English stemming, BM25) and time
 the same queries, top 10, one at a time on one thread.
 
-    KEYWORD_CORPUS=DIR go test -run '^$' -bench Keyword ./index/bolt/
+    KEYWORD_CORPUS=DIR go test -run '^$' -bench Keyword ./pkg/index/bolt/
     python3 scripts/tantivy_keyword.py DIR
 """
 import os, sys, tempfile, time

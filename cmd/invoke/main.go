@@ -17,9 +17,9 @@ import (
 	"os"
 
 	"github.com/agentmem/agentmem/internal/config"
-	"github.com/agentmem/agentmem/pipeline/ingest"
-	"github.com/agentmem/agentmem/transport/httpapi"
-	"github.com/agentmem/agentmem/wiring/server"
+	"github.com/agentmem/agentmem/pkg/pipeline/ingest"
+	"github.com/agentmem/agentmem/pkg/transport/httpapi"
+	"github.com/agentmem/agentmem/pkg/wiring/server"
 	"github.com/aws/aws-lambda-go/events"
 )
 

@@ -11,9 +11,9 @@ import (
 	"os"
 
 	"github.com/agentmem/agentmem/internal/config"
-	"github.com/agentmem/agentmem/memory"
-	"github.com/agentmem/agentmem/service"
-	"github.com/agentmem/agentmem/wiring/server"
+	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/service"
+	"github.com/agentmem/agentmem/pkg/wiring/server"
 )
 
 // transferCmd runs memctl export or import against the backend the

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentmem/agentmem/embed/hashing"
-	"github.com/agentmem/agentmem/memory"
-	"github.com/agentmem/agentmem/service"
-	"github.com/agentmem/agentmem/wiring/local"
+	"github.com/agentmem/agentmem/pkg/embed/hashing"
+	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/service"
+	"github.com/agentmem/agentmem/pkg/wiring/local"
 )
 
 // TestExportImport moves an org from one embedded deployment to another

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/internal/config"
-	"github.com/agentmem/agentmem/memory"
-	"github.com/agentmem/agentmem/wiring/server"
+	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/wiring/server"
 )
 
 // ingestDir ingests a directory of files through the ingestion pipeline.

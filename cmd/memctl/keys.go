@@ -10,12 +10,12 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/agentmem/agentmem/auth"
 	"github.com/agentmem/agentmem/internal/config"
-	"github.com/agentmem/agentmem/memory"
-	"github.com/agentmem/agentmem/transport/httpapi"
-	"github.com/agentmem/agentmem/wiring/aws"
-	"github.com/agentmem/agentmem/wiring/local"
+	"github.com/agentmem/agentmem/pkg/auth"
+	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/transport/httpapi"
+	"github.com/agentmem/agentmem/pkg/wiring/aws"
+	"github.com/agentmem/agentmem/pkg/wiring/local"
 )
 
 const keysUsage = `usage:

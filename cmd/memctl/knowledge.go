@@ -13,12 +13,12 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/internal/config"
-	"github.com/agentmem/agentmem/knowledge"
-	"github.com/agentmem/agentmem/memory"
-	"github.com/agentmem/agentmem/wiring"
-	"github.com/agentmem/agentmem/wiring/aws"
-	"github.com/agentmem/agentmem/wiring/llm"
-	"github.com/agentmem/agentmem/wiring/local"
+	"github.com/agentmem/agentmem/pkg/knowledge"
+	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/wiring"
+	"github.com/agentmem/agentmem/pkg/wiring/aws"
+	"github.com/agentmem/agentmem/pkg/wiring/llm"
+	"github.com/agentmem/agentmem/pkg/wiring/local"
 )
 
 const knowledgeUsage = `usage: memctl knowledge <search|entities|topics|terms> -org ORG [flags]

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentmem/agentmem/embed/hashing"
-	"github.com/agentmem/agentmem/memory"
-	"github.com/agentmem/agentmem/service"
-	"github.com/agentmem/agentmem/wiring/local"
+	"github.com/agentmem/agentmem/pkg/embed/hashing"
+	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/service"
+	"github.com/agentmem/agentmem/pkg/wiring/local"
 )
 
 // TestKnowledgeCommand runs memctl knowledge on a data directory written by

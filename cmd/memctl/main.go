@@ -15,7 +15,7 @@ import (
 	"os/signal"
 
 	"github.com/agentmem/agentmem/internal/config"
-	"github.com/agentmem/agentmem/wiring/server"
+	"github.com/agentmem/agentmem/pkg/wiring/server"
 )
 
 const usage = `usage: memctl <command> [flags]

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentmem/agentmem/auth"
-	"github.com/agentmem/agentmem/transport/mcp"
+	"github.com/agentmem/agentmem/pkg/auth"
+	"github.com/agentmem/agentmem/pkg/transport/mcp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -19,10 +19,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/embed/hashing"
-	"github.com/agentmem/agentmem/index/bolt"
-	"github.com/agentmem/agentmem/memory"
-	"github.com/agentmem/agentmem/wiring/local"
+	"github.com/agentmem/agentmem/pkg/embed/hashing"
+	"github.com/agentmem/agentmem/pkg/index/bolt"
+	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/wiring/local"
 )
 
 // discarded finds the staged memories a recovery discarded in the log.

@@ -12,7 +12,7 @@ import (
 	"syscall"
 
 	"github.com/agentmem/agentmem/internal/config"
-	"github.com/agentmem/agentmem/wiring/server"
+	"github.com/agentmem/agentmem/pkg/wiring/server"
 )
 
 func main() {

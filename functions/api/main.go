@@ -12,16 +12,16 @@ package main
 import (
 	"context"
 
-	"github.com/agentmem/agentmem/memory"
-	"github.com/agentmem/agentmem/pipeline/extract"
-	"github.com/agentmem/agentmem/queue/sqs"
-	"github.com/agentmem/agentmem/telemetry"
-	"github.com/agentmem/agentmem/transport/httpapi"
-	"github.com/agentmem/agentmem/transport/mcp"
-	"github.com/agentmem/agentmem/wiring/aws"
-	"github.com/agentmem/agentmem/wiring/consolidation"
-	"github.com/agentmem/agentmem/wiring/ingestion"
-	"github.com/agentmem/agentmem/wiring/rerank"
+	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/pipeline/extract"
+	"github.com/agentmem/agentmem/pkg/queue/sqs"
+	"github.com/agentmem/agentmem/pkg/telemetry"
+	"github.com/agentmem/agentmem/pkg/transport/httpapi"
+	"github.com/agentmem/agentmem/pkg/transport/mcp"
+	"github.com/agentmem/agentmem/pkg/wiring/aws"
+	"github.com/agentmem/agentmem/pkg/wiring/consolidation"
+	"github.com/agentmem/agentmem/pkg/wiring/ingestion"
+	"github.com/agentmem/agentmem/pkg/wiring/rerank"
 	"github.com/aws/aws-lambda-go/lambda"
 )
 

@@ -10,10 +10,10 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/agentmem/agentmem/auth"
 	"github.com/agentmem/agentmem/internal/config"
-	"github.com/agentmem/agentmem/store/dynamodb"
-	"github.com/agentmem/agentmem/transport/authorizer"
+	"github.com/agentmem/agentmem/pkg/auth"
+	"github.com/agentmem/agentmem/pkg/store/dynamodb"
+	"github.com/agentmem/agentmem/pkg/transport/authorizer"
 	"github.com/aws/aws-lambda-go/lambda"
 )
 

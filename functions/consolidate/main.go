@@ -5,10 +5,10 @@ package main
 import (
 	"context"
 
-	"github.com/agentmem/agentmem/pipeline/consolidate"
-	"github.com/agentmem/agentmem/telemetry"
-	"github.com/agentmem/agentmem/wiring/aws"
-	"github.com/agentmem/agentmem/wiring/consolidation"
+	"github.com/agentmem/agentmem/pkg/pipeline/consolidate"
+	"github.com/agentmem/agentmem/pkg/telemetry"
+	"github.com/agentmem/agentmem/pkg/wiring/aws"
+	"github.com/agentmem/agentmem/pkg/wiring/consolidation"
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 )

@@ -8,10 +8,10 @@ package main
 import (
 	"context"
 
-	"github.com/agentmem/agentmem/telemetry"
-	"github.com/agentmem/agentmem/wiring/aws"
-	"github.com/agentmem/agentmem/wiring/extraction"
-	"github.com/agentmem/agentmem/wiring/llm"
+	"github.com/agentmem/agentmem/pkg/telemetry"
+	"github.com/agentmem/agentmem/pkg/wiring/aws"
+	"github.com/agentmem/agentmem/pkg/wiring/extraction"
+	"github.com/agentmem/agentmem/pkg/wiring/llm"
 	"github.com/aws/aws-lambda-go/lambda"
 )
 

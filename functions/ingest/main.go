@@ -8,11 +8,11 @@ package main
 import (
 	"context"
 
-	"github.com/agentmem/agentmem/blob/s3"
-	"github.com/agentmem/agentmem/pipeline/ingest"
-	"github.com/agentmem/agentmem/telemetry"
-	"github.com/agentmem/agentmem/wiring/aws"
-	"github.com/agentmem/agentmem/wiring/ingestion"
+	"github.com/agentmem/agentmem/pkg/blob/s3"
+	"github.com/agentmem/agentmem/pkg/pipeline/ingest"
+	"github.com/agentmem/agentmem/pkg/telemetry"
+	"github.com/agentmem/agentmem/pkg/wiring/aws"
+	"github.com/agentmem/agentmem/pkg/wiring/ingestion"
 	"github.com/aws/aws-lambda-go/lambda"
 )
 

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/pkg/memory"
 )
 
 // VocabularySize is the number of distinct words the texts draw from.

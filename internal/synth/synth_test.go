@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/agentmem/agentmem/memory"
+	"github.com/agentmem/agentmem/pkg/memory"
 )
 
 // TestGolden pins the corpus: the benchmarks' published figures were

@@ -1,0 +1,574 @@
+// Command bench-latency measures the embedded backend: batch-create
+// throughput and search latency per mode at growing sizes, on synthetic
+// memories of varied length and vocabulary in one org. It runs through the
+// service layer (the same calls the HTTP handlers make), prints a Markdown
+// table and can write the figures as JSON.
+//
+//	go run ./cmd/bench/latency -sizes 10000,100000 -queries 300
+//
+// Modes: keyword, semantic, hybrid (both fused), hybrid+knowledge (plus the
+// Structured RAG knowledge list alone) and full (every list: what
+// /v1/search does by default). With
+// -rerank the full mode runs once more through a /rerank endpoint served
+// in-process (the Cohere request shape, scoring by shared words), which
+// measures the stage's own cost (candidate loading, the HTTP round trip,
+// JSON) without a model's: add the model's latency to it. The terms row is
+// the TermIndex prefix completion of /v1/knowledge/terms.
+//
+// With -dir the data directory is kept, and a later run on it reuses the
+// memories already there (the generator is deterministic), so a large
+// corpus can be built once (-build-only) and measured later on a quiet
+// machine.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"github.com/agentmem/agentmem/pkg/service"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentmem/agentmem/internal/config"
+	"github.com/agentmem/agentmem/internal/synth"
+	"github.com/agentmem/agentmem/pkg/index/bolt"
+	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/retrieval"
+	"github.com/agentmem/agentmem/pkg/wiring/server"
+)
+
+func main() {
+	sizes := flag.String("sizes", "10000", "comma-separated corpus sizes, each built on top of the previous")
+	queries := flag.Int("queries", 300, "searches per mode and size")
+	batch := flag.Int("batch", 100, "memories per create call")
+	k := flag.Int("k", 10, "results per search")
+	dir := flag.String("dir", "", "data directory (default: a temporary one, removed at the end)")
+	jsonOut := flag.String("json", "", "write the results as JSON to this file")
+	index := flag.String("index", "embedded", "index adapter: embedded or opensearch")
+	osURL := flag.String("opensearch-url", "http://127.0.0.1:19200", "OpenSearch node, with -index opensearch")
+	seed := flag.Uint64("seed", 1, "random seed of the synthetic corpus and queries")
+	flag.BoolVar(&buildOnly, "build-only", false, "build the corpus in -dir and stop")
+	flag.BoolVar(&withRerank, "rerank", false, "also measure full search through an in-process /rerank endpoint")
+	flag.BoolVar(&annOff, "exact", false, "embedded index: keep vector search exact at every size (no HNSW graph)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the searches to this file")
+	flag.StringVar(&memProfileTo, "memprofile", "", "write heap profiles before the searches (to this file + \".before\") and after them, for pprof -sample_index=alloc_space -base")
+	flag.StringVar(&ingestProfile, "ingest-profile", "", "write a CPU profile of the creates (every size) to this file")
+	flag.BoolVar(&warmAll, "warm", false, "search every query twice before measuring each mode, not only the first 20 once, so that the background expansions (waited for in either case) cache the related terms of every query word: a steady state")
+	only := flag.String("modes", "", "measure only these comma-separated modes (default: all), in the usual order")
+	flag.Parse()
+	if *cpuProfile != "" {
+		profileTo = *cpuProfile
+	}
+	if *only != "" {
+		want := map[string]bool{}
+		for _, m := range strings.Split(*only, ",") {
+			want[strings.TrimSpace(m)] = true
+		}
+		var kept []service.Mode
+		for _, m := range modes {
+			if want[string(m)] {
+				kept = append(kept, m)
+			}
+		}
+		modes = kept
+	}
+	if err := run(*sizes, *queries, *batch, *k, *dir, *jsonOut, *seed, *index, *osURL); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-latency:", err)
+		os.Exit(1)
+	}
+}
+
+var (
+	buildOnly, withRerank bool
+	ingestProfile         string // -ingest-profile
+	warmAll               bool   // -warm
+	annOff                bool   // -exact
+	profileTo             string // -cpuprofile
+	memProfileTo          string // -memprofile
+)
+
+// writeHeap writes the heap profile (allocations since start included) to
+// path, after a collection so that it is up to date.
+func writeHeap(path string) error {
+	runtime.GC()
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// timedEmbedder records the time spent embedding queries.
+type timedEmbedder struct {
+	memory.Embedder
+	mu    sync.Mutex
+	query time.Duration
+}
+
+func (e *timedEmbedder) Embed(ctx context.Context, texts []string, p memory.Purpose) ([][]float32, error) {
+	start := time.Now()
+	v, err := e.Embedder.Embed(ctx, texts, p)
+	if p == memory.PurposeQuery {
+		e.mu.Lock()
+		e.query += time.Since(start)
+		e.mu.Unlock()
+	}
+	return v, err
+}
+
+func (e *timedEmbedder) takeQuery() time.Duration {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	d := e.query
+	e.query = 0
+	return d
+}
+
+// annIndex is the embedded index's control of its approximate vector
+// search.
+type annIndex interface {
+	ANN() bolt.ANNConfig
+	SetANN(bolt.ANNConfig)
+	WaitANN(context.Context) error
+}
+
+// Result is the JSON form of one size's figures.
+type Result struct {
+	Memories     int                           `json:"memories"`
+	CreatePerSec float64                       `json:"createPerSec"`
+	RSSMiB       float64                       `json:"rssMiB"`
+	DiskBytesPer float64                       `json:"diskBytesPerMemory"`
+	SearchMs     map[string]map[string]float64 `json:"searchMs"` // mode -> p50/p95/p99 (+ "_total" with embedding)
+	StagesMs     map[string]map[string]float64 `json:"stagesMs"` // hybrid: pipeline stage -> p50/p95
+}
+
+func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint64, index, osURL string) error {
+	var sizes []int
+	for _, s := range strings.Split(sizesFlag, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 {
+			return fmt.Errorf("-sizes: %q is not a positive number", s)
+		}
+		sizes = append(sizes, n)
+	}
+	sort.Ints(sizes)
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "bench-latency-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	}
+	ctx := context.Background()
+	cfg, err := config.FromEnv() // EMBEDDER, MODEL_DIR, ...
+	if err != nil {
+		return err
+	}
+	cfg.DataDir, cfg.Index.Kind, cfg.Store.Backend = dir, index, "embedded"
+	if index == "opensearch" {
+		cfg.Index.OpenSearchURLs, cfg.Index.OpenSearchAlias = []string{osURL}, fmt.Sprintf("bench-%d", time.Now().UnixNano())
+	}
+	if withRerank {
+		rs := httptest.NewServer(http.HandlerFunc(serveRerank))
+		defer rs.Close()
+		cfg.Rerank = config.Rerank{Kind: config.RerankHTTP, URL: rs.URL, Model: "bench-overlap", Flavor: "cohere", Timeout: 5 * time.Second}
+	}
+	base, err := server.NewEmbedder(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	emb := &timedEmbedder{Embedder: base}
+	opening := time.Now()
+	b, err := server.OpenWith(ctx, cfg, emb, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		return err
+	}
+	opened := time.Since(opening)
+	defer b.Close()
+	if b.OpenSearch != nil {
+		defer b.OpenSearch.DeleteAll(context.Background())
+	}
+	caller := memory.Caller{OrgID: "bench"}
+	gen := synth.New(seed)
+
+	what := "embedded index (boltindex: BM25 + exact vectors)"
+	ann, _ := b.Index.(annIndex)
+	if ann != nil && annOff {
+		ann.SetANN(bolt.ANNConfig{Threshold: -1})
+	} else if ann != nil {
+		c := ann.ANN()
+		what = fmt.Sprintf("embedded index (boltindex: BM25 + exact vectors, HNSW past %d vectors per org: M %d, efConstruction %d, efSearch %d)",
+			c.Threshold, c.M, c.EfConstruction, c.EfSearch)
+	}
+	if b.OpenSearch != nil {
+		what = "OpenSearch index at " + osURL + " (BM25 + Lucene HNSW k-NN, one _msearch per hybrid query)"
+	}
+	fmt.Printf("# bench-latency: SQLite store, %s, embedder %s\n", what, emb.Model())
+	fmt.Printf("# %s, %d CPUs (GOMAXPROCS %d), %s; %d searches per mode, k=%d, batches of %d\n\n",
+		time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), queries, k, batch)
+	fmt.Println("| memories | create/s | mode | p50 ms | p95 ms | p99 ms | p50 ms +embed | p95 ms +embed | p99 ms +embed | RSS MiB | disk B/memory |")
+	fmt.Println("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	var results []Result
+	have, err := b.Service.Count(ctx, caller, memory.Filter{})
+	if err != nil {
+		return err
+	}
+	for i := 0; i < have; i++ { // the generator's state as if it had made them
+		gen.Memory(i)
+	}
+	if have > 0 { // start-up on an existing corpus: the store and the index, then its vector graph (restored, or rebuilt without a snapshot)
+		graph := time.Duration(0)
+		if ann != nil {
+			t0 := time.Now()
+			if err := ann.WaitANN(ctx); err != nil {
+				return err
+			}
+			graph = time.Since(t0)
+		}
+		fmt.Fprintf(os.Stderr, "# start-up on %d memories: open %s, vector graph ready %s later (RSS %.0f MiB: %.0f anonymous, %.0f of mapped files)\n",
+			have, opened.Round(time.Millisecond), graph.Round(time.Millisecond), rssMiB(), statusMiB("RssAnon"), statusMiB("RssFile"))
+	}
+	if ingestProfile != "" {
+		f, err := os.Create(ingestProfile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+	}
+	for _, n := range sizes {
+		start := time.Now()
+		added := 0
+		for have < n {
+			m := min(batch, n-have)
+			in := make([]service.NewMemory, m)
+			for i := range in {
+				in[i] = newMemory(gen, have+i)
+			}
+			res, err := b.Service.Create(ctx, caller, in)
+			if err != nil {
+				return err
+			}
+			for _, r := range res {
+				if !r.Duplicate {
+					added++
+				}
+			}
+			have += m
+		}
+		createRate := float64(added) / time.Since(start).Seconds()
+		if ingestProfile != "" && n == sizes[len(sizes)-1] {
+			pprof.StopCPUProfile()
+		}
+		if ann != nil && !buildOnly { // measure the graph, not the exact scan that answers while it builds
+			t0 := time.Now()
+			if err := ann.WaitANN(ctx); err != nil {
+				return err
+			}
+			fmt.Fprintf(os.Stderr, "# %d memories: vector graph ready %s after the last create\n", have, time.Since(t0).Round(time.Millisecond))
+		}
+		if buildOnly {
+			fmt.Printf("built %d memories in %s (%.0f/s)\n", have, dir, createRate)
+			continue
+		}
+		if b.OpenSearch != nil {
+			if err := b.OpenSearch.Refresh(ctx); err != nil {
+				return err
+			}
+		}
+		r := Result{Memories: have, CreatePerSec: createRate, SearchMs: map[string]map[string]float64{}}
+		qs := make([]string, queries)
+		for i := range qs {
+			qs[i] = gen.Query()
+		}
+		if memProfileTo != "" {
+			if err := writeHeap(memProfileTo + ".before"); err != nil {
+				return err
+			}
+		}
+		if profileTo != "" {
+			f, err := os.Create(profileTo)
+			if err != nil {
+				return err
+			}
+			if err := pprof.StartCPUProfile(f); err != nil {
+				return err
+			}
+		}
+		off := false
+		for _, mode := range modes {
+			req := func(q string) service.SearchRequest {
+				r := service.SearchRequest{Query: q, Mode: mode, K: k, Rerank: &off}
+				if mode == modeRerank {
+					r.Mode, r.Rerank = service.ModeFull, nil
+				}
+				if mode == modeHybridKnowledge {
+					r.Mode, r.Lists = "", []string{retrieval.ListKeyword, retrieval.ListSemantic, retrieval.ListKnowledge}
+				}
+				return r
+			}
+			if mode == modeRerank && !withRerank {
+				continue
+			}
+			// Warm up caches, then measure.
+			warm, rounds := qs[:min(20, len(qs))], 1
+			if warmAll { // the second round finds what the first queued in the background
+				warm, rounds = qs, 2
+			}
+			for range rounds {
+				for _, q := range warm {
+					b.Service.Search(ctx, caller, req(q))
+				}
+			}
+			// The related-terms index loads a large org's vocabulary in the
+			// background (and, with -warm, expands what the warm-up
+			// queued): measured once it has, as a service is after its
+			// first seconds, not while its first lookups go without
+			// embedding neighbours.
+			if w, ok := relatedOf(b); ok {
+				w.Wait()
+			}
+			emb.takeQuery()
+			var total, excl []float64
+			stages := map[string][]float64{}
+			for _, q := range qs {
+				t0 := time.Now()
+				res, err := b.Service.SearchRanked(ctx, caller, req(q))
+				if err != nil {
+					return err
+				}
+				d := time.Since(t0)
+				e := emb.takeQuery()
+				total = append(total, ms(d))
+				excl = append(excl, ms(d-e))
+				var inStages time.Duration
+				for _, st := range res.Stages {
+					sd := st.Duration
+					if st.Name == "retrieve" {
+						sd -= e // the query's embedding runs inside the retrieve stage
+					}
+					inStages += st.Duration
+					stages[st.Name] = append(stages[st.Name], ms(sd))
+				}
+				stages["embed query"] = append(stages["embed query"], ms(e))
+				stages["record accesses"] = append(stages["record accesses"], ms(d-inStages))
+			}
+			if mode == service.ModeHybrid || mode == modeRerank {
+				if r.StagesMs == nil {
+					r.StagesMs = map[string]map[string]float64{}
+				}
+				for name, xs := range stages {
+					if mode == service.ModeHybrid || name == "rerank" {
+						r.StagesMs[name] = map[string]float64{"p50": pct(xs, 50), "p95": pct(xs, 95)}
+					}
+				}
+			}
+			r.SearchMs[string(mode)] = map[string]float64{
+				"p50": pct(excl, 50), "p95": pct(excl, 95), "p99": pct(excl, 99),
+				"p50_total": pct(total, 50), "p95_total": pct(total, 95), "p99_total": pct(total, 99),
+			}
+		}
+		if profileTo != "" {
+			pprof.StopCPUProfile()
+		}
+		if memProfileTo != "" {
+			if err := writeHeap(memProfileTo); err != nil {
+				return err
+			}
+		}
+		if err := measureTerms(ctx, b.Store, gen, queries, &r); err != nil {
+			return err
+		}
+		r.RSSMiB = rssMiB()
+		disk := dirSize(dir)
+		if b.OpenSearch != nil {
+			n, err := b.OpenSearch.StoreBytes(ctx)
+			if err != nil {
+				return err
+			}
+			disk += n
+		}
+		r.DiskBytesPer = float64(disk) / float64(have)
+		for i, mode := range []string{"keyword", "semantic", "hybrid", string(modeHybridKnowledge), "full", string(modeRerank), "terms"} {
+			s, ok := r.SearchMs[mode]
+			if !ok {
+				continue
+			}
+			size, rate := "", ""
+			if i == 0 {
+				size, rate = strconv.Itoa(have), fmt.Sprintf("%.0f", createRate)
+			}
+			fmt.Printf("| %s | %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %.0f |\n", size, rate, mode,
+				s["p50"], s["p95"], s["p99"], s["p50_total"], s["p95_total"], s["p99_total"], r.RSSMiB, r.DiskBytesPer)
+		}
+		fmt.Printf("\nhybrid search stages at %d memories (ms; retrieve excludes embedding the query):\n\n", have)
+		fmt.Println("| stage | p50 | p95 |")
+		fmt.Println("|---|---:|---:|")
+		for _, name := range []string{"embed query", "retrieve", "fuse", "load", "rerank", "expand", "record accesses"} {
+			if name == "rerank" {
+				if !withRerank {
+					continue
+				}
+				fmt.Println("| *full+rerank:* |  |  |")
+			}
+			if st, ok := r.StagesMs[name]; ok {
+				fmt.Printf("| %s | %.3f | %.3f |\n", name, st["p50"], st["p95"])
+			}
+		}
+		fmt.Println()
+		results = append(results, r)
+	}
+	if jsonOut != "" {
+		js, _ := json.MarshalIndent(results, "", "  ")
+		return os.WriteFile(jsonOut, append(js, '\n'), 0o644)
+	}
+	return nil
+}
+
+// modeRerank is full search through the rerank stage.
+const modeRerank service.Mode = "full+rerank"
+
+// modeHybridKnowledge is keyword, semantic and the knowledge list: what
+// the knowledge list adds to hybrid, without the other lists of full.
+const modeHybridKnowledge service.Mode = "hybrid+knowledge"
+
+// modes are measured in this order.
+var modes = []service.Mode{service.ModeKeyword, service.ModeSemantic, service.ModeHybrid, modeHybridKnowledge, service.ModeFull, modeRerank}
+
+// serveRerank answers the Cohere-shaped /rerank request, scoring each
+// document by the share of the query's words it holds: the cost of the
+// protocol without a model's.
+func serveRerank(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Query     string   `json:"query"`
+		Documents []string `json:"documents"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	qw := strings.Fields(strings.ToLower(req.Query))
+	type result struct {
+		Index int     `json:"index"`
+		Score float64 `json:"relevance_score"`
+	}
+	out := struct {
+		Results []result `json:"results"`
+	}{Results: make([]result, len(req.Documents))}
+	for i, d := range req.Documents {
+		d = strings.ToLower(d)
+		hit := 0
+		for _, w := range qw {
+			if strings.Contains(d, w) {
+				hit++
+			}
+		}
+		out.Results[i] = result{i, float64(hit) / float64(max(1, len(qw)))}
+	}
+	sort.SliceStable(out.Results, func(a, b int) bool { return out.Results[a].Score > out.Results[b].Score })
+	json.NewEncoder(w).Encode(out)
+}
+
+// measureTerms times the TermIndex prefix completion behind
+// /v1/knowledge/terms: one to three first letters of the corpus's words,
+// as a user types them, org-wide (the counters' path) and for one agent.
+func measureTerms(ctx context.Context, store memory.Store, gen *synth.Generator, n int, r *Result) error {
+	ti, ok := store.(memory.TermIndex)
+	if !ok {
+		return nil
+	}
+	var xs []float64
+	for i := 0; i < n; i++ {
+		w := gen.Word()
+		p := w[:min(len(w), 1+i%3)]
+		t0 := time.Now()
+		if _, err := ti.Terms(ctx, memory.Filter{OrgID: "bench"}, p, 10); err != nil {
+			return fmt.Errorf("terms %q: %w", p, err)
+		}
+		xs = append(xs, ms(time.Since(t0)))
+	}
+	r.SearchMs["terms"] = map[string]float64{"p50": pct(xs, 50), "p95": pct(xs, 95), "p99": pct(xs, 99),
+		"p50_total": pct(xs, 50), "p95_total": pct(xs, 95), "p99_total": pct(xs, 99)}
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func pct(xs []float64, p float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	i := int(float64(len(s)-1) * p / 100)
+	return s[i]
+}
+
+func rssMiB() float64 { return statusMiB("VmRSS") }
+
+// statusMiB reads a memory field of /proc/self/status (VmRSS; RssAnon, the
+// process's own memory; RssFile, the pages of mapped files it has touched,
+// which the kernel can drop) in MiB, 0 where there is none.
+func statusMiB(field string) float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, field+":") {
+			f := strings.Fields(line)
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+func dirSize(dir string) int64 {
+	var n int64
+	filepath.Walk(dir, func(_ string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			n += info.Size()
+		}
+		return nil
+	})
+	return n
+}
+
+// relatedOf returns the related-terms index of the knowledge list, whose
+// Wait returns once the expansions queued in the background are done.
+func relatedOf(b *server.Backend) (interface{ Wait() }, bool) {
+	if b.Knowledge == nil {
+		return nil, false
+	}
+	w, ok := b.Knowledge.Related.(interface{ Wait() })
+	return w, ok
+}
+
+// newMemory is the service's form of the generator's i-th memory.
+func newMemory(gen *synth.Generator, i int) service.NewMemory {
+	m := gen.Memory(i)
+	return service.NewMemory{
+		Type:       m.Type,
+		Content:    memory.Content{Text: m.Text},
+		RoomID:     m.RoomID,
+		EntityID:   m.EntityID,
+		CreatedAt:  m.CreatedAt,
+		DocumentID: m.DocumentID,
+	}
+}

@@ -1,0 +1,446 @@
+package llm_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentmem/agentmem/pkg/knowledge/extractor/llm"
+	"github.com/agentmem/agentmem/pkg/llm/bedrock"
+	"github.com/agentmem/agentmem/pkg/memory"
+)
+
+const modelID = "anthropic.claude-3-5-haiku-20241022-v1:0"
+
+// converse is a local stand-in for the Bedrock runtime Converse endpoint.
+// It checks the request as Bedrock would (path, SigV4 headers, body shape)
+// and that the tool configuration carries the knowledge schema and forces
+// the tool, then lets the test's model answer.
+type converse struct {
+	t        *testing.T
+	requests atomic.Int32
+	mu       sync.Mutex
+	users    []string
+	// model answers one request: a tool input, or an HTTP failure.
+	model func(user string) (input any, status int, errType string)
+}
+
+func (c *converse) fail(w http.ResponseWriter, status int, kind, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Amzn-ErrorType", kind)
+	w.WriteHeader(status)
+	fmt.Fprintf(w, `{"message":%q}`, msg)
+}
+
+var pathRe = regexp.MustCompile(`^/model/([^/]+)/converse$`)
+
+func (c *converse) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	c.requests.Add(1)
+	auth := r.Header.Get("Authorization")
+	if !strings.HasPrefix(auth, "AWS4-HMAC-SHA256 Credential=local/") || !strings.Contains(auth, "/bedrock/aws4_request") ||
+		!strings.Contains(auth, "SignedHeaders=") || !strings.Contains(auth, "Signature=") || r.Header.Get("X-Amz-Date") == "" {
+		c.fail(w, 403, "AccessDeniedException", "missing or malformed SigV4 signature")
+		return
+	}
+	m := pathRe.FindStringSubmatch(r.URL.EscapedPath())
+	if r.Method != http.MethodPost || m == nil || strings.ReplaceAll(m[1], "%3A", ":") != modelID {
+		c.fail(w, 404, "ResourceNotFoundException", "no route "+r.Method+" "+r.URL.EscapedPath())
+		return
+	}
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		c.fail(w, 400, "ValidationException", "content type "+ct)
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	var req struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"messages"`
+		System []struct {
+			Text string `json:"text"`
+		} `json:"system"`
+		InferenceConfig struct {
+			MaxTokens   int      `json:"maxTokens"`
+			Temperature *float64 `json:"temperature"`
+		} `json:"inferenceConfig"`
+		ToolConfig struct {
+			Tools []struct {
+				ToolSpec struct {
+					Name        string `json:"name"`
+					Description string `json:"description"`
+					InputSchema struct {
+						JSON map[string]any `json:"json"`
+					} `json:"inputSchema"`
+				} `json:"toolSpec"`
+			} `json:"tools"`
+			ToolChoice struct {
+				Tool struct {
+					Name string `json:"name"`
+				} `json:"tool"`
+			} `json:"toolChoice"`
+		} `json:"toolConfig"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		c.fail(w, 400, "ValidationException", err.Error())
+		return
+	}
+	tc := req.ToolConfig
+	if len(req.Messages) != 1 || req.Messages[0].Role != "user" || len(req.Messages[0].Content) != 1 ||
+		len(req.System) != 1 || !strings.Contains(req.System[0].Text, llm.ToolName) || req.InferenceConfig.MaxTokens == 0 ||
+		req.InferenceConfig.Temperature == nil || *req.InferenceConfig.Temperature != 0 || len(tc.Tools) != 1 {
+		c.fail(w, 400, "ValidationException", "converse request shape: "+string(body))
+		return
+	}
+	// the tool is the knowledge schema, and it is forced
+	var want map[string]any
+	b, _ := json.Marshal(llm.Tool().Schema)
+	json.Unmarshal(b, &want)
+	spec := tc.Tools[0].ToolSpec
+	if spec.Name != llm.ToolName || tc.ToolChoice.Tool.Name != llm.ToolName || spec.Description == "" ||
+		!reflect.DeepEqual(spec.InputSchema.JSON, want) {
+		c.fail(w, 400, "ValidationException", "tool config: "+string(body))
+		return
+	}
+	user := req.Messages[0].Content[0].Text
+	c.mu.Lock()
+	c.users = append(c.users, user)
+	c.mu.Unlock()
+	input, status, errType := c.model(user)
+	if status != 0 {
+		c.fail(w, status, errType, "model says no")
+		return
+	}
+	content := []any{map[string]any{"toolUse": map[string]any{"toolUseId": "tooluse_k1", "name": llm.ToolName, "input": input}}}
+	stop := "tool_use"
+	if input == nil {
+		content, stop = []any{map[string]any{"text": "Here is what I found in the messages."}}, "end_turn"
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{
+		"output":     map[string]any{"message": map[string]any{"role": "assistant", "content": content}},
+		"stopReason": stop,
+		"usage":      map[string]any{"inputTokens": 300, "outputTokens": 90, "totalTokens": 390},
+		"metrics":    map[string]any{"latencyMs": 420},
+	})
+}
+
+func start(t *testing.T, model func(string) (any, int, string), attempts int) (*converse, *bedrock.Converser) {
+	t.Helper()
+	c := &converse{t: t, model: model}
+	srv := httptest.NewServer(c)
+	t.Cleanup(srv.Close)
+	client, err := bedrock.NewClient(context.Background(), bedrock.ClientOptions{Endpoint: srv.URL, Region: "us-east-1",
+		AccessKey: "local", SecretKey: "local", MaxAttempts: attempts, MaxBackoff: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv, err := bedrock.NewConverser(client, bedrock.ConverserOptions{Model: modelID, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, cv
+}
+
+// promptMessage is one numbered message as the prompt shows it.
+type promptMessage struct {
+	id      int
+	speaker string
+	text    string
+}
+
+var headRe = regexp.MustCompile(`(?m)^\[(\d+)\]( speaker: ([^;]+);)?[^\n]*\n([^\n]*)`)
+
+func messagesOf(user string) []promptMessage {
+	var out []promptMessage
+	for _, m := range headRe.FindAllStringSubmatch(user, -1) {
+		id, _ := strconv.Atoi(m[1])
+		out = append(out, promptMessage{id: id, speaker: m[3], text: m[4]})
+	}
+	return out
+}
+
+// place is the capitalized word of a test sentence after "to".
+func place(text string) string {
+	f := strings.Fields(strings.Trim(text, "."))
+	for i, w := range f {
+		if w == "to" && i+1 < len(f) {
+			return strings.Trim(f[i+1], ".,!")
+		}
+	}
+	return ""
+}
+
+// scripted answers like a model would, from the prompt: per message an
+// entity for the place it names, an action of the speaker ("I") going
+// there, its inverse, and a topic; entries in reverse order, with
+// malformed items and entries the extractor must drop.
+func scripted(user string) (any, int, string) {
+	var entries []any
+	msgs := messagesOf(user)
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		p := place(m.text)
+		entries = append(entries, map[string]any{
+			"id": m.id,
+			"entities": []any{
+				map[string]any{"name": p, "types": []any{" City ", "place", "city"},
+					"facets": []any{map[string]any{"name": "population", "value": 500000},
+						map[string]any{"name": "age", "value": "3 years", "amount": 3},
+						map[string]any{"name": "", "value": "x"}}},
+				map[string]any{"name": "I", "type": "person", "facets": []any{map[string]any{"name": "likes", "value": "travel"}}},
+				map[string]any{"name": ""}, // dropped
+				42,                         // dropped
+				map[string]any{"name": "none", "types": []any{"x"}}, // dropped
+			},
+			"actions": []any{
+				map[string]any{"verbs": []any{"Travel"}, "tense": "PAST", "subject": "I", "object": "none", "indirectObject": p,
+					"params":       []any{map[string]any{"name": "time", "value": "last week"}, map[string]any{"name": "", "value": "x"}, "by train"},
+					"subjectFacet": map[string]any{"name": "likes", "value": "trips"}},
+				map[string]any{"verbs": []any{}, "tense": "past"}, // dropped
+				map[string]any{"verbs": 7},                        // dropped
+			},
+			"inverseActions": []any{
+				map[string]any{"verbs": []any{"receive"}, "tense": "yesterday", "subject": p, "object": "you", "indirectObject": "none"},
+			},
+			"topics": []any{"trip to " + p, 7, "  ", "TO " + p, "trip to " + p},
+		})
+	}
+	entries = append(entries, map[string]any{"id": 99, "topics": []any{"nobody"}}, map[string]any{"id": "x"}, "junk")
+	return map[string]any{"messages": entries}, 0, ""
+}
+
+func sources() []memory.KnowledgeSource {
+	at := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC).UnixMilli()
+	return []memory.KnowledgeSource{
+		{MemoryID: "m1", Type: memory.TypeMessage, Text: "We finally went to Porto by train.", Speaker: "Sam", Listeners: []string{"Ana"}, CreatedAt: at},
+		{MemoryID: "m2", Type: memory.TypeMessage, Text: "   ", Speaker: "Ana", Listeners: []string{"Sam"}},
+		{MemoryID: "m3", Type: memory.TypeMessage, Text: "Next I drove to Bergen.", Speaker: "Ana", Listeners: []string{"Sam"}, CreatedAt: at},
+	}
+}
+
+func TestWireRecordKnowledge(t *testing.T) {
+	c, cv := start(t, scripted, 3)
+	x, err := llm.New(cv, llm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs := sources()
+	ks, err := x.Extract(context.Background(), srcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ks) != len(srcs) || c.requests.Load() != 1 {
+		t.Fatalf("%d results after %d requests", len(ks), c.requests.Load())
+	}
+	// the prompt numbers the messages with text, with speaker, listener and date
+	msgs := messagesOf(c.users[0])
+	if len(msgs) != 2 || msgs[0].speaker != "Sam" || msgs[1].speaker != "Ana" || msgs[0].text != srcs[0].Text ||
+		!strings.Contains(c.users[0], "to: Ana;") || !strings.Contains(c.users[0], "8 May 2023") {
+		t.Fatalf("prompt %q", c.users[0])
+	}
+	for _, i := range []int{0, 2} {
+		k, src := ks[i], srcs[i]
+		dump, _ := json.Marshal(k)
+		p := place(src.Text)
+		// metadata first, whatever the model said
+		if len(k.Entities) < 3 || k.Entities[0].Name != src.Speaker || k.Entities[1].Name != src.Listeners[0] ||
+			k.Actions[0].Verbs[0] != "say" || k.Actions[0].Subject != src.Speaker {
+			t.Fatalf("%s: metadata missing: %s", src.MemoryID, dump)
+		}
+		// "I" merged into the speaker, with the model's facet
+		if !slices.ContainsFunc(k.Entities[0].Facets, func(f memory.Facet) bool { return f.Name == "likes" && f.Value == "travel" }) {
+			t.Errorf("%s: speaker facets %+v", src.MemoryID, k.Entities[0].Facets)
+		}
+		e := k.Entities[2]
+		if e.Name != p || !slices.Equal(e.Types, []string{"city", "place"}) || len(e.Facets) != 2 {
+			t.Errorf("%s: entity %+v, want %s typed city, place with 2 facets", src.MemoryID, e, p)
+		}
+		if q := e.Facets[0].Quantity; q == nil || q.Amount != 500000 || e.Facets[0].Value != "500000" {
+			t.Errorf("numeric facet %+v", e.Facets[0])
+		}
+		if q := e.Facets[1].Quantity; q == nil || q.Amount != 3 || q.Units != "years" {
+			t.Errorf("quantity facet %+v", e.Facets[1])
+		}
+		if r := k.EntityRanges[2]; src.Text[r.Start:r.End] != p {
+			t.Errorf("entity range %+v", r)
+		}
+		if len(k.Actions) != 3 {
+			t.Fatalf("%s: actions %s", src.MemoryID, dump)
+		}
+		a := k.Actions[1]
+		if a.Subject != src.Speaker || a.Verbs[0] != "travel" || a.Tense != memory.TensePast || a.Object != "" || a.IndirectObject != p ||
+			!slices.Equal(a.Params, []memory.ActionParam{{Name: "time", Value: "last week"}, {Name: "detail", Value: "by train"}}) ||
+			a.SubjectFacet == nil || a.SubjectFacet.Value != "trips" {
+			t.Errorf("%s: action %+v", src.MemoryID, a)
+		}
+		inv := k.Actions[2]
+		if inv.Verbs[0] != "receive" || inv.Tense != "" || inv.Subject != p || inv.Object != src.Listeners[0] {
+			t.Errorf("%s: inverse action %+v", src.MemoryID, inv)
+		}
+		// topics: deduplicated; a range where the text has them
+		if !slices.Equal(k.Topics, []string{"trip to " + p, "TO " + p}) || k.TopicRanges[0] != (memory.TextRange{}) ||
+			src.Text[k.TopicRanges[1].Start:k.TopicRanges[1].End] != "to "+p {
+			t.Errorf("%s: topics %q %+v", src.MemoryID, k.Topics, k.TopicRanges)
+		}
+	}
+	// the message without text: metadata only
+	if len(ks[1].Entities) != 2 || len(ks[1].Actions) != 1 || len(ks[1].Topics) != 0 {
+		t.Errorf("empty message: %+v", ks[1])
+	}
+	// per message: 3 entities, 2 facets... dropped; plus 3 bad entries
+	if d := x.Dropped(); d != 2*(3+2+1)+3 {
+		t.Errorf("%d items dropped", d)
+	}
+	if u := x.Usage(); u.Calls != 1 || u.InputTokens != 300 || u.OutputTokens != 90 {
+		t.Errorf("usage %+v", u)
+	}
+	// the refs of the merged knowledge index the model's terms
+	refs := ks[0].Refs("m1")
+	found := false
+	for _, r := range refs {
+		for _, term := range r.Terms() {
+			if term.Term == "porto" && term.Role == memory.RoleName {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no ref named porto in %v", refs)
+	}
+}
+
+func TestWireBatches(t *testing.T) {
+	c, cv := start(t, scripted, 3)
+	x, _ := llm.New(cv, llm.Options{BatchSize: 8, Concurrency: 3})
+	var srcs []memory.KnowledgeSource
+	for i := 0; i < 19; i++ {
+		srcs = append(srcs, memory.KnowledgeSource{MemoryID: fmt.Sprint(i), Text: fmt.Sprintf("Then we went to Town%d.", i), Speaker: "Sam"})
+	}
+	ks, err := x.Extract(context.Background(), srcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := c.requests.Load(); n != 3 {
+		t.Errorf("%d requests for 19 messages in batches of 8", n)
+	}
+	for i, k := range ks {
+		want := fmt.Sprintf("Town%d", i)
+		if len(k.Entities) < 2 || k.Entities[1].Name != want {
+			t.Errorf("message %d: entities %+v, want %s", i, k.Entities, want)
+		}
+	}
+	// a batch is also bounded by its text
+	c2, cv2 := start(t, scripted, 3)
+	x2, _ := llm.New(cv2, llm.Options{BatchSize: 100, MaxBatchBytes: 60})
+	if _, err := x2.Extract(context.Background(), srcs[:6]); err != nil {
+		t.Fatal(err)
+	}
+	if n := c2.requests.Load(); n != 3 {
+		t.Errorf("%d requests for 6 messages of ~22 bytes within 60 bytes a call", n)
+	}
+}
+
+func TestWireFailures(t *testing.T) {
+	answer := func(v any) func(string) (any, int, string) {
+		return func(string) (any, int, string) { return v, 0, "" }
+	}
+	tests := []struct {
+		name     string
+		model    func(string) (any, int, string)
+		code     string
+		contains string
+		is       error
+	}{
+		{"answer without the tool", answer(nil), memory.EUNAVAILABLE, "", bedrock.ErrNoToolUse},
+		{"throttled throughout", func(string) (any, int, string) { return nil, 429, "ThrottlingException" }, memory.EUNAVAILABLE, "ThrottlingException", nil},
+		{"service unavailable", func(string) (any, int, string) { return nil, 503, "ServiceUnavailableException" }, memory.EUNAVAILABLE, "ServiceUnavailable", nil},
+		{"messages not an array", answer(map[string]any{"messages": "none today"}), memory.EINTERNAL, "not an array", nil},
+		{"no messages", answer(map[string]any{"entities": []any{}}), memory.EINTERNAL, "no messages", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, cv := start(t, tc.model, 2)
+			x, _ := llm.New(cv, llm.Options{})
+			ks, err := x.Extract(context.Background(), sources())
+			if err == nil || ks != nil {
+				t.Fatalf("no error: %+v", ks)
+			}
+			if memory.ErrorCode(err) != tc.code || !strings.Contains(err.Error(), tc.contains) || tc.is != nil && !errors.Is(err, tc.is) {
+				t.Errorf("error %v (code %s), want %s", err, memory.ErrorCode(err), tc.code)
+			}
+		})
+	}
+}
+
+func TestWireMalformedEntries(t *testing.T) {
+	// every entry is wrong: the messages keep their metadata knowledge only.
+	_, cv := start(t, func(string) (any, int, string) {
+		return map[string]any{"messages": []any{
+			map[string]any{"id": 0, "topics": []any{"zero"}},
+			map[string]any{"id": 3, "topics": []any{"beyond the batch"}},
+			map[string]any{"id": []any{1}, "topics": []any{"array id"}},
+			map[string]any{"id": 1, "entities": "Porto", "topics": []any{"x"}},
+			map[string]any{"id": "2", "entities": []any{map[string]any{"name": strings.Repeat("n", 300)}},
+				"actions": []any{map[string]any{"verbs": []any{"go"}, "params": "x"}}},
+			nil,
+		}}, 0, ""
+	}, 2)
+	x, _ := llm.New(cv, llm.Options{})
+	ks, err := x.Extract(context.Background(), sources())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range ks {
+		if len(k.Entities) != 2 || len(k.Actions) != 1 || len(k.Topics) != 0 {
+			t.Errorf("message %d: %+v", i, k)
+		}
+	}
+	if x.Dropped() < 6 {
+		t.Errorf("%d dropped", x.Dropped())
+	}
+}
+
+func TestContextCanceled(t *testing.T) {
+	block := make(chan struct{})
+	defer close(block)
+	_, cv := start(t, func(string) (any, int, string) { <-block; return nil, 503, "ServiceUnavailableException" }, 1)
+	x, _ := llm.New(cv, llm.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := x.Extract(ctx, sources()); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("error %v", err)
+	}
+}
+
+func TestNew(t *testing.T) {
+	if _, err := llm.New(nil, llm.Options{}); memory.ErrorCode(err) != memory.EINVALID {
+		t.Errorf("nil model: %v", err)
+	}
+	_, cv := start(t, scripted, 1)
+	x, _ := llm.New(cv, llm.Options{})
+	var _ memory.KnowledgeExtractor = x
+	if x.Name() == "" {
+		t.Error("no name")
+	}
+	// nothing to ask: no call
+	ks, err := x.Extract(context.Background(), []memory.KnowledgeSource{{Speaker: "Sam"}})
+	if err != nil || len(ks) != 1 || len(ks[0].Entities) != 1 || x.Usage().Calls != 0 {
+		t.Errorf("%+v %v %+v", ks, err, x.Usage())
+	}
+}

@@ -1,0 +1,364 @@
+package extract
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
+
+	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/service"
+)
+
+// Pipeline extracts facts from turns and merges them into the store.
+type Pipeline struct {
+	Service   *service.Service
+	Extractor Extractor
+	Log       *slog.Logger
+	// DuplicateAt is the cosine similarity from which a fact of the same
+	// subject, polarity and slot is the same fact (default 0.92);
+	// RelatedAt the one from which a fact of the same subject enriches a
+	// known one of another slot (default 0.85). Neither lets a fact
+	// supersede or contradict another: that takes the same slot.
+	DuplicateAt, RelatedAt float64
+	// OrgFactsFromAgents lets a fact about the org itself, drawn from an
+	// agent-bound conversation, be promoted to the org scope. Off by
+	// default: such facts stay in the agent's scope like the rest. An
+	// org's settings may override it (ExtractionSettings.OrgFactsFromAgents).
+	OrgFactsFromAgents bool
+	// Settings, when set, gives each job its org's extraction settings
+	// (see SettingsStore): the instructions and language steer a
+	// Steerable extractor, and facts outside the keep and drop lists are
+	// dropped whatever the extractor. Without it every org extracts by the
+	// defaults.
+	Settings OrgSettings
+}
+
+// jobSettings are the org settings one job runs with.
+type jobSettings struct {
+	memory.ExtractionSettings
+	version  int64
+	orgFacts bool // facts about the org may leave an agent's scope
+}
+
+// Outcome is what happened to one extracted fact.
+type Outcome struct {
+	Fact     Fact     `json:"fact"`
+	Decision Decision `json:"decision"`
+	ID       string   `json:"id,omitempty"`     // the fact memory written (or the one it duplicates)
+	Target   string   `json:"target,omitempty"` // the existing fact it duplicates, enriches, supersedes or contradicts
+	// Why is the decision as recorded in the fact's metadata: rule,
+	// scores, subject and slot.
+	Why memory.FactDecision `json:"why"`
+	// AgentID is the scope the fact was written to ("" for the org scope).
+	AgentID string `json:"agentId,omitempty"`
+}
+
+func (p *Pipeline) log() *slog.Logger {
+	if p.Log != nil {
+		return p.Log
+	}
+	return slog.Default()
+}
+
+// Process extracts facts from turns spoken in caller c's org and merges
+// each into what is known in the scope it belongs to (see scope).
+// Transient turns (greetings, thanks, acknowledgements, questions and
+// fillers alone: see Transient) are not given to the extractor, except a
+// question answered by the next turn (see Useful); a job of nothing else
+// extracts nothing. The org's settings (Settings), read before
+// extracting, steer the extractor and filter its facts. Processing the
+// same turns again finds the same facts again and writes nothing new.
+func (p *Pipeline) Process(ctx context.Context, c memory.Caller, turns []Turn) ([]Outcome, error) {
+	useful := Useful(turns)
+	if len(useful) == 0 {
+		return nil, nil
+	}
+	js := jobSettings{orgFacts: p.OrgFactsFromAgents}
+	if p.Settings != nil {
+		var err error
+		// Read before extracting: an org that drops a category must
+		// never see it stored because its settings could not be read.
+		if js.ExtractionSettings, js.version, err = p.Settings.ExtractionSettings(ctx, c.OrgID); err != nil {
+			return nil, err
+		}
+		if js.OrgFactsFromAgents != nil {
+			js.orgFacts = *js.OrgFactsFromAgents
+		}
+	}
+	ex := p.Extractor
+	if st, ok := ex.(Steerable); ok && (js.Instructions != "" || js.Language != "") {
+		ex = st.Steer(js.ExtractionSettings)
+	}
+	facts, err := ex.Extract(ctx, useful)
+	if err != nil {
+		return nil, err
+	}
+	facts = p.keep(ctx, c, facts, js)
+	var out []Outcome
+	for _, f := range facts {
+		o, err := p.merge(ctx, c, useful, f, js)
+		if memory.ErrorCode(err) == memory.EINVALID {
+			// A fact the service refuses (a field out of bounds) is the
+			// extractor's fault, not the job's: the others are kept.
+			p.log().WarnContext(ctx, "extracted fact rejected", "org", c.OrgID, "extractor", p.Extractor.Name(), "err", err)
+			continue
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// keep returns the facts the org's keep and drop lists let through, by
+// each fact's kind and category (the family of its slot: see
+// memory.FactCategory), and logs how many it dropped.
+func (p *Pipeline) keep(ctx context.Context, c memory.Caller, facts []Fact, js jobSettings) []Fact {
+	if len(js.KeepKinds)+len(js.DropKinds)+len(js.KeepCategories)+len(js.DropCategories) == 0 {
+		return facts
+	}
+	var out []Fact
+	for _, f := range facts {
+		f.normalize()
+		if js.Keeps(f.Kind, memory.FactCategory(normalizeSlot(f.Slot))) {
+			out = append(out, f)
+		}
+	}
+	if n := len(facts) - len(out); n > 0 {
+		p.log().InfoContext(ctx, "facts dropped by the org's extraction settings", "org", c.OrgID, "dropped", n,
+			"kept", len(out), "settings_version", js.version)
+	}
+	return out
+}
+
+func (p *Pipeline) thresholds() (float64, float64) {
+	dup, rel := p.DuplicateAt, p.RelatedAt
+	if dup == 0 {
+		dup = 0.92
+	}
+	if rel == 0 {
+		rel = 0.85
+	}
+	return dup, rel
+}
+
+// scope is where fact f goes, as a write request's scope and agentId:
+//
+//   - A fact from an agent-bound conversation (the caller is bound to an
+//     agent, or a source turn was written in an agent's scope) goes to that
+//     agent's scope, where other agents of the org cannot read it.
+//   - A fact about the org itself (see aboutOrg: its subject is the org's
+//     id or "the company", "our organization"...) goes to the org scope,
+//     when the conversation was not agent-bound, or when OrgFactsFromAgents
+//     (or the org's setting of it) allows it and the caller may write
+//     there (Caller.WriteScope).
+//   - Any other fact of a conversation in the org scope stays in the org
+//     scope, as before.
+func (p *Pipeline) scope(c memory.Caller, turns []Turn, f Fact, orgFacts bool) (scope, agent string) {
+	agent = c.AgentID
+	if agent == "" {
+		for _, t := range turns {
+			if t.AgentID != "" && slices.Contains(f.Sources, t.ID) {
+				agent = t.AgentID
+				break
+			}
+		}
+	}
+	if agent == "" {
+		return "org", ""
+	}
+	if aboutOrg(f.Subject, c.OrgID) && (c.AgentID == "" || orgFacts) {
+		if _, err := c.WriteScope("org", ""); err == nil {
+			return "org", ""
+		}
+	}
+	if c.AgentID != "" {
+		return "agent", ""
+	}
+	return "agent", agent
+}
+
+// candidates returns the known facts of f's subject that f is compared
+// with: those in the scope f is written to, classified by every rule, and,
+// when that is an agent's scope, those of the org scope, which f can only
+// duplicate (an agent's conversation never changes what the org knows).
+func (p *Pipeline) candidates(ctx context.Context, c memory.Caller, f Fact, agent string) ([]known, []known, error) {
+	filter := memory.Filter{Types: []memory.Type{memory.TypeFact}, EntityID: f.Subject, AgentID: memory.OrgScope}
+	if agent != "" {
+		filter.AgentID = agent
+	}
+	same, err := p.Service.Similar(ctx, c, service.SimilarRequest{Text: f.Text, K: 10, Filter: filter})
+	if err != nil {
+		return nil, nil, err
+	}
+	var org []service.SearchResult
+	if agent != "" {
+		filter.AgentID = memory.OrgScope
+		if org, err = p.Service.Similar(ctx, c, service.SimilarRequest{Text: f.Text, K: 3, Filter: filter}); err != nil {
+			return nil, nil, err
+		}
+	}
+	conv := func(rs []service.SearchResult) []known {
+		ks := make([]known, len(rs))
+		for i, r := range rs {
+			ks[i] = knownOf(r)
+		}
+		return ks
+	}
+	return conv(same), conv(org), nil
+}
+
+// canonicalSubject is the subject as stored in the fact's entityId: the
+// speaker's own spelling when the fact is about a speaker, else the
+// subject with its first letter upper-cased, so that "maya" and "Maya"
+// are found as one entity.
+func canonicalSubject(subject string, turns []Turn) string {
+	n := memory.NormalizeSubject(subject)
+	for _, t := range turns {
+		if t.Speaker != "" && memory.NormalizeSubject(t.Speaker) == n {
+			return t.Speaker
+		}
+	}
+	if subject != "" && subject[0] >= 'a' && subject[0] <= 'z' {
+		return string(subject[0]-'a'+'A') + subject[1:]
+	}
+	return subject
+}
+
+func (p *Pipeline) merge(ctx context.Context, c memory.Caller, turns []Turn, f Fact, js jobSettings) (Outcome, error) {
+	f.normalize()
+	if f.Subject == "" {
+		// A fact without a subject is about the speaker of its first turn.
+		for _, t := range turns {
+			if len(f.Sources) > 0 && t.ID == f.Sources[0] {
+				f.Subject = t.Speaker
+			}
+		}
+	}
+	f.Subject = canonicalSubject(f.Subject, turns)
+	f.Slot = normalizeSlot(f.Slot)
+	o := Outcome{Fact: f}
+	scope, agent := p.scope(c, turns, f, js.orgFacts)
+	o.AgentID = agent
+	if scope == "agent" && agent == "" {
+		o.AgentID = c.AgentID
+	}
+	same, org, err := p.candidates(ctx, c, f, o.AgentID)
+	if err != nil {
+		return o, err
+	}
+	dupAt, relAt := p.thresholds()
+	why, target := decide(f, same, dupAt, relAt)
+	if Decision(why.Kind) != Duplicate {
+		// The org already knowing it is enough: it is not written again
+		// in an agent's scope.
+		if d, t := decide(f, org, dupAt, relAt); Decision(d.Kind) == Duplicate {
+			why, target = d, t
+		}
+	}
+	o.Decision, o.Why = Decision(why.Kind), why
+	if target != nil {
+		o.Target = target.ID
+	}
+	if o.Decision == Duplicate {
+		o.ID = target.ID
+		return o, nil
+	}
+	fm := memory.FactMeta{Subject: f.Subject, Slot: f.Slot, Value: f.Value, Negated: f.Negated, Decision: &why}
+	if o.Decision == Contradicts {
+		fm.Contested, fm.ContestedWith = true, []string{target.ID}
+	}
+	meta, err := json.Marshal(struct {
+		memory.FactMeta
+		Sources   []string `json:"sources"`
+		Extractor string   `json:"extractor"`
+		Change    bool     `json:"change,omitempty"`
+		// SettingsVersion is the version of the org's extraction
+		// settings the fact was extracted under (none: the defaults).
+		SettingsVersion int64 `json:"settingsVersion,omitempty"`
+	}{fm, f.Sources, p.Extractor.Name(), f.Change, js.version})
+	if err != nil {
+		return o, fmt.Errorf("extract: fact metadata: %w", err)
+	}
+	conf, imp := f.Confidence, f.Importance
+	res, err := p.Service.Create(ctx, c, []service.NewMemory{{Scope: scope, AgentID: agent, Type: memory.TypeFact, Kind: f.Kind,
+		EntityID: f.Subject, Content: memory.Content{Text: f.Text, Source: "extraction"}, Confidence: &conf, Importance: &imp,
+		Durability: f.Durability, Metadata: meta}})
+	if err != nil {
+		return o, err
+	}
+	o.ID = res[0].ID
+	if res[0].Duplicate {
+		o.Decision, o.Target = Duplicate, res[0].ID
+		o.Why = memory.FactDecision{Kind: string(Duplicate), Target: res[0].ID, Rule: "same-text", Subject: f.Subject, Slot: f.Slot}
+		return o, nil
+	}
+	var rels []memory.Relation
+	for _, src := range f.Sources {
+		if _, err := p.Service.Get(ctx, c, src); err == nil {
+			rels = append(rels, memory.Relation{FromID: o.ID, Type: memory.RelCausedBy, ToID: src, Confidence: conf, Provenance: f.Sources})
+		}
+	}
+	switch o.Decision {
+	case Supersedes:
+		rels = append(rels, memory.Relation{FromID: o.ID, Type: memory.RelSupersedes, ToID: target.ID, Confidence: conf, Provenance: f.Sources})
+	case Contradicts:
+		rels = append(rels, memory.Relation{FromID: o.ID, Type: memory.RelContradicts, ToID: target.ID, Confidence: conf, Provenance: f.Sources})
+	case Enriches:
+		rels = append(rels, memory.Relation{FromID: o.ID, Type: memory.RelSupports, ToID: target.ID, Confidence: conf, Provenance: f.Sources})
+	}
+	if len(rels) > 0 {
+		if err := p.Service.Relate(ctx, c, rels); err != nil {
+			return o, err
+		}
+	}
+	switch o.Decision {
+	case Supersedes:
+		// The one archive extraction does: the fact a stated change of the
+		// same subject and slot replaces. It stays readable by id, with
+		// its text, behind the supersedes relation.
+		if err := p.Service.Archive(ctx, c, target.ID, "superseded by "+o.ID); err != nil {
+			return o, fmt.Errorf("extract: archive superseded fact %s: %w", target.ID, err)
+		}
+	case Contradicts:
+		if err := markContested(ctx, p.Service, c, target.ID, o.ID); err != nil {
+			return o, fmt.Errorf("extract: mark contested fact %s: %w", target.ID, err)
+		}
+	}
+	p.log().InfoContext(ctx, "fact merged", "org", c.OrgID, "agent", o.AgentID, "decision", o.Decision, "rule", why.Rule,
+		"id", o.ID, "target", o.Target, "slot", f.Slot)
+	return o, nil
+}
+
+// markContested records in fact id's metadata that it is contested by the
+// facts others (contested: true, contestedWith: their ids), keeping its
+// importance and the rest of its metadata. Marking again changes nothing.
+func markContested(ctx context.Context, svc *service.Service, c memory.Caller, id string, others ...string) error {
+	m, err := svc.Get(ctx, c, id)
+	if err != nil {
+		return err
+	}
+	meta := map[string]any{}
+	if len(m.Metadata) > 0 {
+		json.Unmarshal(m.Metadata, &meta)
+	}
+	with := memory.FactMetaOf(m).ContestedWith
+	changed := meta[memory.MetaContested] != true
+	for _, o := range others {
+		if !slices.Contains(with, o) {
+			with, changed = append(with, o), true
+		}
+	}
+	if !changed {
+		return nil
+	}
+	meta[memory.MetaContested], meta[memory.MetaContestedWith] = true, with
+	js, err := json.Marshal(meta)
+	if err != nil {
+		return err
+	}
+	return svc.SetImportance(ctx, c, id, m.Importance, js)
+}

@@ -1,0 +1,205 @@
+package extract
+
+import (
+	"time"
+
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"github.com/agentmem/agentmem/internal/retry"
+	"sync"
+
+	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/aws/aws-lambda-go/events"
+)
+
+// Job asks for the extraction of facts from some messages of one org. It is
+// produced by the API from the caller's own writes, never from a request
+// body, and carries message ids, not text: the worker reads the turns from
+// the store within the job's org.
+type Job struct {
+	OrgID      string   `json:"orgId"`
+	AgentID    string   `json:"agentId,omitempty"`
+	MessageIDs []string `json:"messageIds"`
+}
+
+// Queue takes extraction jobs: SQS in AWS, LocalQueue in the local server.
+type Queue interface {
+	Enqueue(ctx context.Context, j Job) error
+}
+
+// MaxJobMessages bounds the turns of one job.
+const MaxJobMessages = 100
+
+// Validate checks a job's fields: EINVALID naming the field.
+func (j Job) Validate() error {
+	switch {
+	case j.OrgID == "":
+		return memory.Errorf(memory.EINVALID, "orgId: required")
+	case len(j.MessageIDs) == 0 || len(j.MessageIDs) > MaxJobMessages:
+		return memory.Errorf(memory.EINVALID, "messageIds: 1 to %d message ids are required, got %d", MaxJobMessages, len(j.MessageIDs))
+	}
+	if err := memory.ValidID("orgId", j.OrgID); err != nil {
+		return err
+	}
+	if err := memory.ValidID("agentId", j.AgentID); err != nil {
+		return err
+	}
+	for i, id := range j.MessageIDs {
+		if id == "" {
+			return memory.Errorf(memory.EINVALID, "messageIds[%d]: empty", i)
+		}
+		if err := memory.ValidID(fmt.Sprintf("messageIds[%d]", i), id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Permanent reports whether a job's failure will recur however often it is
+// retried: a job that is not JSON or fails validation (EINVALID), or that
+// the caller it names may not run (EFORBIDDEN, EUNAUTHORIZED).
+// Unavailable dependencies and anything unexpected are worth a retry.
+func Permanent(err error) bool {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &syn) || errors.As(err, &typ) {
+		return true
+	}
+	switch memory.ErrorCode(err) {
+	case memory.EINVALID, memory.EFORBIDDEN, memory.EUNAUTHORIZED:
+		return true
+	}
+	return false
+}
+
+// Run loads the job's messages and processes them.
+func (p *Pipeline) Run(ctx context.Context, j Job) ([]Outcome, error) {
+	if err := j.Validate(); err != nil {
+		return nil, err
+	}
+	c := memory.Caller{OrgID: j.OrgID, AgentID: j.AgentID}
+	var turns []Turn
+	for _, id := range j.MessageIDs {
+		m, err := p.Service.Get(ctx, c, id)
+		if memory.IsNotFound(err) {
+			continue // deleted since: nothing to extract
+		} else if err != nil {
+			return nil, err
+		}
+		if m.Type == memory.TypeMessage {
+			turns = append(turns, Turn{ID: m.ID, Speaker: m.EntityID, Text: m.Content.Text, AgentID: m.AgentID})
+		}
+	}
+	return p.Process(ctx, c, turns)
+}
+
+// HandleSQS processes an SQS batch of jobs and reports the messages that
+// failed for a reason that may pass (BatchItemFailures), so only those are
+// delivered again and, after the queue's maximum receives, moved to its
+// dead-letter queue. A job that can never succeed (see Permanent: not
+// JSON, invalid) is logged once and dropped, not retried into the
+// dead-letter queue. Reprocessing a job writes no duplicate facts.
+func (p *Pipeline) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+	var res events.SQSEventResponse
+	for _, m := range ev.Records {
+		var j Job
+		err := json.Unmarshal([]byte(m.Body), &j)
+		if err == nil {
+			_, err = p.Run(ctx, j)
+		}
+		if err != nil && Permanent(err) {
+			p.log().ErrorContext(ctx, "extraction job rejected: it can never succeed, not retried", "message_id", m.MessageId,
+				"org", j.OrgID, "receives", m.Attributes["ApproximateReceiveCount"], "err", err)
+			continue
+		}
+		if err != nil {
+			p.log().ErrorContext(ctx, "extraction job failed, to be retried", "message_id", m.MessageId, "org", j.OrgID,
+				"receives", m.Attributes["ApproximateReceiveCount"], "code", memory.ErrorCode(err), "err", err)
+			res.BatchItemFailures = append(res.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: m.MessageId})
+		}
+	}
+	return res, nil
+}
+
+// LocalQueue runs jobs in the background of the local server, one at a
+// time, retrying a failed job up to three times.
+type LocalQueue struct {
+	p    *Pipeline
+	jobs chan Job
+	wg   sync.WaitGroup
+
+	mu      sync.Mutex
+	idle    *sync.Cond
+	pending int // jobs taken and not finished
+}
+
+// NewLocalQueue starts a queue of capacity jobs over p.
+func NewLocalQueue(p *Pipeline, capacity int) *LocalQueue {
+	q := &LocalQueue{p: p, jobs: make(chan Job, capacity)}
+	q.idle = sync.NewCond(&q.mu)
+	q.wg.Add(1)
+	go func() {
+		defer q.wg.Done()
+		for j := range q.jobs {
+			q.run(j)
+		}
+	}()
+	return q
+}
+
+// run runs one job with its retries and marks it finished.
+func (q *LocalQueue) run(j Job) {
+	defer func() {
+		q.mu.Lock()
+		q.pending--
+		q.mu.Unlock()
+		q.idle.Broadcast()
+	}()
+	attempt := 0
+	retry.Do(context.Background(), 3, 100*time.Millisecond, 2*time.Second, func(err error) bool { return !Permanent(err) }, func() error {
+		attempt++
+		_, err := q.p.Run(context.Background(), j)
+		if err != nil {
+			q.p.log().Warn("local extraction job failed", "org", j.OrgID, "attempt", attempt, "err", err)
+		}
+		return err
+	})
+}
+
+// ErrQueueFull is returned when the local queue cannot take more jobs.
+var ErrQueueFull = errors.New("extract: the local queue is full")
+
+// Enqueue implements Queue; it never blocks.
+func (q *LocalQueue) Enqueue(_ context.Context, j Job) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	select {
+	case q.jobs <- j:
+		q.pending++
+		return nil
+	default:
+		return fmt.Errorf("%w (%d jobs waiting)", ErrQueueFull, cap(q.jobs))
+	}
+}
+
+// Len is how many jobs wait (the metrics' queue depth).
+func (q *LocalQueue) Len() int { return len(q.jobs) }
+
+// Drain waits until every job enqueued before it was called has run (with
+// its retries), so that a test or a command reads the facts they wrote.
+// Jobs enqueued meanwhile may make it wait for them too.
+func (q *LocalQueue) Drain() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.pending > 0 {
+		q.idle.Wait()
+	}
+}
+
+// Close stops taking jobs and waits for the queued ones.
+func (q *LocalQueue) Close() {
+	close(q.jobs)
+	q.wg.Wait()
+}

@@ -1,0 +1,121 @@
+package retrieval
+
+import (
+	"context"
+	"sort"
+
+	"github.com/agentmem/agentmem/pkg/memory"
+)
+
+// StageNeighbours is the neighbours stage's name in a result's scores.
+const StageNeighbours = "neighbours"
+
+// Defaults of the neighbours stage.
+const (
+	// DefaultNeighbourAnchors is how many of the best results bring their
+	// neighbours in.
+	DefaultNeighbourAnchors = 3
+	// DefaultNeighbourTurns is how many turns on each side of an anchor
+	// are its neighbours: two, so that in a dialogue of two speakers the
+	// anchor's own previous and next turns come with the other speaker's.
+	DefaultNeighbourTurns = 2
+	// DefaultNeighbourShare is the share of its anchor's score a neighbour
+	// takes: below the anchor, and under it the memories the lists
+	// themselves rank nearly as high. See docs/benchmarks.md for the
+	// shares measured.
+	DefaultNeighbourShare = 0.75
+)
+
+// Neighbours is the neighbours stage: a conversation's turns are read in
+// context, so the turns just before and after the best results (the
+// question a turn answers, the reply that completes it: "Thanks! I'm so
+// excited!" after "How do you feel about the opening?") are candidates
+// too, scored at a share of their anchor's score when that beats their
+// own. A turn's neighbours are the messages of its session (its room when
+// it has none) next to it in time that the query's filter lets through.
+//
+// It runs between load and rerank, on fused scores only (searches of two
+// lists or more), and reads the store twice per anchor (the turns before,
+// the turns after), through the session index.
+type Neighbours struct {
+	// Anchors, Turns and Share default to DefaultNeighbourAnchors,
+	// DefaultNeighbourTurns and DefaultNeighbourShare.
+	Anchors, Turns int
+	Share          float64
+}
+
+func (n Neighbours) anchors() int {
+	if n.Anchors > 0 {
+		return n.Anchors
+	}
+	return DefaultNeighbourAnchors
+}
+
+func (n Neighbours) turns() int {
+	if n.Turns > 0 {
+		return n.Turns
+	}
+	return DefaultNeighbourTurns
+}
+
+func (n Neighbours) share() float64 {
+	if n.Share > 0 {
+		return n.Share
+	}
+	return DefaultNeighbourShare
+}
+
+// apply scores the neighbours of the best results and returns the results
+// re-sorted, neighbours that were not results appended.
+func (n Neighbours) apply(ctx context.Context, store memory.Store, c memory.Caller, f memory.Filter, results []Result) ([]Result, error) {
+	at := make(map[string]int, len(results))
+	for i, r := range results {
+		at[r.Memory.ID] = i
+	}
+	share := n.share()
+	for a := range min(n.anchors(), len(results)) {
+		anchor := results[a]
+		m := anchor.Memory
+		if m.Type != memory.TypeMessage || (m.SessionID == "" && m.RoomID == "") {
+			continue
+		}
+		g := f
+		if m.SessionID != "" {
+			g.SessionID = m.SessionID
+		} else {
+			g.RoomID = m.RoomID
+		}
+		here := &memory.Cursor{CreatedAt: m.CreatedAt, ID: m.ID}
+		var near []*memory.Memory
+		for _, asc := range []bool{false, true} {
+			page, err := store.List(ctx, memory.ListQuery{Filter: g, Limit: n.turns(), Cursor: here, Ascending: asc})
+			if err != nil {
+				return nil, err
+			}
+			near = append(near, page.Memories...)
+		}
+		score := share * anchor.Score
+		for _, o := range near {
+			if !c.CanSee(o.OrgID, o.AgentID) || !f.Match(o.Attrs()) {
+				continue
+			}
+			i, ok := at[o.ID]
+			if !ok {
+				results = append(results, Result{Memory: o, Lists: map[string]*memory.ModeScore{}})
+				i = len(results) - 1
+				at[o.ID] = i
+			}
+			if results[i].Score >= score {
+				continue
+			}
+			lists := make(map[string]*memory.ModeScore, len(results[i].Lists)+1)
+			for k, v := range results[i].Lists {
+				lists[k] = v
+			}
+			lists[StageNeighbours] = &memory.ModeScore{Score: score, Rank: a + 1}
+			results[i].Lists, results[i].Score = lists, score
+		}
+	}
+	sort.SliceStable(results, func(i, j int) bool { return results[i].Score > results[j].Score })
+	return results, nil
+}

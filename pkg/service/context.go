@@ -1,0 +1,388 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/retrieval"
+)
+
+// ContextRequest asks for a prompt-ready context.
+type ContextRequest struct {
+	Query        string `json:"query"`
+	RoomID       string `json:"roomId"`
+	BudgetTokens int    `json:"budgetTokens"`
+}
+
+// ContextResult is the assembled context and how the budget was spent.
+type ContextResult struct {
+	Context      string           `json:"context"`
+	BudgetTokens int              `json:"budgetTokens"`
+	UsedTokens   int              `json:"usedTokens"`
+	Sections     []ContextSection `json:"sections"`
+}
+
+// ContextSection is one part of the context with its share of the budget.
+type ContextSection struct {
+	Name   string        `json:"name"`
+	Tokens int           `json:"tokens"`
+	Items  []ContextItem `json:"items"`
+}
+
+// ContextItem is one memory placed in the context, or, in the structured
+// section, one entity or topic (Kind and Name set, ID empty).
+type ContextItem struct {
+	ID     string               `json:"id,omitempty"`
+	Type   memory.Type          `json:"type,omitempty"`
+	Kind   memory.KnowledgeKind `json:"kind,omitempty"`
+	Name   string               `json:"name,omitempty"`
+	Tokens int                  `json:"tokens"`
+	Score  float64              `json:"score,omitempty"`
+}
+
+// KnowledgeContext supplies the structured section of a prompt context,
+// after KnowPro's answer context: the entities and topics a query is about
+// and the memories they point to. The knowledge package implements it;
+// the service only renders and budgets what it returns.
+type KnowledgeContext interface {
+	// AnswerContext returns what the knowledge of the memories q.Filter
+	// selects says about q.Text, most relevant first. q is shared with
+	// the context's search, so the speakers it names are read once.
+	// Errors: the term index's (EUNAVAILABLE...).
+	AnswerContext(ctx context.Context, q *retrieval.Query) (*AnswerContext, error)
+}
+
+// AnswerContext is the knowledge a query is about: entities and topics
+// (with their types, facets and counts among the memories the filter
+// selects) and the ids of the memories they point to, each list most
+// relevant first.
+type AnswerContext struct {
+	Entities  []memory.KnowledgeItem
+	Topics    []memory.KnowledgeItem
+	MemoryIDs []string
+}
+
+// WithKnowledgeContext adds the structured section to BuildContext.
+func WithKnowledgeContext(k KnowledgeContext) Option {
+	return func(s *Service) { s.knowledgeContext = k }
+}
+
+// Budget shares: the core section may take up to coreShare of the budget,
+// recent messages up to recentShare of it plus what core left; retrieved
+// knowledge gets the rest. With a KnowledgeContext, the structured section
+// takes up to structuredShare of what core and recent left (its entities
+// and topics at most half of that, the messages they point to the rest),
+// and retrieved knowledge what remains: the two views of the query share
+// the room, neither starves the other.
+const (
+	structuredShare    = 0.5
+	maxStructuredItems = 12
+
+	DefaultBudgetTokens = 2000
+	coreShare           = 0.20
+	recentShare         = 0.35
+	maxRecent           = 100
+	maxCore             = 200
+	maxRetrieved        = 50
+)
+
+// section accumulates rendered lines within a token cap.
+type section struct {
+	ContextSection
+	header string
+	lines  []string
+}
+
+func newSection(name, header string) *section {
+	return &section{ContextSection: ContextSection{Name: name, Items: []ContextItem{}}, header: header}
+}
+
+// add places line for m if it fits in limit tokens (counting the header on
+// the first line) and reports whether it did.
+func (s *section) add(m *memory.Memory, line string, score float64, limit int) bool {
+	cost := memory.EstimateTokens(line) + 1 // +1 for the line break
+	if len(s.lines) == 0 {
+		cost += memory.EstimateTokens(s.header) + 1
+	}
+	if s.Tokens+cost > limit {
+		return false
+	}
+	s.Tokens += cost
+	s.lines = append(s.lines, line)
+	s.Items = append(s.Items, ContextItem{ID: m.ID, Type: m.Type, Tokens: cost, Score: score})
+	return true
+}
+
+// addItem places a line about a knowledge item if it fits in limit tokens.
+func (s *section) addItem(kind memory.KnowledgeKind, name, line string, limit int) bool {
+	cost := memory.EstimateTokens(line) + 1
+	if len(s.lines) == 0 {
+		cost += memory.EstimateTokens(s.header) + 1
+	}
+	if s.Tokens+cost > limit {
+		return false
+	}
+	s.Tokens += cost
+	s.lines = append(s.lines, line)
+	s.Items = append(s.Items, ContextItem{Kind: kind, Name: name, Tokens: cost})
+	return true
+}
+
+func (s *section) text() string {
+	if len(s.lines) == 0 {
+		return ""
+	}
+	return s.header + "\n" + strings.Join(s.lines, "\n")
+}
+
+// BuildContext fills a token budget for c: core memories (durability core,
+// most important first) first, then the most recent messages of the room in
+// chronological order, then knowledge and facts retrieved for the query by
+// hybrid search. Sections skip items that do not fit; unused share passes on.
+func (s *Service) BuildContext(ctx context.Context, c memory.Caller, r ContextRequest) (*ContextResult, error) {
+	if err := c.Valid(); err != nil {
+		return nil, err
+	}
+	if r.BudgetTokens == 0 {
+		r.BudgetTokens = DefaultBudgetTokens
+	}
+	if r.BudgetTokens < 1 || r.BudgetTokens > memory.MaxBudgetTokens {
+		return nil, memory.Errorf(memory.EINVALID, "budgetTokens: must be between 1 and %d", memory.MaxBudgetTokens)
+	}
+	if err := memory.ValidID("roomId", r.RoomID); err != nil {
+		return nil, err
+	}
+	if len(r.Query) > memory.MaxQueryBytes {
+		return nil, memory.Errorf(memory.EINVALID, "query: %d bytes exceeds the limit of %d", len(r.Query), memory.MaxQueryBytes)
+	}
+	if strings.TrimSpace(r.Query) == "" && r.RoomID == "" {
+		return nil, memory.Errorf(memory.EINVALID, "query or roomId: at least one is required")
+	}
+	budget := r.BudgetTokens
+	used := map[string]bool{}
+
+	core := newSection("core", "## Core memories")
+	cores, err := s.coreMemories(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range cores {
+		if core.add(m, "- "+oneLine(m.Content.Text), m.Importance, int(coreShare*float64(budget))) {
+			used[m.ID] = true
+		}
+	}
+
+	recent := newSection("recent", "## Recent conversation")
+	if r.RoomID != "" {
+		f, err := c.Bind(memory.Filter{RoomID: r.RoomID, Types: []memory.Type{memory.TypeMessage}})
+		if err != nil {
+			return nil, err
+		}
+		page, err := s.store.List(ctx, memory.ListQuery{Filter: f, Limit: maxRecent})
+		if err != nil {
+			return nil, err
+		}
+		limit := int(recentShare*float64(budget)) + (int(coreShare*float64(budget)) - core.Tokens)
+		var picked []*memory.Memory
+		for _, m := range page.Memories { // newest first; stop at the first that does not fit
+			if used[m.ID] {
+				continue
+			}
+			if !recent.add(m, messageLine(m), 0, limit) {
+				break
+			}
+			picked = append(picked, m)
+			used[m.ID] = true
+		}
+		// Render oldest first, as a conversation reads.
+		for i, j := 0, len(picked)-1; i < j; i, j = i+1, j-1 {
+			recent.lines[i], recent.lines[j] = recent.lines[j], recent.lines[i]
+			recent.Items[i], recent.Items[j] = recent.Items[j], recent.Items[i]
+		}
+	}
+
+	// The question, read by the structured section and the search alike
+	// (the speakers it names are resolved once).
+	all, err := c.Bind(memory.Filter{})
+	if err != nil {
+		return nil, err
+	}
+	question := retrieval.NewQuery(r.Query, all, 0, nil)
+
+	structured := newSection("structured", "## Knowledge (entities, topics, their messages)")
+	if s.knowledgeContext != nil && strings.TrimSpace(r.Query) != "" {
+		limit := int(structuredShare * float64(budget-core.Tokens-recent.Tokens))
+		if err := s.structuredSection(ctx, c, question, structured, limit, used); err != nil {
+			return nil, err
+		}
+	}
+
+	knowledge := newSection("knowledge", "## Relevant knowledge")
+	if strings.TrimSpace(r.Query) != "" {
+		found, err := s.search(ctx, c, SearchRequest{Query: r.Query, K: maxRetrieved, speakersOf: question})
+		if err != nil {
+			return nil, err
+		}
+		hits := found.Results
+		limit := budget - core.Tokens - recent.Tokens - structured.Tokens
+		for _, h := range hits {
+			if used[h.Memory.ID] {
+				continue
+			}
+			if knowledge.add(h.Memory, knowledgeLine(h.Memory), h.Score, limit) {
+				used[h.Memory.ID] = true
+			}
+		}
+	}
+
+	res := &ContextResult{BudgetTokens: budget}
+	var parts []string
+	secs := []*section{core, recent, knowledge}
+	if s.knowledgeContext != nil {
+		secs = []*section{core, recent, structured, knowledge}
+	}
+	for _, sec := range secs {
+		res.Sections = append(res.Sections, sec.ContextSection)
+		res.UsedTokens += sec.Tokens
+		if t := sec.text(); t != "" {
+			parts = append(parts, t)
+		}
+	}
+	res.Context = strings.Join(parts, "\n\n")
+	// Only what was placed counts as accessed, not every candidate.
+	var ids []string
+	for _, sec := range res.Sections {
+		for _, it := range sec.Items {
+			if it.ID != "" {
+				ids = append(ids, it.ID)
+			}
+		}
+	}
+	s.touchIDs(ctx, c, ids)
+	return res, nil
+}
+
+// coreMemories returns the caller's core memories, most important first.
+func (s *Service) coreMemories(ctx context.Context, c memory.Caller) ([]*memory.Memory, error) {
+	f, err := c.Bind(memory.Filter{Durability: memory.DurabilityCore})
+	if err != nil {
+		return nil, err
+	}
+	page, err := s.store.List(ctx, memory.ListQuery{Filter: f, Limit: maxCore})
+	if err != nil {
+		return nil, err
+	}
+	out := page.Memories
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Importance > out[j].Importance })
+	return out, nil
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func messageLine(m *memory.Memory) string {
+	who := m.EntityID
+	if who == "" {
+		who = "unknown"
+	}
+	at := time.UnixMilli(m.CreatedAt).UTC().Format("2006-01-02 15:04")
+	return fmt.Sprintf("[%s] %s: %s", at, who, oneLine(m.Content.SearchText()))
+}
+
+func knowledgeLine(m *memory.Memory) string {
+	label := string(m.Type)
+	if m.Kind != "" {
+		label += "/" + string(m.Kind)
+	}
+	return fmt.Sprintf("- (%s) %s", label, oneLine(m.Content.SearchText()))
+}
+
+// structuredSection fills sec, within limit tokens, from the
+// KnowledgeContext: entities then topics (at most half of limit), then the
+// memories they point to that the caller can see and that no earlier
+// section holds.
+func (s *Service) structuredSection(ctx context.Context, c memory.Caller, q *retrieval.Query, sec *section, limit int, used map[string]bool) error {
+	ac, err := s.knowledgeContext.AnswerContext(ctx, q)
+	if err != nil {
+		return fmt.Errorf("context: knowledge: %w", err)
+	}
+	items := 0
+	for _, list := range [][]memory.KnowledgeItem{ac.Entities, ac.Topics} {
+		for _, it := range list {
+			if items >= maxStructuredItems {
+				break
+			}
+			if sec.addItem(it.Kind, it.Name, knowledgeItemLine(it), limit/2) {
+				items++
+			}
+		}
+	}
+	ids := ac.MemoryIDs
+	if len(ids) > maxRetrieved {
+		ids = ids[:maxRetrieved]
+	}
+	var want []string
+	for _, id := range ids {
+		if !used[id] {
+			want = append(want, id)
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	got, err := s.store.GetMany(ctx, c.OrgID, want)
+	if err != nil {
+		return err
+	}
+	for _, id := range want {
+		m := got[id]
+		if m == nil || !q.Filter.Match(m.Attrs()) {
+			continue // gone, or not the caller's to see
+		}
+		line := knowledgeLine(m)
+		if m.Type == memory.TypeMessage {
+			line = "- " + messageLine(m)
+		}
+		if sec.add(m, line, 0, limit) {
+			used[id] = true
+		}
+	}
+	return nil
+}
+
+// knowledgeItemLine renders an entity or topic: its name, types and facets,
+// and how often and when it was mentioned.
+func knowledgeItemLine(it memory.KnowledgeItem) string {
+	var b strings.Builder
+	b.WriteString("- ")
+	if it.Kind != memory.KnowledgeEntity {
+		b.WriteString(string(it.Kind) + ": ")
+	}
+	b.WriteString(it.Name)
+	var attrs []string
+	if len(it.Types) > 0 {
+		attrs = append(attrs, strings.Join(it.Types, ", "))
+	}
+	for _, f := range it.Facets {
+		attrs = append(attrs, f.Name+": "+f.Value)
+	}
+	if len(attrs) > 6 {
+		attrs = attrs[:6]
+	}
+	if len(attrs) > 0 {
+		b.WriteString(" (" + strings.Join(attrs, "; ") + ")")
+	}
+	day := func(ms int64) string { return time.UnixMilli(ms).UTC().Format("2006-01-02") }
+	fmt.Fprintf(&b, " - %d mentions in %d memories", it.Refs, it.Memories)
+	if it.FirstAt != 0 || it.LastAt != 0 {
+		if day(it.FirstAt) == day(it.LastAt) {
+			fmt.Fprintf(&b, ", %s", day(it.FirstAt))
+		} else {
+			fmt.Fprintf(&b, ", %s to %s", day(it.FirstAt), day(it.LastAt))
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,518 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/agentmem/agentmem/pkg/memory"
+)
+
+// The kinds of export lines.
+const (
+	LineMemory   = "memory"
+	LineRelation = "relation"
+	LineRecord   = "record"
+)
+
+// DocumentRecordKind is the kind of the document status records that an
+// export carries (the ingestion pipeline's ingest.RecordKind).
+const DocumentRecordKind = "DOC"
+
+// Import limits.
+const (
+	// MaxImportLines bounds the lines of one import.
+	MaxImportLines = 100_000
+	// MaxImportErrors bounds the per-line errors an import reports; the
+	// counts go on past it.
+	MaxImportErrors = 1000
+)
+
+// ExportLine is one line of an export (NDJSON): Kind says which of
+// Memory, Relation or Record it holds. A memory's embedding is carried
+// beside it, when asked for, with the model that made it.
+type ExportLine struct {
+	Kind           string           `json:"kind"`
+	Memory         *memory.Memory   `json:"memory,omitempty"`
+	Embedding      []float32        `json:"embedding,omitempty"`
+	EmbeddingModel string           `json:"embeddingModel,omitempty"`
+	Relation       *memory.Relation `json:"relation,omitempty"`
+	Record         *memory.Record   `json:"record,omitempty"`
+}
+
+// ExportOptions choose what an export holds.
+type ExportOptions struct {
+	// AgentID narrows the export to one scope: an agent's, or the org
+	// scope with memory.OrgScope. An agent-bound caller always exports its
+	// own agent's scope.
+	AgentID string
+	// Embeddings adds each memory's embedding.
+	Embeddings bool
+}
+
+// exportPage is how many memories an export reads at a time.
+const exportPage = 500
+
+// Export calls emit for every line of c's export, in order: the memories
+// (archived included, oldest pages last), the relations between exported
+// memories, then the document records of the scope. An org-level caller
+// exports the whole org, or one scope with opts.AgentID; an agent-bound
+// caller exports its own agent's scope only. Errors: EFORBIDDEN when an
+// agent-bound caller names another scope, and emit's.
+func (s *Service) Export(ctx context.Context, c memory.Caller, opts ExportOptions, emit func(ExportLine) error) error {
+	if err := c.Valid(); err != nil {
+		return err
+	}
+	agent := opts.AgentID
+	if c.AgentID != "" {
+		if agent != "" && agent != c.AgentID {
+			return memory.Errorf(memory.EFORBIDDEN, "agentId: this key is bound to agent %q and exports only its scope", c.AgentID)
+		}
+		agent = c.AgentID
+	}
+	f, err := c.Bind(memory.Filter{AgentID: agent, IncludeArchived: true})
+	if err != nil {
+		return err
+	}
+	rels, _ := s.store.(memory.RelationStore)
+	q := memory.ListQuery{Filter: f, Limit: exportPage}
+	for {
+		page, err := s.store.List(ctx, q)
+		if err != nil {
+			return err
+		}
+		for _, m := range page.Memories {
+			line := ExportLine{Kind: LineMemory, Memory: m}
+			if opts.Embeddings && len(m.Embedding) > 0 {
+				line.Embedding, line.EmbeddingModel = m.Embedding, m.EmbeddingModel
+			}
+			if err := emit(line); err != nil {
+				return err
+			}
+		}
+		if rels != nil {
+			if err := s.exportRelations(ctx, rels, f, page.Memories, emit); err != nil {
+				return err
+			}
+		}
+		if page.Next == nil {
+			break
+		}
+		q.Cursor = page.Next
+	}
+	return s.exportRecords(ctx, c, agent, emit)
+}
+
+// exportRelations emits the relations from ms to memories that f also
+// selects (each relation once, from its source).
+func (s *Service) exportRelations(ctx context.Context, rels memory.RelationStore, f memory.Filter, ms []*memory.Memory, emit func(ExportLine) error) error {
+	var out []memory.Relation
+	targets := map[string]bool{}
+	for _, m := range ms {
+		rs, err := rels.Relations(ctx, f.OrgID, m.ID)
+		if err != nil {
+			return err
+		}
+		for _, r := range rs {
+			if r.FromID == m.ID && r.OrgID == f.OrgID {
+				out = append(out, r)
+				targets[r.ToID] = true
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(targets))
+	for id := range targets {
+		ids = append(ids, id)
+	}
+	got, err := s.store.GetMany(ctx, f.OrgID, ids)
+	if err != nil {
+		return err
+	}
+	for i := range out {
+		if t := got[out[i].ToID]; t != nil && f.Match(t.Attrs()) {
+			if err := emit(ExportLine{Kind: LineRelation, Relation: &out[i]}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// exportRecords emits the org's document records in agent's scope (all
+// of them for an org-level export).
+func (s *Service) exportRecords(ctx context.Context, c memory.Caller, agent string, emit func(ExportLine) error) error {
+	rs, ok := s.store.(memory.RecordStore)
+	if !ok {
+		return nil
+	}
+	after := ""
+	for {
+		recs, next, err := rs.ListRecords(ctx, c.OrgID, DocumentRecordKind, after, exportPage)
+		if err != nil {
+			return err
+		}
+		for i := range recs {
+			if recordInScope(recs[i].Value, agent) {
+				if err := emit(ExportLine{Kind: LineRecord, Record: &recs[i]}); err != nil {
+					return err
+				}
+			}
+		}
+		if next == "" {
+			return nil
+		}
+		after = next
+	}
+}
+
+// recordInScope reports whether a document record belongs to the scope
+// agent ("" is every scope, memory.OrgScope the org's own).
+func recordInScope(value json.RawMessage, agent string) bool {
+	if agent == "" {
+		return true
+	}
+	var v struct {
+		AgentID string `json:"agentId"`
+	}
+	if json.Unmarshal(value, &v) != nil {
+		return false
+	}
+	if agent == memory.OrgScope {
+		return v.AgentID == ""
+	}
+	return v.AgentID == agent
+}
+
+// ImportReport is the outcome of an import: counts per kind and outcome,
+// and the lines that failed.
+type ImportReport struct {
+	Lines     int           `json:"lines"`
+	Memories  ImportCounts  `json:"memories"`
+	Relations ImportCounts  `json:"relations"`
+	Records   ImportCounts  `json:"records"`
+	Errors    []ImportError `json:"errors"`
+	Truncated bool          `json:"errorsTruncated,omitempty"`
+}
+
+// ImportCounts counts one kind's lines by outcome. Existing is what was
+// there already (re-running an import only counts these); Duplicate a
+// memory whose content another memory of its scope already holds.
+type ImportCounts struct {
+	Created   int `json:"created"`
+	Existing  int `json:"existing"`
+	Duplicate int `json:"duplicate,omitempty"`
+	Failed    int `json:"failed"`
+}
+
+// ImportError is one failed line.
+type ImportError struct {
+	Line    int    `json:"line"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func (r *ImportReport) fail(line int, err error) {
+	if len(r.Errors) >= MaxImportErrors {
+		r.Truncated = true
+		return
+	}
+	r.Errors = append(r.Errors, ImportError{Line: line, Code: memory.ErrorCode(err), Message: memory.ErrorMessage(err)})
+}
+
+// Importer reads an export back into c's org, idempotently: a memory,
+// relation or record that exists already (same id) is left as it is, so
+// running an import twice changes nothing. The org always comes from c,
+// never from the lines; an agent-bound caller imports only into its own
+// agent's scope. Memories keep their ids, versions and times; their
+// embeddings are used when they were made by the service's model, else
+// the memories are embedded again. Add lines in order, then Finish.
+type Importer struct {
+	s      *Service
+	c      memory.Caller
+	report ImportReport
+	batch  []*memory.Memory
+	rels   []memory.Relation
+	relAt  []int
+	recs   []memory.Record
+	recAt  []int
+}
+
+// NewImporter starts an import for c.
+func (s *Service) NewImporter(c memory.Caller) (*Importer, error) {
+	if err := c.Valid(); err != nil {
+		return nil, err
+	}
+	return &Importer{s: s, c: c, report: ImportReport{Errors: []ImportError{}}}, nil
+}
+
+// Add reads one line (numbered from 1). A bad line is reported and
+// skipped; only a failing dependency (store, index, embedder) or too many
+// lines stops the import with an error.
+func (im *Importer) Add(ctx context.Context, n int, line []byte) error {
+	im.report.Lines++
+	if im.report.Lines > MaxImportLines {
+		return memory.Errorf(memory.ETOOLARGE, "body: more than %d lines", MaxImportLines)
+	}
+	var l ExportLine
+	if err := json.Unmarshal(line, &l); err != nil {
+		im.report.fail(n, memory.Errorf(memory.EINVALID, "line %d: not a JSON export line", n))
+		return nil
+	}
+	switch l.Kind {
+	case LineMemory:
+		m, err := im.memory(l)
+		if err != nil {
+			im.report.Memories.Failed++
+			im.report.fail(n, err)
+			return nil
+		}
+		im.batch = append(im.batch, m)
+		if len(im.batch) == memory.MaxBatch {
+			return im.flush(ctx)
+		}
+	case LineRelation:
+		if l.Relation == nil {
+			im.report.Relations.Failed++
+			im.report.fail(n, memory.Errorf(memory.EINVALID, "relation: required for kind %q", l.Kind))
+			return nil
+		}
+		r := *l.Relation
+		r.OrgID = im.c.OrgID
+		if err := r.Validate(); err != nil {
+			im.report.Relations.Failed++
+			im.report.fail(n, err)
+			return nil
+		}
+		im.rels, im.relAt = append(im.rels, r), append(im.relAt, n)
+	case LineRecord:
+		if l.Record == nil || l.Record.Kind != DocumentRecordKind || memory.ValidID("record.id", l.Record.ID) != nil || l.Record.ID == "" {
+			im.report.Records.Failed++
+			im.report.fail(n, memory.Errorf(memory.EINVALID, "record: a document record (kind %q) with an id is required", DocumentRecordKind))
+			return nil
+		}
+		im.recs, im.recAt = append(im.recs, *l.Record), append(im.recAt, n)
+	default:
+		im.report.fail(n, memory.Errorf(memory.EINVALID, "kind: %q is not one of memory, relation, record", l.Kind))
+	}
+	return nil
+}
+
+// memory checks an imported memory and makes it c's.
+func (im *Importer) memory(l ExportLine) (*memory.Memory, error) {
+	if l.Memory == nil {
+		return nil, memory.Errorf(memory.EINVALID, "memory: required for kind %q", l.Kind)
+	}
+	m := *l.Memory
+	if m.ID == "" {
+		return nil, memory.Errorf(memory.EINVALID, "memory.id: required")
+	}
+	if err := memory.ValidID("memory.id", m.ID); err != nil {
+		return nil, err
+	}
+	if m.AgentID == memory.OrgScope {
+		return nil, memory.Errorf(memory.EINVALID, "memory.agentId: %q is reserved", memory.OrgScope)
+	}
+	if im.c.AgentID != "" && m.AgentID != im.c.AgentID {
+		return nil, memory.Errorf(memory.EFORBIDDEN, "memory.agentId: this key is bound to agent %q and imports only into its scope", im.c.AgentID)
+	}
+	if err := m.Validate(); err != nil {
+		return nil, prefixed("memory.", err)
+	}
+	if m.Version < 1 {
+		m.Version = 1
+	}
+	m.OrgID, m.Pending, m.ContentHash = im.c.OrgID, false, memory.ContentHash(m.Content.Text)
+	m.Change = memory.ChangeBy(im.c, memory.OpImport)
+	if l.EmbeddingModel == im.s.embedder.Model() && len(l.Embedding) == im.s.embedder.Dimensions() {
+		m.Embedding, m.EmbeddingModel = l.Embedding, l.EmbeddingModel
+	} else {
+		m.Embedding, m.EmbeddingModel = nil, ""
+	}
+	return &m, nil
+}
+
+// flush stores the batch of memories: those whose id exists are counted
+// as existing, the rest created (or found duplicates), indexed and
+// derived.
+func (im *Importer) flush(ctx context.Context) error {
+	batch := im.batch
+	im.batch = nil
+	if len(batch) == 0 {
+		return nil
+	}
+	ids := make([]string, len(batch))
+	for i, m := range batch {
+		ids[i] = m.ID
+	}
+	have, err := im.s.store.GetMany(ctx, im.c.OrgID, ids)
+	if err != nil {
+		return err
+	}
+	var todo []*memory.Memory
+	seen := map[string]bool{}
+	for _, m := range batch {
+		if have[m.ID] != nil || seen[m.ID] {
+			im.report.Memories.Existing++
+			continue
+		}
+		seen[m.ID] = true
+		todo = append(todo, m)
+	}
+	var embed []*memory.Memory
+	for _, m := range todo {
+		if m.Embedding == nil {
+			embed = append(embed, m)
+		}
+	}
+	if err := im.s.embed(ctx, embed); err != nil {
+		return err
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	res, err := im.s.store.Create(ctx, todo)
+	if err != nil {
+		return err
+	}
+	var created []*memory.Memory
+	for i, r := range res {
+		if r.Duplicate {
+			im.report.Memories.Duplicate++
+			continue
+		}
+		im.report.Memories.Created++
+		created = append(created, todo[i])
+	}
+	if err := im.s.index.Upsert(ctx, created); err != nil {
+		return unavailable("index", err)
+	}
+	im.s.deriveKnowledge(ctx, im.c.OrgID, created)
+	return nil
+}
+
+// Finish stores what is left: the last memories, then the relations
+// between memories the caller can see, then the records. It returns the
+// report.
+func (im *Importer) Finish(ctx context.Context) (ImportReport, error) {
+	if err := im.flush(ctx); err != nil {
+		return im.report, err
+	}
+	if err := im.finishRelations(ctx); err != nil {
+		return im.report, err
+	}
+	if err := im.finishRecords(ctx); err != nil {
+		return im.report, err
+	}
+	return im.report, nil
+}
+
+func (im *Importer) finishRelations(ctx context.Context) error {
+	if len(im.rels) == 0 {
+		return nil
+	}
+	rs, ok := im.s.store.(memory.RelationStore)
+	if !ok {
+		for _, n := range im.relAt {
+			im.report.Relations.Failed++
+			im.report.fail(n, memory.Errorf(memory.EINVALID, "relation: this deployment's store keeps no relations"))
+		}
+		return nil
+	}
+	for start := 0; start < len(im.rels); start += exportPage {
+		chunk, at := im.rels[start:min(len(im.rels), start+exportPage)], im.relAt[start:min(len(im.rels), start+exportPage)]
+		var ids []string
+		for _, r := range chunk {
+			ids = append(ids, r.FromID, r.ToID)
+		}
+		got, err := im.s.store.GetMany(ctx, im.c.OrgID, ids)
+		if err != nil {
+			return err
+		}
+		var put []memory.Relation
+		for i, r := range chunk {
+			from, to := got[r.FromID], got[r.ToID]
+			if from == nil || to == nil || !im.c.CanSee(from.OrgID, from.AgentID) || !im.c.CanSee(to.OrgID, to.AgentID) {
+				im.report.Relations.Failed++
+				im.report.fail(at[i], memory.Errorf(memory.EINVALID, "relation: %s → %s: both memories must exist in the caller's scope", r.FromID, r.ToID))
+				continue
+			}
+			if im.c.AgentID != "" && from.AgentID != im.c.AgentID {
+				// An agent key adds relations from its own memories only.
+				im.report.Relations.Failed++
+				im.report.fail(at[i], memory.Errorf(memory.EFORBIDDEN, "relation: this key is bound to agent %q and imports only its scope's relations", im.c.AgentID))
+				continue
+			}
+			existing, err := rs.Relations(ctx, im.c.OrgID, r.FromID)
+			if err != nil {
+				return err
+			}
+			if hasRelation(existing, r) {
+				im.report.Relations.Existing++
+				continue
+			}
+			put = append(put, r)
+		}
+		if len(put) > 0 {
+			if err := rs.PutRelations(ctx, put); err != nil {
+				return err
+			}
+			im.report.Relations.Created += len(put)
+		}
+	}
+	return nil
+}
+
+func hasRelation(rs []memory.Relation, r memory.Relation) bool {
+	for _, x := range rs {
+		if x.FromID == r.FromID && x.ToID == r.ToID && x.Type == r.Type {
+			return true
+		}
+	}
+	return false
+}
+
+func (im *Importer) finishRecords(ctx context.Context) error {
+	if len(im.recs) == 0 {
+		return nil
+	}
+	rs, ok := im.s.store.(memory.RecordStore)
+	if !ok {
+		for _, n := range im.recAt {
+			im.report.Records.Failed++
+			im.report.fail(n, memory.Errorf(memory.EINVALID, "record: this deployment's store keeps no records"))
+		}
+		return nil
+	}
+	for i, r := range im.recs {
+		var v map[string]any
+		if err := json.Unmarshal(r.Value, &v); err != nil || v == nil {
+			im.report.Records.Failed++
+			im.report.fail(im.recAt[i], memory.Errorf(memory.EINVALID, "record.value: must be a JSON object"))
+			continue
+		}
+		agent, _ := v["agentId"].(string)
+		if im.c.AgentID != "" && agent != im.c.AgentID {
+			im.report.Records.Failed++
+			im.report.fail(im.recAt[i], memory.Errorf(memory.EFORBIDDEN, "record.value.agentId: this key is bound to agent %q and imports only into its scope", im.c.AgentID))
+			continue
+		}
+		v["orgId"] = im.c.OrgID // never the file's org
+		var cur json.RawMessage
+		_, err := rs.GetRecord(ctx, im.c.OrgID, r.Kind, r.ID, &cur)
+		switch {
+		case err == nil:
+			im.report.Records.Existing++
+			continue
+		case !memory.IsNotFound(err):
+			return fmt.Errorf("import record %s: %w", r.ID, err)
+		}
+		if _, err := rs.PutRecord(ctx, im.c.OrgID, r.Kind, r.ID, v, 0); err != nil {
+			return fmt.Errorf("import record %s: %w", r.ID, err)
+		}
+		im.report.Records.Created++
+	}
+	return nil
+}

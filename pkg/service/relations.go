@@ -1,0 +1,150 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"github.com/agentmem/agentmem/pkg/memory"
+)
+
+func (s *Service) relationStore() (memory.RelationStore, error) {
+	rs, ok := s.store.(memory.RelationStore)
+	if !ok {
+		return nil, memory.Errorf(memory.EINTERNAL, "the store keeps no relations")
+	}
+	return rs, nil
+}
+
+// Relate stores relations between memories c can see; ENOTFOUND names a
+// memory that is absent or not visible, so no edge can reach another
+// tenant's memory.
+func (s *Service) Relate(ctx context.Context, c memory.Caller, rels []memory.Relation) error {
+	rs, err := s.relationStore()
+	if err != nil {
+		return err
+	}
+	ids := map[string]bool{}
+	for i := range rels {
+		rels[i].OrgID = c.OrgID
+		if rels[i].CreatedAt == 0 {
+			rels[i].CreatedAt = s.now().UnixMilli()
+		}
+		if err := rels[i].Validate(); err != nil {
+			return err
+		}
+		ids[rels[i].FromID], ids[rels[i].ToID] = true, true
+	}
+	list := make([]string, 0, len(ids))
+	for id := range ids {
+		list = append(list, id)
+	}
+	got, err := s.store.GetMany(ctx, c.OrgID, list)
+	if err != nil {
+		return err
+	}
+	for _, id := range list {
+		if m := got[id]; m == nil || !c.CanSee(m.OrgID, m.AgentID) {
+			return memory.ErrNotFound(id)
+		}
+	}
+	return rs.PutRelations(ctx, rels)
+}
+
+// Relations returns the relations of memory id that c can see, both ends.
+func (s *Service) Relations(ctx context.Context, c memory.Caller, id string) ([]memory.Relation, error) {
+	if _, err := s.Get(ctx, c, id); err != nil {
+		return nil, err
+	}
+	rs, err := s.relationStore()
+	if err != nil {
+		return nil, err
+	}
+	all, err := rs.Relations(ctx, c.OrgID, id)
+	if err != nil {
+		return nil, err
+	}
+	other := make([]string, 0, len(all))
+	for _, r := range all {
+		if r.FromID == id {
+			other = append(other, r.ToID)
+		} else {
+			other = append(other, r.FromID)
+		}
+	}
+	got, err := s.store.GetMany(ctx, c.OrgID, other)
+	if err != nil {
+		return nil, err
+	}
+	out := all[:0]
+	for i, r := range all {
+		if m := got[other[i]]; m != nil && c.CanSee(m.OrgID, m.AgentID) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// Archive marks memory id archived (it leaves search, stays readable by
+// id) with the reason and time recorded in its metadata ("archivedReason",
+// "archivedAt").
+func (s *Service) Archive(ctx context.Context, c memory.Caller, id, reason string) error {
+	for attempt := 1; ; attempt++ {
+		m, err := s.Get(ctx, c, id)
+		if err != nil {
+			return err
+		}
+		if m.Archived {
+			return nil
+		}
+		meta := map[string]any{}
+		if len(m.Metadata) > 0 {
+			json.Unmarshal(m.Metadata, &meta)
+		}
+		meta["archivedReason"] = reason
+		meta["archivedAt"] = s.now().UnixMilli()
+		m.Metadata, _ = json.Marshal(meta)
+		m.Archived = true
+		m.UpdatedAt = s.now().UnixMilli()
+		err = s.store.Update(ctx, m)
+		if memory.IsConflict(err) && attempt < maxUpdateAttempts {
+			if err := backoff(ctx, attempt); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		return s.index.Upsert(ctx, []*memory.Memory{m})
+	}
+}
+
+// Orgs lists every org of the store, for scheduled jobs. The wiring checks
+// at start that the store can (memory.OrgLister); a store that cannot
+// gives EINTERNAL here.
+func (s *Service) Orgs(ctx context.Context) ([]string, error) {
+	l, ok := s.store.(memory.OrgLister)
+	if !ok {
+		return nil, memory.Errorf(memory.EINTERNAL, "the store cannot list its orgs")
+	}
+	return l.Orgs(ctx)
+}
+
+// SetImportance sets a memory's importance and metadata without touching
+// its content, retrying lost races; consolidation uses it.
+func (s *Service) SetImportance(ctx context.Context, c memory.Caller, id string, importance float64, metadata json.RawMessage) error {
+	for attempt := 1; ; attempt++ {
+		m, err := s.Get(ctx, c, id)
+		if err != nil {
+			return err
+		}
+		m.Importance, m.Metadata, m.UpdatedAt = importance, metadata, s.now().UnixMilli()
+		err = s.store.Update(ctx, m)
+		if memory.IsConflict(err) && attempt < maxUpdateAttempts {
+			if err := backoff(ctx, attempt); err != nil {
+				return err
+			}
+			continue
+		}
+		return err
+	}
+}

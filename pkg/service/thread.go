@@ -1,0 +1,110 @@
+package service
+
+import (
+	"context"
+	"github.com/agentmem/agentmem/pkg/memory"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// MaxContextRunes bounds a message's Context: the preceding turn is cut at
+// a word boundary past this many characters.
+const MaxContextRunes = 500
+
+// conversation is the thread a message belongs to: its room, or its
+// session when it has no room; "" when it has neither.
+func conversation(m *memory.Memory) string {
+	if m.Type != memory.TypeMessage {
+		return ""
+	}
+	if m.RoomID != "" {
+		return "room:" + m.RoomID
+	}
+	if m.SessionID != "" {
+		return "session:" + m.SessionID
+	}
+	return ""
+}
+
+// threadContext sets the Context of each new message: the turn before it
+// in the same conversation and the same scope (org-wide or the same agent,
+// so an agent's private turn never becomes searchable through another
+// scope's memory). The turn is taken from the batch when an earlier one
+// precedes it there, otherwise from the store: the latest message of the
+// conversation created before it. A message inserted later between two
+// stored turns does not change the context of the one after it.
+func (s *Service) threadContext(ctx context.Context, ms []*memory.Memory) error {
+	type key struct{ agent, conv string }
+	last := map[key]*memory.Memory{}
+	prevs := make([]*memory.Memory, len(ms))
+	var lookups []int // messages whose turn before is in the store
+	for i, m := range ms {
+		conv := conversation(m)
+		if conv == "" {
+			continue
+		}
+		k := key{m.AgentID, conv}
+		if prev := last[k]; prev == nil || prev.CreatedAt > m.CreatedAt {
+			lookups = append(lookups, i)
+		} else {
+			prevs[i] = prev
+		}
+		if cur := last[k]; cur == nil || m.CreatedAt >= cur.CreatedAt {
+			last[k] = m
+		}
+	}
+	// The store lookups run concurrently: a batch may open many rooms.
+	var g errgroup.Group
+	g.SetLimit(8)
+	for _, i := range lookups {
+		m := ms[i]
+		g.Go(func() error {
+			f := memory.Filter{OrgID: m.OrgID, AgentID: m.AgentID, Types: []memory.Type{memory.TypeMessage}, End: m.CreatedAt, IncludeArchived: true}
+			if f.AgentID == "" {
+				f.AgentID = memory.OrgScope
+			}
+			if m.RoomID != "" {
+				f.RoomID = m.RoomID
+			} else {
+				f.SessionID = m.SessionID
+			}
+			p, err := s.store.List(ctx, memory.ListQuery{Filter: f, Limit: 1})
+			if err != nil {
+				return unavailable("store", err)
+			}
+			if len(p.Memories) > 0 {
+				prevs[i] = p.Memories[0]
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for i, m := range ms {
+		if prevs[i] != nil {
+			m.Context = turnLine(prevs[i])
+		}
+	}
+	return nil
+}
+
+// turnLine renders a message as context: "speaker: text", bounded.
+func turnLine(m *memory.Memory) string {
+	t := m.Content.Text
+	if utf8.RuneCountInString(t) > MaxContextRunes {
+		r := []rune(t)[:MaxContextRunes]
+		cut := string(r)
+		if i := strings.LastIndexByte(cut, ' '); i > len(cut)/2 {
+			cut = cut[:i]
+		}
+		t = cut + "…"
+	}
+	t = strings.Join(strings.Fields(t), " ")
+	if m.EntityID != "" {
+		return m.EntityID + ": " + t
+	}
+	return t
+}

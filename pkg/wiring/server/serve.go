@@ -1,0 +1,135 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/agentmem/agentmem/internal/config"
+	"github.com/agentmem/agentmem/pkg/auth"
+	"github.com/agentmem/agentmem/pkg/pipeline/consolidate"
+	"github.com/agentmem/agentmem/pkg/pipeline/extract"
+	"github.com/agentmem/agentmem/pkg/telemetry"
+	"github.com/agentmem/agentmem/pkg/telemetry/otlp"
+	"github.com/agentmem/agentmem/pkg/telemetry/prom"
+	"github.com/agentmem/agentmem/pkg/transport/httpapi"
+	"github.com/agentmem/agentmem/pkg/transport/mcp"
+	"github.com/agentmem/agentmem/pkg/wiring/consolidation"
+	"github.com/agentmem/agentmem/pkg/wiring/extraction"
+)
+
+// Serve runs memoryd until ctx ends: tracing (off unless the OTEL_*
+// variables ask for it), the backend of cfg, recovery of interrupted
+// ingestion, the keys, the local extraction queue, scheduled
+// consolidation, and the HTTP API with /metrics behind the per-key limits,
+// shut down gracefully (15 s) when ctx ends.
+func Serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	// Traces (off unless the OTEL_* variables ask for them) before the
+	// backend, whose ports are traced when they are on.
+	stopTracing, err := otlp.Setup(ctx, "memoryd")
+	if err != nil {
+		return err
+	}
+	defer stopTracing(context.Background())
+	metrics := prom.New()
+
+	b, err := Open(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	if _, err := b.Recover(ctx); err != nil {
+		return err
+	}
+	keys, devKey, created, err := Authenticator(cfg, b)
+	if err != nil {
+		return err
+	}
+	if devKey != "" {
+		file := filepath.Join(cfg.DataDir, auth.DevKeyFile)
+		log.Warn("API_KEYS is not set: using the development key of the data directory", "org", auth.DevOrg, "file", file)
+		if created { // shown once, when it is made; later starts say which file holds it
+			fmt.Fprintf(os.Stderr, "development API key (org %q), kept in %s: %s\n", auth.DevOrg, file, devKey)
+		}
+	}
+	b.Facts.Extractor = extraction.Observed(b.Facts.Extractor, metrics)
+	queue := extract.NewLocalQueue(b.Facts, cfg.Extraction.LocalQueueCap)
+	defer queue.Close()
+	metrics.WatchQueue(telemetry.Extract, queue.Len)
+	if cfg.Consolidation.Every > 0 {
+		go consolidateEvery(ctx, b.Consolidation, cfg.Consolidation.Every, metrics, log)
+	}
+	quotas := Quotas(cfg.Quotas, b)
+	opts := []httpapi.Option{httpapi.WithDocuments(b.Documents), httpapi.WithExtraction(queue),
+		httpapi.WithConsolidation(b.Consolidation), httpapi.WithKeys(b.Keys), httpapi.WithQuotas(quotas),
+		httpapi.WithKnowledge(b.Knowledge), httpapi.WithMetrics(metrics), httpapi.WithHealth(b),
+		httpapi.WithMount("/mcp", MCP(b, quotas, log)), httpapi.WithIdempotency(b.Idempotency)}
+	if b.Settings != nil { // the pipeline's own store, so that a change applies to the next job
+		opts = append(opts, httpapi.WithSettings(b.Settings))
+	}
+	api := httpapi.New(b.Service, keys, log, opts...)
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics.Handler()) // no tenant data: route patterns, stages, counts
+	mux.Handle("/", Limit(api, cfg.Limits, log))
+
+	srv := HTTPServer(net.JoinHostPort(cfg.Server.Addr, strconv.Itoa(cfg.Server.Port)), mux, cfg.Limits)
+	ln, err := net.Listen("tcp", srv.Addr)
+	if err != nil {
+		return err
+	}
+	log.Info("listening", "addr", ln.Addr().String(), "data_dir", cfg.DataDir, "backend", cfg.Store.Backend,
+		"index", cfg.Index.Kind, "embedder", b.Embedder.Model())
+	fmt.Fprintf(os.Stderr, "memoryd listening on http://%s\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// MCP is the MCP server over b's service and knowledge, mounted at /mcp
+// behind the API's keys; quotas are the API's own, so that writes over
+// both transports count together.
+func MCP(b *Backend, quotas *httpapi.Quotas, log *slog.Logger) httpapi.MountedHandler {
+	opts := []mcp.Option{mcp.WithQuotas(quotas), mcp.WithLogger(log)}
+	if b.Knowledge != nil {
+		opts = append(opts, mcp.WithKnowledge(b.Knowledge))
+	}
+	return mcp.New(b.Service, opts...).Handler()
+}
+
+// consolidateEvery runs consolidation for every org at each interval until
+// ctx ends.
+func consolidateEvery(ctx context.Context, job *consolidate.Job, every time.Duration, m telemetry.Metrics, log *slog.Logger) {
+	run := telemetry.Handler(telemetry.Consolidate, m, func(ctx context.Context, _ struct{}) ([]consolidate.Report, error) {
+		return job.RunAll(ctx)
+	}, consolidation.Outcomes)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := run(ctx, struct{}{}); err != nil {
+				log.Error("scheduled consolidation", "err", err)
+			}
+		}
+	}
+}

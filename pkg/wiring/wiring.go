@@ -1,0 +1,226 @@
+// Package wiring holds what the composition roots share; the roots
+// themselves are its subpackages, one per deployment flavour:
+//
+//	wiring/local   the embedded backend: SQLite, the bolt index, the offline or hashing embedder
+//	wiring/aws     the AWS backend of the Lambdas: DynamoDB, OpenSearch, Bedrock or hashing
+//	wiring/server  memoryd's root (and the CLIs'): any store with any index, every pipeline
+//
+// and the builders that only the binaries running a pipeline import, so
+// that no binary links a pipeline it does not run:
+//
+//	wiring/ingestion      document ingestion (needs records)
+//	wiring/extraction     fact extraction (needs relations)
+//	wiring/consolidation  the consolidation job (needs records and org listing)
+//	wiring/llm            config.LLM -> memory.LLM, the one place a provider is added
+//
+// This package imports the vocabulary, the service and the configuration,
+// never an adapter.
+package wiring
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"github.com/agentmem/agentmem/pkg/knowledge"
+	"github.com/agentmem/agentmem/pkg/knowledge/extractor/offline"
+	"github.com/agentmem/agentmem/pkg/knowledge/query"
+	"github.com/agentmem/agentmem/pkg/retrieval"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/agentmem/agentmem/internal/config"
+	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/service"
+)
+
+// accessQueue is how many searches' accesses may wait to be recorded.
+const accessQueue = 4096
+
+// ServiceOptions returns the service options cfg selects (the sentence
+// view of EMBED_SENTENCES, access recording), with log, then opts, then
+// the list weights of SEARCH_WEIGHTS, which win over every default (the
+// knowledge list's, for example).
+func ServiceOptions(cfg config.Config, log *slog.Logger, opts ...service.Option) []service.Option {
+	out := []service.Option{service.WithLogger(log), service.WithSentenceView(cfg.Embedder.Sentences)}
+	if cfg.Service.AccessRecording == config.AccessAsync {
+		out = append(out, service.WithAsyncAccess(accessQueue))
+	}
+	out = append(out, opts...)
+	return append(out, service.WithListWeights(cfg.Service.Weights))
+}
+
+// Refill writes every memory of the store into ix (see service.Rebuild): the
+// store is the truth, the index is derived and refilled from it when an
+// index opener finds it new, lost or stale (reason says which, for the
+// log).
+func Refill(ctx context.Context, store memory.Store, ix memory.Index, emb memory.Embedder, sentences bool, reason string, log *slog.Logger) error {
+	start := time.Now()
+	st, err := service.Rebuild(ctx, store, ix, emb, sentences)
+	if err != nil {
+		return fmt.Errorf("refill the index from the store: %w", err)
+	}
+	if st.Indexed > 0 {
+		log.Info("index filled from the store", "reason", reason, "indexed", st.Indexed, "reembedded", st.Reembedded,
+			"model", emb.Model(), "ms", time.Since(start).Milliseconds())
+	}
+	return nil
+}
+
+// Closers releases what a root opened, last opened first.
+type Closers []func() error
+
+// Add registers f.
+func (c *Closers) Add(f func() error) { *c = append(*c, f) }
+
+// Close calls every closer, last added first, and joins their errors.
+func (c Closers) Close() error {
+	var errs []error
+	for i := len(c) - 1; i >= 0; i-- {
+		errs = append(errs, c[i]())
+	}
+	return errors.Join(errs...)
+}
+
+// Logger is the JSON logger of the Lambdas and servers at level.
+func Logger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+// KnowledgeOptions wires the structured lists: the time list (a query that
+// names a time searches that time, retrieval.TimeList), the entity list (a
+// query that names an entity searches its memories, retrieval.EntityList)
+// and, when the store
+// keeps a term index (SQLite and DynamoDB both do), Structured RAG:
+// knowledge extracted offline as memories are written, forgotten with
+// them, searched as the "knowledge" list at weight KnowledgeWeight, query
+// terms expanded with their related terms (the is-a table, the extractors'
+// types and aliases, and the nearest vocabulary terms by emb, whose vectors
+// the store keeps as records when it can), and the structured section of
+// the prompt context.
+func KnowledgeOptions(store memory.Store, emb memory.Embedder, log *slog.Logger) []service.Option {
+	return KnowledgeServiceOptions(NewKnowledge(store, emb, log))
+}
+
+// NewKnowledge returns the Structured RAG service of KnowledgeOptions, or
+// nil when the store keeps no term index.
+func NewKnowledge(store memory.Store, emb memory.Embedder, log *slog.Logger) *knowledge.Service {
+	ti, ok := store.(memory.TermIndex)
+	if !ok {
+		return nil
+	}
+	rel := &knowledge.RelatedIndex{Terms: ti, Embedder: emb, Log: log, Foreground: &retrieval.Foreground{}}
+	k := &knowledge.Service{Store: store, Terms: ti, Extractor: offline.New(offline.Options{}), Related: rel, Log: log}
+	if rs, ok := store.(memory.RecordStore); ok {
+		rel.Records, k.Records = rs, rs
+	}
+	return k
+}
+
+// KnowledgeServiceOptions plugs the time, entity and when lists, the
+// neighbours stage, and k (nil: no term index)
+// into the service: the knowledge list, forgetting, deriving on write, and
+// the structured section of the prompt context.
+func KnowledgeServiceOptions(k *knowledge.Service) []service.Option {
+	out := []service.Option{service.WithTimeList(FindTime), service.WithEntityList(),
+		service.WithWhenList(query.AsksWhen, query.StatesTime), service.WithNeighbours(retrieval.Neighbours{}),
+		service.WithListWeights(map[string]float64{retrieval.ListEntity: EntityWeight, retrieval.ListWhen: WhenWeight})}
+	if k == nil {
+		return out
+	}
+	if k.Related != nil && k.Related.Foreground != nil {
+		out = append(out, service.WithForeground(k.Related.Foreground))
+	}
+	return append(out, service.WithRetriever(k.Retriever()), service.WithForgetter(k), service.WithDeriver(k),
+		service.WithKnowledgeContext(k.ContextSection()),
+		service.WithListWeights(map[string]float64{retrieval.ListKnowledge: KnowledgeWeight}))
+}
+
+// FindTime is the time list's retrieval.Resolver: the offline time
+// expressions of knowledge/query.
+func FindTime(text string, now time.Time) (start, end time.Time, ok bool) {
+	r, ok := query.FindTime(text, now)
+	return r.Start, r.End, ok
+}
+
+// KnowledgeExplorer is the use case of the knowledge API
+// (/v1/knowledge/*, memctl knowledge) when the store keeps a term index,
+// nil otherwise. model, when not nil, translates natural-language searches
+// (the offline translator answers otherwise, and when the model fails).
+func KnowledgeExplorer(store memory.Store, model memory.LLM, log *slog.Logger) *knowledge.Explorer {
+	ti, ok := store.(memory.TermIndex)
+	if !ok {
+		return nil
+	}
+	return &knowledge.Explorer{Index: ti, Store: store, LLM: model, Log: log}
+}
+
+// ShareRelated lends k's related terms to x, so that the knowledge API and
+// the search lists expand terms alike and share one cache; it returns x.
+// Either may be nil.
+func ShareRelated(x *knowledge.Explorer, k *knowledge.Service) *knowledge.Explorer {
+	if x != nil && k != nil && k.Related != nil {
+		x.Related = k.Related
+	}
+	return x
+}
+
+// StartBackfill extracts, in the background, the knowledge of the memories
+// of every org that have none (written before extraction existed), one
+// bounded pass at a time (knowledge.Service.Backfill), and returns the
+// function that stops it and waits. A failure is logged; the next start,
+// or RetryPending, resumes.
+func StartBackfill(ctx context.Context, k *knowledge.Service, orgs memory.OrgLister, log *slog.Logger) func() error {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ids, err := orgs.Orgs(ctx)
+		if err != nil {
+			log.Warn("knowledge backfill: list orgs", "err", err)
+			return
+		}
+		for _, org := range ids {
+			total := 0
+			for ctx.Err() == nil {
+				res, err := k.Backfill(ctx, org, knowledge.DefaultBackfillPass)
+				if err != nil {
+					if ctx.Err() == nil {
+						log.Warn("knowledge backfill failed", "org", org, "err", err)
+					}
+					break
+				}
+				total += res.Indexed
+				if res.Done || res.Examined == 0 {
+					break
+				}
+			}
+			if total > 0 {
+				log.Info("knowledge backfilled", "org", org, "indexed", total)
+			}
+		}
+	}()
+	return func() error {
+		cancel()
+		<-done
+		return nil
+	}
+}
+
+// KnowledgeWeight is the knowledge list's weight in the fusion; keyword and
+// semantic weigh 1. See docs/benchmarks.md for the measurements behind it.
+const KnowledgeWeight = 0.5
+
+// EntityWeight is the entity list's weight in the fusion. The list is
+// keyword and semantic again, within the named entity's memories: each of
+// its hits is already in those two lists, and at weight 1 a memory of the
+// entity counted three times over, crowding out the other speaker's turns
+// that some answers are in. At 0.5 it counts as half a list, as the
+// knowledge list does (docs/benchmarks.md has both weights measured).
+const EntityWeight = 0.5
+
+// WhenWeight is the when list's weight in the fusion: half a list, as the
+// entity and knowledge lists, since each of its hits is already a keyword
+// or semantic hit. Weight 1 was measured too (docs/benchmarks.md): no
+// better at recall@10, and it pushed single-hop answers out.
+const WhenWeight = 0.5
