@@ -271,7 +271,7 @@ func (e *Explorer) visible(ctx context.Context, c memory.Caller, f memory.Filter
 	}
 	out := make(map[string]*memory.Memory, len(got))
 	for id, m := range got {
-		if m != nil && m.ID == id && c.CanSee(m.OrgID, m.AgentID) && f.Match(m.Attrs()) {
+		if m != nil && m.ID == id && c.CanSeeMemory(m) && f.Match(m.Attrs()) {
 			out[id] = m
 		}
 	}

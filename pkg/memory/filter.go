@@ -13,12 +13,17 @@ type Filter struct {
 	// Viewer is the agent an agent-bound caller is bound to: only org-scope
 	// memories and that agent's are visible. Empty for org-level callers.
 	Viewer string
+	// Audiences, when not nil, is the reader's audience set (see Acting):
+	// memories with an audience (room, world, user visibility) outside it
+	// are invisible. Nil is the admin view. Set by Caller.Bind only.
+	Audiences []string
 	// AgentID narrows to one agent's scope, or to the org scope with OrgScope.
 	AgentID    string
 	Types      []Type
 	Kinds      []Kind
 	Durability Durability
 	RoomID     string
+	WorldID    string
 	EntityID   string
 	SessionID  string
 	DocumentID string
@@ -56,7 +61,7 @@ func (f Filter) Validate() error {
 		}
 	}
 	for _, p := range []struct{ name, v string }{
-		{"agentId", f.AgentID}, {"roomId", f.RoomID}, {"entityId", f.EntityID},
+		{"agentId", f.AgentID}, {"roomId", f.RoomID}, {"worldId", f.WorldID}, {"entityId", f.EntityID},
 		{"sessionId", f.SessionID}, {"documentId", f.DocumentID},
 	} {
 		if err := ValidID(p.name, p.v); err != nil {
@@ -76,7 +81,7 @@ func (f Filter) Validate() error {
 // narrows the selection; bulk deletes require it.
 func (f Filter) Narrowed() bool {
 	return f.AgentID != "" || len(f.Types) > 0 || len(f.Kinds) > 0 || f.Durability != "" ||
-		f.RoomID != "" || f.EntityID != "" || f.SessionID != "" || f.DocumentID != "" ||
+		f.RoomID != "" || f.WorldID != "" || f.EntityID != "" || f.SessionID != "" || f.DocumentID != "" ||
 		f.Start != 0 || f.End != 0 || len(f.Metadata) > 0
 }
 
@@ -87,6 +92,9 @@ func (f Filter) Match(a Attrs) bool {
 		return false
 	}
 	if f.Viewer != "" && a.AgentID != "" && a.AgentID != f.Viewer {
+		return false
+	}
+	if !audienceVisible(f.Audiences, f.Audiences != nil, a.Audience) {
 		return false
 	}
 	switch f.AgentID {
@@ -109,7 +117,7 @@ func (f Filter) Match(a Attrs) bool {
 	if f.Durability != "" && a.Durability != f.Durability {
 		return false
 	}
-	if (f.RoomID != "" && a.RoomID != f.RoomID) || (f.EntityID != "" && a.EntityID != f.EntityID) ||
+	if (f.RoomID != "" && a.RoomID != f.RoomID) || (f.WorldID != "" && a.WorldID != f.WorldID) || (f.EntityID != "" && a.EntityID != f.EntityID) ||
 		(f.SessionID != "" && a.SessionID != f.SessionID) || (f.DocumentID != "" && a.DocumentID != f.DocumentID) {
 		return false
 	}

@@ -144,11 +144,18 @@ type Memory struct {
 	// ExternalID is the client's own key for the memory, unique per scope
 	// (see DedupKey): a message's id in the client's system, or a framework
 	// store's key.
-	ExternalID string          `json:"externalId,omitempty"`
-	Content    Content         `json:"content"`
-	EntityID   string          `json:"entityId,omitempty"`
-	RoomID     string          `json:"roomId,omitempty"`
-	WorldID    string          `json:"worldId,omitempty"`
+	ExternalID string  `json:"externalId,omitempty"`
+	Content    Content `json:"content"`
+	EntityID   string  `json:"entityId,omitempty"`
+	RoomID     string  `json:"roomId,omitempty"`
+	WorldID    string  `json:"worldId,omitempty"`
+	// UserID is the end user the memory belongs to (an entity id), set on
+	// what an end user says and on what is learnt from it.
+	UserID string `json:"userId,omitempty"`
+	// Visibility is who in the org may read the memory (see Visibility);
+	// empty on memories stored before it existed, which read as shared
+	// or agent by AgentID.
+	Visibility Visibility      `json:"visibility,omitempty"`
 	SessionID  string          `json:"sessionId,omitempty"`
 	Metadata   json.RawMessage `json:"metadata,omitempty"`
 	// Context is what the memory is read with but did not say itself: for
@@ -201,10 +208,14 @@ type Attrs struct {
 	Type                                    Type
 	Kind                                    Kind
 	RoomID, EntityID, SessionID, DocumentID string
-	Durability                              Durability
-	CreatedAt                               int64
-	Archived                                bool
-	Pending                                 bool `json:",omitempty"`
+	WorldID                                 string `json:",omitempty"`
+	// Audience is the memory's audience key (Memory.Audience); "" for
+	// shared and agent memories.
+	Audience   string `json:",omitempty"`
+	Durability Durability
+	CreatedAt  int64
+	Archived   bool
+	Pending    bool `json:",omitempty"`
 	// Meta are the memory's filterable metadata pairs (MetadataPairs).
 	Meta []string `json:",omitempty"`
 }
@@ -214,6 +225,7 @@ func (m *Memory) Attrs() Attrs {
 	return Attrs{
 		OrgID: m.OrgID, AgentID: m.AgentID, Type: m.Type, Kind: m.Kind,
 		RoomID: m.RoomID, EntityID: m.EntityID, SessionID: m.SessionID, DocumentID: m.DocumentID,
+		WorldID: m.WorldID, Audience: m.Audience(),
 		Durability: m.Durability, CreatedAt: m.CreatedAt, Archived: m.Archived, Pending: m.Pending,
 		Meta: MetadataPairs(m.Metadata),
 	}
@@ -359,13 +371,16 @@ func (m *Memory) Validate() error {
 	}
 	for _, f := range []struct{ name, v string }{
 		{"agentId", m.AgentID}, {"externalId", m.ExternalID}, {"entityId", m.EntityID}, {"roomId", m.RoomID},
-		{"worldId", m.WorldID}, {"sessionId", m.SessionID}, {"documentId", m.DocumentID},
+		{"worldId", m.WorldID}, {"userId", m.UserID}, {"sessionId", m.SessionID}, {"documentId", m.DocumentID},
 	} {
 		if err := ValidID(f.name, f.v); err != nil {
 			return err
 		}
 	}
 	if err := validMetadata(m.Metadata); err != nil {
+		return err
+	}
+	if err := m.validVisibility(); err != nil {
 		return err
 	}
 	if err := ValidUnit("importance", m.Importance); err != nil {

@@ -109,7 +109,7 @@ func TestCanSee(t *testing.T) {
 		{Caller{}, "", "", false},
 	}
 	for _, tc := range tests {
-		if got := tc.c.CanSee(tc.org, tc.agent); got != tc.want {
+		if got := tc.c.CanSee(tc.org, tc.agent, ""); got != tc.want {
 			t.Errorf("%+v sees %s/%s = %v, want %v", tc.c, tc.org, tc.agent, got, tc.want)
 		}
 	}

@@ -12,6 +12,14 @@ type Caller struct {
 	// KeyID names the API key, for the history of the memories it
 	// changes; empty for keys configured without an id.
 	KeyID string
+	// Binding is what the credentials themselves bind the caller to: an
+	// end-user token's user, room or world. Requests may narrow it
+	// (Acting.Narrow), never widen it. Nil for API keys.
+	Binding *Acting
+	// Acting is whom this request serves (a room, a world, an end user),
+	// resolved by the service from the request and Binding; every read
+	// bound by Bind sees only those audiences. Nil is the admin view.
+	Acting *Acting
 }
 
 // OrgScope is the agentId filter value that selects org-scope memories only.
@@ -25,14 +33,31 @@ func (c Caller) Valid() error {
 	return nil
 }
 
-// CanSee reports whether c may read a memory with these owner attributes: it
-// must be in c's org, and an agent-bound caller sees org-scope memories and
-// its own agent's only.
-func (c Caller) CanSee(orgID, agentID string) bool {
+// CanSee reports whether c may read a memory with these owner attributes
+// (audience is Memory.Audience): it must be in c's org; an agent-bound
+// caller sees org-scope memories and its own agent's only; a caller acting
+// for a room or a user sees the audiences it serves only.
+func (c Caller) CanSee(orgID, agentID, audience string) bool {
 	if c.OrgID == "" || orgID != c.OrgID {
 		return false
 	}
-	return c.AgentID == "" || agentID == "" || agentID == c.AgentID
+	if c.AgentID != "" && agentID != "" && agentID != c.AgentID {
+		return false
+	}
+	return audienceVisible(c.Acting.Audiences(), c.Acting != nil, audience)
+}
+
+// CanSeeMemory is CanSee for a loaded memory.
+func (c Caller) CanSeeMemory(m *Memory) bool {
+	return m != nil && c.CanSee(m.OrgID, m.AgentID, m.Audience())
+}
+
+// audienceVisible is the one audience rule: a memory without an audience
+// (shared or agent) is visible to every reader its agent allows; one with
+// an audience is visible to the admin view (restricted false) and to
+// readers acting for that audience.
+func audienceVisible(audiences []string, restricted bool, audience string) bool {
+	return audience == "" || !restricted || contains(audiences, audience)
 }
 
 // WriteScope resolves the agent scope a new memory goes to. scope is the
@@ -80,6 +105,10 @@ func (c Caller) WriteScope(scope, agentID string) (string, error) {
 func (c Caller) Bind(f Filter) (Filter, error) {
 	f.OrgID = c.OrgID
 	f.Viewer = c.AgentID
+	f.Audiences = nil
+	if c.Acting != nil {
+		f.Audiences = c.Acting.Audiences()
+	}
 	f.Pending = false // staged memories are the pipelines' own, never a caller's
 	if c.AgentID != "" && f.AgentID != "" && f.AgentID != OrgScope && f.AgentID != c.AgentID {
 		return f, Errorf(EFORBIDDEN, "agentId: this key is bound to agent %q and cannot read another agent's memories", c.AgentID)

@@ -589,12 +589,13 @@ func DecodeKnowledgeCursor(c string) (string, error) {
 
 // VocabularyScopes returns the vocabulary counter scopes whose sum is what
 // f can see, and whether counters answer f at all: they do when f sets
-// nothing beyond the org, viewer, agent and IncludeArchived. The scopes are
+// nothing beyond the org, viewer, agent and IncludeArchived (a reader
+// acting for a room or a user is answered from the postings). The scopes are
 // ScopeAll, or ScopeOf(agent) of the org scope ("") and of one agent. A nil
 // slice with ok true means f sees nothing (an agent-bound viewer asking
 // for another agent).
 func VocabularyScopes(f Filter) (scopes []string, ok bool) {
-	if len(f.Types) > 0 || len(f.Kinds) > 0 || f.Durability != "" || f.RoomID != "" || f.EntityID != "" ||
+	if f.Audiences != nil || len(f.Types) > 0 || len(f.Kinds) > 0 || f.Durability != "" || f.RoomID != "" || f.WorldID != "" || f.EntityID != "" ||
 		f.SessionID != "" || f.DocumentID != "" || f.Start != 0 || f.End != 0 {
 		return nil, false
 	}

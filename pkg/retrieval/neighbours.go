@@ -96,7 +96,7 @@ func (n Neighbours) apply(ctx context.Context, store memory.Store, c memory.Call
 		}
 		score := share * anchor.Score
 		for _, o := range near {
-			if !c.CanSee(o.OrgID, o.AgentID) || !f.Match(o.Attrs()) {
+			if !c.CanSeeMemory(o) || !f.Match(o.Attrs()) {
 				continue
 			}
 			i, ok := at[o.ID]

@@ -304,7 +304,7 @@ func (p *Pipeline) load(ctx context.Context, c memory.Caller, f memory.Filter, f
 		}
 		for _, h := range fused[start:end] {
 			m := got[h.ID]
-			if m == nil || !c.CanSee(m.OrgID, m.AgentID) || !f.Match(m.Attrs()) || len(out) == k {
+			if m == nil || !c.CanSeeMemory(m) || !f.Match(m.Attrs()) || len(out) == k {
 				continue
 			}
 			out = append(out, Result{Memory: m, Score: h.Score, Lists: h.Lists})
@@ -404,7 +404,7 @@ func (p *Pipeline) expand(ctx context.Context, c memory.Caller, out []Result) []
 				other = rel.FromID
 			}
 			m := got[other]
-			if seen[other] || m == nil || !c.CanSee(m.OrgID, m.AgentID) {
+			if seen[other] || m == nil || !c.CanSeeMemory(m) {
 				continue
 			}
 			seen[other] = true

@@ -42,7 +42,7 @@ func (s *Service) byKey(ctx context.Context, c memory.Caller, scope, agentID, ke
 		return nil, memory.Errorf(memory.EUNAVAILABLE, "this store cannot find memories by key")
 	}
 	m, err := dl.GetByDedupKey(ctx, c.OrgID, memory.DedupKey(&memory.Memory{AgentID: agent, ExternalID: key}))
-	if err == nil && (!c.CanSee(m.OrgID, m.AgentID) || m.Pending || m.AgentID != agent || m.ExternalID != key) {
+	if err == nil && (!c.CanSeeMemory(m) || m.Pending || m.AgentID != agent || m.ExternalID != key) {
 		err = memory.Errorf(memory.ENOTFOUND, "")
 	}
 	if memory.IsNotFound(err) {

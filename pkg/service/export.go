@@ -434,7 +434,7 @@ func (im *Importer) finishRelations(ctx context.Context) error {
 		var put []memory.Relation
 		for i, r := range chunk {
 			from, to := got[r.FromID], got[r.ToID]
-			if from == nil || to == nil || !im.c.CanSee(from.OrgID, from.AgentID) || !im.c.CanSee(to.OrgID, to.AgentID) {
+			if from == nil || to == nil || !im.c.CanSeeMemory(from) || !im.c.CanSeeMemory(to) {
 				im.report.Relations.Failed++
 				im.report.fail(at[i], memory.Errorf(memory.EINVALID, "relation: %s → %s: both memories must exist in the caller's scope", r.FromID, r.ToID))
 				continue

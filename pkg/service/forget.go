@@ -609,7 +609,7 @@ func (s *Service) eraseKnown(ctx context.Context, c memory.Caller, flt memory.Fi
 			for _, id := range ids {
 				done[id] = true
 				m, ok := got[id]
-				if ok && c.CanSee(m.OrgID, m.AgentID) && flt.Match(m.Attrs()) {
+				if ok && c.CanSeeMemory(m) && flt.Match(m.Attrs()) {
 					load = append(load, m)
 				}
 				if !ok || len(load) > 0 && load[len(load)-1] == m {

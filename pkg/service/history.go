@@ -24,7 +24,7 @@ func (s *Service) History(ctx context.Context, c memory.Caller, id string) ([]me
 	}
 	for _, r := range revs {
 		// The org and scope of a memory never change; check them anyway.
-		if r.Memory == nil || !c.CanSee(r.Memory.OrgID, r.Memory.AgentID) {
+		if r.Memory == nil || !c.CanSeeMemory(r.Memory) {
 			return nil, memory.ErrNotFound(id)
 		}
 		r.Memory.Embedding, r.Memory.EmbeddingModel = nil, ""

@@ -42,7 +42,7 @@ func (s *Service) Relate(ctx context.Context, c memory.Caller, rels []memory.Rel
 		return err
 	}
 	for _, id := range list {
-		if m := got[id]; m == nil || !c.CanSee(m.OrgID, m.AgentID) {
+		if m := got[id]; m == nil || !c.CanSeeMemory(m) {
 			return memory.ErrNotFound(id)
 		}
 	}
@@ -76,7 +76,7 @@ func (s *Service) Relations(ctx context.Context, c memory.Caller, id string) ([]
 	}
 	out := all[:0]
 	for i, r := range all {
-		if m := got[other[i]]; m != nil && c.CanSee(m.OrgID, m.AgentID) {
+		if m := got[other[i]]; m != nil && c.CanSeeMemory(m) {
 			out = append(out, r)
 		}
 	}

@@ -364,7 +364,7 @@ func (s *Service) Get(ctx context.Context, c memory.Caller, id string) (*memory.
 	if err != nil {
 		return nil, err
 	}
-	if !c.CanSee(m.OrgID, m.AgentID) || m.Pending {
+	if !c.CanSeeMemory(m) || m.Pending {
 		return nil, memory.ErrNotFound(id)
 	}
 	return m, nil

@@ -398,7 +398,7 @@ func (p *Pipeline) Get(ctx context.Context, c memory.Caller, id string) (Status,
 	if _, err := p.Records.GetRecord(ctx, c.OrgID, RecordKind, id, &st); err != nil {
 		return st, memory.Errorf(memory.ENOTFOUND, "document %q not found", id)
 	}
-	if !c.CanSee(st.OrgID, st.AgentID) {
+	if !c.CanSee(st.OrgID, st.AgentID, "") {
 		return Status{}, memory.Errorf(memory.ENOTFOUND, "document %q not found", id)
 	}
 	return st, nil
@@ -417,7 +417,7 @@ func (p *Pipeline) List(ctx context.Context, c memory.Caller, after string, limi
 		}
 		for _, r := range recs {
 			var st Status
-			if err := jsonUnmarshal(r.Value, &st); err == nil && c.CanSee(st.OrgID, st.AgentID) {
+			if err := jsonUnmarshal(r.Value, &st); err == nil && c.CanSee(st.OrgID, st.AgentID, "") {
 				out = append(out, st)
 			}
 			after = r.ID
