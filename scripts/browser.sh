@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Headless Chromium for the memory explorer's browser tests
-# (transport/httpapi/ui), from Debian's "chromium" package through apt: no
+# (pkg/transport/httpapi/ui), from Debian's "chromium" package through apt: no
 # browser download by a test library. Idempotent.
 #
 #   scripts/browser.sh install   install when missing, check it starts headless, print its path

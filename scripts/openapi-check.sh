@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # openapi-check.sh: validates the API's OpenAPI document
-# (transport/contract/openapi.json) as OpenAPI 3.1 with openapi-spec-validator,
+# (pkg/transport/contract/openapi.json) as OpenAPI 3.1 with openapi-spec-validator,
 # a standard validator from PyPI: the document against the OpenAPI 3.1
 # schema, and each Schema Object against the 3.1 JSON Schema dialect. The
 # tool lives in a virtual environment of the cache, installed the first time
@@ -16,7 +16,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${AGENTMEM_CACHE:-/var/tmp/agentmem}
 LOCK="$ROOT/scripts/openapi-requirements.txt"
-SPEC="$ROOT/transport/contract/openapi.json"
+SPEC="$ROOT/pkg/transport/contract/openapi.json"
 
 log() { echo "openapi-check.sh: $*" >&2; }
 
