@@ -38,22 +38,31 @@ func ContentHash(text string) string {
 }
 
 // DedupKey is the key under which at most one memory may exist in an org:
-// the scope (agent), the type and the content hash. A memory with an
+// the scope (agent, and audience: see Visibility), the type and the
+// content hash. A memory with an
 // ExternalID (the client's key) is keyed by it instead, whatever its
 // content. A message without one is an event, keyed by its own id: the
 // same words said twice are two turns, so a retry must carry the same
 // externalId (or Idempotency-Key) to be recognized. A fragment's key holds
 // its document and position.
 func DedupKey(m *Memory) string {
-	parts := []string{m.AgentID, string(m.Type), m.ContentHash}
+	// The scope is the agent and, for a room, world or user memory, its
+	// audience: Alice's fact never deduplicates against Bob's (which would
+	// drop hers and tell her that his exists). Shared and agent memories
+	// keep the keys they always had.
+	scope := m.AgentID
+	if a := m.Audience(); a != "" {
+		scope += "\x00" + a
+	}
+	parts := []string{scope, string(m.Type), m.ContentHash}
 	switch {
 	case m.ExternalID != "":
 		// The client's own key: unique per scope, whatever the content.
-		parts = []string{m.AgentID, "external", m.ExternalID}
+		parts = []string{scope, "external", m.ExternalID}
 	case m.Type == TypeMessage:
 		// A conversation turn is an event, not a statement: saying "Yes"
 		// twice is two turns. Without a client id, a message is unique.
-		parts = []string{m.AgentID, string(m.Type), "id", m.ID}
+		parts = []string{scope, string(m.Type), "id", m.ID}
 	}
 	if m.Type == TypeFragment && m.ExternalID == "" {
 		// A fragment is a place in a document: identical text at two

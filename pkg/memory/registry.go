@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 )
 
-// Entity is a person, an agent or anything else an org knows by name
+// EntityProfile is a person, an agent or anything else an org knows by name
 // (ElizaOS's entity): an end user's userId is an entity id. Names are what
 // knowledge extraction resolves speakers and mentions by, the first being
 // the display name.
-type Entity struct {
+type EntityProfile struct {
 	ID        string          `json:"id"`
 	AgentID   string          `json:"agentId,omitempty"`
 	Names     []string        `json:"names"`

@@ -149,54 +149,51 @@ func (m *Memory) DefaultVisibility() Visibility {
 }
 
 // Inherit gives d, a memory derived from srcs (a fact, a summary, a
-// knowledge description), a visibility no wider than any source's, so that
-// d is never visible where one of its sources is not:
+// knowledge description), a visibility no wider than its sources', so that
+// nobody reads d who may not read each source:
 //
-//   - a source said by an end user (UserID set) makes d that user's: what
-//     Bob says is Bob's, in every room he uses and nowhere else;
-//   - otherwise d takes the source's own visibility and ids.
+//   - sources in one room, of which exactly one end user (UserID) said
+//     some: d is that user's. What Bob says is Bob's, in every room he
+//     uses and to nobody else; Bob takes part in the room, so he may read
+//     every source.
+//   - sources that share one audience: d takes it (and its ids).
+//   - sources of one room said by several users: d stays in that room.
 //
-// Sources with different audiences have no visibility that is narrower
-// than each, so Inherit reports false and d must not be written as one
-// memory. d's AgentID is the sources' (the caller sets it as before).
+// Otherwise no single visibility is narrower than each source's, Inherit
+// reports false, and d must not be written as one memory. For a shared or
+// agent result d keeps its AgentID, which the writer sets as before.
 func (d *Memory) Inherit(srcs ...*Memory) bool {
 	if len(srcs) == 0 {
 		return true
 	}
-	v, room, world, user := derivedFrom(srcs[0])
-	for _, s := range srcs[1:] {
-		v2, r2, w2, u2 := derivedFrom(s)
-		if AudienceOf(v2, r2, w2, u2) != AudienceOf(v, room, world, user) {
-			return false
+	users := map[string]bool{}
+	sameRoom, sameAudience := true, true
+	for _, s := range srcs {
+		if s.UserID != "" {
+			users[s.UserID] = true
 		}
+		sameRoom = sameRoom && s.RoomID == srcs[0].RoomID
+		sameAudience = sameAudience && s.Audience() == srcs[0].Audience() && s.AgentID == srcs[0].AgentID
 	}
-	if v == VisibilityShared || v == VisibilityAgent {
-		// The agent dimension decides; keep the writer's AgentID rule.
-		if d.AgentID != "" {
-			v = VisibilityAgent
-		} else {
-			v = VisibilityShared
+	first := srcs[0]
+	switch {
+	case len(users) == 1 && sameRoom:
+		for u := range users {
+			d.Visibility, d.UserID = VisibilityUser, u
 		}
-	}
-	d.Visibility = v
-	switch v {
-	case VisibilityRoom:
-		d.RoomID = room
-		d.WorldID = world
-	case VisibilityWorld:
-		d.WorldID = world
-	case VisibilityUser:
-		d.UserID = user
+		d.RoomID, d.WorldID = first.RoomID, first.WorldID
+	case sameAudience:
+		d.Visibility = first.EffectiveVisibility()
+		d.RoomID, d.WorldID, d.UserID = first.RoomID, first.WorldID, first.UserID
+		if d.Visibility == VisibilityShared || d.Visibility == VisibilityAgent {
+			d.Visibility = ""
+		}
+	case sameRoom && first.RoomID != "":
+		d.Visibility, d.RoomID, d.WorldID = VisibilityRoom, first.RoomID, first.WorldID
+	default:
+		return false
 	}
 	return true
-}
-
-// derivedFrom is the visibility a memory derived from s alone gets.
-func derivedFrom(s *Memory) (v Visibility, room, world, user string) {
-	if s.UserID != "" {
-		return VisibilityUser, "", "", s.UserID
-	}
-	return s.EffectiveVisibility(), s.RoomID, s.WorldID, s.UserID
 }
 
 // Acting is whom a read serves: the conversation (a room, and the world it
