@@ -115,3 +115,85 @@ func (c Caller) Bind(f Filter) (Filter, error) {
 	}
 	return f, f.Validate()
 }
+
+// WriteScopeOf splits a write request's scope and visibility fields into
+// the agent scope Caller.WriteScope takes ("", "org" or "agent") and the
+// visibility asked for ("" when neither names one).
+//
+//   - scope "org" and "agent", this API's older names, choose the agent
+//     scope; a room, world or user visibility may go with either.
+//   - any other scope is a visibility (ElizaOS's shared, private, room,
+//     and world, user): shared writes to the org scope, agent (private)
+//     to the agent's.
+//
+// A scope and a visibility that disagree are EINVALID.
+func WriteScopeOf(scope, visibility string) (string, Visibility, error) {
+	vv, err := ParseVisibility("visibility", visibility)
+	if err != nil {
+		return "", "", err
+	}
+	contradicts := Errorf(EINVALID, "visibility: %q contradicts scope %q", visibility, scope)
+	switch scope {
+	case "org", "agent":
+		if (scope == "org" && vv == VisibilityAgent) || (scope == "agent" && vv == VisibilityShared) {
+			return "", "", contradicts
+		}
+		return scope, vv, nil
+	}
+	sv, err := ParseVisibility("scope", scope)
+	if err != nil {
+		return "", "", err
+	}
+	if sv != "" && vv != "" && sv != vv {
+		return "", "", contradicts
+	}
+	v := sv
+	if v == "" {
+		v = vv
+	}
+	switch v {
+	case VisibilityShared:
+		return "org", v, nil
+	case VisibilityAgent:
+		return "agent", v, nil
+	}
+	return "", v, nil
+}
+
+// Place sets the visibility of m, a new memory c writes, to v or, when v is
+// "", to m's default (DefaultVisibility). A caller bound to an end user (a
+// token) writes only that user's memories and, when bound to a room, that
+// room's: its user becomes m's UserID, and any other visibility, user or
+// room is EFORBIDDEN.
+func (c Caller) Place(m *Memory, v Visibility) error {
+	if b := c.Binding; b != nil {
+		switch {
+		case m.UserID == "":
+			m.UserID = b.UserID
+		case m.UserID != b.UserID:
+			return Errorf(EFORBIDDEN, "userId: this token is bound to user %q", b.UserID)
+		}
+		if v == "" {
+			v = VisibilityUser
+			if m.Type == TypeMessage && m.RoomID != "" {
+				v = VisibilityRoom
+			}
+		}
+		switch {
+		case v == VisibilityUser:
+		case v == VisibilityRoom && b.RoomID != "" && m.RoomID == b.RoomID:
+		case v == VisibilityRoom:
+			return Errorf(EFORBIDDEN, "roomId: this token may write only to the room it is bound to")
+		default:
+			return Errorf(EFORBIDDEN, "visibility: a user token writes only its user's or its room's memories, not %q", v)
+		}
+		if m.WorldID == "" {
+			m.WorldID = b.WorldID
+		}
+	}
+	if v == "" {
+		v = m.DefaultVisibility()
+	}
+	m.Visibility = v
+	return m.validVisibility()
+}

@@ -13,9 +13,19 @@ import (
 
 // ContextRequest asks for a prompt-ready context.
 type ContextRequest struct {
-	Query        string `json:"query"`
+	Query string `json:"query"`
+	// RoomID is the conversation served: its recent turns lead the
+	// context. With UserID and WorldID it is whom every section acts for
+	// (see Act): the transport makes the caller act for Acting() first.
 	RoomID       string `json:"roomId"`
+	UserID       string `json:"userId,omitempty"`
+	WorldID      string `json:"worldId,omitempty"`
 	BudgetTokens int    `json:"budgetTokens"`
+}
+
+// Acting is whom r serves.
+func (r ContextRequest) Acting() memory.Acting {
+	return memory.Acting{UserID: r.UserID, RoomID: r.RoomID, WorldID: r.WorldID}
 }
 
 // ContextResult is the assembled context and how the budget was spent.

@@ -31,6 +31,9 @@ type Service struct {
 	// knowledgeContext, when set, adds the structured section to
 	// BuildContext.
 	knowledgeContext KnowledgeContext
+	// rooms is the room registry, for resolving whom reads serve (Act)
+	// and recording rooms' participants; nil without one.
+	rooms memory.RoomDirectory
 	// sentences adds the sentence view to the vectors of messages
 	// (memory.EmbedMemories); on unless WithSentenceView(false).
 	sentences bool
@@ -167,10 +170,16 @@ func (s *Service) Embedder() memory.Embedder { return s.embedder }
 // choose the agent scope (see Caller.WriteScope); the org is never taken
 // from it.
 type NewMemory struct {
-	Scope   string      `json:"scope,omitempty"`
-	AgentID string      `json:"agentId,omitempty"`
-	Type    memory.Type `json:"type,omitempty"`
-	Kind    memory.Kind `json:"kind,omitempty"`
+	// Scope is the agent scope (org, agent) or, with ElizaOS's names, the
+	// visibility (shared, private, room, world, user); Visibility names the
+	// visibility alone (see memory.WriteScopeOf and Caller.Place).
+	Scope      string `json:"scope,omitempty"`
+	Visibility string `json:"visibility,omitempty"`
+	AgentID    string `json:"agentId,omitempty"`
+	// UserID is the end user the memory belongs to (an entity id).
+	UserID string      `json:"userId,omitempty"`
+	Type   memory.Type `json:"type,omitempty"`
+	Kind   memory.Kind `json:"kind,omitempty"`
 	// ExternalID is the client's key for the memory, unique per scope: a
 	// second create with the same one is a duplicate (its result carries
 	// the existing id), whatever the content. Messages are deduplicated by
@@ -199,13 +208,17 @@ const (
 
 // build turns n into a validated Memory owned by c (without id and embedding).
 func (n *NewMemory) build(c memory.Caller, now int64) (*memory.Memory, error) {
-	agent, err := c.WriteScope(n.Scope, n.AgentID)
+	scope, vis, err := memory.WriteScopeOf(n.Scope, n.Visibility)
+	if err != nil {
+		return nil, err
+	}
+	agent, err := c.WriteScope(scope, n.AgentID)
 	if err != nil {
 		return nil, err
 	}
 	m := &memory.Memory{
 		OrgID: c.OrgID, AgentID: agent, Type: n.Type, Kind: n.Kind, ExternalID: n.ExternalID, Content: n.Content,
-		EntityID: n.EntityID, RoomID: n.RoomID, WorldID: n.WorldID, SessionID: n.SessionID,
+		EntityID: n.EntityID, RoomID: n.RoomID, WorldID: n.WorldID, UserID: n.UserID, SessionID: n.SessionID,
 		Metadata: n.Metadata, Importance: DefaultImportance, Durability: n.Durability,
 		Confidence: DefaultConfidence, DocumentID: n.DocumentID, Position: n.Position,
 		CreatedAt: n.CreatedAt, IngestedAt: now, UpdatedAt: now, Version: 1,
@@ -233,6 +246,9 @@ func (n *NewMemory) build(c memory.Caller, now int64) (*memory.Memory, error) {
 	}
 	if string(m.Metadata) == "null" {
 		m.Metadata = nil
+	}
+	if err := c.Place(m, vis); err != nil {
+		return nil, err
 	}
 	if err := m.Validate(); err != nil {
 		return nil, err
@@ -316,6 +332,7 @@ func (s *Service) create(ctx context.Context, c memory.Caller, in []NewMemory, s
 		return nil, unavailable("index", err)
 	}
 	s.deriveKnowledge(ctx, c.OrgID, created)
+	s.join(ctx, created)
 	out := make([]memory.CreateResult, len(ms))
 	seen := map[int]bool{}
 	for i := range ms {

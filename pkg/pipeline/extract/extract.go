@@ -37,6 +37,9 @@ type Turn struct {
 	// AgentID is the agent scope the message was written in ("" for the
 	// org scope); facts drawn from it are written there.
 	AgentID string `json:"agentId,omitempty"`
+	// From is the stored message, when the turn is one: the facts drawn
+	// from it are visible no wider than it (memory.Memory.Inherit).
+	From *memory.Memory `json:"-"`
 }
 
 // Fact is a statement an extractor found.
@@ -90,6 +93,9 @@ const (
 	Enriches    Decision = "enriches"
 	Supersedes  Decision = "supersedes"
 	Contradicts Decision = "contradicts"
+	// Dropped: not written, because its source turns have no single
+	// visibility narrower than each (see memory.Memory.Inherit).
+	Dropped Decision = "dropped"
 )
 
 // normalize fills a fact's defaults and bounds its scores: kind fact,

@@ -185,17 +185,38 @@ func (p *Pipeline) scope(c memory.Caller, turns []Turn, f Fact, orgFacts bool) (
 // with: those in the scope f is written to, classified by every rule, and,
 // when that is an agent's scope, those of the org scope, which f can only
 // duplicate (an agent's conversation never changes what the org knows).
-func (p *Pipeline) candidates(ctx context.Context, c memory.Caller, f Fact, agent string) ([]known, []known, error) {
+//
+// A fact with an audience (a room's, a world's, a user's: see
+// memory.Visibility) is compared as a reader of that audience: it is
+// classified against the facts of its own audience only, and can only
+// duplicate the wider ones it sees (Bob saying otherwise never archives
+// what the org knows), and it never meets another user's.
+func (p *Pipeline) candidates(ctx context.Context, c memory.Caller, f Fact, agent string, vis *memory.Memory) ([]known, []known, error) {
 	filter := memory.Filter{Types: []memory.Type{memory.TypeFact}, EntityID: f.Subject, AgentID: memory.OrgScope}
 	if agent != "" {
 		filter.AgentID = agent
 	}
-	same, err := p.Service.Similar(ctx, c, service.SimilarRequest{Text: f.Text, K: 10, Filter: filter})
+	aud := vis.Audience()
+	if aud != "" {
+		filter.AgentID = ""
+		if agent != "" {
+			filter.AgentID = agent
+		}
+		c.Acting = &memory.Acting{UserID: vis.UserID, RoomID: vis.RoomID, WorldID: vis.WorldID}
+	}
+	found, err := p.Service.Similar(ctx, c, service.SimilarRequest{Text: f.Text, K: 10, Filter: filter})
 	if err != nil {
 		return nil, nil, err
 	}
-	var org []service.SearchResult
-	if agent != "" {
+	var same, org []service.SearchResult
+	for _, r := range found {
+		if r.Memory.Audience() == aud {
+			same = append(same, r)
+		} else {
+			org = append(org, r)
+		}
+	}
+	if agent != "" && aud == "" {
 		filter.AgentID = memory.OrgScope
 		if org, err = p.Service.Similar(ctx, c, service.SimilarRequest{Text: f.Text, K: 3, Filter: filter}); err != nil {
 			return nil, nil, err
@@ -246,7 +267,16 @@ func (p *Pipeline) merge(ctx context.Context, c memory.Caller, turns []Turn, f F
 	if scope == "agent" && agent == "" {
 		o.AgentID = c.AgentID
 	}
-	same, org, err := p.candidates(ctx, c, f, o.AgentID)
+	vis := &memory.Memory{AgentID: o.AgentID}
+	if !vis.Inherit(sources(turns, f)...) {
+		// The turns it was drawn from have no one audience that is
+		// narrower than each: written as one memory, it would reach
+		// someone who may not read one of them.
+		p.log().InfoContext(ctx, "fact dropped: its sources have no common visibility", "org", c.OrgID, "sources", f.Sources)
+		o.Decision = Dropped
+		return o, nil
+	}
+	same, org, err := p.candidates(ctx, c, f, o.AgentID, vis)
 	if err != nil {
 		return o, err
 	}
@@ -285,6 +315,7 @@ func (p *Pipeline) merge(ctx context.Context, c memory.Caller, turns []Turn, f F
 	}
 	conf, imp := f.Confidence, f.Importance
 	res, err := p.Service.Create(ctx, c, []service.NewMemory{{Scope: scope, AgentID: agent, Type: memory.TypeFact, Kind: f.Kind,
+		Visibility: string(vis.Visibility), UserID: vis.UserID, RoomID: vis.RoomID, WorldID: vis.WorldID,
 		EntityID: f.Subject, Content: memory.Content{Text: f.Text, Source: "extraction"}, Confidence: &conf, Importance: &imp,
 		Durability: f.Durability, Metadata: meta}})
 	if err != nil {
@@ -361,4 +392,15 @@ func markContested(ctx context.Context, svc *service.Service, c memory.Caller, i
 		return err
 	}
 	return svc.SetImportance(ctx, c, id, m.Importance, js)
+}
+
+// sources returns the stored messages of f's source turns.
+func sources(turns []Turn, f Fact) []*memory.Memory {
+	var out []*memory.Memory
+	for _, t := range turns {
+		if t.From != nil && slices.Contains(f.Sources, t.ID) {
+			out = append(out, t.From)
+		}
+	}
+	return out
 }

@@ -89,7 +89,7 @@ func (p *Pipeline) Run(ctx context.Context, j Job) ([]Outcome, error) {
 			return nil, err
 		}
 		if m.Type == memory.TypeMessage {
-			turns = append(turns, Turn{ID: m.ID, Speaker: m.EntityID, Text: m.Content.Text, AgentID: m.AgentID})
+			turns = append(turns, Turn{ID: m.ID, Speaker: m.EntityID, Text: m.Content.Text, AgentID: m.AgentID, From: m})
 		}
 	}
 	return p.Process(ctx, c, turns)

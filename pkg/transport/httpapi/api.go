@@ -193,6 +193,14 @@ func (s *Server) route(pattern string, h handlerFunc, op memory.Grants) {
 				s.writeError(w, r, err)
 				return
 			}
+			if c.Binding != nil {
+				// A token's binding applies to every route, whatever the
+				// handler reads; read handlers narrow it further (act).
+				if c, err = s.svc.Act(r.Context(), c, memory.Acting{}); err != nil {
+					s.writeError(w, r, err)
+					return
+				}
+			}
 		}
 		var err error
 		if key, ok := r.Header["Idempotency-Key"]; ok && s.idempotency != nil && idempotent(pattern) {
@@ -494,10 +502,14 @@ func (s *Server) deleteMemory(w http.ResponseWriter, r *http.Request, c memory.C
 }
 
 func (s *Server) listMemories(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
-	f, err := queryFilter(r, "limit", "cursor")
+	fs, err := queryFilter(r, "limit", "cursor")
 	if err != nil {
 		return err
 	}
+	if c, err = s.act(r, c, fs); err != nil {
+		return err
+	}
+	f := fs.filter()
 	limit, err := intParam(r, "limit")
 	if err != nil {
 		return err
@@ -517,10 +529,14 @@ func (s *Server) listMemories(w http.ResponseWriter, r *http.Request, c memory.C
 }
 
 func (s *Server) countMemories(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
-	f, err := queryFilter(r)
+	fs, err := queryFilter(r)
 	if err != nil {
 		return err
 	}
+	if c, err = s.act(r, c, fs); err != nil {
+		return err
+	}
+	f := fs.filter()
 	n, err := s.svc.Count(r.Context(), c, f)
 	if err != nil {
 		return err
@@ -530,10 +546,14 @@ func (s *Server) countMemories(w http.ResponseWriter, r *http.Request, c memory.
 }
 
 func (s *Server) deleteMemories(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
-	f, err := queryFilter(r)
+	fs, err := queryFilter(r)
 	if err != nil {
 		return err
 	}
+	if c, err = s.act(r, c, fs); err != nil {
+		return err
+	}
+	f := fs.filter()
 	n, err := s.deleteWhere(r.Context(), c, f)
 	if err != nil {
 		return err
@@ -561,6 +581,9 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, c memory.Caller)
 	}
 	var req SearchRequest
 	if err := decodeStrict(body, &req); err != nil {
+		return err
+	}
+	if c, err = s.act(r, c, req.Filters); err != nil {
 		return err
 	}
 	start := time.Now()
@@ -596,6 +619,9 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, c memory.Caller
 	}
 	var req service.ContextRequest
 	if err := decodeStrict(body, &req); err != nil {
+		return err
+	}
+	if c, err = s.svc.Act(r.Context(), c, req.Acting()); err != nil {
 		return err
 	}
 	res, err := s.svc.BuildContext(r.Context(), c, req)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -155,26 +156,46 @@ func splitList(s string) []string {
 
 // Filters is the JSON form of a memory.Filter in search requests.
 type Filters struct {
-	Type            StringList `json:"type"`
-	Kind            StringList `json:"kind"`
-	RoomID          string     `json:"roomId"`
-	EntityID        string     `json:"entityId"`
-	SessionID       string     `json:"sessionId"`
-	AgentID         string     `json:"agentId"`
-	DocumentID      string     `json:"documentId"`
-	Durability      string     `json:"durability"`
-	Start           Millis     `json:"start"`
-	End             Millis     `json:"end"`
-	IncludeArchived bool       `json:"includeArchived"`
+	Type    StringList `json:"type"`
+	Kind    StringList `json:"kind"`
+	RoomID  string     `json:"roomId"`
+	WorldID string     `json:"worldId"`
+	// UserID is the end user the read serves (with roomId and worldId,
+	// whom it acts for: see service.Act); it narrows nothing else.
+	UserID   string `json:"userId"`
+	EntityID string `json:"entityId"`
+	// SessionKey selects memories whose metadata.sessionKey is this
+	// value (ElizaOS's session key).
+	SessionKey      string `json:"sessionKey"`
+	SessionID       string `json:"sessionId"`
+	AgentID         string `json:"agentId"`
+	DocumentID      string `json:"documentId"`
+	Durability      string `json:"durability"`
+	Start           Millis `json:"start"`
+	End             Millis `json:"end"`
+	IncludeArchived bool   `json:"includeArchived"`
 	// Metadata is {"KEY": "v"} (equality) or {"KEY": ["v1", "v2"]} (in).
 	Metadata memory.MetadataFilter `json:"metadata"`
 }
 
+// acting is whom a read with these filters serves: its room, world and
+// end user.
+func (f Filters) acting() memory.Acting {
+	return memory.Acting{UserID: f.UserID, RoomID: f.RoomID, WorldID: f.WorldID}
+}
+
 func (f Filters) filter() memory.Filter {
 	out := memory.Filter{
-		RoomID: f.RoomID, EntityID: f.EntityID, SessionID: f.SessionID, AgentID: f.AgentID,
+		RoomID: f.RoomID, WorldID: f.WorldID, EntityID: f.EntityID, SessionID: f.SessionID, AgentID: f.AgentID,
 		DocumentID: f.DocumentID, Durability: memory.Durability(f.Durability),
 		Start: int64(f.Start), End: int64(f.End), IncludeArchived: f.IncludeArchived, Metadata: f.Metadata,
+	}
+	if f.SessionKey != "" {
+		out.Metadata = maps.Clone(out.Metadata)
+		if out.Metadata == nil {
+			out.Metadata = memory.MetadataFilter{}
+		}
+		out.Metadata["sessionKey"] = append(out.Metadata["sessionKey"], f.SessionKey)
 	}
 	for _, t := range f.Type {
 		out.Types = append(out.Types, memory.Type(t))
@@ -187,7 +208,7 @@ func (f Filters) filter() memory.Filter {
 
 // queryFilter parses list/count/delete query parameters; allowed names the
 // parameters besides the filter ones that the endpoint takes.
-func queryFilter(r *http.Request, allowed ...string) (memory.Filter, error) {
+func queryFilter(r *http.Request, allowed ...string) (Filters, error) {
 	q := r.URL.Query()
 	var f Filters
 	for name, vs := range q {
@@ -208,6 +229,12 @@ func queryFilter(r *http.Request, allowed ...string) (memory.Filter, error) {
 			f.Kind = splitList(v)
 		case "roomId":
 			f.RoomID = v
+		case "worldId":
+			f.WorldID = v
+		case "userId":
+			f.UserID = v
+		case "sessionKey":
+			f.SessionKey = v
 		case "entityId":
 			f.EntityID = v
 		case "sessionId":
@@ -221,7 +248,7 @@ func queryFilter(r *http.Request, allowed ...string) (memory.Filter, error) {
 		case "start", "end":
 			t, err := parseTime(name, v)
 			if err != nil {
-				return memory.Filter{}, err
+				return Filters{}, err
 			}
 			if name == "start" {
 				f.Start = Millis(t)
@@ -231,16 +258,22 @@ func queryFilter(r *http.Request, allowed ...string) (memory.Filter, error) {
 		case "includeArchived":
 			b, err := strconv.ParseBool(v)
 			if err != nil {
-				return memory.Filter{}, memory.Errorf(memory.EINVALID, "includeArchived: %q is not true or false", v)
+				return Filters{}, memory.Errorf(memory.EINVALID, "includeArchived: %q is not true or false", v)
 			}
 			f.IncludeArchived = b
 		default:
 			if !contains(allowed, name) {
-				return memory.Filter{}, memory.Errorf(memory.EINVALID, "query parameter %q is not supported", name)
+				return Filters{}, memory.Errorf(memory.EINVALID, "query parameter %q is not supported", name)
 			}
 		}
 	}
-	return f.filter(), nil
+	return f, nil
+}
+
+// act makes c act for the room, world and end user that a read's filters
+// name (service.Act): every read handler calls it before reading.
+func (s *Server) act(r *http.Request, c memory.Caller, f Filters) (memory.Caller, error) {
+	return s.svc.Act(r.Context(), c, f.acting())
 }
 
 func contains(vs []string, v string) bool {

@@ -25,9 +25,16 @@ const (
 // relation and document record; embeddings=true adds the embeddings.
 func (s *Server) export(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
 	opts := service.ExportOptions{}
+	var acting Filters
 	for name, vs := range r.URL.Query() {
 		v := vs[len(vs)-1]
 		switch name {
+		case "userId":
+			acting.UserID = v
+		case "roomId":
+			acting.RoomID = v
+		case "worldId":
+			acting.WorldID = v
 		case "agentId":
 			if err := memory.ValidID("agentId", v); err != nil {
 				return err
@@ -43,13 +50,17 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request, c memory.Caller)
 			return memory.Errorf(memory.EINVALID, "query parameter %q is not supported", name)
 		}
 	}
+	c, err := s.act(r, c, acting)
+	if err != nil {
+		return err
+	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	started := false
 	flusher, _ := w.(http.Flusher)
 	lines := 0
-	err := s.svc.Export(r.Context(), c, opts, func(l service.ExportLine) error {
+	err = s.svc.Export(r.Context(), c, opts, func(l service.ExportLine) error {
 		if !started {
 			w.Header().Set("Content-Type", "application/x-ndjson")
 			w.WriteHeader(http.StatusOK)

@@ -167,7 +167,8 @@ func FuzzQueryFilter(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
 		r := &http.Request{Method: "GET", URL: &url.URL{Path: "/v1/memories", RawQuery: raw}}
-		flt, err := queryFilter(r, "limit", "cursor")
+		fs, err := queryFilter(r, "limit", "cursor")
+		flt := fs.filter()
 		if _, lerr := intParam(r, "limit"); lerr != nil && memory.ErrorCode(lerr) != memory.EINVALID {
 			t.Fatalf("limit: %v", lerr)
 		}
@@ -185,7 +186,8 @@ func FuzzQueryFilter(f *testing.F) {
 			return
 		}
 		back := &http.Request{Method: "GET", URL: &url.URL{Path: "/v1/memories", RawQuery: filterQuery(flt).Encode()}}
-		again, err := queryFilter(back, "limit", "cursor")
+		againFs, err := queryFilter(back, "limit", "cursor")
+		again := againFs.filter()
 		again.OrgID = "o"
 		if err != nil || !reflect.DeepEqual(again, flt) {
 			t.Fatalf("%q gives %+v, written back as %q gives %+v, %v", raw, flt, back.URL.RawQuery, again, err)

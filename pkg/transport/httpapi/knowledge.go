@@ -61,6 +61,9 @@ func (s *Server) knowledgeSearch(w http.ResponseWriter, r *http.Request, c memor
 	if q := bytes.TrimSpace(req.Query); len(q) > 0 && q[0] == '"' {
 		return memory.Errorf(memory.EINVALID, "query: expected an expression (a JSON object); put a question in natural language in text")
 	}
+	if c, err = s.act(r, c, req.Filters); err != nil {
+		return err
+	}
 	start := time.Now()
 	res, err := s.knowledge.Search(r.Context(), c, knowledge.SearchRequest{Query: req.Query, Text: req.Text,
 		Limit: req.Limit, Filter: req.Filters.filter()})
@@ -78,7 +81,7 @@ func (s *Server) knowledgeSearch(w http.ResponseWriter, r *http.Request, c memor
 // endpoint's own (returned by name, first value), memoryType (the memory
 // types, as type is on /v1/memories), and the filters of /v1/memories.
 // type is the entity type, which only /v1/knowledge/entities takes.
-func knowledgeParams(r *http.Request, own ...string) (memory.Filter, map[string]string, error) {
+func knowledgeParams(r *http.Request, own ...string) (Filters, map[string]string, error) {
 	q := r.URL.Query()
 	mine := map[string]string{}
 	for _, k := range append(own, "type", "memoryType") {
@@ -88,7 +91,7 @@ func knowledgeParams(r *http.Request, own ...string) (memory.Filter, map[string]
 		}
 	}
 	if _, ok := mine["type"]; ok && !contains(own, "type") {
-		return memory.Filter{}, nil, memory.Errorf(memory.EINVALID, "type: only entities have types (GET /v1/knowledge/entities); memoryType filters the memories' types")
+		return Filters{}, nil, memory.Errorf(memory.EINVALID, "type: only entities have types (GET /v1/knowledge/entities); memoryType filters the memories' types")
 	}
 	r2 := r.Clone(r.Context())
 	r2.URL.RawQuery = q.Encode()
@@ -96,9 +99,7 @@ func knowledgeParams(r *http.Request, own ...string) (memory.Filter, map[string]
 	if err != nil {
 		return f, nil, err
 	}
-	for _, t := range splitList(mine["memoryType"]) {
-		f.Types = append(f.Types, memory.Type(t))
-	}
+	f.Type = append(f.Type, splitList(mine["memoryType"])...)
 	if v, ok := mine["limit"]; ok {
 		n, err := strconv.Atoi(v)
 		if err != nil {
@@ -122,10 +123,14 @@ func (s *Server) knowledgeTopics(w http.ResponseWriter, r *http.Request, c memor
 // knowledgeList answers GET /v1/knowledge/entities and topics: a page of
 // items in name order with counts, and the cursor of the next page.
 func (s *Server) knowledgeList(w http.ResponseWriter, r *http.Request, c memory.Caller, kind memory.KnowledgeKind, field string, own ...string) error {
-	f, p, err := knowledgeParams(r, append(own, "prefix", "name", "limit", "cursor")...)
+	fs, p, err := knowledgeParams(r, append(own, "prefix", "name", "limit", "cursor")...)
 	if err != nil {
 		return err
 	}
+	if c, err = s.act(r, c, fs); err != nil {
+		return err
+	}
+	f := fs.filter()
 	limit, _ := strconv.Atoi(p["limit"])
 	page, err := s.knowledge.List(r.Context(), c, knowledge.ListRequest{Kind: kind, Filter: f, Type: p["type"],
 		Prefix: p["prefix"], Name: p["name"], Cursor: p["cursor"], Limit: limit})
@@ -140,10 +145,14 @@ func (s *Server) knowledgeList(w http.ResponseWriter, r *http.Request, c memory.
 // most frequent first, from one TermIndex call; kinds=true adds each
 // term's kind and role, with one more lookup.
 func (s *Server) knowledgeTerms(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
-	f, p, err := knowledgeParams(r, "prefix", "limit", "kinds")
+	fs, p, err := knowledgeParams(r, "prefix", "limit", "kinds")
 	if err != nil {
 		return err
 	}
+	if c, err = s.act(r, c, fs); err != nil {
+		return err
+	}
+	f := fs.filter()
 	kinds := false // one TermIndex call per keystroke unless asked
 	if v, ok := p["kinds"]; ok {
 		if kinds, err = strconv.ParseBool(v); err != nil {
