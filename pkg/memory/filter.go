@@ -85,6 +85,15 @@ func (f Filter) Narrowed() bool {
 		f.Start != 0 || f.End != 0 || len(f.Metadata) > 0
 }
 
+// SeesAudience reports whether f's audience clause passes a memory whose
+// audience key (Memory.Audience) is audience: one without an audience
+// always does; one with an audience does in the admin view (Audiences nil)
+// or when its audience is in Audiences. Adapters that cannot push the
+// clause down whole check their rows with it.
+func (f Filter) SeesAudience(audience string) bool {
+	return audienceVisible(f.Audiences, f.Audiences != nil, audience)
+}
+
 // Match reports whether a memory with attributes a is selected by f. It is
 // the reference semantics that every Store and Index implements.
 func (f Filter) Match(a Attrs) bool {
@@ -94,7 +103,7 @@ func (f Filter) Match(a Attrs) bool {
 	if f.Viewer != "" && a.AgentID != "" && a.AgentID != f.Viewer {
 		return false
 	}
-	if !audienceVisible(f.Audiences, f.Audiences != nil, a.Audience) {
+	if !f.SeesAudience(a.Audience) {
 		return false
 	}
 	switch f.AgentID {

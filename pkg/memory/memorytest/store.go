@@ -223,74 +223,7 @@ func StoreSuite(t *testing.T, open func(t *testing.T) memory.Store) {
 			t.Run(tc.Name, func(t *testing.T) {
 				f := tc.F
 				f.OrgID = OrgA
-				want := Expect(corpus, f)
-				var got []*memory.Memory
-				q := memory.ListQuery{Filter: f, Limit: 7}
-				for pages := 0; ; pages++ {
-					if pages > 100 {
-						t.Fatal("pagination does not end")
-					}
-					p, err := s.List(ctx, q)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if len(p.Memories) > 7 {
-						t.Fatalf("page of %d > limit 7", len(p.Memories))
-					}
-					got = append(got, p.Memories...)
-					if p.Next == nil {
-						break
-					}
-					q.Cursor = p.Next
-				}
-				seen := map[string]bool{}
-				for i, m := range got {
-					if seen[m.ID] {
-						t.Fatalf("%s listed twice", m.ID)
-					}
-					seen[m.ID] = true
-					if i > 0 && (got[i-1].CreatedAt < m.CreatedAt || (got[i-1].CreatedAt == m.CreatedAt && got[i-1].ID < m.ID)) {
-						t.Fatalf("not newest first at %d", i)
-					}
-				}
-				if !reflect.DeepEqual(seen, want) {
-					t.Fatalf("listed %d memories, want %d: %v", len(seen), len(want), diff(seen, want))
-				}
-				n, err := s.Count(ctx, f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if n != len(want) {
-					t.Fatalf("count %d, want %d", n, len(want))
-				}
-				// Oldest first: the same memories in the reverse order.
-				var up []*memory.Memory
-				q = memory.ListQuery{Filter: f, Limit: 5, Ascending: true}
-				for pages := 0; ; pages++ {
-					if pages > 100 {
-						t.Fatal("ascending pagination does not end")
-					}
-					p, err := s.List(ctx, q)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if len(p.Memories) > 5 {
-						t.Fatalf("ascending page of %d > limit 5", len(p.Memories))
-					}
-					up = append(up, p.Memories...)
-					if p.Next == nil {
-						break
-					}
-					q.Cursor = p.Next
-				}
-				if len(up) != len(got) {
-					t.Fatalf("ascending listed %d memories, descending %d", len(up), len(got))
-				}
-				for i, m := range up {
-					if m.ID != got[len(got)-1-i].ID {
-						t.Fatalf("ascending position %d is %s, want %s (descending reversed)", i, m.ID, got[len(got)-1-i].ID)
-					}
-				}
+				checkListed(t, s, f, Expect(corpus, f))
 			})
 		}
 	})
@@ -413,7 +346,83 @@ func StoreSuite(t *testing.T, open func(t *testing.T) memory.Store) {
 		}
 	})
 
+	storeVisibilityCases(t, open)
 	historyCases(t, open)
+}
+
+// checkListed lists f in pages, newest first then oldest first, and checks
+// that the pages hold exactly want, each once, in order, and that Count
+// agrees.
+func checkListed(t *testing.T, s memory.Store, f memory.Filter, want map[string]bool) {
+	t.Helper()
+	ctx := context.Background()
+	var got []*memory.Memory
+	q := memory.ListQuery{Filter: f, Limit: 7}
+	for pages := 0; ; pages++ {
+		if pages > 100 {
+			t.Fatal("pagination does not end")
+		}
+		p, err := s.List(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Memories) > 7 {
+			t.Fatalf("page of %d > limit 7", len(p.Memories))
+		}
+		got = append(got, p.Memories...)
+		if p.Next == nil {
+			break
+		}
+		q.Cursor = p.Next
+	}
+	seen := map[string]bool{}
+	for i, m := range got {
+		if seen[m.ID] {
+			t.Fatalf("%s listed twice", m.ID)
+		}
+		seen[m.ID] = true
+		if i > 0 && (got[i-1].CreatedAt < m.CreatedAt || (got[i-1].CreatedAt == m.CreatedAt && got[i-1].ID < m.ID)) {
+			t.Fatalf("not newest first at %d", i)
+		}
+	}
+	if !reflect.DeepEqual(seen, want) {
+		t.Fatalf("listed %d memories, want %d: %v", len(seen), len(want), diff(seen, want))
+	}
+	n, err := s.Count(ctx, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != len(want) {
+		t.Fatalf("count %d, want %d", n, len(want))
+	}
+	// Oldest first: the same memories in the reverse order.
+	var up []*memory.Memory
+	q = memory.ListQuery{Filter: f, Limit: 5, Ascending: true}
+	for pages := 0; ; pages++ {
+		if pages > 100 {
+			t.Fatal("ascending pagination does not end")
+		}
+		p, err := s.List(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Memories) > 5 {
+			t.Fatalf("ascending page of %d > limit 5", len(p.Memories))
+		}
+		up = append(up, p.Memories...)
+		if p.Next == nil {
+			break
+		}
+		q.Cursor = p.Next
+	}
+	if len(up) != len(got) {
+		t.Fatalf("ascending listed %d memories, descending %d", len(up), len(got))
+	}
+	for i, m := range up {
+		if m.ID != got[len(got)-1-i].ID {
+			t.Fatalf("ascending position %d is %s, want %s (descending reversed)", i, m.ID, got[len(got)-1-i].ID)
+		}
+	}
 }
 
 func mustCreate(t *testing.T, s memory.Store, ms ...*memory.Memory) {

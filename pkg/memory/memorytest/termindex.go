@@ -728,6 +728,7 @@ func TermIndexSuite(t *testing.T, open func(t *testing.T) TermIndexStore, poison
 			}
 		}
 	})
+	termVisibilityCases(t, open)
 }
 
 // kWorld is a TermIndexStore beside a model of what it must hold, from

@@ -105,6 +105,7 @@ func (s *Store) item(m *memory.Memory) (map[string]types.AttributeValue, error) 
 			it[g.pk], it[g.sk] = str(org+g.prefix+g.v), str(sk)
 		}
 	}
+	setVisibility(it, m.WorldID, m.Audience())
 	if m.Durability == memory.DurabilityEphemeral && s.EphemeralTTL > 0 {
 		it[TTLAttribute] = num(time.UnixMilli(m.CreatedAt).Add(s.EphemeralTTL).Unix())
 	}
@@ -566,6 +567,9 @@ func plan(f memory.Filter) query {
 	if f.RoomID != "" && used != "room" {
 		eq("roomId", f.RoomID)
 	}
+	if f.WorldID != "" {
+		eq(attrWorld, f.WorldID)
+	}
 	if f.EntityID != "" && used != "entity" {
 		eq("entityId", f.EntityID)
 	}
@@ -591,7 +595,7 @@ func plan(f memory.Filter) query {
 		conds = append(conds, "#arch = :false")
 	}
 	conds = append(conds, visibility(f, &q))
-	q.filter = strings.Join(conds, " AND ")
+	q.filter = withAudience(f, strings.Join(conds, " AND "), "aud", q.names, q.values)
 	return q
 }
 
@@ -686,7 +690,7 @@ func (s *Store) List(ctx context.Context, lq memory.ListQuery) (memory.Page, err
 		if err != nil {
 			return memory.Page{}, fmt.Errorf("dynamodb: list: %w", err)
 		}
-		its, err := s.resolve(ctx, f.OrgID, res.Items, f.Pending)
+		its, err := s.resolve(ctx, f.OrgID, keepAudiences(f, res.Items), f.Pending)
 		if err != nil {
 			return memory.Page{}, err
 		}
@@ -736,8 +740,8 @@ func (s *Store) Count(ctx context.Context, f memory.Filter) (int, error) {
 	// same read capacity) so that those of a commit in progress resolve.
 	in := plan(f).input(s.table, f, nil, false, 0, false)
 	if in != nil {
-		in.ProjectionExpression = aws.String("documentId, #pend, #tok, #role")
-		in.ExpressionAttributeNames["#role"] = attrRole
+		in.ProjectionExpression = aws.String("documentId, #pend, #tok, #role, #paud")
+		in.ExpressionAttributeNames["#role"], in.ExpressionAttributeNames["#paud"] = attrRole, attrAudience
 	}
 	n := 0
 	for in != nil {
@@ -745,7 +749,7 @@ func (s *Store) Count(ctx context.Context, f memory.Filter) (int, error) {
 		if err != nil {
 			return 0, fmt.Errorf("dynamodb: count: %w", err)
 		}
-		its, err := s.resolve(ctx, f.OrgID, res.Items, f.Pending)
+		its, err := s.resolve(ctx, f.OrgID, keepAudiences(f, res.Items), f.Pending)
 		if err != nil {
 			return 0, fmt.Errorf("dynamodb: count: %w", err)
 		}
@@ -768,15 +772,15 @@ func (s *Store) DeleteWhere(ctx context.Context, f memory.Filter) ([]string, err
 	type victim struct{ id, key string }
 	var victims []victim
 	if in != nil {
-		in.ProjectionExpression = aws.String("id, dedupKey, orgId, documentId, #pend, #tok, #role")
-		in.ExpressionAttributeNames["#role"] = attrRole
+		in.ProjectionExpression = aws.String("id, dedupKey, orgId, documentId, #pend, #tok, #role, #paud")
+		in.ExpressionAttributeNames["#role"], in.ExpressionAttributeNames["#paud"] = attrRole, attrAudience
 	}
 	for in != nil {
 		res, err := s.c.Query(ctx, in)
 		if err != nil {
 			return nil, fmt.Errorf("dynamodb: delete: %w", err)
 		}
-		its, err := s.resolve(ctx, f.OrgID, res.Items, f.Pending)
+		its, err := s.resolve(ctx, f.OrgID, keepAudiences(f, res.Items), f.Pending)
 		if err != nil {
 			return nil, fmt.Errorf("dynamodb: delete: %w", err)
 		}

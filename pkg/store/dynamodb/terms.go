@@ -123,6 +123,7 @@ func withAttrs(it map[string]types.AttributeValue, a memory.Attrs) map[string]ty
 	it["orgId"], it["agentId"], it["type"], it["kind"] = str(a.OrgID), str(a.AgentID), str(string(a.Type)), str(string(a.Kind))
 	it["roomId"], it["entityId"], it["sessionId"], it["documentId"] = str(a.RoomID), str(a.EntityID), str(a.SessionID), str(a.DocumentID)
 	it["durability"], it["createdAt"], it["archived"] = str(string(a.Durability)), num(a.CreatedAt), boolean(a.Archived)
+	setVisibility(it, a.WorldID, a.Audience)
 	return it
 }
 
@@ -132,6 +133,7 @@ func itemAttrs(it map[string]types.AttributeValue) memory.Attrs {
 		Kind: memory.Kind(attrS(it, "kind")), RoomID: attrS(it, "roomId"), EntityID: attrS(it, "entityId"),
 		SessionID: attrS(it, "sessionId"), DocumentID: attrS(it, "documentId"),
 		Durability: memory.Durability(attrS(it, "durability")), CreatedAt: attrN(it, "createdAt"), Archived: attrBool(it, "archived"),
+		WorldID: attrS(it, attrWorld), Audience: attrS(it, attrAudience),
 	}
 }
 
@@ -190,6 +192,7 @@ func filterExpr(f memory.Filter, names map[string]string, values map[string]type
 	in("kind", ks)
 	eq("durability", string(f.Durability))
 	eq("roomId", f.RoomID)
+	eq(attrWorld, f.WorldID)
 	eq("entityId", f.EntityID)
 	eq("sessionId", f.SessionID)
 	eq("documentId", f.DocumentID)
@@ -202,7 +205,7 @@ func filterExpr(f memory.Filter, names map[string]string, values map[string]type
 	if !f.IncludeArchived {
 		conds = append(conds, name("archived")+" = "+val(boolean(false)))
 	}
-	return strings.Join(conds, " AND ")
+	return withAudience(f, strings.Join(conds, " AND "), "aud", names, values)
 }
 
 // kstatus is a memory's KNOW item.
@@ -895,15 +898,17 @@ func (s *Store) KnowledgeStatus(ctx context.Context, orgID string, memoryIDs []s
 type gens struct {
 	s     *Store
 	orgID string
+	f     memory.Filter // the read's filter, whose audiences current checks again
 	mu    sync.Mutex
 	cur   map[string]string
 }
 
-func (s *Store) newGens(orgID string) *gens {
-	return &gens{s: s, orgID: orgID, cur: map[string]string{}}
+func (s *Store) newGens(f memory.Filter) *gens {
+	return &gens{s: s, orgID: f.OrgID, f: f, cur: map[string]string{}}
 }
 
-// current keeps the items whose gen is their memory's current one.
+// current keeps the items whose gen is their memory's current one and
+// whose audience the read's filter sees.
 func (g *gens) current(ctx context.Context, items []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
 	g.mu.Lock()
 	var missing []string
@@ -928,7 +933,8 @@ func (g *gens) current(ctx context.Context, items []map[string]types.AttributeVa
 	defer g.mu.Unlock()
 	out := items[:0:0]
 	for _, it := range items {
-		if gen := g.cur[attrS(it, "memoryId")]; gen != "" && gen == attrS(it, "gen") && attrS(it, "orgId") == g.orgID {
+		if gen := g.cur[attrS(it, "memoryId")]; gen != "" && gen == attrS(it, "gen") && attrS(it, "orgId") == g.orgID &&
+			g.f.SeesAudience(attrS(it, attrAudience)) {
 			out = append(out, it)
 		}
 	}
@@ -1029,7 +1035,7 @@ func (s *Store) LookupTerms(ctx context.Context, q memory.TermLookup) ([]memory.
 		}
 		extra = "#role IN (" + strings.Join(ph, ", ") + ")"
 	}
-	g := s.newGens(q.Filter.OrgID)
+	g := s.newGens(q.Filter)
 	results := make([][]memory.TermPosting, len(q.Terms))
 	err = s.each(ctx, q.Terms, func(term string) error {
 		in := s.postingQuery(termPK(q.Filter.OrgID, term), "", q.Filter, extra, extraValues, true, min(maxPage, 2*q.Limit+10))
@@ -1071,7 +1077,7 @@ func (s *Store) LookupProperty(ctx context.Context, q memory.PropertyLookup) ([]
 		return nil, err
 	}
 	in := s.postingQuery(propPK(q.Filter.OrgID, q.Name), q.Value+sep, q.Filter, "", nil, true, min(maxPage, 2*q.Limit+10))
-	items, err := s.queryCurrent(ctx, in, s.newGens(q.Filter.OrgID), q.Limit, func(it map[string]types.AttributeValue) bool {
+	items, err := s.queryCurrent(ctx, in, s.newGens(q.Filter), q.Limit, func(it map[string]types.AttributeValue) bool {
 		return attrS(it, "value") == q.Value
 	})
 	if err != nil {
@@ -1161,14 +1167,15 @@ func (s *Store) Terms(ctx context.Context, f memory.Filter, prefix string, limit
 	}
 	cands := rank(counts, maxCandidates)
 	out := make([]memory.TermCount, len(cands))
-	g := s.newGens(f.OrgID)
+	g := s.newGens(f)
 	terms := make([]string, len(cands))
 	for i, c := range cands {
 		terms[i] = c.Term
 	}
 	err = s.each(ctx, terms, func(term string) error {
 		in := s.postingQuery(termPK(f.OrgID, term), "", f, "", nil, true, 1000)
-		in.ProjectionExpression = aws.String("memoryId, ordinal, gen, orgId")
+		in.ProjectionExpression = aws.String("memoryId, ordinal, gen, orgId, #paud")
+		in.ExpressionAttributeNames["#paud"] = attrAudience
 		items, err := s.queryCurrent(ctx, in, g, 0, nil)
 		if err != nil {
 			return err
@@ -1284,7 +1291,7 @@ func (s *Store) ListKnowledge(ctx context.Context, q memory.KnowledgeListQuery) 
 	in := &dynamodb.QueryInput{TableName: aws.String(s.table), KeyConditionExpression: aws.String(cond),
 		FilterExpression: aws.String(filterExpr(q.Filter, names, values)), ExpressionAttributeNames: names,
 		ExpressionAttributeValues: values, ConsistentRead: aws.Bool(true), Limit: aws.Int32(1000)}
-	g := s.newGens(q.Filter.OrgID)
+	g := s.newGens(q.Filter)
 	var page memory.KnowledgePage
 	var cur *memory.KnowledgeBuilder
 	curName := ""

@@ -162,21 +162,68 @@ func Open(path string) (_ *Store, err error) {
 }
 
 // migrate adds the columns that databases created by earlier versions lack:
-// pending (staged memories of uncommitted documents, memory.Memory.Pending).
+// pending (staged memories of uncommitted documents, memory.Memory.Pending),
+// and world_id and audience (memory.Memory.Audience) on the memories and
+// on every knowledge row. Rows written before visibilities existed have
+// no audience, so they read as shared or agent memories, as they did; their
+// world, which no filter selected before, is copied from the memory's body.
 func migrate(db *sql.DB) error {
-	var n int
-	if err := db.QueryRow(`SELECT COUNT(*) FROM pragma_table_info('memories') WHERE name = 'pending'`).Scan(&n); err != nil {
+	if _, err := addColumn(db, "memories", "pending", "INTEGER NOT NULL DEFAULT 0"); err != nil {
 		return err
-	}
-	if n == 0 {
-		if _, err := db.Exec(`ALTER TABLE memories ADD COLUMN pending INTEGER NOT NULL DEFAULT 0`); err != nil {
-			return err
-		}
 	}
 	if _, err := db.Exec(`CREATE INDEX IF NOT EXISTS memories_pending ON memories (org_id, document_id) WHERE pending = 1`); err != nil {
 		return err
 	}
+	added, err := addColumn(db, "memories", "world_id", "TEXT NOT NULL DEFAULT ''")
+	if err != nil {
+		return err
+	}
+	if added {
+		if _, err := db.Exec(`UPDATE memories SET world_id = json_extract(body, '$.worldId')
+			WHERE json_type(body, '$.worldId') = 'text'`); err != nil {
+			return err
+		}
+	}
+	if _, err := addColumn(db, "memories", "audience", "TEXT NOT NULL DEFAULT ''"); err != nil {
+		return err
+	}
+	if _, err := db.Exec(`CREATE INDEX IF NOT EXISTS memories_world ON memories (org_id, world_id, created_at DESC, id DESC)`); err != nil {
+		return err
+	}
+	for _, table := range []string{"knowledge_refs", "knowledge_terms", "knowledge_props"} {
+		added, err := addColumn(db, table, "world_id", "TEXT NOT NULL DEFAULT ''")
+		if err != nil {
+			return err
+		}
+		if added {
+			if _, err := db.Exec(`UPDATE ` + table + ` SET world_id = (SELECT m.world_id FROM memories m
+				WHERE m.org_id = ` + table + `.org_id AND m.id = ` + table + `.memory_id)
+				WHERE EXISTS (SELECT 1 FROM memories m WHERE m.org_id = ` + table + `.org_id AND m.id = ` + table + `.memory_id
+				AND m.world_id <> '')`); err != nil {
+				return err
+			}
+		}
+		if _, err := addColumn(db, table, "audience", "TEXT NOT NULL DEFAULT ''"); err != nil {
+			return err
+		}
+	}
 	return backfillMeta(db)
+}
+
+// addColumn adds column (of type decl) to table unless it has it, and
+// reports whether it did.
+func addColumn(db *sql.DB, table, column, decl string) (bool, error) {
+	var n int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM pragma_table_info(?) WHERE name = ?`, table, column).Scan(&n); err != nil {
+		return false, err
+	}
+	if n > 0 {
+		return false, nil
+	}
+	if _, err := db.Exec(`ALTER TABLE ` + table + ` ADD COLUMN ` + column + ` ` + decl); err != nil {
+		return false, fmt.Errorf("add %s.%s: %w", table, column, err)
+	}
+	return true, nil
 }
 
 // Close closes the database.
@@ -257,10 +304,10 @@ func insert(ctx context.Context, tx *sql.Tx, m *memory.Memory, key string) error
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO memories (org_id, id, agent_id, type, kind, room_id, entity_id, session_id,
 		document_id, durability, dedup_key, created_at, archived, version, access_count, last_accessed_at, body,
-		embedding_model, embedding, pending) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		embedding_model, embedding, pending, world_id, audience) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		m.OrgID, m.ID, m.AgentID, m.Type, m.Kind, m.RoomID, m.EntityID, m.SessionID, m.DocumentID, m.Durability,
 		key, m.CreatedAt, m.Archived, m.Version, m.AccessCount, m.LastAccessedAt, body, m.EmbeddingModel, memory.EncodeVector(m.Embedding),
-		m.Pending)
+		m.Pending, m.WorldID, m.Audience())
 	if isUnique(err) {
 		return memory.Errorf(memory.ECONFLICT, "memory %q already exists", m.ID)
 	}
@@ -348,9 +395,10 @@ func (s *Store) Update(ctx context.Context, m *memory.Memory) (err error) {
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE memories SET agent_id=?, type=?, kind=?, room_id=?, entity_id=?, session_id=?,
 		document_id=?, durability=?, dedup_key=?, created_at=?, archived=?, version=?, body=?, embedding_model=?, embedding=?,
-		pending=? WHERE org_id = ? AND id = ?`,
+		pending=?, world_id=?, audience=? WHERE org_id = ? AND id = ?`,
 		m.AgentID, m.Type, m.Kind, m.RoomID, m.EntityID, m.SessionID, m.DocumentID, m.Durability, key, m.CreatedAt,
-		m.Archived, next.Version, body, m.EmbeddingModel, memory.EncodeVector(m.Embedding), m.Pending, m.OrgID, m.ID)
+		m.Archived, next.Version, body, m.EmbeddingModel, memory.EncodeVector(m.Embedding), m.Pending, m.WorldID, m.Audience(),
+		m.OrgID, m.ID)
 	if err != nil {
 		return err
 	}
@@ -519,6 +567,7 @@ func where(f memory.Filter) (string, []any) {
 	}
 	eq("durability", string(f.Durability))
 	eq("room_id", f.RoomID)
+	eq("world_id", f.WorldID)
 	eq("entity_id", f.EntityID)
 	eq("session_id", f.SessionID)
 	eq("document_id", f.DocumentID)
@@ -530,10 +579,35 @@ func where(f memory.Filter) (string, []any) {
 		conds = append(conds, "created_at < ?")
 		args = append(args, f.End)
 	}
+	if f.Audiences != nil {
+		cond, auds := audienceCond(f.Audiences)
+		conds, args = append(conds, cond), append(args, auds...)
+	}
 	if !f.IncludeArchived {
 		conds = append(conds, "archived = 0")
 	}
 	return strings.Join(conds, " AND "), args
+}
+
+// audienceCond renders a reader's audience set (Filter.Audiences, not nil)
+// on the audience column: a row without an audience (shared, agent, or
+// stored before visibilities) always passes, one with an audience passes
+// when it is in the set. The IN list is padded to a power of two with its
+// last key again, so that the statement cache keeps a few shapes rather
+// than one per size of a reader's set.
+func audienceCond(auds []string) (string, []any) {
+	if len(auds) == 0 {
+		return "audience = ''", nil
+	}
+	n := 1
+	for n < len(auds) {
+		n *= 2
+	}
+	args := make([]any, n)
+	for i := range args {
+		args[i] = auds[min(i, len(auds)-1)]
+	}
+	return "(audience = '' OR audience IN (" + placeholders(n) + "))", args
 }
 
 // List implements memory.Store.

@@ -226,6 +226,8 @@ func TestListUsesTheNarrowestIndex(t *testing.T) {
 		{"an entity's messages in a view", memory.Filter{EntityID: "Ana", Types: msg, Viewer: "x"}, "memories_entity_type (org_id=? AND entity_id=? AND type=?)"},
 		{"a room's messages", memory.Filter{RoomID: "r", Types: msg}, "memories_room_type (org_id=? AND room_id=? AND type=?)"},
 		{"a session's messages", memory.Filter{SessionID: "s", Types: msg}, "memories_session_type (org_id=? AND session_id=? AND type=?)"},
+		{"a world", memory.Filter{WorldID: "w"}, "memories_world (org_id=? AND world_id=?)"},
+		{"the org for a reader", memory.Filter{Audiences: []string{"room:r", "user:u"}}, "memories_created"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -238,5 +240,65 @@ func TestListUsesTheNarrowestIndex(t *testing.T) {
 				t.Fatalf("plan:\n%s\nwant a search of %s, in order", plan, tc.index)
 			}
 		})
+	}
+}
+
+// TestOpensADatabaseWithoutVisibility: a database written before the
+// world_id and audience columns existed opens; its memories and their
+// knowledge read as shared (no audience), and a world filter finds them by
+// the world their bodies hold.
+func TestOpensADatabaseWithoutVisibility(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memories.db")
+	s := open(t, path)
+	org := memorytest.OrgA
+	m := memorytest.New(org, "", memory.TypeFact, "Ana likes the lake", memorytest.Base)
+	m.RoomID, m.WorldID = "room-1", "world-1"
+	if _, err := s.Create(ctx, []*memory.Memory{m}); err != nil {
+		t.Fatal(err)
+	}
+	refs := memory.Knowledge{Entities: []memory.Entity{{Name: "Ana", Types: []string{"person"}}}}.Refs(m.ID)
+	if err := s.PutKnowledge(ctx, org, m.ID, m.Attrs(), "test/1", refs); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Back to the schema of the previous release.
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`DROP INDEX memories_world`, `ALTER TABLE memories DROP COLUMN world_id`, `ALTER TABLE memories DROP COLUMN audience`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	for _, table := range []string{"knowledge_refs", "knowledge_terms", "knowledge_props"} {
+		for _, col := range []string{"world_id", "audience"} {
+			if _, err := db.Exec(`ALTER TABLE ` + table + ` DROP COLUMN ` + col); err != nil {
+				t.Fatalf("drop %s.%s: %v", table, col, err)
+			}
+		}
+	}
+	db.Close()
+
+	s = open(t, path)
+	defer s.Close()
+	for _, f := range []memory.Filter{
+		{OrgID: org, WorldID: "world-1"},
+		{OrgID: org, Audiences: []string{}},
+		{OrgID: org, Audiences: []string{memory.RoomAudience("room-9")}, WorldID: "world-1"},
+	} {
+		if n, err := s.Count(ctx, f); err != nil || n != 1 {
+			t.Fatalf("count %+v: %d %v, want 1", f, n, err)
+		}
+		ps, err := s.LookupTerms(ctx, memory.TermLookup{Filter: f, Terms: []string{"ana"}})
+		if err != nil || len(ps) != 1 || ps[0].Attrs.WorldID != "world-1" || ps[0].Attrs.Audience != "" {
+			t.Fatalf("lookup %+v: %+v %v, want the one posting, in world-1, without audience", f, ps, err)
+		}
+	}
+	if n, err := s.Count(ctx, memory.Filter{OrgID: org, WorldID: "world-2"}); err != nil || n != 0 {
+		t.Fatalf("count in another world: %d %v", n, err)
 	}
 }

@@ -18,8 +18,8 @@ import (
 // The knowledge index (memory.TermIndex) lives in the same database as the
 // memories, and every write to it is one transaction. Each row of a ref, a
 // term posting or a property posting carries the attributes of its memory
-// under the column names of the memories table, so the Filter renders with
-// the same where().
+// under the column names of the memories table (world_id and audience
+// included, added by migrate), so the Filter renders with the same where().
 //
 //	knowledge_refs    (org, kind, name, memory, ordinal)  the refs as JSON, in List order; by (org, memory) too
 //	knowledge_terms   (org, term, created_at, memory, ordinal, role)   postings, newest first per term
@@ -120,17 +120,17 @@ var (
 
 // attrCols are the memory attributes every knowledge row carries, in the
 // order scanAttrs reads them.
-const attrCols = "org_id, agent_id, type, kind, room_id, entity_id, session_id, document_id, durability, created_at, archived"
+const attrCols = "org_id, agent_id, type, kind, room_id, entity_id, session_id, document_id, durability, created_at, archived, world_id, audience"
 
 func attrArgs(a memory.Attrs) []any {
 	return []any{a.OrgID, a.AgentID, string(a.Type), string(a.Kind), a.RoomID, a.EntityID, a.SessionID,
-		a.DocumentID, string(a.Durability), a.CreatedAt, a.Archived}
+		a.DocumentID, string(a.Durability), a.CreatedAt, a.Archived, a.WorldID, a.Audience}
 }
 
 // attrDests returns scan destinations for attrCols into a.
 func attrDests(a *memory.Attrs) []any {
 	return []any{&a.OrgID, &a.AgentID, (*string)(&a.Type), (*string)(&a.Kind), &a.RoomID, &a.EntityID, &a.SessionID,
-		&a.DocumentID, (*string)(&a.Durability), &a.CreatedAt, &a.Archived}
+		&a.DocumentID, (*string)(&a.Durability), &a.CreatedAt, &a.Archived, &a.WorldID, &a.Audience}
 }
 
 // termsOp wraps a database error of a knowledge operation; context
@@ -413,11 +413,11 @@ type knowledgeRows struct{ ref, term, prop *bulk }
 func newKnowledgeRows() *knowledgeRows {
 	return &knowledgeRows{
 		ref: newBulk(`INSERT INTO knowledge_refs (org_id, memory_id, ordinal, ref_kind, name, body, agent_id, type, kind,
-		room_id, entity_id, session_id, document_id, durability, created_at, archived) VALUES`, 16, ""),
+		room_id, entity_id, session_id, document_id, durability, created_at, archived, world_id, audience) VALUES`, 18, ""),
 		term: newBulk(`INSERT INTO knowledge_terms (org_id, term, created_at, memory_id, ordinal, role, ref_kind, agent_id,
-		type, kind, room_id, entity_id, session_id, document_id, durability, archived) VALUES`, 16, ""),
+		type, kind, room_id, entity_id, session_id, document_id, durability, archived, world_id, audience) VALUES`, 18, ""),
 		prop: newBulk(`INSERT INTO knowledge_props (org_id, name, value, created_at, memory_id, ordinal, ref_kind, agent_id,
-		type, kind, room_id, entity_id, session_id, document_id, durability, archived) VALUES`, 16, ""),
+		type, kind, room_id, entity_id, session_id, document_id, durability, archived, world_id, audience) VALUES`, 18, ""),
 	}
 }
 
@@ -431,18 +431,18 @@ func (k *knowledgeRows) add(ctx context.Context, tx *sql.Tx, a memory.Attrs, mem
 			return err
 		}
 		if err := ref.add(ctx, tx, append(append([]any{a.OrgID, memoryID, r.Ordinal, string(r.Kind), memory.KnowledgeName(r), body},
-			rest...), a.CreatedAt, a.Archived)...); err != nil {
+			rest...), a.CreatedAt, a.Archived, a.WorldID, a.Audience)...); err != nil {
 			return err
 		}
 		for _, t := range memory.IndexedTerms(r) {
 			if err := term.add(ctx, tx, append(append([]any{a.OrgID, t.Term, a.CreatedAt, memoryID, r.Ordinal, t.Role, string(r.Kind)},
-				rest...), a.Archived)...); err != nil {
+				rest...), a.Archived, a.WorldID, a.Audience)...); err != nil {
 				return err
 			}
 		}
 		for _, p := range memory.IndexedProperties(r) {
 			if err := prop.add(ctx, tx, append(append([]any{a.OrgID, p.Name, p.Value, a.CreatedAt, memoryID, r.Ordinal, string(r.Kind)},
-				rest...), a.Archived)...); err != nil {
+				rest...), a.Archived, a.WorldID, a.Audience)...); err != nil {
 				return err
 			}
 		}
@@ -519,7 +519,7 @@ func (s *Store) SetKnowledgeAttrs(ctx context.Context, orgID, memoryID string, a
 			}
 		}
 		set := `agent_id = ?, type = ?, kind = ?, room_id = ?, entity_id = ?, session_id = ?, document_id = ?,
-			durability = ?, created_at = ?, archived = ?`
+			durability = ?, created_at = ?, archived = ?, world_id = ?, audience = ?`
 		args := append(attrArgs(attrs)[1:], orgID, memoryID)
 		for _, table := range byMemory {
 			if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET `+set+` WHERE org_id = ? AND memory_id = ?`, args...); err != nil {
