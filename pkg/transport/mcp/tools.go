@@ -154,7 +154,9 @@ func (s *Server) toolErr(ctx context.Context, r Request, err error) error {
 type Filters struct {
 	Types      []string `json:"types,omitempty" jsonschema:"only memories of these types"`
 	Kinds      []string `json:"kinds,omitempty" jsonschema:"only facts of these kinds"`
-	RoomID     string   `json:"roomId,omitempty" jsonschema:"only memories of this room (a conversation or channel)"`
+	RoomID     string   `json:"roomId,omitempty" jsonschema:"the room (a conversation or channel) served: only memories of this room, and this room's world, user and shared memories are visible"`
+	WorldID    string   `json:"worldId,omitempty" jsonschema:"the world served (a group of rooms): only memories of its rooms"`
+	UserID     string   `json:"userId,omitempty" jsonschema:"the end user served (an entity id): the read sees this user's memories and no other user's"`
 	SessionID  string   `json:"sessionId,omitempty" jsonschema:"only memories of this session"`
 	EntityID   string   `json:"entityId,omitempty" jsonschema:"only memories about or said by this entity (a user or speaker id)"`
 	AgentID    string   `json:"agentId,omitempty" jsonschema:"only this agent's memories, or _org for the organization's shared ones; an agent-bound key may name only its own agent"`
@@ -174,7 +176,7 @@ func (f Filters) filter() (memory.Filter, error) {
 	if err != nil {
 		return memory.Filter{}, err
 	}
-	out := memory.Filter{RoomID: f.RoomID, EntityID: f.EntityID, SessionID: f.SessionID, AgentID: f.AgentID,
+	out := memory.Filter{RoomID: f.RoomID, WorldID: f.WorldID, EntityID: f.EntityID, SessionID: f.SessionID, AgentID: f.AgentID,
 		DocumentID: f.DocumentID, Start: start, End: end, IncludeArchived: f.IncludeArchived}
 	for _, t := range f.Types {
 		out.Types = append(out.Types, memory.Type(t))
@@ -183,6 +185,12 @@ func (f Filters) filter() (memory.Filter, error) {
 		out.Kinds = append(out.Kinds, memory.Kind(k))
 	}
 	return out, nil
+}
+
+// act makes c act for the room, world and end user f names
+// (service.Act): every reading tool calls it before reading.
+func (s *Server) act(ctx context.Context, c memory.Caller, f Filters) (memory.Caller, error) {
+	return s.svc.Act(ctx, c, memory.Acting{UserID: f.UserID, RoomID: f.RoomID, WorldID: f.WorldID})
 }
 
 // parseTime reads a time given as milliseconds since the epoch or RFC 3339.
@@ -237,7 +245,9 @@ type RememberInput struct {
 	Content    string         `json:"content" jsonschema:"the text to remember: one self-contained statement"`
 	Type       string         `json:"type,omitempty" jsonschema:"what it is: fact (default for statements worth keeping), message (a conversation turn), description (of an entity) or custom"`
 	Kind       string         `json:"kind,omitempty" jsonschema:"for a fact: preference, fact, interaction, summary, user_request, entity or interest"`
-	Scope      string         `json:"scope,omitempty" jsonschema:"org shares it with every agent of the organization; agent keeps it to one agent (the default for an agent-bound key)"`
+	Scope      string         `json:"scope,omitempty" jsonschema:"who may read it: shared (or org: every agent and user of the organization), private (or agent: one agent; the default for an agent-bound key), room (the room's readers; the default for a message with roomId), world, or user (one end user, userId)"`
+	UserID     string         `json:"userId,omitempty" jsonschema:"the end user it belongs to (an entity id); with scope user only that user's reads see it"`
+	WorldID    string         `json:"worldId,omitempty" jsonschema:"the world (a group of rooms) it belongs to"`
 	AgentID    string         `json:"agentId,omitempty" jsonschema:"the agent it belongs to (an org-level key only; an agent-bound key writes for its own agent)"`
 	EntityID   string         `json:"entityId,omitempty" jsonschema:"the entity it is about or who said it (a user or speaker id)"`
 	RoomID     string         `json:"roomId,omitempty" jsonschema:"the room (conversation or channel) it belongs to"`
@@ -260,7 +270,7 @@ func (s *Server) remember(ctx context.Context, r Request, in RememberInput) (Rem
 		typ = memory.TypeFact
 	}
 	nm := service.NewMemory{Scope: in.Scope, AgentID: in.AgentID, Type: typ, Kind: memory.Kind(in.Kind), ExternalID: in.ExternalID,
-		Content: memory.Content{Text: in.Content}, EntityID: in.EntityID, RoomID: in.RoomID, SessionID: in.SessionID,
+		Content: memory.Content{Text: in.Content}, EntityID: in.EntityID, RoomID: in.RoomID, SessionID: in.SessionID, UserID: in.UserID, WorldID: in.WorldID,
 		Importance: in.Importance, Durability: memory.Durability(in.Durability)}
 	if in.Metadata != nil {
 		b, err := json.Marshal(in.Metadata)
@@ -313,6 +323,9 @@ func (s *Server) recall(ctx context.Context, r Request, in RecallInput) (RecallO
 	if err != nil {
 		return RecallOutput{}, err
 	}
+	if r.Caller, err = s.act(ctx, r.Caller, in.Filters); err != nil {
+		return RecallOutput{}, err
+	}
 	mode := service.Mode(in.Mode)
 	if mode == "" {
 		mode = service.ModeFull
@@ -331,7 +344,9 @@ func (s *Server) recall(ctx context.Context, r Request, in RecallInput) (RecallO
 // ContextInput is the input of get_context.
 type ContextInput struct {
 	Query        string `json:"query" jsonschema:"the task or question the context is for"`
-	RoomID       string `json:"roomId,omitempty" jsonschema:"the room (conversation) whose recent turns to include"`
+	RoomID       string `json:"roomId,omitempty" jsonschema:"the room (conversation) served: its recent turns lead, and every section sees only what this room may see"`
+	WorldID      string `json:"worldId,omitempty" jsonschema:"the world served (default: the room's)"`
+	UserID       string `json:"userId,omitempty" jsonschema:"the end user served (an entity id): every section sees this user's memories and no other user's"`
 	BudgetTokens int    `json:"budgetTokens,omitempty" jsonschema:"the most tokens the context may take (default 2000)"`
 }
 
@@ -351,7 +366,12 @@ type ContextSection struct {
 }
 
 func (s *Server) getContext(ctx context.Context, r Request, in ContextInput) (ContextOutput, error) {
-	res, err := s.svc.BuildContext(ctx, r.Caller, service.ContextRequest{Query: in.Query, RoomID: in.RoomID, BudgetTokens: in.BudgetTokens})
+	req := service.ContextRequest{Query: in.Query, RoomID: in.RoomID, UserID: in.UserID, WorldID: in.WorldID, BudgetTokens: in.BudgetTokens}
+	c, err := s.svc.Act(ctx, r.Caller, req.Acting())
+	if err != nil {
+		return ContextOutput{}, err
+	}
+	res, err := s.svc.BuildContext(ctx, c, req)
 	if err != nil {
 		return ContextOutput{}, err
 	}
@@ -437,6 +457,9 @@ func (s *Server) list(ctx context.Context, r Request, in ListInput) (ListOutput,
 	if err != nil {
 		return ListOutput{}, err
 	}
+	if r.Caller, err = s.act(ctx, r.Caller, in.Filters); err != nil {
+		return ListOutput{}, err
+	}
 	if in.Limit < 0 || in.Limit > memory.MaxListLimit {
 		return ListOutput{}, memory.Errorf(memory.EINVALID, "limit: must be between 1 and %d", memory.MaxListLimit)
 	}
@@ -486,6 +509,9 @@ type KnowledgeMemory struct {
 func (s *Server) knowledgeSearch(ctx context.Context, r Request, in KnowledgeSearchInput) (KnowledgeOutput, error) {
 	f, err := in.Filters.filter()
 	if err != nil {
+		return KnowledgeOutput{}, err
+	}
+	if r.Caller, err = s.act(ctx, r.Caller, in.Filters); err != nil {
 		return KnowledgeOutput{}, err
 	}
 	var q json.RawMessage
