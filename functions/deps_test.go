@@ -31,6 +31,7 @@ const (
 	dynamoDB    = "github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	s3          = "github.com/aws/aws-sdk-go-v2/service/s3"
 	sqs         = "github.com/aws/aws-sdk-go-v2/service/sqs"
+	secrets     = "github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	lambda      = "github.com/aws/aws-lambda-go/lambda"
 	ingest      = mod + "pkg/pipeline/ingest"
 	extract     = mod + "pkg/pipeline/extract"
@@ -48,16 +49,16 @@ func TestLambdasLinkOnlyWhatTheyUse(t *testing.T) {
 		must    []string
 		mustNot []string
 	}{
-		{"api", []string{lambda, openSearch, dynamoDB, bedrock, sqs, ingest, consolidate, mod + "pkg/transport/httpapi", mod + "pkg/transport/mcp", mod + "pkg/wiring/rerank"},
+		{"api", []string{lambda, openSearch, dynamoDB, bedrock, sqs, secrets, ingest, consolidate, mod + "pkg/transport/httpapi", mod + "pkg/transport/mcp", mod + "pkg/wiring/rerank"},
 			[]string{s3, mod + "pkg/wiring/extraction"}},
-		{"authorizer", []string{lambda, dynamoDB, mod + "pkg/auth", mod + "pkg/transport/authorizer"},
+		{"authorizer", []string{lambda, dynamoDB, secrets, mod + "pkg/auth", mod + "pkg/transport/authorizer"},
 			[]string{pdf, openSearch, bedrock, s3, sqs, mod + "pkg/service", mod + "pkg/pipeline", mod + "pkg/transport/httpapi", mod + "pkg/wiring"}},
 		{"ingest", []string{lambda, openSearch, dynamoDB, bedrock, s3, pdf, ingest},
-			[]string{sqs, extract, consolidate, mod + "pkg/transport"}},
+			[]string{sqs, secrets, extract, consolidate, mod + "pkg/transport"}},
 		{"extract", []string{lambda, openSearch, dynamoDB, bedrock, extract, mod + "pkg/wiring/llm"},
-			[]string{pdf, s3, sqs, ingest, consolidate, mod + "pkg/transport"}},
+			[]string{pdf, s3, sqs, secrets, ingest, consolidate, mod + "pkg/transport"}},
 		{"consolidate", []string{lambda, openSearch, dynamoDB, bedrock, consolidate},
-			[]string{pdf, s3, sqs, ingest, extract, mod + "pkg/transport"}},
+			[]string{pdf, s3, sqs, secrets, ingest, extract, mod + "pkg/transport"}},
 	}
 	g := importGraph(t)
 	used := make([]bool, len(tolerated))

@@ -25,6 +25,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsopensearchservice"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3notifications"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
@@ -206,7 +207,20 @@ func NewStack(scope constructs.Construct, id string, p Props) awscdk.Stack {
 		fns["ingest"].Role().RoleArn(), fns["extract"].Role().RoleArn(), fns["consolidate"].Role().RoleArn()}), nil)
 	fns["extract"].AddEnvironment(jsii.String("BEDROCK_LLM_MODEL"), jsii.String(st.LLMModel), nil)
 
-	// The authorizer reads API keys only.
+	// The secret that signs end-user tokens (POST /v1/tokens): the API
+	// mints with it, the authorizer verifies with it; a rotation makes a
+	// new version, and the tokens of the previous one verify until they
+	// expire (pkg/auth/secretsmanager).
+	tokenSecret := awssecretsmanager.NewSecret(stack, jsii.String("TokenSigningSecret"), &awssecretsmanager.SecretProps{
+		Description:          jsii.String("signs agentmem end-user tokens (HMAC-SHA256)"),
+		GenerateSecretString: &awssecretsmanager.SecretStringGenerator{PasswordLength: jsii.Number(64), ExcludePunctuation: jsii.Bool(true)},
+	})
+	for _, n := range []string{"api", "authorizer"} {
+		fns[n].AddEnvironment(jsii.String("TOKEN_SECRET_NAME"), tokenSecret.SecretArn(), nil)
+		tokenSecret.GrantRead(fns[n], nil)
+	}
+
+	// The authorizer reads API keys and the token secret only.
 	table.GrantReadData(fns["authorizer"])
 	for _, n := range []string{"api", "ingest", "extract", "consolidate"} {
 		table.GrantReadWriteData(fns[n])

@@ -129,6 +129,19 @@ func TestStack(t *testing.T) {
 					"EXTRACT_QUEUE_URL": assertions.Match_AnyValue()})},
 			}))
 
+			// The token signing secret: generated, and named to the API and
+			// authorizer functions (both, and only those, read it).
+			tmpl.HasResourceProperties(jsii.String("AWS::SecretsManager::Secret"), props(map[string]any{
+				"GenerateSecretString": assertions.Match_ObjectLike(&map[string]any{"PasswordLength": 64, "ExcludePunctuation": true}),
+			}))
+			withSecret := tmpl.FindResources(jsii.String("AWS::Lambda::Function"), props(map[string]any{
+				"Properties": map[string]any{"Environment": map[string]any{"Variables": assertions.Match_ObjectLike(&map[string]any{
+					"TOKEN_SECRET_NAME": assertions.Match_AnyValue()})}},
+			}))
+			if n := len(*withSecret); n != 2 {
+				t.Errorf("%d functions are given TOKEN_SECRET_NAME, want 2 (api, authorizer)", n)
+			}
+
 			// API: authorizer with caching, access logs, throttling, usage plan.
 			tmpl.HasResourceProperties(jsii.String("AWS::ApiGateway::Authorizer"), props(map[string]any{
 				"Type": "REQUEST", "IdentitySource": "method.request.header.Authorization", "AuthorizerResultTtlInSeconds": 300,

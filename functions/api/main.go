@@ -6,12 +6,14 @@
 // names; with
 // EXTRACT_QUEUE_URL, POST /v1/messages queues extraction jobs on SQS. It
 // serves the MCP server at /mcp too (stateless, JSON responses), behind
-// the same authorizer.
+// the same authorizer. With TOKEN_SECRET_NAME, POST /v1/tokens mints
+// end-user tokens signed with that Secrets Manager secret.
 package main
 
 import (
 	"context"
 
+	"github.com/agentmem/agentmem/pkg/auth/secretsmanager"
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/pipeline/extract"
 	"github.com/agentmem/agentmem/pkg/queue/sqs"
@@ -38,6 +40,11 @@ func main() {
 		httpapi.WithKnowledge(b.Knowledge), httpapi.WithMetrics(b.Metrics),
 		httpapi.WithSettings(extract.NewSettingsStore(b.Caps.Records)), httpapi.WithIdempotency(b.Store.Idempotency()),
 		httpapi.WithMount("/mcp", mcp.New(b.Service, mcp.WithKnowledge(b.Knowledge), mcp.WithQuotas(quotas), mcp.WithLogger(log)).Handler())}
+	tokens, err := secretsmanager.OpenTokens(ctx, cfg.AWS.TokenSecretName, secretsmanager.ClientOptions{Region: cfg.AWS.Region})
+	aws.Must(log, "token signing secret", err)
+	if tokens != nil {
+		opts = append(opts, httpapi.WithTokens(tokens))
+	}
 	if cfg.Extraction.QueueURL != "" {
 		c, err := sqs.NewClient(ctx, sqs.ClientOptions{Endpoint: cfg.Extraction.QueueEndpoint, Region: cfg.AWS.Region})
 		aws.Must(log, "sqs", err)

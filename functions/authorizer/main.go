@@ -1,6 +1,7 @@
 // Command authorizer is the API Gateway request authorizer Lambda: bearer
 // keys are looked up, hashed, in the DynamoDB table (memctl keys create,
-// POST /v1/admin/keys).
+// POST /v1/admin/keys); end-user tokens (POST /v1/tokens) are verified
+// with the Secrets Manager secret TOKEN_SECRET_NAME, when it is set.
 // It is its own composition root: the configuration, the DynamoDB client
 // and the key check, nothing of the memory service.
 package main
@@ -12,6 +13,7 @@ import (
 
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/pkg/auth"
+	"github.com/agentmem/agentmem/pkg/auth/secretsmanager"
 	"github.com/agentmem/agentmem/pkg/store/dynamodb"
 	"github.com/agentmem/agentmem/pkg/transport/authorizer"
 	"github.com/aws/aws-lambda-go/lambda"
@@ -29,5 +31,10 @@ func main() {
 		log.Error("dynamodb", "err", err)
 		os.Exit(1)
 	}
-	lambda.Start(authorizer.Handler{Keys: auth.StoreKeys{Store: dynamodb.New(c, cfg.Store.DynamoDBTable)}}.Handle)
+	tokens, err := secretsmanager.OpenTokens(context.Background(), cfg.AWS.TokenSecretName, secretsmanager.ClientOptions{Region: cfg.AWS.Region})
+	if err != nil {
+		log.Error("token signing secret", "err", err)
+		os.Exit(1)
+	}
+	lambda.Start(authorizer.Handler{Keys: auth.StoreKeys{Store: dynamodb.New(c, cfg.Store.DynamoDBTable)}, Tokens: tokens}.Handle)
 }

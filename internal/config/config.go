@@ -49,6 +49,11 @@ type AWS struct {
 	// InLambda is set when AWS_LAMBDA_FUNCTION_NAME is (the Lambda runtime
 	// sets it).
 	InLambda bool
+	// TokenSecretName (TOKEN_SECRET_NAME) is the Secrets Manager secret
+	// (name or ARN) that signs end-user tokens in AWS; empty: the API
+	// mints none and the authorizer accepts none. memoryd keeps its
+	// signing keys in its store instead.
+	TokenSecretName string
 }
 
 // Server is the local HTTP server (memoryd).
@@ -332,7 +337,7 @@ func Load(getenv func(string) string) (Config, error) {
 func LoadAWS(getenv func(string) string) AWS {
 	e := env(getenv)
 	return AWS{Region: e.str("AWS_REGION", ""), BedrockEndpoint: e.str("BEDROCK_ENDPOINT", ""),
-		InLambda: e.str("AWS_LAMBDA_FUNCTION_NAME", "") != ""}
+		InLambda: e.str("AWS_LAMBDA_FUNCTION_NAME", "") != "", TokenSecretName: e.str("TOKEN_SECRET_NAME", "")}
 }
 
 // LoadServer reads the Server group.

@@ -1,15 +1,17 @@
 // Package authorizer is the API Gateway Lambda request authorizer: it
-// resolves the bearer key of a request to the org (and agent) it belongs
-// to and hands them to the API in the authorizer context, which is the
-// only place the API reads the caller from. It shares the header parser
-// and the context keys with the HTTP API through package auth, and links
-// nothing of the API itself.
+// resolves the bearer key or end-user token of a request to the org (and
+// agent, and end user) it belongs to and hands them to the API in the
+// authorizer context, which is the only place the API reads the caller
+// from. It shares the header parser, the token verifier and the context
+// keys with the HTTP API through package auth, and links nothing of the
+// API itself.
 package authorizer
 
 import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/agentmem/agentmem/pkg/auth"
 	"github.com/agentmem/agentmem/pkg/memory"
@@ -21,19 +23,25 @@ import (
 var ErrUnauthorized = errors.New("Unauthorized")
 
 // Handler authorizes requests with keys (auth.StoreKeys over the
-// DynamoDB key table in the Lambda).
+// DynamoDB key table in the Lambda) and end-user tokens.
 type Handler struct {
 	Keys auth.Authenticator
+	// Tokens verifies end-user tokens (bearers shaped as auth.IsToken);
+	// nil refuses them.
+	Tokens *auth.Tokens
 }
 
 // Handle returns an Allow policy for the whole API stage, so that the
-// result can be cached per key across methods, with orgId, agentId and
-// grants in the context (the API checks each route's grant from there); a
-// missing, unknown or revoked key is ErrUnauthorized.
+// result can be cached per key across methods, with orgId, agentId, grants
+// and keyId in the context (the API checks each route's grant from there),
+// and for an end-user token its binding (userId, roomId, worldId) and
+// expiry (auth.Context); a missing, unknown or revoked key, or an expired,
+// tampered or unknown token, is ErrUnauthorized.
 //
 // API Gateway caches the answer per Authorization header for the
 // authorizer's result TTL (five minutes in the CDK app): a revoked key
-// keeps working until its cached answer expires, and no longer.
+// keeps working until its cached answer expires, and no longer. A token's
+// cached answer ends with the token: the API checks the expiry again.
 func (h Handler) Handle(ctx context.Context, req events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error) {
 	header := ""
 	for k, v := range req.Headers {
@@ -45,7 +53,7 @@ func (h Handler) Handle(ctx context.Context, req events.APIGatewayCustomAuthoriz
 	if err != nil {
 		return events.APIGatewayCustomAuthorizerResponse{}, ErrUnauthorized
 	}
-	c, err := h.Keys.Authenticate(ctx, key)
+	c, exp, err := h.authenticate(ctx, key)
 	if memory.ErrorCode(err) == memory.EUNAUTHORIZED {
 		return events.APIGatewayCustomAuthorizerResponse{}, ErrUnauthorized
 	} else if err != nil {
@@ -56,8 +64,21 @@ func (h Handler) Handle(ctx context.Context, req events.APIGatewayCustomAuthoriz
 		PolicyDocument: events.APIGatewayCustomAuthorizerPolicy{Version: "2012-10-17", Statement: []events.IAMPolicyStatement{{
 			Action: []string{"execute-api:Invoke"}, Effect: "Allow", Resource: []string{stageARN(req.MethodArn)},
 		}}},
-		Context: map[string]any{auth.ContextOrgKey: c.OrgID, auth.ContextAgentKey: c.AgentID, auth.ContextGrantsKey: c.Grants.String()},
+		Context: auth.Context(c, exp),
 	}, nil
+}
+
+// authenticate resolves a bearer: a token (by its shape) with Tokens, with
+// its expiry; anything else with Keys.
+func (h Handler) authenticate(ctx context.Context, bearer string) (memory.Caller, time.Time, error) {
+	if auth.IsToken(bearer) {
+		if h.Tokens == nil {
+			return memory.Caller{}, time.Time{}, memory.Errorf(memory.EUNAUTHORIZED, "tokens are not accepted here")
+		}
+		return h.Tokens.Verify(ctx, bearer)
+	}
+	c, err := h.Keys.Authenticate(ctx, bearer)
+	return c, time.Time{}, err
 }
 
 // stageARN turns arn:aws:execute-api:region:account:api/stage/METHOD/path

@@ -3,12 +3,17 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/agentmem/agentmem/pkg/auth"
+
 	"github.com/agentmem/agentmem/pkg/memory"
 )
 
-// orgAdmin allows org-level keys only: an agent-bound key cannot run or
-// read org-wide jobs.
+// orgAdmin allows org-level keys only: an agent-bound key or an end-user
+// token cannot run or read org-wide jobs.
 func orgAdmin(c memory.Caller) error {
+	if auth.IsTokenCaller(c) {
+		return memory.Errorf(memory.EFORBIDDEN, "admin endpoints need an org-level key; an end-user token cannot use them")
+	}
 	if c.AgentID != "" {
 		return memory.Errorf(memory.EFORBIDDEN, "admin endpoints need an org-level key; this key is bound to agent %q", c.AgentID)
 	}

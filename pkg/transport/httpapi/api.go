@@ -36,6 +36,7 @@ type Server struct {
 	consolidation *consolidate.Job
 	auth          Authenticator
 	keys          memory.KeyStore // admin key endpoints (keys.go)
+	tokens        *auth.Tokens    // POST /v1/tokens (tokens.go)
 	quotas        *Quotas         // per-org quotas (quota.go)
 	log           *slog.Logger
 	mux           *http.ServeMux
@@ -144,6 +145,9 @@ func New(svc *service.Service, auth Authenticator, log *slog.Logger, opts ...Opt
 		s.route("GET /v1/admin/keys", s.listKeys, memory.GrantAdmin)
 		s.route("DELETE /v1/admin/keys/{id}", s.revokeKey, memory.GrantAdmin)
 	}
+	if s.tokens != nil {
+		s.route("POST /v1/tokens", s.createToken, memory.GrantRead)
+	}
 	if s.quotas != nil {
 		s.route("GET /v1/admin/usage", s.usage, memory.GrantAdmin)
 	}
@@ -162,10 +166,18 @@ const (
 	requestIDKey
 )
 
-// withCaller returns ctx carrying an already authenticated caller; only the
-// API Gateway adapter sets it, from the authorizer context.
-func withCaller(ctx context.Context, c memory.Caller) context.Context {
-	return context.WithValue(ctx, callerKey, c)
+// gatewayCaller is the caller an API Gateway authorizer context names, or
+// why it names none that may be served (an expired token).
+type gatewayCaller struct {
+	c   memory.Caller
+	err error
+}
+
+// withCaller returns ctx carrying an already authenticated caller, or the
+// error that refuses it; only the API Gateway adapter sets it, from the
+// authorizer context.
+func withCaller(ctx context.Context, c memory.Caller, err error) context.Context {
+	return context.WithValue(ctx, callerKey, gatewayCaller{c: c, err: err})
 }
 
 // route serves pattern with h for callers whose key holds op (public:
@@ -255,8 +267,11 @@ func (s *Server) memoryView(name string, h http.HandlerFunc) {
 // caller authenticates r: the authorizer's caller when present, else the
 // bearer key.
 func (s *Server) caller(r *http.Request) (memory.Caller, error) {
-	if c, ok := r.Context().Value(callerKey).(memory.Caller); ok {
-		return c, c.Valid()
+	if gc, ok := r.Context().Value(callerKey).(gatewayCaller); ok {
+		if gc.err != nil {
+			return memory.Caller{}, gc.err
+		}
+		return gc.c, gc.c.Valid()
 	}
 	if s.auth == nil {
 		return memory.Caller{}, memory.Errorf(memory.EUNAUTHORIZED, "no authorizer context on the request")

@@ -8,16 +8,17 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/agentmem/agentmem/pkg/auth"
-	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/aws/aws-lambda-go/events"
 )
 
 // HandleAPIGateway serves one API Gateway REST API proxy event. The caller
-// is taken only from the authorizer context (orgId, agentId); a bearer key in
-// the request is never consulted here, so a request that did not pass the
-// authorizer gets 401.
+// is taken only from the authorizer context (orgId, agentId, grants, and an
+// end-user token's userId, roomId, worldId and expiry: auth.CallerOfContext);
+// a bearer key in the request is never consulted here, so a request that
+// did not pass the authorizer gets 401.
 func (s *Server) HandleAPIGateway(ctx context.Context, ev events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
 	req, err := s.toHTTP(ctx, ev)
 	if err != nil {
@@ -29,14 +30,8 @@ func (s *Server) HandleAPIGateway(ctx context.Context, ev events.APIGatewayProxy
 }
 
 func (s *Server) toHTTP(ctx context.Context, ev events.APIGatewayProxyRequest) (*http.Request, error) {
-	if org := authorizerString(ev.RequestContext.Authorizer, AuthorizerOrgKey); org != "" {
-		agent := authorizerString(ev.RequestContext.Authorizer, AuthorizerAgentKey)
-		_, present := ev.RequestContext.Authorizer[auth.ContextGrantsKey]
-		grants := auth.ContextGrants(authorizerString(ev.RequestContext.Authorizer, auth.ContextGrantsKey), present, agent)
-		ctx = withCaller(ctx, memory.Caller{OrgID: org, AgentID: agent, Grants: grants})
-	} else {
-		ctx = withCaller(ctx, memory.Caller{}) // fails Valid(): 401
-	}
+	c, err := auth.CallerOfContext(ev.RequestContext.Authorizer, time.Now())
+	ctx = withCaller(ctx, c, err) // no org fails Valid(): 401
 	if ev.RequestContext.RequestID != "" {
 		ctx = context.WithValue(ctx, requestIDKey, ev.RequestContext.RequestID)
 	}
@@ -110,17 +105,6 @@ func basePath(full, path string) string {
 func requestBasePath(r *http.Request) string {
 	b, _ := r.Context().Value(basePathKey{}).(string)
 	return b
-}
-
-func authorizerString(m map[string]any, key string) string {
-	switch v := m[key].(type) {
-	case string:
-		return strings.TrimSpace(v)
-	case nil:
-		return ""
-	default:
-		return fmt.Sprint(v)
-	}
 }
 
 // recorder is a minimal http.ResponseWriter that buffers the response.

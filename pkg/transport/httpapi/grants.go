@@ -3,6 +3,8 @@ package httpapi
 import (
 	"context"
 
+	"github.com/agentmem/agentmem/pkg/auth"
+
 	"github.com/agentmem/agentmem/pkg/memory"
 )
 
@@ -66,9 +68,10 @@ func checkDocumentDelete(c memory.Caller, docAgent, id string) error {
 }
 
 // adminOnly is the admin endpoints' check beyond the admin grant: an
-// org-level key (no agent-bound key holds admin; this guards the rule).
+// org-level key (no agent-bound key or end-user token holds admin; this
+// guards the rule).
 func adminOnly(c memory.Caller) error {
-	if c.AgentID != "" || !c.Grants.Has(memory.GrantAdmin) {
+	if c.AgentID != "" || !c.Grants.Has(memory.GrantAdmin) || auth.IsTokenCaller(c) {
 		return memory.Errorf(memory.EFORBIDDEN, "admin endpoints need an org-level key with the admin grant")
 	}
 	return nil

@@ -58,7 +58,8 @@ func deployment(t *testing.T) (*httpapi.Server, http.Handler) {
 	t.Cleanup(queue.Close)
 	opts := []httpapi.Option{httpapi.WithDocuments(b.Documents), httpapi.WithExtraction(queue),
 		httpapi.WithConsolidation(b.Consolidation), httpapi.WithKeys(b.Keys), httpapi.WithQuotas(server.Quotas(cfg.Quotas, b)),
-		httpapi.WithKnowledge(b.Knowledge), httpapi.WithHealth(b), httpapi.WithIdempotency(b.Idempotency)}
+		httpapi.WithKnowledge(b.Knowledge), httpapi.WithHealth(b), httpapi.WithIdempotency(b.Idempotency),
+		httpapi.WithTokens(b.Tokens)}
 	if b.Settings != nil {
 		opts = append(opts, httpapi.WithSettings(b.Settings))
 	}
@@ -202,6 +203,14 @@ func TestOpenAPIResponsesMatchSchemas(t *testing.T) {
 		{name: "get", method: "GET", path: "/v1/memories/{mem}", op: "/v1/memories/{id}", key: admin, status: 200, save: map[string]string{"etag": "ETag"}},
 		{name: "whoami", method: "GET", path: "/v1/whoami", key: bot, status: 200},
 		{name: "whoami without a key", method: "GET", path: "/v1/whoami", status: 401},
+		// end-user tokens
+		{name: "mint a token", method: "POST", path: "/v1/tokens", key: bot, body: map[string]any{"userId": "ana", "roomId": "r1", "grants": []string{"read"}, "ttlSeconds": 600}, status: 201, save: map[string]string{"token": "token"}, want: map[string]string{"Cache-Control": "no-store"}},
+		{name: "mint a token without a user", method: "POST", path: "/v1/tokens", key: bot, body: map[string]any{"roomId": "r1"}, status: 400},
+		{name: "whoami with a token", method: "GET", path: "/v1/whoami", key: "{token}", status: 200},
+		{name: "mint a token with a token", method: "POST", path: "/v1/tokens", key: "{token}", body: map[string]any{"userId": "ana"}, status: 403},
+		{name: "list keys with a token", method: "GET", path: "/v1/admin/keys", key: "{token}", status: 403},
+		{name: "read with a token", method: "GET", path: "/v1/memories/{mem}", op: "/v1/memories/{id}", key: "{token}", status: 200},
+		{name: "read with an altered token", method: "GET", path: "/v1/memories/{mem}", op: "/v1/memories/{id}", key: "{token}x", status: 401},
 		{name: "explorer", method: "GET", path: "/ui", status: 301},
 		{name: "explorer page", method: "GET", path: "/ui/", status: 200},
 		{name: "explorer script", method: "GET", path: "/ui/app.js", op: "/ui/", status: 200},

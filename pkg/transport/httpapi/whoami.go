@@ -15,6 +15,9 @@ type Whoami struct {
 	// AgentID is the agent the key is bound to; empty for an org-level key.
 	AgentID string        `json:"agentId,omitempty"`
 	Grants  memory.Grants `json:"grants"`
+	// Binding is the end user, room and world an end-user token is bound
+	// to; absent for an API key.
+	Binding *memory.Acting `json:"binding,omitempty"`
 	// Features names the optional endpoint groups served: documents,
 	// messages, knowledge, consolidation.
 	Features map[string]bool `json:"features"`
@@ -27,7 +30,7 @@ func (s *Server) whoami(w http.ResponseWriter, r *http.Request, _ memory.Caller)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, Whoami{OrgID: c.OrgID, AgentID: c.AgentID, Grants: c.Grants, Features: map[string]bool{
+	writeJSON(w, http.StatusOK, Whoami{OrgID: c.OrgID, AgentID: c.AgentID, Grants: c.Grants, Binding: c.Binding, Features: map[string]bool{
 		"documents":     s.docs != nil,
 		"messages":      s.queue != nil,
 		"knowledge":     s.knowledge != nil,

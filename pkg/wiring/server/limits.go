@@ -150,7 +150,9 @@ func HTTPServer(addr string, handler http.Handler, l config.Limits) *http.Server
 // embedded backend, the development key of the data directory (devKey is
 // then set, and created tells whether this start made it, for the caller
 // to show it once); and in either case the keys of the store's key table
-// (created with POST /v1/admin/keys or memctl keys).
+// (created with POST /v1/admin/keys or memctl keys); and, when the store
+// keeps the signing keys, the end-user tokens minted by POST /v1/tokens
+// (told apart from keys by their shape, auth.IsToken).
 func Authenticator(cfg config.Config, b *Backend) (a auth.Authenticator, devKey string, created bool, err error) {
 	var chain auth.Chain
 	switch {
@@ -173,7 +175,7 @@ func Authenticator(cfg config.Config, b *Backend) (a auth.Authenticator, devKey 
 	if b.Keys != nil {
 		chain = append(chain, auth.StoreKeys{Store: b.Keys})
 	}
-	return chain, devKey, created, nil
+	return auth.WithTokens(chain, b.Tokens), devKey, created, nil
 }
 
 // Quotas returns the quota enforcement of cfg over b's usage counts and

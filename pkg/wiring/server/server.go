@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/internal/config"
+	"github.com/agentmem/agentmem/pkg/auth"
 	"github.com/agentmem/agentmem/pkg/index/bolt"
 	"github.com/agentmem/agentmem/pkg/index/opensearch"
 	"github.com/agentmem/agentmem/pkg/knowledge"
@@ -51,6 +52,9 @@ type Backend struct {
 	Keys memory.KeyStore
 	// Usage counts what each org stores, for quotas.
 	Usage memory.UsageCounter
+	// Tokens mints and verifies end-user tokens, signed with keys kept in
+	// the store's records (nil when the store keeps none).
+	Tokens *auth.Tokens
 	// Idempotency keeps the responses of requests sent with an
 	// Idempotency-Key (the store's table).
 	Idempotency memory.IdempotencyStore
@@ -179,6 +183,9 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		if b.Idempotency, err = s.Idempotency(ctx); err != nil {
 			return fail(err)
 		}
+	}
+	if b.Caps.Records != nil {
+		b.Tokens = auth.NewTokens(auth.NewRecordKeys(b.Caps.Records))
 	}
 	switch cfg.Index.Kind {
 	case config.IndexOpenSearch:
