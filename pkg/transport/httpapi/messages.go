@@ -1,9 +1,11 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"fmt"
 	"github.com/agentmem/agentmem/pkg/service"
 	"net/http"
+	"strings"
 
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/pipeline/extract"
@@ -24,34 +26,37 @@ func (s *Server) postMessages(w http.ResponseWriter, r *http.Request, c memory.C
 	if err != nil {
 		return err
 	}
-	var req struct {
-		Messages []service.NewMemory `json:"messages"`
-	}
+	var req MessagesRequest
 	if err := decodeStrict(body, &req); err != nil {
+		return err
+	}
+	if err := req.resolve(); err != nil {
 		return err
 	}
 	idem := r.Header.Get("Idempotency-Key")
 	if err := memory.ValidID("Idempotency-Key", idem); err != nil {
 		return err
 	}
-	for i := range req.Messages {
-		if idem != "" && req.Messages[i].ExternalID == "" {
-			req.Messages[i].ExternalID = fmt.Sprintf("%s/%d", idem, i)
+	req.Messages = nil
+	msgs := req.turns
+	for i := range msgs {
+		if idem != "" && msgs[i].ExternalID == "" {
+			msgs[i].ExternalID = fmt.Sprintf("%s/%d", idem, i)
 		}
-		if t := req.Messages[i].Type; t != "" && t != memory.TypeMessage {
+		if t := msgs[i].Type; t != "" && t != memory.TypeMessage {
 			return memory.Errorf(memory.EINVALID, "messages[%d].type: must be %q (or omitted)", i, memory.TypeMessage)
 		}
-		req.Messages[i].Type = memory.TypeMessage
-		if req.Messages[i].EntityID == "" {
+		msgs[i].Type = memory.TypeMessage
+		if msgs[i].EntityID == "" {
 			return memory.Errorf(memory.EINVALID, "messages[%d].entityId: the speaker is required", i)
 		}
 	}
-	release, err := s.reserve(r.Context(), c, newMemoriesUsage(req.Messages))
+	release, err := s.reserve(r.Context(), c, newMemoriesUsage(msgs))
 	if err != nil {
 		return err
 	}
 	defer release()
-	res, err := s.svc.Create(r.Context(), c, req.Messages)
+	res, err := s.svc.Create(r.Context(), c, msgs)
 	if err != nil {
 		return err
 	}
@@ -75,4 +80,122 @@ func (s *Server) postMessages(w http.ResponseWriter, r *http.Request, c memory.C
 	}
 	writeJSON(w, http.StatusAccepted, map[string]any{"memories": res, "extractionQueued": queued})
 	return nil
+}
+
+// MessagesRequest is the body of POST /v1/messages: turns in this API's
+// shape (a memory of type message) or in the shape every agent framework
+// produces, OpenAI's chat message ({"role", "content", "name"}); the two
+// may be mixed. The request's roomId, worldId, userId, sessionId, agentId
+// and scope apply to every turn that does not set its own: userId names
+// the end user whose conversation it is, so what is learnt from it is
+// that user's (see memory.Memory.Inherit).
+type MessagesRequest struct {
+	Messages  []json.RawMessage `json:"messages"`
+	RoomID    string            `json:"roomId,omitempty"`
+	WorldID   string            `json:"worldId,omitempty"`
+	UserID    string            `json:"userId,omitempty"`
+	SessionID string            `json:"sessionId,omitempty"`
+	AgentID   string            `json:"agentId,omitempty"`
+	Scope     string            `json:"scope,omitempty"`
+
+	turns []service.NewMemory
+}
+
+// chatMessage is an OpenAI-shaped turn. Content is a string or an array
+// of parts, of which the text parts are kept.
+type chatMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+	Name    string          `json:"name,omitempty"`
+}
+
+// chatRoles are the roles a turn may have; the speaker of a turn without
+// a name is its role, or for a user turn the request's userId.
+var chatRoles = []string{"user", "assistant", "system", "tool", "developer"}
+
+// resolve decodes the turns of r into memories.
+func (r *MessagesRequest) resolve() error {
+	r.turns = make([]service.NewMemory, len(r.Messages))
+	for i, raw := range r.Messages {
+		var probe map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &probe); err != nil {
+			return memory.Errorf(memory.EINVALID, "messages[%d]: must be a JSON object", i)
+		}
+		n := &r.turns[i]
+		if _, chat := probe["role"]; chat {
+			if err := r.chatTurn(i, raw, n); err != nil {
+				return err
+			}
+		} else if err := decodeStrict(raw, n); err != nil {
+			return prefixField(fmt.Sprintf("messages[%d].", i), err)
+		}
+		for _, d := range []struct {
+			dst *string
+			v   string
+		}{
+			{&n.RoomID, r.RoomID}, {&n.WorldID, r.WorldID}, {&n.UserID, r.UserID}, {&n.SessionID, r.SessionID}, {&n.AgentID, r.AgentID}, {&n.Scope, r.Scope},
+		} {
+			if *d.dst == "" {
+				*d.dst = d.v
+			}
+		}
+	}
+	return nil
+}
+
+// chatTurn reads the OpenAI-shaped turn i into n.
+func (r *MessagesRequest) chatTurn(i int, raw json.RawMessage, n *service.NewMemory) error {
+	var m chatMessage
+	if err := decodeStrict(raw, &m); err != nil {
+		return prefixField(fmt.Sprintf("messages[%d].", i), err)
+	}
+	if !contains(chatRoles, m.Role) {
+		return memory.Errorf(memory.EINVALID, "messages[%d].role: %q is not one of %s", i, m.Role, strings.Join(chatRoles, ", "))
+	}
+	text, err := chatText(m.Content)
+	if err != nil {
+		return prefixField(fmt.Sprintf("messages[%d].", i), err)
+	}
+	n.Content = memory.Content{Text: text}
+	n.EntityID = m.Name
+	if m.Role == "user" && n.EntityID == "" {
+		n.EntityID = r.UserID
+	}
+	if n.EntityID == "" {
+		n.EntityID = m.Role
+	}
+	meta, _ := json.Marshal(map[string]string{"role": m.Role})
+	n.Metadata = meta
+	return nil
+}
+
+// chatText is the text of an OpenAI message's content: the string, or the
+// text parts of an array joined by newlines.
+func chatText(raw json.RawMessage) (string, error) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s, nil
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", memory.Errorf(memory.EINVALID, "content: a string or an array of content parts")
+	}
+	var texts []string
+	for _, p := range parts {
+		if p.Type == "text" && p.Text != "" {
+			texts = append(texts, p.Text)
+		}
+	}
+	return strings.Join(texts, "\n"), nil
+}
+
+// prefixField prefixes the field an EINVALID error names with p.
+func prefixField(p string, err error) error {
+	if e, ok := err.(*memory.Error); ok && e.Code == memory.EINVALID {
+		return memory.Errorf(memory.EINVALID, "%s%s", p, strings.TrimPrefix(e.Message, "body: "))
+	}
+	return err
 }
