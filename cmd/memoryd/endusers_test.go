@@ -1,0 +1,313 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentmem/agentmem/internal/testenv"
+)
+
+// TestEndUserIsolation is the end-user isolation suite: one org, one key,
+// one agent serving two end users in two rooms, run against the real
+// memoryd on the embedded backend (SQLite + bbolt) and on DynamoDB Local +
+// OpenSearch. Acting as Alice's room, as Alice's userId and with Alice's
+// token, every read path returns nothing of Bob's room- or user-visible
+// content, nor anything derived from it (his facts, their knowledge).
+func TestEndUserIsolation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the server")
+	}
+	bin := filepath.Join(t.TempDir(), "memoryd")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	const key = "enduser-key-org-0000"
+	backends := []struct {
+		name string
+		env  func(t *testing.T) []string
+	}{
+		{"sqlite+bolt", func(t *testing.T) []string { return []string{"DATA_DIR=" + t.TempDir()} }},
+		{"dynamodb+opensearch", func(t *testing.T) []string {
+			ddb, os := testenv.Get(t, "DYNAMODB_ENDPOINT"), testenv.Get(t, "OPENSEARCH_URL")
+			stamp := time.Now().UnixNano()
+			return []string{"BACKEND=aws", "DYNAMODB_ENDPOINT=" + ddb, "DYNAMODB_CREATE_TABLE=true",
+				fmt.Sprintf("DYNAMODB_TABLE=endusers-%d", stamp), "INDEX=opensearch", "OPENSEARCH_URL=" + os,
+				fmt.Sprintf("OPENSEARCH_ALIAS=endusers-%d", stamp), "DATA_DIR=" + t.TempDir(),
+				"AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local", "AWS_REGION=us-east-1"}
+		}},
+	}
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			env := append(os.Environ(), append(b.env(t), "API_KEYS="+key+"=acme", "EMBEDDER=hash")...)
+			srv := start(t, bin, env)
+			defer srv.stop(t)
+			endUserSuite(t, &apiClient{t: t, url: srv.url}, key)
+		})
+	}
+}
+
+// apiClient calls a running memoryd.
+type apiClient struct {
+	t   *testing.T
+	url string
+}
+
+func (c *apiClient) do(method, path, key string, body any) (int, string) {
+	c.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		js, _ := json.Marshal(body)
+		rd = bytes.NewReader(js)
+	}
+	req, _ := http.NewRequest(method, c.url+path, rd)
+	req.Header.Set("Authorization", "Bearer "+key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(raw)
+}
+
+// must calls and fails the test on any status but want.
+func (c *apiClient) must(want int, method, path, key string, body any) map[string]any {
+	c.t.Helper()
+	st, raw := c.do(method, path, key, body)
+	if st != want {
+		c.t.Fatalf("%s %s: %d, want %d: %s", method, path, st, want, raw)
+	}
+	var out map[string]any
+	json.Unmarshal([]byte(raw), &out)
+	return out
+}
+
+// Bob's secrets: words that occur in nothing Alice may see.
+var bobSecrets = []string{"peanut", "elm street", "springfield"}
+
+func leaks(raw string) []string {
+	var found []string
+	low := strings.ToLower(raw)
+	for _, s := range bobSecrets {
+		if strings.Contains(low, s) {
+			found = append(found, s)
+		}
+	}
+	return found
+}
+
+func endUserSuite(t *testing.T, c *apiClient, key string) {
+	// The registry: one world with Alice's and Bob's rooms, and Bob's second room.
+	c.must(201, "POST", "/v1/worlds", key, map[string]any{"id": "w-home", "name": "Home"})
+	for _, r := range []map[string]any{
+		{"id": "room-alice", "worldId": "w-home", "participants": []string{"alice"}},
+		{"id": "room-bob", "worldId": "w-home", "participants": []string{"bob"}},
+		{"id": "room-bob-2", "participants": []string{"bob"}},
+	} {
+		c.must(201, "POST", "/v1/rooms", key, r)
+	}
+	// The conversations, through the messages endpoint in OpenAI's shape.
+	c.must(202, "POST", "/v1/messages", key, map[string]any{"roomId": "room-bob", "userId": "bob", "messages": []map[string]any{
+		{"role": "user", "name": "Bob", "content": "I am allergic to peanuts and I live at 12 Elm Street, Springfield."},
+	}})
+	c.must(202, "POST", "/v1/messages", key, map[string]any{"roomId": "room-alice", "userId": "alice", "messages": []map[string]any{
+		{"role": "user", "name": "Alice", "content": "I love hiking in the Alps."},
+	}})
+	// Shared and world memories, written by the org key.
+	shared := c.must(201, "POST", "/v1/memories", key, map[string]any{"type": "fact", "scope": "shared",
+		"content": map[string]any{"text": "The support line opens at nine on weekdays."}})["id"].(string)
+	world := c.must(201, "POST", "/v1/memories", key, map[string]any{"type": "fact", "visibility": "world", "worldId": "w-home",
+		"content": map[string]any{"text": "The home world's quiet hours start at ten."}})["id"].(string)
+
+	// Wait for Bob's facts: extraction runs in the background.
+	var bobFacts []string
+	deadline := time.Now().Add(60 * time.Second)
+	for len(bobFacts) == 0 && time.Now().Before(deadline) {
+		out := c.must(200, "GET", "/v1/memories?type=fact&userId=bob&roomId=room-bob", key, nil)
+		for _, m := range out["memories"].([]any) {
+			mm := m.(map[string]any)
+			if mm["userId"] == "bob" {
+				bobFacts = append(bobFacts, mm["id"].(string))
+			}
+		}
+		if len(bobFacts) == 0 {
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	if len(bobFacts) == 0 {
+		t.Fatal("no fact was extracted from Bob's message within 60 s")
+	}
+
+	// Alice's token, bound to her user and room.
+	tok := c.must(201, "POST", "/v1/tokens", key, map[string]any{"userId": "alice", "roomId": "room-alice", "ttlSeconds": 300})["token"].(string)
+
+	q := url.QueryEscape
+	type reader struct {
+		name, key string
+		body      map[string]any // the acting fields, added to every body
+		qs        string         // the acting fields as query parameters
+	}
+	readers := []reader{
+		{"as Alice's room", key, map[string]any{"roomId": "room-alice"}, "roomId=room-alice"},
+		{"as Alice's userId", key, map[string]any{"userId": "alice"}, "userId=alice"},
+		{"with Alice's token", tok, map[string]any{}, ""},
+	}
+	question := "What am I allergic to, and where do I live? peanuts Elm Street Springfield"
+	for _, rd := range readers {
+		t.Run(rd.name, func(t *testing.T) {
+			filters := func() map[string]any { return rd.body }
+			paths := []struct {
+				name, method, path string
+				body               any
+			}{
+				{"context", "POST", "/v1/context", merge(map[string]any{"query": question, "budgetTokens": 2000}, rd.body)},
+				{"knowledge search (text)", "POST", "/v1/knowledge/search", map[string]any{"text": "Who lives in Springfield?", "filters": filters()}},
+				{"knowledge search (terms)", "POST", "/v1/knowledge/search", map[string]any{"query": map[string]any{"terms": []string{"peanut", "springfield"}}, "filters": filters()}},
+				{"knowledge entities", "GET", "/v1/knowledge/entities?limit=1000&" + rd.qs, nil},
+				{"knowledge topics", "GET", "/v1/knowledge/topics?limit=1000&" + rd.qs, nil},
+				{"knowledge terms", "GET", "/v1/knowledge/terms?prefix=" + q("spr") + "&" + rd.qs, nil},
+				{"knowledge terms (pea)", "GET", "/v1/knowledge/terms?prefix=pea&" + rd.qs, nil},
+				{"list", "GET", "/v1/memories?limit=1000&" + rd.qs, nil},
+				{"list facts", "GET", "/v1/memories?type=fact&" + rd.qs, nil},
+				{"export", "GET", "/v1/export?" + rd.qs, nil},
+			}
+			for _, mode := range []string{"full", "hybrid", "keyword", "semantic", "knowledge"} {
+				paths = append(paths, struct {
+					name, method, path string
+					body               any
+				}{"search " + mode, "POST", "/v1/search", map[string]any{"query": question, "mode": mode, "k": 100, "filters": filters()}})
+			}
+			for _, p := range paths {
+				st, raw := c.do(p.method, p.path, rd.key, p.body)
+				if st != 200 {
+					t.Errorf("%s: %d %s", p.name, st, raw)
+					continue
+				}
+				if l := leaks(raw); len(l) > 0 {
+					t.Errorf("%s leaks %v of Bob's: %s", p.name, l, clip(raw))
+				}
+				for _, id := range bobFacts {
+					if strings.Contains(raw, id) {
+						t.Errorf("%s returns Bob's fact %s", p.name, id)
+					}
+				}
+			}
+			st, raw := c.do("GET", "/v1/memories/count?"+rd.qs, rd.key, nil)
+			var cnt struct{ Count int }
+			json.Unmarshal([]byte(raw), &cnt)
+			st2, raw2 := c.do("GET", "/v1/memories?limit=1000&"+rd.qs, rd.key, nil)
+			var page struct{ Memories []map[string]any }
+			json.Unmarshal([]byte(raw2), &page)
+			if st != 200 || st2 != 200 || cnt.Count != len(page.Memories) {
+				t.Errorf("count %d (%d) and list %d (%d) disagree", cnt.Count, st, len(page.Memories), st2)
+			}
+			// What Alice does see: the shared memory, the world's (in her
+			// room), her own conversation.
+			ids := listIDs(page.Memories)
+			if !contains(ids, shared) {
+				t.Errorf("the shared memory is not visible")
+			}
+			if !contains(ids, world) {
+				t.Errorf("the world memory is not visible in a room of its world")
+			}
+		})
+	}
+
+	t.Run("tokens cannot widen", func(t *testing.T) {
+		for _, p := range []struct {
+			method, path string
+			body         any
+		}{
+			{"POST", "/v1/search", map[string]any{"query": "peanuts", "filters": map[string]any{"userId": "bob"}}},
+			{"POST", "/v1/search", map[string]any{"query": "peanuts", "filters": map[string]any{"roomId": "room-bob"}}},
+			{"POST", "/v1/context", map[string]any{"query": "peanuts", "roomId": "room-bob"}},
+			{"GET", "/v1/memories?userId=bob", nil},
+			{"GET", "/v1/knowledge/entities?roomId=room-bob", nil},
+		} {
+			if st, raw := c.do(p.method, p.path, tok, p.body); st != 403 {
+				t.Errorf("%s %s with Alice's token: %d, want 403: %s", p.method, p.path, st, clip(raw))
+			}
+		}
+		if st, _ := c.do("GET", "/v1/memories", tok[:len(tok)-2]+"xx", nil); st != 401 {
+			t.Errorf("tampered token: %d, want 401", st)
+		}
+	})
+
+	t.Run("scoped content reaches the right readers", func(t *testing.T) {
+		// Bob's facts follow Bob into his second room, outside the world.
+		out := c.must(200, "GET", "/v1/memories?type=fact&userId=bob&roomId=room-bob-2", key, nil)
+		if got := listIDs(anyMaps(out["memories"])); !contains(got, bobFacts[0]) {
+			t.Errorf("Bob's fact is not visible acting for Bob in his second room: %v", got)
+		}
+		// The world memory is not visible in a room outside the world.
+		out = c.must(200, "GET", "/v1/memories?roomId=room-bob-2", key, nil)
+		if got := listIDs(anyMaps(out["memories"])); contains(got, world) {
+			t.Errorf("the world memory is visible in a room outside its world")
+		}
+		// The shared memory is visible to both users.
+		for _, u := range []string{"alice", "bob"} {
+			out = c.must(200, "GET", "/v1/memories?userId="+u, key, nil)
+			if got := listIDs(anyMaps(out["memories"])); !contains(got, shared) {
+				t.Errorf("the shared memory is not visible to %s", u)
+			}
+		}
+		// The admin view (the org key naming nobody) sees Bob's facts.
+		out = c.must(200, "GET", "/v1/memories?type=fact", key, nil)
+		if got := listIDs(anyMaps(out["memories"])); !contains(got, bobFacts[0]) {
+			t.Errorf("the admin view misses Bob's fact")
+		}
+	})
+}
+
+func merge(a, b map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
+
+func anyMaps(v any) []map[string]any {
+	var out []map[string]any
+	for _, x := range v.([]any) {
+		out = append(out, x.(map[string]any))
+	}
+	return out
+}
+
+func listIDs(ms []map[string]any) []string {
+	var ids []string
+	for _, m := range ms {
+		ids = append(ids, m["id"].(string))
+	}
+	return ids
+}
+
+func contains(vs []string, v string) bool {
+	for _, x := range vs {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func clip(s string) string {
+	if len(s) > 600 {
+		return s[:600] + "..."
+	}
+	return s
+}
