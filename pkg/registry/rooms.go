@@ -358,7 +358,7 @@ func (r *Registry) Join(ctx context.Context, orgID, roomID, worldID, entityID st
 // index writes the index entries of room roomID: its world's (worldID,
 // when not "") and its participants'.
 func (r *Registry) index(ctx context.Context, org, roomID, worldID string, participants ...string) error {
-	return r.eachIndex(ctx, worldID, participants, func(kind string) error {
+	return r.eachIndex(ctx, worldID, participants, func(ctx context.Context, kind string) error {
 		_, err := r.records.PutRecord(ctx, org, kind, roomID, ref{RoomID: roomID}, 0)
 		return err
 	})
@@ -366,21 +366,21 @@ func (r *Registry) index(ctx context.Context, org, roomID, worldID string, parti
 
 // unindex removes the index entries that index wrote.
 func (r *Registry) unindex(ctx context.Context, org, roomID, worldID string, participants ...string) error {
-	return r.eachIndex(ctx, worldID, participants, func(kind string) error {
+	return r.eachIndex(ctx, worldID, participants, func(ctx context.Context, kind string) error {
 		return r.records.DeleteRecord(ctx, org, kind, roomID)
 	})
 }
 
 // eachIndex calls f with the index kind of worldID (when not "") and of
-// each participant, a few at once.
-func (r *Registry) eachIndex(ctx context.Context, worldID string, participants []string, f func(kind string) error) error {
+// each participant, a few at once; the first error cancels the rest.
+func (r *Registry) eachIndex(ctx context.Context, worldID string, participants []string, f func(ctx context.Context, kind string) error) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(indexConcurrency)
 	if worldID != "" {
-		g.Go(func() error { return f(kindWorldRooms + worldID) })
+		g.Go(func() error { return f(ctx, kindWorldRooms+worldID) })
 	}
 	for _, p := range participants {
-		g.Go(func() error { return f(kindRoomsOf + p) })
+		g.Go(func() error { return f(ctx, kindRoomsOf+p) })
 	}
 	return g.Wait()
 }
