@@ -2,8 +2,8 @@
 // proxy integration, the caller taken from the request authorizer's context.
 // It opens the AWS backend (BACKEND=aws, INDEX=opensearch, EMBEDDER=bedrock)
 // with document ingestion, the admin endpoints (consolidation, API keys,
-// usage, extraction settings), per-org quotas and the reranker RERANKER
-// names; with
+// usage, extraction settings), the registry of entities, worlds and rooms,
+// per-org quotas and the reranker RERANKER names; with
 // EXTRACT_QUEUE_URL, POST /v1/messages queues extraction jobs on SQS. It
 // serves the MCP server at /mcp too (stateless, JSON responses), behind
 // the same authorizer. With TOKEN_SECRET_NAME, POST /v1/tokens mints
@@ -37,7 +37,7 @@ func main() {
 	quotas := &httpapi.Quotas{Limits: memory.OrgUsage{Memories: cfg.Quotas.Memories, Bytes: cfg.Quotas.Bytes, Documents: cfg.Quotas.Documents},
 		Usage: b.Store, Overrides: b.Store, UsageTTL: cfg.Quotas.UsageTTL}
 	opts := []httpapi.Option{httpapi.WithDocuments(docs), httpapi.WithConsolidation(job), httpapi.WithKeys(b.Store), httpapi.WithQuotas(quotas),
-		httpapi.WithKnowledge(b.Knowledge), httpapi.WithMetrics(b.Metrics),
+		httpapi.WithKnowledge(b.Knowledge), httpapi.WithRegistry(b.Registry), httpapi.WithMetrics(b.Metrics),
 		httpapi.WithSettings(extract.NewSettingsStore(b.Caps.Records)), httpapi.WithIdempotency(b.Store.Idempotency()),
 		httpapi.WithMount("/mcp", mcp.New(b.Service, mcp.WithKnowledge(b.Knowledge), mcp.WithQuotas(quotas), mcp.WithLogger(log)).Handler())}
 	tokens, err := secretsmanager.OpenTokens(ctx, cfg.AWS.TokenSecretName, secretsmanager.ClientOptions{Region: cfg.AWS.Region})

@@ -338,7 +338,9 @@ func validContent(c Content) error {
 	return nil
 }
 
-func validMetadata(raw json.RawMessage) error {
+// ValidMetadata checks metadata: absent, null, or a JSON object of at most
+// MaxMetadataBytes (EINVALID naming the field "metadata").
+func ValidMetadata(raw json.RawMessage) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
@@ -377,7 +379,7 @@ func (m *Memory) Validate() error {
 			return err
 		}
 	}
-	if err := validMetadata(m.Metadata); err != nil {
+	if err := ValidMetadata(m.Metadata); err != nil {
 		return err
 	}
 	if err := m.validVisibility(); err != nil {

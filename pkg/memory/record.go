@@ -15,11 +15,17 @@ type Record struct {
 	Value   json.RawMessage `json:"value"`
 }
 
+// RecordCreateOnly is the ifVersion of RecordStore.PutRecord that creates
+// a record only where there is none: the record version before the first.
+const RecordCreateOnly int64 = -1
+
 // RecordStore keeps records per org and kind.
 type RecordStore interface {
 	// PutRecord stores value under (org, kind, id). With ifVersion 0 it
-	// creates or replaces unconditionally; otherwise the stored version must
-	// equal ifVersion (ECONFLICT). It returns the new version.
+	// creates or replaces unconditionally; with RecordCreateOnly it creates
+	// only when there is no such record (ECONFLICT otherwise); otherwise the
+	// stored version must equal ifVersion (ECONFLICT). It returns the new
+	// version.
 	PutRecord(ctx context.Context, org, kind, id string, value any, ifVersion int64) (int64, error)
 	// GetRecord reads a record into out and returns its version; ENOTFOUND.
 	GetRecord(ctx context.Context, org, kind, id string, out any) (int64, error)

@@ -76,6 +76,28 @@ func RecordSuite(t *testing.T, open func(t *testing.T) memory.RecordStore) {
 			t.Fatalf("deleting an absent record: %v", err)
 		}
 	})
+	t.Run("create only", func(t *testing.T) {
+		s := open(t)
+		if v, err := s.PutRecord(ctx, OrgA, "DOC", "c1", status{"first", 1}, memory.RecordCreateOnly); err != nil || v != 1 {
+			t.Fatalf("create only, absent: %d %v", v, err)
+		}
+		if _, err := s.PutRecord(ctx, OrgA, "DOC", "c1", status{"second", 2}, memory.RecordCreateOnly); memory.ErrorCode(err) != memory.ECONFLICT {
+			t.Fatalf("create only, present: %v, want %s", err, memory.ECONFLICT)
+		}
+		var got status
+		if v, err := s.GetRecord(ctx, OrgA, "DOC", "c1", &got); err != nil || v != 1 || got != (status{"first", 1}) {
+			t.Fatalf("after a refused create: %+v version %d %v", got, v, err)
+		}
+		if v, err := s.PutRecord(ctx, OrgB, "DOC", "c1", status{"b", 1}, memory.RecordCreateOnly); err != nil || v != 1 {
+			t.Fatalf("create only in another org: %d %v", v, err)
+		}
+		if err := s.DeleteRecord(ctx, OrgA, "DOC", "c1"); err != nil {
+			t.Fatal(err)
+		}
+		if v, err := s.PutRecord(ctx, OrgA, "DOC", "c1", status{"again", 3}, memory.RecordCreateOnly); err != nil || v != 1 {
+			t.Fatalf("create only after a delete: %d %v", v, err)
+		}
+	})
 	t.Run("list pages in id order", func(t *testing.T) {
 		s := open(t)
 		for i := 0; i < 25; i++ {

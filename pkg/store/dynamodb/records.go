@@ -34,7 +34,10 @@ func (s *Store) PutRecord(ctx context.Context, org, kind, id string, value any, 
 			":zero": num(0), ":one": num(1)},
 		ReturnValues: types.ReturnValueUpdatedNew,
 	}
-	if ifVersion != 0 {
+	switch {
+	case ifVersion == memory.RecordCreateOnly:
+		in.ConditionExpression = aws.String("attribute_not_exists(version)")
+	case ifVersion > 0:
 		in.ConditionExpression = aws.String("version = :expected")
 		in.ExpressionAttributeValues[":expected"] = num(ifVersion)
 	}

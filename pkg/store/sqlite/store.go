@@ -909,7 +909,10 @@ func putRecord(ctx context.Context, tx *sql.Tx, org, kind, id string, value any,
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return 0, err
 	}
-	if ifVersion != 0 && cur != ifVersion {
+	if ifVersion == memory.RecordCreateOnly && cur != 0 {
+		return 0, memory.Errorf(memory.ECONFLICT, "%s %q exists already", strings.ToLower(kind), id)
+	}
+	if ifVersion > 0 && cur != ifVersion {
 		return 0, memory.Errorf(memory.ECONFLICT, "%s %q changed concurrently", strings.ToLower(kind), id)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO records (org_id, kind, id, version, value) VALUES (?,?,?,?,?)

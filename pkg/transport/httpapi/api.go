@@ -24,6 +24,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/pipeline/consolidate"
 	"github.com/agentmem/agentmem/pkg/pipeline/extract"
 	"github.com/agentmem/agentmem/pkg/pipeline/ingest"
+	"github.com/agentmem/agentmem/pkg/registry"
 	"github.com/agentmem/agentmem/pkg/telemetry"
 )
 
@@ -43,6 +44,8 @@ type Server struct {
 	routes        []Route // the route table, in registration order (Routes)
 	// knowledge serves /v1/knowledge/* (WithKnowledge).
 	knowledge *knowledge.Explorer
+	// registry serves /v1/entities, /v1/worlds and /v1/rooms (WithRegistry).
+	registry *registry.Registry
 	// metrics and handler: see observe.go.
 	metrics telemetry.Metrics
 	handler http.Handler
@@ -152,6 +155,7 @@ func New(svc *service.Service, auth Authenticator, log *slog.Logger, opts ...Opt
 		s.route("GET /v1/admin/usage", s.usage, memory.GrantAdmin)
 	}
 	s.routeKnowledge()
+	s.routeRegistry()
 	s.routeOpenAPI()
 	s.instrument()
 	return s

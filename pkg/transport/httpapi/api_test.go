@@ -20,6 +20,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/pipeline/consolidate"
 	"github.com/agentmem/agentmem/pkg/pipeline/extract"
 	"github.com/agentmem/agentmem/pkg/pipeline/ingest"
+	"github.com/agentmem/agentmem/pkg/registry"
 	"github.com/agentmem/agentmem/pkg/transport/httpapi"
 	"github.com/agentmem/agentmem/pkg/wiring/local"
 	"github.com/aws/aws-lambda-go/events"
@@ -63,7 +64,8 @@ func newServerQueue(t *testing.T) (*httpapi.Server, *extract.LocalQueue) {
 		t.Fatal(err)
 	}
 	return httpapi.New(b.Service, keys, log, httpapi.WithDocuments(docs), httpapi.WithExtraction(queue), httpapi.WithConsolidation(job),
-		httpapi.WithKnowledge(b.Knowledge), httpapi.WithSettings(settings), httpapi.WithIdempotency(idem)), queue
+		httpapi.WithKnowledge(b.Knowledge), httpapi.WithSettings(settings), httpapi.WithIdempotency(idem),
+		httpapi.WithRegistry(registry.New(b.Store))), queue
 }
 
 // client drives a handler over a real HTTP server on loopback.

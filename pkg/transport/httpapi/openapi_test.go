@@ -58,8 +58,12 @@ func deployment(t *testing.T) (*httpapi.Server, http.Handler) {
 	t.Cleanup(queue.Close)
 	opts := []httpapi.Option{httpapi.WithDocuments(b.Documents), httpapi.WithExtraction(queue),
 		httpapi.WithConsolidation(b.Consolidation), httpapi.WithKeys(b.Keys), httpapi.WithQuotas(server.Quotas(cfg.Quotas, b)),
+<<<<<<< HEAD
 		httpapi.WithKnowledge(b.Knowledge), httpapi.WithHealth(b), httpapi.WithIdempotency(b.Idempotency),
 		httpapi.WithTokens(b.Tokens)}
+=======
+		httpapi.WithKnowledge(b.Knowledge), httpapi.WithRegistry(b.Registry), httpapi.WithHealth(b), httpapi.WithIdempotency(b.Idempotency)}
+>>>>>>> h-registry
 	if b.Settings != nil {
 		opts = append(opts, httpapi.WithSettings(b.Settings))
 	}
@@ -272,6 +276,46 @@ func TestOpenAPIResponsesMatchSchemas(t *testing.T) {
 		{name: "topics with an entity type", method: "GET", path: "/v1/knowledge/topics?type=person", op: "/v1/knowledge/topics", key: admin, status: 400},
 		{name: "terms", method: "GET", path: "/v1/knowledge/terms?prefix=a&kinds=true", op: "/v1/knowledge/terms", key: admin, status: 200},
 		{name: "terms with a bad flag", method: "GET", path: "/v1/knowledge/terms?kinds=maybe", op: "/v1/knowledge/terms", key: admin, status: 400},
+		// registry: entities, worlds, rooms and participants
+		{name: "create entity", method: "POST", path: "/v1/entities", key: admin, body: map[string]any{"id": "user-1", "names": []string{"Ana"}, "metadata": map[string]any{"tz": "UTC"}}, status: 201, want: map[string]string{"Location": "/v1/entities/user-1", "ETag": `"1"`}},
+		{name: "create entity without names", method: "POST", path: "/v1/entities", key: admin, body: map[string]any{"id": "user-2"}, status: 400},
+		{name: "list entities", method: "GET", path: "/v1/entities?limit=10", op: "/v1/entities", key: admin, status: 200},
+		{name: "list entities with limit 0", method: "GET", path: "/v1/entities?limit=0", op: "/v1/entities", key: admin, status: 400},
+		{name: "get entity", method: "GET", path: "/v1/entities/user-1", op: "/v1/entities/{id}", key: admin, status: 200, save: map[string]string{"entTag": "ETag"}},
+		{name: "get entity unchanged", method: "GET", path: "/v1/entities/user-1", op: "/v1/entities/{id}", key: admin, headers: map[string]string{"If-None-Match": "{entTag}"}, status: 304},
+		{name: "get entity of another org", method: "GET", path: "/v1/entities/user-1", op: "/v1/entities/{id}", key: other, status: 404},
+		{name: "patch entity", method: "PATCH", path: "/v1/entities/user-1", op: "/v1/entities/{id}", key: admin, body: map[string]any{"names": []string{"Ana L."}}, headers: map[string]string{"If-Match": "{entTag}"}, status: 200, want: map[string]string{"ETag": `"2"`}},
+		{name: "patch entity at a stale version", method: "PATCH", path: "/v1/entities/user-1", op: "/v1/entities/{id}", key: admin, body: map[string]any{"names": []string{"Stale"}}, headers: map[string]string{"If-Match": "{entTag}"}, status: 412},
+		{name: "patch an org entity with an agent key", method: "PATCH", path: "/v1/entities/user-1", op: "/v1/entities/{id}", key: bot, body: map[string]any{"names": []string{"Bot's"}}, status: 403},
+		{name: "create world", method: "POST", path: "/v1/worlds", key: admin, body: map[string]any{"id": "guild-1", "name": "Guild", "serverId": "42"}, status: 201, want: map[string]string{"Location": "/v1/worlds/guild-1"}},
+		{name: "create world with a taken id", method: "POST", path: "/v1/worlds", key: admin, body: map[string]any{"id": "guild-1"}, status: 409},
+		{name: "list worlds", method: "GET", path: "/v1/worlds", key: admin, status: 200},
+		{name: "list worlds with a bad parameter", method: "GET", path: "/v1/worlds?worldId=x", op: "/v1/worlds", key: admin, status: 400},
+		{name: "get world", method: "GET", path: "/v1/worlds/guild-1", op: "/v1/worlds/{id}", key: bot, status: 200},
+		{name: "get world of another org", method: "GET", path: "/v1/worlds/guild-1", op: "/v1/worlds/{id}", key: other, status: 404},
+		{name: "patch world", method: "PATCH", path: "/v1/worlds/guild-1", op: "/v1/worlds/{id}", key: admin, body: map[string]any{"name": "The guild"}, status: 200},
+		{name: "patch world with nothing", method: "PATCH", path: "/v1/worlds/guild-1", op: "/v1/worlds/{id}", key: admin, body: map[string]any{}, status: 400},
+		{name: "create room", method: "POST", path: "/v1/rooms", key: bot, body: map[string]any{"id": "chan-1", "worldId": "guild-1", "source": "discord", "type": "GROUP", "participants": []string{"user-1"}}, status: 201, want: map[string]string{"Location": "/v1/rooms/chan-1"}},
+		{name: "create room in an unknown world", method: "POST", path: "/v1/rooms", key: admin, body: map[string]any{"id": "chan-2", "worldId": "nowhere"}, status: 400},
+		{name: "list rooms of a world", method: "GET", path: "/v1/rooms?worldId=guild-1", op: "/v1/rooms", key: admin, status: 200},
+		{name: "list rooms with a bad cursor", method: "GET", path: "/v1/rooms?cursor=%01", op: "/v1/rooms", key: admin, status: 400},
+		{name: "get room", method: "GET", path: "/v1/rooms/chan-1", op: "/v1/rooms/{id}", key: bot, status: 200},
+		{name: "get room of another org", method: "GET", path: "/v1/rooms/chan-1", op: "/v1/rooms/{id}", key: other, status: 404},
+		{name: "patch room", method: "PATCH", path: "/v1/rooms/chan-1", op: "/v1/rooms/{id}", key: bot, body: map[string]any{"name": "general"}, status: 200},
+		{name: "patch room with participants", method: "PATCH", path: "/v1/rooms/chan-1", op: "/v1/rooms/{id}", key: bot, body: map[string]any{"participants": []string{"x"}}, status: 400},
+		{name: "add participant", method: "POST", path: "/v1/rooms/chan-1/participants", op: "/v1/rooms/{id}/participants", key: bot, body: map[string]any{"entityId": "user-9"}, status: 200},
+		{name: "add participant without an entity", method: "POST", path: "/v1/rooms/chan-1/participants", op: "/v1/rooms/{id}/participants", key: bot, body: map[string]any{}, status: 400},
+		{name: "participants", method: "GET", path: "/v1/rooms/chan-1/participants", op: "/v1/rooms/{id}/participants", key: admin, status: 200},
+		{name: "participants of another org's room", method: "GET", path: "/v1/rooms/chan-1/participants", op: "/v1/rooms/{id}/participants", key: other, status: 404},
+		{name: "remove participant", method: "DELETE", path: "/v1/rooms/chan-1/participants/user-9", op: "/v1/rooms/{id}/participants/{entityId}", key: bot, status: 200},
+		{name: "remove participant again", method: "DELETE", path: "/v1/rooms/chan-1/participants/user-9", op: "/v1/rooms/{id}/participants/{entityId}", key: bot, status: 404},
+		{name: "delete a world with rooms", method: "DELETE", path: "/v1/worlds/guild-1", op: "/v1/worlds/{id}", key: admin, status: 409},
+		{name: "delete room", method: "DELETE", path: "/v1/rooms/chan-1", op: "/v1/rooms/{id}", key: bot, status: 204},
+		{name: "delete room again", method: "DELETE", path: "/v1/rooms/chan-1", op: "/v1/rooms/{id}", key: bot, status: 404},
+		{name: "delete world", method: "DELETE", path: "/v1/worlds/guild-1", op: "/v1/worlds/{id}", key: admin, status: 204},
+		{name: "delete world again", method: "DELETE", path: "/v1/worlds/guild-1", op: "/v1/worlds/{id}", key: admin, status: 404},
+		{name: "delete entity with an agent key", method: "DELETE", path: "/v1/entities/user-1", op: "/v1/entities/{id}", key: bot, status: 403},
+		{name: "delete entity", method: "DELETE", path: "/v1/entities/user-1", op: "/v1/entities/{id}", key: admin, status: 204},
 		// admin
 		{name: "no consolidation yet", method: "GET", path: "/v1/admin/consolidation", key: admin, status: 404},
 		{name: "consolidate", method: "POST", path: "/v1/admin/consolidate", key: admin, status: 200},

@@ -19,6 +19,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/knowledge"
 	"github.com/agentmem/agentmem/pkg/llm/bedrock"
 	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/registry"
 	"github.com/agentmem/agentmem/pkg/service"
 	"github.com/agentmem/agentmem/pkg/store/dynamodb"
 	"github.com/agentmem/agentmem/pkg/telemetry"
@@ -47,6 +48,9 @@ type Backend struct {
 	// knowledge with (nil when the store keeps no term index); the
 	// scheduled maintenance retries its pending extractions.
 	Extraction *knowledge.Service
+	// Registry keeps the orgs' entities, worlds and rooms in the store's
+	// records (the API's /v1/entities, /v1/worlds, /v1/rooms).
+	Registry *registry.Registry
 }
 
 // MaintenanceGrace is how old an ingestion left pending must be before the
@@ -80,7 +84,8 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...serv
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{Store: store, Index: ix, Embedder: emb, Caps: Capabilities(store), Metrics: telemetry.Discard}
+	b := &Backend{Store: store, Index: ix, Embedder: emb, Caps: Capabilities(store), Metrics: telemetry.Discard,
+		Registry: registry.New(store)}
 	// The service sees the ports traced when tracing is on; the Backend keeps them bare.
 	ts, tix, temb := telemetry.Ports(store, ix, emb)
 	k := wiring.NewKnowledge(ts, temb, log)

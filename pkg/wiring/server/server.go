@@ -24,6 +24,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/pipeline/consolidate"
 	"github.com/agentmem/agentmem/pkg/pipeline/extract"
 	"github.com/agentmem/agentmem/pkg/pipeline/ingest"
+	"github.com/agentmem/agentmem/pkg/registry"
 	"github.com/agentmem/agentmem/pkg/service"
 	"github.com/agentmem/agentmem/pkg/store/dynamodb"
 	"github.com/agentmem/agentmem/pkg/telemetry"
@@ -77,6 +78,9 @@ type Backend struct {
 	// language with the configured LLM when there is one; nil when the
 	// store keeps no term index.
 	Knowledge *knowledge.Explorer
+	// Registry keeps the orgs' entities, worlds and rooms in the store's
+	// records (nil when the store keeps none).
+	Registry *registry.Registry
 	// Bolt is the index when it is the embedded one; Reembedder, when not
 	// nil, is rebuilding its vectors after a model change.
 	Bolt       *bolt.Index
@@ -239,6 +243,9 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		return fail(err)
 	}
 	b.Settings = extraction.SettingsOf(b.Facts)
+	if b.Caps.Records != nil {
+		b.Registry = registry.New(b.Caps.Records)
+	}
 	if b.Consolidation, err = consolidation.New(b.Service, b.Caps, cfg.Consolidation, log); err != nil {
 		return fail(err)
 	}
