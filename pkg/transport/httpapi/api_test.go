@@ -65,7 +65,7 @@ func newServerQueue(t *testing.T) (*httpapi.Server, *extract.LocalQueue) {
 	}
 	return httpapi.New(b.Service, keys, log, httpapi.WithDocuments(docs), httpapi.WithExtraction(queue), httpapi.WithConsolidation(job),
 		httpapi.WithKnowledge(b.Knowledge), httpapi.WithSettings(settings), httpapi.WithIdempotency(idem),
-		httpapi.WithRegistry(registry.New(b.Store))), queue
+		httpapi.WithRegistry(b.Registry)), queue
 }
 
 // client drives a handler over a real HTTP server on loopback.

@@ -58,12 +58,8 @@ func deployment(t *testing.T) (*httpapi.Server, http.Handler) {
 	t.Cleanup(queue.Close)
 	opts := []httpapi.Option{httpapi.WithDocuments(b.Documents), httpapi.WithExtraction(queue),
 		httpapi.WithConsolidation(b.Consolidation), httpapi.WithKeys(b.Keys), httpapi.WithQuotas(server.Quotas(cfg.Quotas, b)),
-<<<<<<< HEAD
-		httpapi.WithKnowledge(b.Knowledge), httpapi.WithHealth(b), httpapi.WithIdempotency(b.Idempotency),
+		httpapi.WithKnowledge(b.Knowledge), httpapi.WithRegistry(b.Registry), httpapi.WithHealth(b), httpapi.WithIdempotency(b.Idempotency),
 		httpapi.WithTokens(b.Tokens)}
-=======
-		httpapi.WithKnowledge(b.Knowledge), httpapi.WithRegistry(b.Registry), httpapi.WithHealth(b), httpapi.WithIdempotency(b.Idempotency)}
->>>>>>> h-registry
 	if b.Settings != nil {
 		opts = append(opts, httpapi.WithSettings(b.Settings))
 	}

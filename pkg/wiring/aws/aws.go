@@ -91,6 +91,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...serv
 	k := wiring.NewKnowledge(ts, temb, log)
 	b.Knowledge = wiring.ShareRelated(wiring.KnowledgeExplorer(store, nil, log), k)
 	b.Extraction = k
+	opts = append(opts, service.WithRoomDirectory(b.Registry))
 	b.Service = service.NewService(ts, tix, temb, wiring.ServiceOptions(cfg, log, append(wiring.KnowledgeServiceOptions(k), opts...)...)...)
 	b.closers.Add(b.Service.Close)
 	return b, nil

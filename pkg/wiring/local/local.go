@@ -17,6 +17,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/index/bolt"
 	"github.com/agentmem/agentmem/pkg/knowledge"
 	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/registry"
 	"github.com/agentmem/agentmem/pkg/service"
 	"github.com/agentmem/agentmem/pkg/store/sqlite"
 	"github.com/agentmem/agentmem/pkg/wiring"
@@ -32,6 +33,9 @@ type Backend struct {
 	Caps wiring.Capabilities
 	// Knowledge is the knowledge API's use case (offline translation).
 	Knowledge *knowledge.Explorer
+	// Registry keeps the orgs' entities, worlds and rooms; the service
+	// resolves whom reads serve from it.
+	Registry *registry.Registry
 }
 
 // Open opens the backend in dataDir with embedder: the store, and the index
@@ -61,8 +65,10 @@ func Open(ctx context.Context, dataDir string, embedder memory.Embedder, log *sl
 		}
 	}
 	k := wiring.NewKnowledge(store, embedder, log)
-	svc := service.NewService(store, ix, embedder, append(append([]service.Option{service.WithLogger(log)}, wiring.KnowledgeServiceOptions(k)...), opts...)...)
-	return &Backend{Store: store, Index: ix, Embedder: embedder, Service: svc, Caps: Capabilities(store),
+	reg := registry.New(store)
+	base := append([]service.Option{service.WithLogger(log), service.WithRoomDirectory(reg)}, wiring.KnowledgeServiceOptions(k)...)
+	svc := service.NewService(store, ix, embedder, append(base, opts...)...)
+	return &Backend{Store: store, Index: ix, Embedder: embedder, Service: svc, Caps: Capabilities(store), Registry: reg,
 		Knowledge: wiring.ShareRelated(wiring.KnowledgeExplorer(store, nil, log), k)}, nil
 }
 

@@ -227,6 +227,10 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 	store, index, tracedEmb := telemetry.Ports(b.Store, b.Index, emb)
 	k := wiring.NewKnowledge(store, tracedEmb, log)
 	opts = append(append(wiring.KnowledgeServiceOptions(k), rerank.Options(cfg.Rerank, rr)...), opts...)
+	if b.Caps.Records != nil {
+		b.Registry = registry.New(b.Caps.Records)
+		opts = append(opts, service.WithRoomDirectory(b.Registry))
+	}
 	b.Service = service.NewService(store, index, tracedEmb, wiring.ServiceOptions(cfg, log, opts...)...)
 	b.closers.Add(b.Service.Close) // closed first: its queued accesses need the store
 	if k != nil && k.Related != nil {
@@ -243,9 +247,6 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		return fail(err)
 	}
 	b.Settings = extraction.SettingsOf(b.Facts)
-	if b.Caps.Records != nil {
-		b.Registry = registry.New(b.Caps.Records)
-	}
 	if b.Consolidation, err = consolidation.New(b.Service, b.Caps, cfg.Consolidation, log); err != nil {
 		return fail(err)
 	}
