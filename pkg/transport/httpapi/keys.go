@@ -22,8 +22,9 @@ type CreateKeyRequest struct {
 	// org-level key.
 	AgentID string `json:"agentId"`
 	// Grants are the operations the key may perform: read, write,
-	// delete, delete:org, admin (admin on org-level keys only). A key can
-	// grant only what it holds itself.
+	// delete, delete:org, admin (admin on org-level keys only), write:org.
+	// A key can grant only what it holds itself (an org-level key with
+	// write holds write:org in effect).
 	Grants *memory.Grants `json:"grants"`
 }
 
@@ -47,9 +48,15 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request, c memory.Call
 		return err
 	}
 	if req.Grants == nil || *req.Grants == 0 {
-		return memory.Errorf(memory.EINVALID, "grants: required, a list of read, write, delete, delete:org, admin")
+		return memory.Errorf(memory.EINVALID, "grants: required, a list of read, write, delete, delete:org, admin, write:org")
 	}
-	if extra := *req.Grants &^ c.Grants; extra != 0 {
+	held := c.Grants
+	if c.AgentID == "" && held.Has(memory.GrantWrite) {
+		// An org-level key changes org memories with write alone; keys
+		// stored before write:org existed lack the bit.
+		held |= memory.GrantWriteOrg
+	}
+	if extra := *req.Grants &^ held; extra != 0 {
 		return memory.Errorf(memory.EFORBIDDEN, "grants: this key cannot grant %s, which it does not hold", extra)
 	}
 	secret, k, err := auth.NewKey(c.OrgID, req.AgentID, req.Name, *req.Grants, time.Now())
