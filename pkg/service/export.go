@@ -550,6 +550,13 @@ func (im *Importer) finishRecords(ctx context.Context) error {
 		}
 		return nil
 	}
+	var releases []func()
+	defer func() {
+		for _, r := range releases {
+			r()
+		}
+	}()
+	orphans := int64(-1) // counted on the first new record
 	for i, r := range im.recs {
 		v, err := im.recordValue(r)
 		if err != nil {
@@ -566,18 +573,23 @@ func (im *Importer) finishRecords(ctx context.Context) error {
 		case !memory.IsNotFound(err):
 			return fmt.Errorf("import record %s: %w", r.ID, err)
 		}
-		release, err := im.reserveRecord(ctx, r.ID)
+		if orphans < 0 && im.reserve != nil {
+			if orphans, err = im.orphanRecords(ctx, rs); err != nil {
+				return err
+			}
+		}
+		release, err := im.reserveRecord(ctx, r.ID, orphans)
 		if err != nil {
 			im.report.Records.Failed++
 			im.report.fail(im.recAt[i], err)
 			if memory.ErrorCode(err) == memory.EQUOTA {
-				return memory.Errorf(memory.EQUOTA, "line %d: %s; the import stopped there: the memories and the records of the lines before it are stored, nothing from it on (an import is idempotent: run it again once the org has room)",
-					im.recAt[i], memory.ErrorMessage(err))
+				return memory.Errorf(memory.EQUOTA, "line %d: %s (the org's %d document records without a document memory count as documents too); the import stopped there: the memories and the records of the lines before it are stored, nothing from it on (an import is idempotent: run it again once the org has room)",
+					im.recAt[i], memory.ErrorMessage(err), orphans)
 			}
 			return err
 		}
+		releases = append(releases, release)
 		_, err = rs.PutRecord(ctx, im.c.OrgID, r.Kind, r.ID, v, 0)
-		release()
 		if err != nil {
 			return fmt.Errorf("import record %s: %w", r.ID, err)
 		}
@@ -658,7 +670,10 @@ func (im *Importer) recordValue(r memory.Record) (map[string]any, error) {
 
 // reserveRecord reserves the document a new record lists, unless its
 // document memory is in the org already (then that memory counts it).
-func (im *Importer) reserveRecord(ctx context.Context, docID string) (func(), error) {
+// The usage the quota reads counts document memories only, so the org's
+// orphans (records without one, which list documents all the same) are
+// reserved with it; the reservations are held to the end of the import.
+func (im *Importer) reserveRecord(ctx context.Context, docID string, orphans int64) (func(), error) {
 	if im.reserve == nil {
 		return func() {}, nil
 	}
@@ -669,5 +684,49 @@ func (im *Importer) reserveRecord(ctx context.Context, docID string) (func(), er
 	if n > 0 {
 		return func() {}, nil
 	}
+	release, err := im.reserve(ctx, memory.OrgUsage{Documents: 1 + orphans})
+	if err != nil {
+		return nil, err
+	}
+	// Hold the record itself; the orphans were only checked with it.
+	release()
 	return im.reserve(ctx, memory.OrgUsage{Documents: 1})
+}
+
+// orphanRecords counts c's org's document records that have no document
+// memory: one pass over the document memories (bounded by the documents
+// quota) and one over the records.
+func (im *Importer) orphanRecords(ctx context.Context, rs memory.RecordStore) (int64, error) {
+	docs := map[string]bool{}
+	q := memory.ListQuery{Filter: memory.Filter{OrgID: im.c.OrgID, Types: []memory.Type{memory.TypeDocument}, IncludeArchived: true}, Limit: exportPage}
+	for {
+		p, err := im.s.store.List(ctx, q)
+		if err != nil {
+			return 0, err
+		}
+		for _, m := range p.Memories {
+			docs[m.DocumentID] = true
+		}
+		if p.Next == nil {
+			break
+		}
+		q.Cursor = p.Next
+	}
+	var n int64
+	after := ""
+	for {
+		recs, next, err := rs.ListRecords(ctx, im.c.OrgID, DocumentRecordKind, after, exportPage)
+		if err != nil {
+			return 0, err
+		}
+		for _, r := range recs {
+			if !docs[r.ID] {
+				n++
+			}
+		}
+		if next == "" {
+			return n, nil
+		}
+		after = next
+	}
 }

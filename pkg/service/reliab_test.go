@@ -133,29 +133,57 @@ func TestImportedRecordValues(t *testing.T) {
 
 func TestImportedOrphanRecordsCountAsDocuments(t *testing.T) {
 	b := open(t)
-	docs := 0
-	im, err := b.Service.NewImporter(orgA)
-	check(t, err)
-	im.WithQuota(func(_ context.Context, add memory.OrgUsage) (func(), error) {
-		if docs+int(add.Documents) > 2 {
+	// A quota of 2 documents over a usage that, like the stores', counts
+	// document memories only (none here): the importer adds the orphans.
+	var mu sync.Mutex
+	held := int64(0)
+	quota := func(_ context.Context, add memory.OrgUsage) (func(), error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if held+add.Documents > 2 {
 			return nil, memory.Errorf(memory.EQUOTA, "quota documents")
 		}
-		docs += int(add.Documents)
-		return func() {}, nil
-	})
-	for i := 1; i <= 5; i++ {
-		raw, _ := json.Marshal(map[string]any{"key": fmt.Sprintf("org-a/_org/d%d.md", i), "state": "failed"})
-		js, _ := json.Marshal(service.ExportLine{Kind: service.LineRecord, Record: &memory.Record{Kind: service.DocumentRecordKind, ID: fmt.Sprintf("doc-%d", i), Value: raw}})
-		check(t, im.Add(ctx, i, js))
+		held += add.Documents
+		return func() { mu.Lock(); held -= add.Documents; mu.Unlock() }, nil
 	}
-	_, err = im.Finish(ctx)
-	if memory.ErrorCode(err) != memory.EQUOTA || !strings.Contains(memory.ErrorMessage(err), "line 3:") {
-		t.Fatalf("finish = %v, want EQUOTA at line 3", err)
+	run := func(first, n int) error {
+		im, err := b.Service.NewImporter(orgA)
+		check(t, err)
+		im.WithQuota(quota)
+		for i := first; i < first+n; i++ {
+			raw, _ := json.Marshal(map[string]any{"key": fmt.Sprintf("org-a/_org/d%d.md", i), "state": "failed"})
+			js, _ := json.Marshal(service.ExportLine{Kind: service.LineRecord, Record: &memory.Record{Kind: service.DocumentRecordKind, ID: fmt.Sprintf("doc-%d", i), Value: raw}})
+			check(t, im.Add(ctx, i-first+1, js))
+		}
+		_, err = im.Finish(ctx)
+		return err
 	}
-	recs, _, err := b.Store.ListRecords(ctx, "org-a", service.DocumentRecordKind, "", 100)
-	check(t, err)
-	if len(recs) != 2 {
-		t.Fatalf("%d records stored, want 2", len(recs))
+	stored := func() int {
+		recs, _, err := b.Store.ListRecords(ctx, "org-a", service.DocumentRecordKind, "", 100)
+		check(t, err)
+		return len(recs)
+	}
+	for _, tc := range []struct {
+		name        string
+		first, n    int
+		stopLine    int // 0: no stop
+		wantRecords int
+	}{
+		{"five into a quota of two", 1, 5, 3, 2},
+		{"a second import finds the org full", 10, 2, 1, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := run(tc.first, tc.n)
+			if memory.ErrorCode(err) != memory.EQUOTA || !strings.Contains(memory.ErrorMessage(err), fmt.Sprintf("line %d:", tc.stopLine)) {
+				t.Fatalf("import = %v, want EQUOTA at line %d", err, tc.stopLine)
+			}
+			if n := stored(); n != tc.wantRecords {
+				t.Fatalf("%d records stored, want %d", n, tc.wantRecords)
+			}
+			if held != 0 {
+				t.Fatalf("%d documents still reserved after the import", held)
+			}
+		})
 	}
 }
 
