@@ -19,7 +19,7 @@ import (
 )
 
 const keysUsage = `usage:
-  memctl keys create -org ORG [-agent AGENT] [-name NAME] [-grants read,write,delete,delete:org,admin]
+  memctl keys create -org ORG [-agent AGENT] [-name NAME] [-grants read,write,delete,delete:org,admin,write:org]
   memctl keys list   -org ORG
   memctl keys revoke -org ORG KEY_ID
   memctl quota       -org ORG [-memories N] [-bytes N] [-documents N]   (show, or set the org's own limits; 0 keeps the default)

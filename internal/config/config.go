@@ -251,8 +251,15 @@ type Extraction struct {
 // AWS). Rates and concurrency are per API key (per client address for
 // requests without one); 0 disables a limit.
 type Limits struct {
-	Rate        float64       // RATE_LIMIT: requests per second per key (default 100)
-	Burst       int           // RATE_LIMIT_BURST: requests a key may send at once above its rate (default 200)
+	Rate  float64 // RATE_LIMIT: requests per second per key (default 100)
+	Burst int     // RATE_LIMIT_BURST: requests a key may send at once above its rate (default 200)
+	// OrgRate (ORG_RATE_LIMIT) is the requests per second of all of an
+	// org's keys together, a bucket above each key's (default 1.5 ×
+	// RATE_LIMIT; 0 disables), with bursts of OrgBurst
+	// (ORG_RATE_LIMIT_BURST, default 1.5 × RATE_LIMIT_BURST): minting
+	// keys does not multiply an org's rate.
+	OrgRate     float64
+	OrgBurst    int
 	Concurrency int           // CONCURRENCY_LIMIT: requests of one key in flight at once (default 32)
 	Timeout     time.Duration // REQUEST_TIMEOUT: each request's context deadline (default 60s)
 	// ReadTimeout (HTTP_READ_TIMEOUT, default 30s) bounds reading a
@@ -268,6 +275,7 @@ type Quotas struct {
 	Memories  int64 // QUOTA_MEMORIES: memories an org may hold (default 1,000,000)
 	Bytes     int64 // QUOTA_BYTES: bytes of content text an org may hold (default 1 GiB)
 	Documents int64 // QUOTA_DOCUMENTS: documents an org may hold (default 10,000)
+	Keys      int   // QUOTA_KEYS: API keys an org may hold, revoked ones aside (default 100)
 	// UsageTTL (QUOTA_USAGE_TTL) reuses a usage count this long: 0 (the
 	// default of the embedded store, whose count is one row) reads it on
 	// every write; with BACKEND=aws, where usage is counted by a query, it
@@ -555,9 +563,11 @@ func LoadExtraction(getenv func(string) string) Extraction {
 func LoadLimits(getenv func(string) string) (Limits, error) {
 	e := env(getenv)
 	var l Limits
-	var errs [7]error
+	var errs [9]error
 	l.Rate, errs[0] = e.float("RATE_LIMIT", 100, "a number of requests per second >= 0 (0 disables)")
 	l.Burst, errs[1] = e.integer("RATE_LIMIT_BURST", 200, 1, 1<<30, "a whole number >= 1")
+	l.OrgRate, errs[7] = e.float("ORG_RATE_LIMIT", l.Rate*1.5, "a number of requests per second >= 0 (0 disables)")
+	l.OrgBurst, errs[8] = e.integer("ORG_RATE_LIMIT_BURST", max(1, l.Burst*3/2), 1, 1<<30, "a whole number >= 1")
 	l.Concurrency, errs[2] = e.integer("CONCURRENCY_LIMIT", 32, 0, 1<<20, "a whole number >= 0 (0 disables)")
 	l.Timeout, errs[3] = e.duration("REQUEST_TIMEOUT", 60*time.Second, false)
 	l.ReadTimeout, errs[4] = e.duration("HTTP_READ_TIMEOUT", 30*time.Second, false)
@@ -576,8 +586,9 @@ func LoadLimits(getenv func(string) string) (Limits, error) {
 func LoadQuotas(getenv func(string) string) (Quotas, error) {
 	e := env(getenv)
 	var q Quotas
-	var errs [4]error
+	var errs [5]error
 	var n int
+	q.Keys, errs[4] = e.integer("QUOTA_KEYS", 100, 0, 1<<30, "a whole number >= 0 (0: unlimited)")
 	n, errs[0] = e.integer("QUOTA_MEMORIES", 1_000_000, 0, 1<<50, "a whole number >= 0 (0: unlimited)")
 	q.Memories = int64(n)
 	n, errs[1] = e.integer("QUOTA_BYTES", 1<<30, 0, 1<<50, "a number of bytes >= 0 (0: unlimited)")

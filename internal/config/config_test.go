@@ -24,9 +24,9 @@ func defaults() Config {
 		Consolidation: Consolidation{Every: 24 * time.Hour, HalfLifeStandard: 2160 * time.Hour,
 			HalfLifeEphemeral: 168 * time.Hour, Retention: 2160 * time.Hour, ArchiveBelow: 0.1},
 		Extraction: Extraction{LocalQueueCap: 1000},
-		Limits: Limits{Rate: 100, Burst: 200, Concurrency: 32, Timeout: 60 * time.Second, ReadTimeout: 30 * time.Second,
+		Limits: Limits{Rate: 100, Burst: 200, OrgRate: 150, OrgBurst: 300, Concurrency: 32, Timeout: 60 * time.Second, ReadTimeout: 30 * time.Second,
 			WriteTimeout: 90 * time.Second, IdleTimeout: 2 * time.Minute},
-		Quotas: Quotas{Memories: 1_000_000, Bytes: 1 << 30, Documents: 10_000},
+		Quotas: Quotas{Memories: 1_000_000, Bytes: 1 << 30, Documents: 10_000, Keys: 100},
 	}
 }
 
@@ -50,14 +50,16 @@ func TestLoad(t *testing.T) {
 			}, ""},
 		{"limits and quotas", map[string]string{"RATE_LIMIT": "2.5", "RATE_LIMIT_BURST": "5", "CONCURRENCY_LIMIT": "0", "REQUEST_TIMEOUT": "10s",
 			"HTTP_READ_TIMEOUT": "5s", "HTTP_IDLE_TIMEOUT": "1m", "QUOTA_MEMORIES": "10", "QUOTA_BYTES": "0", "QUOTA_DOCUMENTS": "2",
-			"QUOTA_USAGE_TTL": "5s", "EXTRACT_QUEUE_CAP": "7"},
+			"QUOTA_USAGE_TTL": "5s", "EXTRACT_QUEUE_CAP": "7", "ORG_RATE_LIMIT": "4", "QUOTA_KEYS": "3"},
 			func(c *Config) {
-				c.Limits = Limits{Rate: 2.5, Burst: 5, Timeout: 10 * time.Second, ReadTimeout: 5 * time.Second, WriteTimeout: 40 * time.Second, IdleTimeout: time.Minute}
-				c.Quotas = Quotas{Memories: 10, Documents: 2, UsageTTL: 5 * time.Second}
+				c.Limits = Limits{Rate: 2.5, Burst: 5, OrgRate: 4, OrgBurst: 7, Timeout: 10 * time.Second, ReadTimeout: 5 * time.Second, WriteTimeout: 40 * time.Second, IdleTimeout: time.Minute}
+				c.Quotas = Quotas{Memories: 10, Documents: 2, Keys: 3, UsageTTL: 5 * time.Second}
 				c.Extraction.LocalQueueCap = 7
 			}, ""},
 		{"write timeout within the request's", map[string]string{"REQUEST_TIMEOUT": "60s", "HTTP_WRITE_TIMEOUT": "30s"}, nil, "HTTP_WRITE_TIMEOUT"},
 		{"bad rate", map[string]string{"RATE_LIMIT": "fast"}, nil, "RATE_LIMIT"},
+		{"bad org rate", map[string]string{"ORG_RATE_LIMIT": "-1"}, nil, "ORG_RATE_LIMIT"},
+		{"bad key quota", map[string]string{"QUOTA_KEYS": "many"}, nil, "QUOTA_KEYS"},
 		{"negative quota", map[string]string{"QUOTA_MEMORIES": "-1"}, nil, "QUOTA_MEMORIES"},
 		{"bad queue cap", map[string]string{"EXTRACT_QUEUE_CAP": "0"}, nil, "EXTRACT_QUEUE_CAP"},
 		{"all set", map[string]string{"PORT": "9000", "ADDR": "0.0.0.0", "DATA_DIR": "/tmp/x", "API_KEYS": "k=o", "BACKEND": "EMBEDDED", "LOG_LEVEL": "debug",

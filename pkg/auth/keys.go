@@ -39,6 +39,9 @@ func NewKey(org, agent, name string, grants memory.Grants, now time.Time) (strin
 	if grants.Has(memory.GrantDeleteOrg) {
 		grants |= memory.GrantDelete
 	}
+	if grants.Has(memory.GrantWriteOrg) {
+		grants |= memory.GrantWrite
+	}
 	k := memory.APIKey{ID: "key_" + hex.EncodeToString(id[:]), Hash: Hash(secret), OrgID: org, AgentID: agent,
 		Name: name, Grants: grants, Prefix: secret[:len(SecretPrefix)+8], CreatedAt: now.UTC().Truncate(time.Millisecond)}
 	if err := k.Validate(); err != nil {

@@ -28,16 +28,21 @@ const (
 	// GrantAdmin manages the org: API keys, usage, consolidation. Only
 	// org-level keys hold it.
 	GrantAdmin
+	// GrantWriteOrg lets an agent-bound key change the org-scope memories
+	// that exist (PATCH, PUT by key, the MCP update tools); without it an
+	// agent key adds org memories but changes only its own agent's.
+	// Org-level keys need only GrantWrite. It implies GrantWrite.
+	GrantWriteOrg
 )
 
 // GrantNames lists the grants by their names, in order.
 var GrantNames = []struct {
 	Grant Grants
 	Name  string
-}{{GrantRead, "read"}, {GrantWrite, "write"}, {GrantDelete, "delete"}, {GrantDeleteOrg, "delete:org"}, {GrantAdmin, "admin"}}
+}{{GrantRead, "read"}, {GrantWrite, "write"}, {GrantDelete, "delete"}, {GrantDeleteOrg, "delete:org"}, {GrantAdmin, "admin"}, {GrantWriteOrg, "write:org"}}
 
 // AllGrants is every grant; a static org-level key (API_KEYS) holds it.
-const AllGrants = GrantRead | GrantWrite | GrantDelete | GrantDeleteOrg | GrantAdmin
+const AllGrants = GrantRead | GrantWrite | GrantDelete | GrantDeleteOrg | GrantAdmin | GrantWriteOrg
 
 // AgentGrants is what a static agent-bound key holds: read, write and
 // delete in its own scope, as before grants existed.
@@ -70,8 +75,8 @@ func (g Grants) Names() []string {
 func (g Grants) String() string { return strings.Join(g.Names(), ",") }
 
 // ParseGrants parses grant names ("read", "write", "delete", "delete:org",
-// "admin"); delete:org adds delete. An unknown name is EINVALID naming
-// field.
+// "admin", "write:org"); delete:org adds delete and write:org adds write.
+// An unknown name is EINVALID naming field.
 func ParseGrants(field string, names []string) (Grants, error) {
 	var g Grants
 next:
@@ -83,10 +88,13 @@ next:
 				continue next
 			}
 		}
-		return 0, Errorf(EINVALID, "%s: %q is not one of read, write, delete, delete:org, admin", field, s)
+		return 0, Errorf(EINVALID, "%s: %q is not one of read, write, delete, delete:org, admin, write:org", field, s)
 	}
 	if g&GrantDeleteOrg != 0 {
 		g |= GrantDelete
+	}
+	if g&GrantWriteOrg != 0 {
+		g |= GrantWrite
 	}
 	return g, nil
 }
@@ -173,6 +181,20 @@ type OrgUsage struct {
 	Bytes int64 `json:"bytes"`
 	// Documents counts ingested documents (memories of type document).
 	Documents int64 `json:"documents"`
+}
+
+// UsageOf is what storing ms adds to an org's usage: each memory, the
+// UTF-8 size of its content text, and each memory of type document.
+func UsageOf(ms ...*Memory) OrgUsage {
+	var u OrgUsage
+	for _, m := range ms {
+		u.Memories++
+		u.Bytes += int64(len(m.Content.Text))
+		if m.Type == TypeDocument {
+			u.Documents++
+		}
+	}
+	return u
 }
 
 // UsageCounter reports an org's usage.

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -313,8 +314,8 @@ func ValidUnit(field string, v float64) error {
 }
 
 func validContent(c Content) error {
-	if strings.TrimSpace(c.Text) == "" {
-		return Errorf(EINVALID, "content.text: required and must not be blank")
+	if Blank(c.Text) {
+		return Errorf(EINVALID, "content.text: required and must not be blank (white space, NUL, zero-width and other control or format characters alone count as blank)")
 	}
 	if len(c.Text) > MaxTextBytes {
 		return Errorf(EINVALID, "content.text: %d bytes exceeds the limit of %d", len(c.Text), MaxTextBytes)
@@ -397,10 +398,40 @@ func (m *Memory) Validate() error {
 	if m.Position != nil && m.DocumentID == "" {
 		return Errorf(EINVALID, "position: only valid with documentId")
 	}
-	if m.CreatedAt < 0 {
-		return Errorf(EINVALID, "createdAt: must not be negative")
+	if err := ValidTime("createdAt", m.CreatedAt); err != nil {
+		return err
 	}
 	return nil
+}
+
+// MaxTime is the latest time a memory may carry, in Unix milliseconds:
+// 9999-12-31T23:59:59.999Z. Times range from 0 (1970-01-01T00:00:00Z) to
+// MaxTime; 0 in a request means "now" where a default applies.
+const MaxTime int64 = 253402300799999
+
+// ValidTime checks that ms (Unix milliseconds, field names it) is within
+// 0 .. MaxTime, the years 1970 to 9999.
+func ValidTime(field string, ms int64) error {
+	if ms < 0 || ms > MaxTime {
+		return Errorf(EINVALID, "%s: %d is outside 0..%d (Unix milliseconds, the years 1970 to 9999)", field, ms, MaxTime)
+	}
+	return nil
+}
+
+// Blank reports whether s holds nothing readable: only white space,
+// control characters (NUL among them), format characters (zero-width
+// spaces and joiners, the byte order mark, bidirectional marks) and the
+// blank fillers (Hangul fillers, the blank Braille pattern).
+func Blank(s string) bool {
+	for _, r := range s {
+		switch {
+		case unicode.IsSpace(r), unicode.Is(unicode.Cc, r), unicode.Is(unicode.Cf, r):
+		case r == '\u115F', r == '\u1160', r == '\u3164', r == '\uFFA0', r == '\u2800':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // String is for logs; it never includes content.

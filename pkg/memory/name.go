@@ -1,5 +1,12 @@
 package memory
 
+import (
+	"path"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
 // MaxNameLen is the longest org or agent name.
 const MaxNameLen = 64
 
@@ -18,4 +25,27 @@ func ValidName(s string) bool {
 		}
 	}
 	return true
+}
+
+// MaxDocumentNameLen is the longest document name, in bytes.
+const MaxDocumentNameLen = 512
+
+// ValidDocumentName checks a document's file name (field names it): a
+// relative path of 1 to MaxDocumentNameLen bytes of UTF-8 with an
+// extension, clean ("a/b.md", not "a//b.md" nor "./b.md"), without ".."
+// and without control or format characters.
+func ValidDocumentName(field, name string) error {
+	if name == "" || len(name) > MaxDocumentNameLen || strings.Contains(name, "..") || path.Clean(name) != name ||
+		strings.HasPrefix(name, "/") || strings.HasSuffix(name, "/") {
+		return Errorf(EINVALID, "%s: a relative file name with an extension, at most %d bytes, is required (no \"..\")", field, MaxDocumentNameLen)
+	}
+	if !utf8.ValidString(name) {
+		return Errorf(EINVALID, "%s: not valid UTF-8", field)
+	}
+	for _, r := range name {
+		if unicode.Is(unicode.Cc, r) || unicode.Is(unicode.Cf, r) {
+			return Errorf(EINVALID, "%s: control and format characters are not allowed (found U+%04X)", field, r)
+		}
+	}
+	return nil
 }

@@ -60,6 +60,17 @@ func audienceVisible(audiences []string, restricted bool, audience string) bool 
 	return audience == "" || !restricted || contains(audiences, audience)
 }
 
+// CanChange checks that c may change m, a memory it can see, in place
+// (update, replace, archive): an agent-bound caller changes its own
+// agent's memories, and the org-scope ones, which every agent of the org
+// shares, only with GrantWriteOrg. EFORBIDDEN otherwise.
+func (c Caller) CanChange(m *Memory) error {
+	if c.AgentID != "" && m.AgentID == "" && !c.Grants.Has(GrantWriteOrg) {
+		return Errorf(EFORBIDDEN, "memory %q is in the org scope, shared by every agent: changing it needs an org-level key or the write:org grant", m.ID)
+	}
+	return nil
+}
+
 // WriteScope resolves the agent scope a new memory goes to. scope is the
 // request's "scope" field ("", "org" or "agent") and agentID its "agentId".
 //

@@ -110,6 +110,9 @@ func (s *Service) PutByKey(ctx context.Context, c memory.Caller, n NewMemory, co
 		case cond.IfVersion != 0 && cond.IfVersion != old.Version:
 			return nil, false, stale(old.ID, old.Version, cond.IfVersion)
 		}
+		if err := c.CanChange(old); err != nil {
+			return nil, false, err
+		}
 		m, err := s.replace(ctx, c, old, n)
 		var dup *memory.DuplicateError
 		if memory.IsConflict(err) && !errors.As(err, &dup) {

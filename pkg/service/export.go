@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path"
+	"strings"
 
 	"github.com/agentmem/agentmem/pkg/memory"
 )
@@ -230,15 +232,30 @@ func (r *ImportReport) fail(line int, err error) {
 // embeddings are used when they were made by the service's model, else
 // the memories are embedded again. Add lines in order, then Finish.
 type Importer struct {
-	s      *Service
-	c      memory.Caller
-	report ImportReport
-	batch  []*memory.Memory
-	rels   []memory.Relation
-	relAt  []int
-	recs   []memory.Record
-	recAt  []int
+	s       *Service
+	c       memory.Caller
+	report  ImportReport
+	reserve Reserver
+	batch   []*memory.Memory
+	batchAt []int
+	rels    []memory.Relation
+	relAt   []int
+	recs    []memory.Record
+	recAt   []int
 }
+
+// Reserver reserves what a write adds against c's org's quotas until
+// release is called (the transports' quota enforcement); EQUOTA when it
+// does not fit.
+type Reserver func(ctx context.Context, add memory.OrgUsage) (release func(), err error)
+
+// WithQuota makes the import reserve what it stores through r, as every
+// other write does: each batch of new memories before it is stored, and
+// each new document record (which lists a document) as a document. A line
+// that does not fit stops the import with EQUOTA naming the line: the
+// memories of the lines before it are stored, nothing from it on (a
+// batch is stored only up to that line).
+func (im *Importer) WithQuota(r Reserver) { im.reserve = r }
 
 // NewImporter starts an import for c.
 func (s *Service) NewImporter(c memory.Caller) (*Importer, error) {
@@ -269,7 +286,7 @@ func (im *Importer) Add(ctx context.Context, n int, line []byte) error {
 			im.report.fail(n, err)
 			return nil
 		}
-		im.batch = append(im.batch, m)
+		im.batch, im.batchAt = append(im.batch, m), append(im.batchAt, n)
 		if len(im.batch) == memory.MaxBatch {
 			return im.flush(ctx)
 		}
@@ -338,8 +355,8 @@ func (im *Importer) memory(l ExportLine) (*memory.Memory, error) {
 // as existing, the rest created (or found duplicates), indexed and
 // derived.
 func (im *Importer) flush(ctx context.Context) error {
-	batch := im.batch
-	im.batch = nil
+	batch, at := im.batch, im.batchAt
+	im.batch, im.batchAt = nil, nil
 	if len(batch) == 0 {
 		return nil
 	}
@@ -352,15 +369,62 @@ func (im *Importer) flush(ctx context.Context) error {
 		return err
 	}
 	var todo []*memory.Memory
+	var todoAt []int
 	seen := map[string]bool{}
-	for _, m := range batch {
+	for i, m := range batch {
 		if have[m.ID] != nil || seen[m.ID] {
 			im.report.Memories.Existing++
 			continue
 		}
 		seen[m.ID] = true
-		todo = append(todo, m)
+		todo, todoAt = append(todo, m), append(todoAt, at[i])
 	}
+	todo, release, over := im.reserveMemories(ctx, todo, todoAt)
+	defer release()
+	if err := im.store(ctx, todo); err != nil {
+		return err
+	}
+	return over
+}
+
+// reserveMemories reserves what todo adds (at are their lines): all of
+// it, or when that is over a quota the longest prefix that fits, with the
+// quota error naming the first line left out.
+func (im *Importer) reserveMemories(ctx context.Context, todo []*memory.Memory, at []int) (_ []*memory.Memory, release func(), over error) {
+	if im.reserve == nil || len(todo) == 0 {
+		return todo, func() {}, nil
+	}
+	rel, err := im.reserve(ctx, memory.UsageOf(todo...))
+	if err == nil {
+		return todo, rel, nil
+	}
+	if memory.ErrorCode(err) != memory.EQUOTA {
+		return nil, func() {}, err
+	}
+	var rels []func()
+	release = func() {
+		for _, r := range rels {
+			r()
+		}
+	}
+	for i, m := range todo {
+		rel, err := im.reserve(ctx, memory.UsageOf(m))
+		if err != nil {
+			im.report.Memories.Failed++
+			im.report.fail(at[i], err)
+			if memory.ErrorCode(err) == memory.EQUOTA {
+				err = memory.Errorf(memory.EQUOTA, "line %d: %s; the import stopped there: the memories of the lines before it are stored, nothing from it on (an import is idempotent: run it again once the org has room)",
+					at[i], memory.ErrorMessage(err))
+			}
+			return todo[:i], release, err
+		}
+		rels = append(rels, rel)
+	}
+	return todo, release, nil
+}
+
+// store embeds, stores, indexes and derives the new memories todo.
+func (im *Importer) store(ctx context.Context, todo []*memory.Memory) error {
 	var embed []*memory.Memory
 	for _, m := range todo {
 		if m.Embedding == nil {
@@ -486,22 +550,22 @@ func (im *Importer) finishRecords(ctx context.Context) error {
 		}
 		return nil
 	}
+	var releases []func()
+	defer func() {
+		for _, r := range releases {
+			r()
+		}
+	}()
+	orphans := int64(-1) // counted on the first new record
 	for i, r := range im.recs {
-		var v map[string]any
-		if err := json.Unmarshal(r.Value, &v); err != nil || v == nil {
+		v, err := im.recordValue(r)
+		if err != nil {
 			im.report.Records.Failed++
-			im.report.fail(im.recAt[i], memory.Errorf(memory.EINVALID, "record.value: must be a JSON object"))
+			im.report.fail(im.recAt[i], err)
 			continue
 		}
-		agent, _ := v["agentId"].(string)
-		if im.c.AgentID != "" && agent != im.c.AgentID {
-			im.report.Records.Failed++
-			im.report.fail(im.recAt[i], memory.Errorf(memory.EFORBIDDEN, "record.value.agentId: this key is bound to agent %q and imports only into its scope", im.c.AgentID))
-			continue
-		}
-		v["orgId"] = im.c.OrgID // never the file's org
 		var cur json.RawMessage
-		_, err := rs.GetRecord(ctx, im.c.OrgID, r.Kind, r.ID, &cur)
+		_, err = rs.GetRecord(ctx, im.c.OrgID, r.Kind, r.ID, &cur)
 		switch {
 		case err == nil:
 			im.report.Records.Existing++
@@ -509,10 +573,160 @@ func (im *Importer) finishRecords(ctx context.Context) error {
 		case !memory.IsNotFound(err):
 			return fmt.Errorf("import record %s: %w", r.ID, err)
 		}
-		if _, err := rs.PutRecord(ctx, im.c.OrgID, r.Kind, r.ID, v, 0); err != nil {
+		if orphans < 0 && im.reserve != nil {
+			if orphans, err = im.orphanRecords(ctx, rs); err != nil {
+				return err
+			}
+		}
+		release, err := im.reserveRecord(ctx, r.ID, orphans)
+		if err != nil {
+			im.report.Records.Failed++
+			im.report.fail(im.recAt[i], err)
+			if memory.ErrorCode(err) == memory.EQUOTA {
+				return memory.Errorf(memory.EQUOTA, "line %d: %s (the org's %d document records without a document memory count as documents too); the import stopped there: the memories and the records of the lines before it are stored, nothing from it on (an import is idempotent: run it again once the org has room)",
+					im.recAt[i], memory.ErrorMessage(err), orphans)
+			}
+			return err
+		}
+		releases = append(releases, release)
+		_, err = rs.PutRecord(ctx, im.c.OrgID, r.Kind, r.ID, v, 0)
+		if err != nil {
 			return fmt.Errorf("import record %s: %w", r.ID, err)
 		}
 		im.report.Records.Created++
 	}
 	return nil
+}
+
+// documentStates are the states of a document record (ingest's).
+var documentStates = map[string]bool{"pending": true, "indexed": true, "failed": true}
+
+// recordValue checks an imported document record's value and makes it
+// c's: a JSON object whose id is the record's, whose agentId is c's agent
+// for an agent-bound caller, whose key is {org}/{agentId or _org}/{name}
+// with a valid document name, and whose state is pending, indexed or
+// failed. The org, in orgId and in the key's first segment, becomes c's
+// whatever the file says, so no record keeps another org's key.
+func (im *Importer) recordValue(r memory.Record) (map[string]any, error) {
+	var v map[string]any
+	if err := json.Unmarshal(r.Value, &v); err != nil || v == nil {
+		return nil, memory.Errorf(memory.EINVALID, "record.value: must be a JSON object")
+	}
+	str := func(name string) (string, error) {
+		switch x := v[name].(type) {
+		case nil:
+			return "", nil
+		case string:
+			return x, nil
+		default:
+			return "", memory.Errorf(memory.EINVALID, "record.value.%s: must be a string", name)
+		}
+	}
+	id, err := str("id")
+	if err != nil {
+		return nil, err
+	}
+	if id != "" && id != r.ID {
+		return nil, memory.Errorf(memory.EINVALID, "record.value.id: %q is not the record's id %q", id, r.ID)
+	}
+	agent, err := str("agentId")
+	if err != nil {
+		return nil, err
+	}
+	if agent != "" && !memory.ValidName(agent) {
+		return nil, memory.Errorf(memory.EINVALID, "record.value.agentId: %q is not a valid agent id", agent)
+	}
+	if im.c.AgentID != "" && agent != im.c.AgentID {
+		return nil, memory.Errorf(memory.EFORBIDDEN, "record.value.agentId: this key is bound to agent %q and imports only into its scope", im.c.AgentID)
+	}
+	key, err := str("key")
+	if err != nil {
+		return nil, err
+	}
+	parts := strings.SplitN(key, "/", 3)
+	seg := memory.OrgScope
+	if agent != "" {
+		seg = agent
+	}
+	if len(parts) != 3 || parts[1] != seg {
+		return nil, memory.Errorf(memory.EINVALID, "record.value.key: %q is not {orgId}/%s/{name}", key, seg)
+	}
+	if err := memory.ValidDocumentName("record.value.key", parts[2]); err != nil {
+		return nil, err
+	}
+	state, err := str("state")
+	if err != nil {
+		return nil, err
+	}
+	if !documentStates[state] {
+		return nil, memory.Errorf(memory.EINVALID, "record.value.state: %q is not one of pending, indexed, failed", state)
+	}
+	v["id"] = r.ID
+	v["orgId"] = im.c.OrgID // never the file's org
+	v["key"] = im.c.OrgID + "/" + seg + "/" + parts[2]
+	v["name"] = path.Base(parts[2])
+	return v, nil
+}
+
+// reserveRecord reserves the document a new record lists, unless its
+// document memory is in the org already (then that memory counts it).
+// The usage the quota reads counts document memories only, so the org's
+// orphans (records without one, which list documents all the same) are
+// reserved with it; the reservations are held to the end of the import.
+func (im *Importer) reserveRecord(ctx context.Context, docID string, orphans int64) (func(), error) {
+	if im.reserve == nil {
+		return func() {}, nil
+	}
+	n, err := im.s.store.Count(ctx, memory.Filter{OrgID: im.c.OrgID, DocumentID: docID, Types: []memory.Type{memory.TypeDocument}, IncludeArchived: true})
+	if err != nil {
+		return nil, err
+	}
+	if n > 0 {
+		return func() {}, nil
+	}
+	release, err := im.reserve(ctx, memory.OrgUsage{Documents: 1 + orphans})
+	if err != nil {
+		return nil, err
+	}
+	// Hold the record itself; the orphans were only checked with it.
+	release()
+	return im.reserve(ctx, memory.OrgUsage{Documents: 1})
+}
+
+// orphanRecords counts c's org's document records that have no document
+// memory: one pass over the document memories (bounded by the documents
+// quota) and one over the records.
+func (im *Importer) orphanRecords(ctx context.Context, rs memory.RecordStore) (int64, error) {
+	docs := map[string]bool{}
+	q := memory.ListQuery{Filter: memory.Filter{OrgID: im.c.OrgID, Types: []memory.Type{memory.TypeDocument}, IncludeArchived: true}, Limit: exportPage}
+	for {
+		p, err := im.s.store.List(ctx, q)
+		if err != nil {
+			return 0, err
+		}
+		for _, m := range p.Memories {
+			docs[m.DocumentID] = true
+		}
+		if p.Next == nil {
+			break
+		}
+		q.Cursor = p.Next
+	}
+	var n int64
+	after := ""
+	for {
+		recs, next, err := rs.ListRecords(ctx, im.c.OrgID, DocumentRecordKind, after, exportPage)
+		if err != nil {
+			return 0, err
+		}
+		for _, r := range recs {
+			if !docs[r.ID] {
+				n++
+			}
+		}
+		if next == "" {
+			return n, nil
+		}
+		after = next
+	}
 }

@@ -49,9 +49,9 @@ func TestExportImportRelationsAndRecords(t *testing.T) {
 	xs := create(t, src.Service, agentX, service.NewMemory{Content: text("x's note")})
 	check(t, src.Service.Relate(ctx, orgA, []memory.Relation{{FromID: ids[0].ID, Type: memory.RelCausedBy, ToID: ids[1].ID, Confidence: 1}}))
 	check(t, src.Service.Relate(ctx, orgA, []memory.Relation{{FromID: xs[0].ID, Type: memory.RelSupports, ToID: ids[0].ID, Confidence: 1}}))
-	_, err := src.Store.PutRecord(ctx, "org-a", service.DocumentRecordKind, "doc-1", map[string]any{"id": "doc-1", "orgId": "org-a", "state": "done"}, 0)
+	_, err := src.Store.PutRecord(ctx, "org-a", service.DocumentRecordKind, "doc-1", map[string]any{"id": "doc-1", "orgId": "org-a", "key": "org-a/_org/guide.md", "name": "guide.md", "state": "indexed"}, 0)
 	check(t, err)
-	_, err = src.Store.PutRecord(ctx, "org-a", service.DocumentRecordKind, "doc-x", map[string]any{"id": "doc-x", "orgId": "org-a", "agentId": "x", "state": "done"}, 0)
+	_, err = src.Store.PutRecord(ctx, "org-a", service.DocumentRecordKind, "doc-x", map[string]any{"id": "doc-x", "orgId": "org-a", "agentId": "x", "key": "org-a/x/notes/a.txt", "name": "a.txt", "state": "failed"}, 0)
 	check(t, err)
 
 	export := func(c memory.Caller, opts service.ExportOptions) (lines [][]byte, kinds map[string]int) {

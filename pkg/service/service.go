@@ -409,9 +409,10 @@ func backoff(ctx context.Context, attempt int) error {
 }
 
 // Update applies p to memory id. Changing the text re-embeds and re-indexes
-// it. Errors: ENOTFOUND, EINVALID, EPRECONDITION (p.IfVersion is not the
-// stored version), ECONFLICT (the new content duplicates another memory of
-// the scope).
+// it. Errors: ENOTFOUND, EINVALID, EFORBIDDEN (an agent-bound caller
+// without write:org on an org-scope memory, memory.Caller.CanChange),
+// EPRECONDITION (p.IfVersion is not the stored version), ECONFLICT (the
+// new content duplicates another memory of the scope).
 func (s *Service) Update(ctx context.Context, c memory.Caller, id string, p Patch) (*memory.Memory, error) {
 	if p.Content == nil && p.Metadata == nil && p.Importance == nil && p.Durability == nil {
 		return nil, memory.Errorf(memory.EINVALID, "patch: nothing to update (content, metadata, importance or durability)")
@@ -420,6 +421,9 @@ func (s *Service) Update(ctx context.Context, c memory.Caller, id string, p Patc
 	for attempt := 1; ; attempt++ {
 		old, err := s.Get(ctx, c, id)
 		if err != nil {
+			return nil, err
+		}
+		if err := c.CanChange(old); err != nil {
 			return nil, err
 		}
 		if p.IfVersion != 0 && p.IfVersion != old.Version {

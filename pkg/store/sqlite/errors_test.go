@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -58,5 +59,38 @@ func TestErrorsCarryTheOperation(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), tc.prefix) || memory.ErrorCode(err) != tc.code {
 			t.Errorf("%s: %v (code %s), want %q... with %s", tc.name, err, memory.ErrorCode(err), tc.prefix, tc.code)
 		}
+	}
+}
+
+// TestBusyDatabaseIsUnavailable: a write that finds the single writer
+// held by another connection past the busy timeout fails with
+// EUNAVAILABLE (503, retried by clients), never an internal error, and
+// still names the operation.
+func TestBusyDatabaseIsUnavailable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out the busy timeout")
+	}
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memories.db")
+	s := open(t, path)
+	defer s.Close()
+	other, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	conn, err := other.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, "ROLLBACK")
+	m := memorytest.New("acme", "", memory.TypeFact, "written while the writer is held", 1)
+	_, err = s.Create(ctx, []*memory.Memory{m})
+	if memory.ErrorCode(err) != memory.EUNAVAILABLE || !strings.HasPrefix(err.Error(), "sqlite: create 1 memories: ") {
+		t.Fatalf("create while busy: %v (code %s), want EUNAVAILABLE naming the operation", err, memory.ErrorCode(err))
 	}
 }

@@ -261,8 +261,24 @@ func scanMemory(r scanner, extra ...any) (*memory.Memory, error) {
 // ENOTFOUND, ECONFLICT and the other codes through it.
 func wrap(err *error, format string, args ...any) {
 	if *err != nil {
-		*err = fmt.Errorf("sqlite: "+format+": %w", append(args, *err)...)
+		*err = fmt.Errorf("sqlite: "+format+": %w", append(args, busy(*err))...)
 	}
+}
+
+// busy turns the database's SQLITE_BUSY and SQLITE_LOCKED (the single
+// writer still held after busy_timeout) into EUNAVAILABLE, which callers
+// retry (503 with Retry-After) rather than an internal error; other
+// errors pass through.
+func busy(err error) error {
+	var me *memory.Error
+	if errors.As(err, &me) {
+		return err
+	}
+	var se *sqlite3.Error
+	if errors.As(err, &se) && (se.Code()&0xff == sqlite3lib.SQLITE_BUSY || se.Code()&0xff == sqlite3lib.SQLITE_LOCKED) {
+		return fmt.Errorf("%w (%v)", memory.Errorf(memory.EUNAVAILABLE, "the database is busy; retry"), err)
+	}
+	return err
 }
 
 func isUnique(err error) bool {

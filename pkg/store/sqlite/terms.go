@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/pkg/memory"
-	sqlite3 "modernc.org/sqlite"
-	sqlite3lib "modernc.org/sqlite/lib"
 )
 
 // The knowledge index (memory.TermIndex) lives in the same database as the
@@ -143,11 +141,7 @@ func termsOp(op string, err error) error {
 	if errors.As(err, &me) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	var se *sqlite3.Error
-	if errors.As(err, &se) && (se.Code()&0xff == sqlite3lib.SQLITE_BUSY || se.Code()&0xff == sqlite3lib.SQLITE_LOCKED) {
-		return fmt.Errorf("sqlite: %s: %w (%v)", op, memory.Errorf(memory.EUNAVAILABLE, "the database is busy; retry"), err)
-	}
-	return fmt.Errorf("sqlite: %s: %w", op, err)
+	return fmt.Errorf("sqlite: %s: %w", op, busy(err))
 }
 
 // PutKnowledge implements memory.TermIndex in one transaction.

@@ -14,8 +14,11 @@ import (
 	"github.com/agentmem/agentmem/pkg/service"
 	"github.com/agentmem/agentmem/pkg/transport/contract"
 	"log/slog"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentmem/agentmem/pkg/auth"
@@ -57,6 +60,34 @@ type Server struct {
 	idempotency memory.IdempotencyStore
 	// views are the handlers of memoryViews, by view name.
 	views map[string]http.HandlerFunc
+	// admission limits authenticated callers (WithAdmission).
+	admission Admission
+	// maxKeys caps an org's active keys (WithMaxKeys); keyMu makes the
+	// count and the creation one step.
+	maxKeys int
+	keyMu   sync.Mutex
+}
+
+// Admission decides, once a request's caller is known, whether it may
+// run now: nil, or an error (ERATELIMIT) with how long to wait, which the
+// answer's Retry-After carries. The local server's per-org rate bucket is
+// one (wiring/server.Limiter.Admit).
+type Admission func(ctx context.Context, c memory.Caller) (wait time.Duration, err error)
+
+// WithAdmission runs a on every authenticated request, the API's routes
+// and the mounted transports alike.
+func WithAdmission(a Admission) Option { return func(s *Server) { s.admission = a } }
+
+// admit is the admission of c's request, setting Retry-After on a refusal.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
+	if s.admission == nil {
+		return nil
+	}
+	wait, err := s.admission(r.Context(), c)
+	if err != nil && wait > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+	}
+	return err
 }
 
 // Health reports the state of what the server derives from its store:
@@ -204,6 +235,10 @@ func (s *Server) route(pattern string, h handlerFunc, op memory.Grants) {
 			}
 			if lw, ok := w.(*logWriter); ok {
 				lw.org, lw.agent = c.OrgID, c.AgentID
+			}
+			if err := s.admit(w, r, c); err != nil {
+				s.writeError(w, r, err)
+				return
 			}
 			if err := authorize(c, op); err != nil {
 				s.writeError(w, r, err)
@@ -370,6 +405,11 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if code == memory.EUNAUTHORIZED {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="memory"`)
+	}
+	if (code == memory.EUNAVAILABLE || code == memory.ERATELIMIT) && w.Header().Get("Retry-After") == "" {
+		// A busy database, a full queue or a limit: worth a retry soon,
+		// and every client retries 429 and 503.
+		w.Header().Set("Retry-After", "1")
 	}
 	contract.WriteProblem(w, contract.ProblemOf(err, r.URL.Path, id))
 }

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"encoding/base64"
 	"net/http"
-	"path"
 	"strings"
 
 	"github.com/agentmem/agentmem/pkg/memory"
@@ -34,8 +33,8 @@ func (s *Server) createDocument(w http.ResponseWriter, r *http.Request, c memory
 		return err
 	}
 	name := strings.Trim(req.Name, "/")
-	if name == "" || len(name) > 512 || strings.Contains(name, "..") || path.Clean(name) != name {
-		return memory.Errorf(memory.EINVALID, "name: a relative file name with an extension is required (no \"..\")")
+	if err := memory.ValidDocumentName("name", name); err != nil {
+		return err
 	}
 	var data []byte
 	switch {

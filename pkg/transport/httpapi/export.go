@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -13,12 +14,23 @@ import (
 	"github.com/agentmem/agentmem/pkg/service"
 )
 
-// Import limits: the whole body and one line (a memory at its limits with
-// a large embedding fits well within it).
+// Import limits: the whole body, the whole body of an agent-bound key
+// (which imports its own agent's scope only, so a smaller cap), and one
+// line (a memory at its limits with a large embedding fits well within
+// it).
 const (
-	MaxImportBytes     = 256 << 20
-	MaxImportLineBytes = 4 << 20
+	MaxImportBytes      = 256 << 20
+	MaxAgentImportBytes = 32 << 20
+	MaxImportLineBytes  = 4 << 20
 )
+
+// importLimit is the body cap of c's imports.
+func importLimit(c memory.Caller) int64 {
+	if c.AgentID != "" {
+		return MaxAgentImportBytes
+	}
+	return MaxImportBytes
+}
 
 // export serves GET /v1/export: the caller's org, or one scope (agentId;
 // an agent key's own scope always), as NDJSON, one typed line per memory,
@@ -99,20 +111,26 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request, c memory.Caller)
 
 // importLines serves POST /v1/import: an export's NDJSON read back into
 // the caller's org (never the file's), idempotently, with a report of
-// what was created, what existed already and which lines failed.
+// what was created, what existed already and which lines failed. It
+// reserves quota as every write does (service.Importer.WithQuota): a line
+// over a quota stops the import with the quota error naming the line.
 func (s *Server) importLines(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
 	im, err := s.svc.NewImporter(c)
 	if err != nil {
 		return err
 	}
-	body := http.MaxBytesReader(w, r.Body, MaxImportBytes)
+	if s.quotas != nil {
+		im.WithQuota(func(ctx context.Context, add memory.OrgUsage) (func(), error) { return s.reserve(ctx, c, add) })
+	}
+	limit := importLimit(c)
+	body := http.MaxBytesReader(w, r.Body, limit)
 	rd := bufio.NewReaderSize(body, 64<<10)
 	for n := 1; ; n++ {
 		line, err := readLine(rd)
 		var tooLarge *http.MaxBytesError
 		switch {
 		case errors.As(err, &tooLarge):
-			return memory.Errorf(memory.ETOOLARGE, "body: exceeds the limit of %d bytes", MaxImportBytes)
+			return memory.Errorf(memory.ETOOLARGE, "body: exceeds the limit of %d bytes (%d for an org-level key)", limit, MaxImportBytes)
 		case errors.Is(err, errLineTooLong):
 			return memory.Errorf(memory.ETOOLARGE, "line %d: exceeds the limit of %d bytes", n, MaxImportLineBytes)
 		case err != nil && err != io.EOF:

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -22,8 +23,9 @@ type CreateKeyRequest struct {
 	// org-level key.
 	AgentID string `json:"agentId"`
 	// Grants are the operations the key may perform: read, write,
-	// delete, delete:org, admin (admin on org-level keys only). A key can
-	// grant only what it holds itself.
+	// delete, delete:org, admin (admin on org-level keys only), write:org.
+	// A key can grant only what it holds itself (an org-level key with
+	// write holds write:org in effect).
 	Grants *memory.Grants `json:"grants"`
 }
 
@@ -47,13 +49,24 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request, c memory.Call
 		return err
 	}
 	if req.Grants == nil || *req.Grants == 0 {
-		return memory.Errorf(memory.EINVALID, "grants: required, a list of read, write, delete, delete:org, admin")
+		return memory.Errorf(memory.EINVALID, "grants: required, a list of read, write, delete, delete:org, admin, write:org")
 	}
-	if extra := *req.Grants &^ c.Grants; extra != 0 {
+	held := c.Grants
+	if c.AgentID == "" && held.Has(memory.GrantWrite) {
+		// An org-level key changes org memories with write alone; keys
+		// stored before write:org existed lack the bit.
+		held |= memory.GrantWriteOrg
+	}
+	if extra := *req.Grants &^ held; extra != 0 {
 		return memory.Errorf(memory.EFORBIDDEN, "grants: this key cannot grant %s, which it does not hold", extra)
 	}
 	secret, k, err := auth.NewKey(c.OrgID, req.AgentID, req.Name, *req.Grants, time.Now())
 	if err != nil {
+		return err
+	}
+	s.keyMu.Lock()
+	defer s.keyMu.Unlock()
+	if err := s.checkKeyCount(r.Context(), c.OrgID); err != nil {
 		return err
 	}
 	if err := s.keys.CreateKey(r.Context(), k); err != nil {
@@ -62,6 +75,33 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request, c memory.Call
 	s.log.InfoContext(r.Context(), "api key created", "org", c.OrgID, "key_id", k.ID, "agent", k.AgentID, "grants", k.Grants.String())
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusCreated, CreateKeyResponse{Key: k, Secret: secret})
+	return nil
+}
+
+// WithMaxKeys caps the keys an org holds that are not revoked (0: no
+// cap); POST /v1/admin/keys past it answers EQUOTA. Within one process
+// the count and the creation are one step; across processes two
+// creations may each see room for one.
+func WithMaxKeys(n int) Option { return func(s *Server) { s.maxKeys = n } }
+
+// checkKeyCount refuses a new key when org holds maxKeys active keys.
+func (s *Server) checkKeyCount(ctx context.Context, org string) error {
+	if s.maxKeys <= 0 {
+		return nil
+	}
+	keys, err := s.keys.ListKeys(ctx, org)
+	if err != nil {
+		return err
+	}
+	active := 0
+	for _, k := range keys {
+		if k.RevokedAt == nil {
+			active++
+		}
+	}
+	if active >= s.maxKeys {
+		return memory.Errorf(memory.EQUOTA, "quota keys: the org holds %d active keys, its limit of %d; revoke one or ask the operator for a higher quota", active, s.maxKeys)
+	}
 	return nil
 }
 

@@ -28,6 +28,10 @@ func WithMount(pattern string, h MountedHandler) Option {
 			if lw, ok := w.(*logWriter); ok {
 				lw.org, lw.agent = c.OrgID, c.AgentID
 			}
+			if err := s.admit(w, r, c); err != nil {
+				s.writeError(w, r, err)
+				return
+			}
 			h(w, r, c)
 		})
 	}

@@ -27,15 +27,27 @@ import (
 // Authorization header, before authentication, so that floods of a bad
 // key are limited too; requests without one share their client address's
 // limits. Per-key state idle for 10 minutes is dropped.
+//
+// Above the keys, once a request is authenticated, every org has a
+// bucket of its own (OrgRate, OrgBurst) that all its keys draw from
+// (Admit, the API's admission): an org that mints keys does not multiply
+// its rate.
 type Limiter struct {
 	next   http.Handler
 	limits config.Limits
 	log    *slog.Logger
 	now    func() time.Time
 
-	mu    sync.Mutex
-	keys  map[[32]byte]*keyState
-	sweep time.Time
+	mu       sync.Mutex
+	keys     map[[32]byte]*keyState
+	orgs     map[string]*orgState
+	sweep    time.Time
+	orgSweep time.Time
+}
+
+type orgState struct {
+	rate *rate.Limiter
+	seen time.Time
 }
 
 type keyState struct {
@@ -52,7 +64,46 @@ func Limit(next http.Handler, l config.Limits, log *slog.Logger) *Limiter {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Limiter{next: next, limits: l, log: log, now: time.Now, keys: map[[32]byte]*keyState{}}
+	return &Limiter{next: next, limits: l, log: log, now: time.Now, keys: map[[32]byte]*keyState{}, orgs: map[string]*orgState{}}
+}
+
+// Wrap makes next the handler l limits, for a limiter made before the
+// handler it admits to (Limit(nil, ...)).
+func (l *Limiter) Wrap(next http.Handler) *Limiter {
+	l.next = next
+	return l
+}
+
+// Admit takes a token from c's org's bucket, or answers ERATELIMIT with
+// how long to wait (httpapi.Admission).
+func (l *Limiter) Admit(_ context.Context, c memory.Caller) (time.Duration, error) {
+	if l.limits.OrgRate <= 0 {
+		return 0, nil
+	}
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now.Sub(l.orgSweep) > idleAfter {
+		for org, st := range l.orgs {
+			if now.Sub(st.seen) > idleAfter {
+				delete(l.orgs, org)
+			}
+		}
+		l.orgSweep = now
+	}
+	st := l.orgs[c.OrgID]
+	if st == nil {
+		st = &orgState{rate: rate.NewLimiter(rate.Limit(l.limits.OrgRate), max(l.limits.OrgBurst, 1))}
+		l.orgs[c.OrgID] = st
+	}
+	st.seen = now
+	res := st.rate.ReserveN(now, 1)
+	if d := res.DelayFrom(now); d > 0 {
+		res.CancelAt(now)
+		return d, memory.Errorf(memory.ERATELIMIT, "this org's keys together send more than %g requests per second (burst %d); retry after the Retry-After seconds",
+			l.limits.OrgRate, l.limits.OrgBurst)
+	}
+	return 0, nil
 }
 
 // ServeHTTP implements http.Handler.

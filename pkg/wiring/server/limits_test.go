@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -92,5 +93,55 @@ func TestLimiterConcurrency(t *testing.T) {
 	}
 	if got := send("/", "a"); got != 204 {
 		t.Fatalf("key a after its request answered: %d", got)
+	}
+}
+
+// TestLimiterOrgBucket: the keys of one org draw from one bucket above
+// their own, so ten keys together pass no more than the org's rate;
+// another org has its own bucket.
+func TestLimiterOrgBucket(t *testing.T) {
+	now := time.Unix(1_000_000, 0)
+	l := Limit(nil, config.Limits{Rate: 10, Burst: 10, OrgRate: 15, OrgBurst: 15}, nil)
+	l.now = func() time.Time { return now }
+	admitted := func(org string, keys, perKey int) int {
+		n := 0
+		for k := 0; k < keys; k++ {
+			for i := 0; i < perKey; i++ {
+				if _, err := l.Admit(context.Background(), memory.Caller{OrgID: org, KeyID: fmt.Sprint("k", k)}); err == nil {
+					n++
+				} else if memory.ErrorCode(err) != memory.ERATELIMIT {
+					t.Fatalf("admit: %v", err)
+				}
+			}
+		}
+		return n
+	}
+	for _, tc := range []struct {
+		name         string
+		org          string
+		keys, perKey int
+		advance      time.Duration
+		want         int
+	}{
+		{"ten keys share the burst", "org-a", 10, 10, 0, 15},
+		{"another org is not held up", "org-b", 1, 5, 0, 5},
+		{"a second later, the rate", "org-a", 10, 10, time.Second, 15},
+		{"nothing left at once", "org-a", 10, 1, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			now = now.Add(tc.advance)
+			if got := admitted(tc.org, tc.keys, tc.perKey); got != tc.want {
+				t.Fatalf("admitted %d, want %d", got, tc.want)
+			}
+		})
+	}
+	if wait, err := l.Admit(context.Background(), memory.Caller{OrgID: "org-a"}); err == nil || wait <= 0 {
+		t.Fatalf("over the org's rate: wait %v, err %v", wait, err)
+	}
+	off := Limit(nil, config.Limits{Rate: 10, Burst: 10}, nil)
+	for i := 0; i < 100; i++ {
+		if _, err := off.Admit(context.Background(), memory.Caller{OrgID: "org-a"}); err != nil {
+			t.Fatalf("OrgRate 0 limits nothing: %v", err)
+		}
 	}
 }

@@ -67,7 +67,9 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		go consolidateEvery(ctx, b.Consolidation, cfg.Consolidation.Every, metrics, log)
 	}
 	quotas := Quotas(cfg.Quotas, b)
-	opts := []httpapi.Option{httpapi.WithDocuments(b.Documents), httpapi.WithExtraction(queue),
+	limiter := Limit(nil, cfg.Limits, log)
+	opts := []httpapi.Option{httpapi.WithAdmission(limiter.Admit), httpapi.WithMaxKeys(cfg.Quotas.Keys),
+		httpapi.WithDocuments(b.Documents), httpapi.WithExtraction(queue),
 		httpapi.WithConsolidation(b.Consolidation), httpapi.WithKeys(b.Keys), httpapi.WithQuotas(quotas),
 		httpapi.WithKnowledge(b.Knowledge), httpapi.WithRegistry(b.Registry), httpapi.WithMetrics(metrics), httpapi.WithHealth(b),
 		httpapi.WithMount("/mcp", MCP(b, quotas, log)), httpapi.WithIdempotency(b.Idempotency), httpapi.WithTokens(b.Tokens)}
@@ -77,7 +79,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	api := httpapi.New(b.Service, keys, log, opts...)
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", metrics.Handler()) // no tenant data: route patterns, stages, counts
-	mux.Handle("/", Limit(api, cfg.Limits, log))
+	mux.Handle("/", limiter.Wrap(api))
 
 	srv := HTTPServer(net.JoinHostPort(cfg.Server.Addr, strconv.Itoa(cfg.Server.Port)), mux, cfg.Limits)
 	ln, err := net.Listen("tcp", srv.Addr)
