@@ -20,7 +20,6 @@ import (
 	"github.com/agentmem/agentmem/pkg/pipeline/consolidate"
 	"github.com/agentmem/agentmem/pkg/pipeline/extract"
 	"github.com/agentmem/agentmem/pkg/pipeline/ingest"
-	"github.com/agentmem/agentmem/pkg/registry"
 	"github.com/agentmem/agentmem/pkg/transport/httpapi"
 	"github.com/agentmem/agentmem/pkg/wiring/local"
 	"github.com/aws/aws-lambda-go/events"
