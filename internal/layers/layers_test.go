@@ -1,11 +1,12 @@
 package layers_test
 
 import (
-	"os/exec"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/agentmem/agentmem/internal/layers"
 )
 
 const mod = "github.com/agentmem/agentmem/"
@@ -34,13 +35,15 @@ const (
 	entry     = "entry point"
 )
 
-// layers is the rule docs/architecture.md draws. There is no exception list:
-// a package that needs one belongs in another layer, or its import does.
-var layers = []layer{
+// rows is the rule docs/architecture.md draws, layer by layer. There is no
+// exception list: a package that needs one belongs in another layer, or its
+// import does.
+var rows = []layer{
 	{domain, []string{"pkg/memory"}, nil},
-	// Support: helpers with no project role, the telemetry vocabulary its
-	// exporters implement, and the contract suites adapters run.
-	{support, []string{"internal/...", "pkg/telemetry", "pkg/memory/memorytest", "pkg/pipeline/ingest/ingesttest"},
+	// Support: helpers with no project role, English (pkg/text), the
+	// telemetry vocabulary its exporters implement, and the contract suites
+	// adapters run.
+	{support, []string{"internal/...", "pkg/text/...", "pkg/telemetry", "pkg/memory/memorytest", "pkg/pipeline/ingest/ingesttest"},
 		[]string{domain, support}},
 	// Adapters may also reach their own subtree (pkg/store/dynamodb/schema):
 	// see sameAdapter.
@@ -66,7 +69,7 @@ var layers = []layer{
 func layerOf(p string) (layer, bool) {
 	var best layer
 	bestLen, found := -1, false
-	for _, l := range layers {
+	for _, l := range rows {
 		for _, pat := range l.pkgs {
 			base, tree := strings.CutSuffix(pat, "/...")
 			n := 2 * len(base)
@@ -107,7 +110,7 @@ func TestImportsPointDownTheLayers(t *testing.T) {
 			t.Errorf("%s is in no layer: add it to one in layers (and to docs/architecture.md)", p)
 			continue
 		}
-		parent := g.reach(p)
+		parent := g.Reach(p)
 		var reached []string
 		for q := range parent {
 			reached = append(reached, q)
@@ -121,7 +124,7 @@ func TestImportsPointDownTheLayers(t *testing.T) {
 			if !ok || slices.Contains(lp.may, lq.name) || lp.name == adapter && lq.name == adapter && sameAdapter(p, q) {
 				continue
 			}
-			t.Errorf("%s (%s) reaches %s (%s): %s", p, lp.name, q, lq.name, path(parent, q))
+			t.Errorf("%s (%s) reaches %s (%s): %s", p, lp.name, q, lq.name, layers.Path(parent, q, ""))
 		}
 	}
 }
@@ -142,6 +145,7 @@ func TestLayerOf(t *testing.T) {
 		{"cmd/bench/load", entry},
 		{"internal/config", support},
 		{"pkg/client", client},
+		{"pkg/text/en", support},
 	}
 	for _, tc := range tests {
 		l, ok := layerOf(tc.pkg)
@@ -166,60 +170,27 @@ func TestLayerOf(t *testing.T) {
 	}
 }
 
-// graph maps each package of the module (relative name) to its imports of
-// the module.
-type graph map[string][]string
-
 // moduleGraph lists the non-test imports of every package of the module,
-// as the default build sees them.
-func moduleGraph(t *testing.T) graph {
+// as the default build sees them, by names relative to the module, keeping
+// only the module's own packages.
+func moduleGraph(t *testing.T) layers.Graph {
 	t.Helper()
-	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", mod+"...").Output()
+	full, err := layers.List(".", nil, nil, mod+"...")
 	if err != nil {
-		var stderr []byte
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = ee.Stderr
-		}
-		t.Fatalf("go list: %v\n%s", err, stderr)
+		t.Fatal(err)
 	}
-	g := graph{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Fields(line)
-		p, ok := strings.CutPrefix(f[0], mod)
+	g := layers.Graph{}
+	for p, imports := range full {
+		p, ok := strings.CutPrefix(p, mod)
 		if !ok {
 			continue
 		}
 		g[p] = nil
-		for _, q := range f[1:] {
+		for _, q := range imports {
 			if q, ok := strings.CutPrefix(q, mod); ok {
 				g[p] = append(g[p], q)
 			}
 		}
 	}
 	return g
-}
-
-// reach returns every package root reaches, each with the package that
-// first imports it on a shortest path from root ("" for root).
-func (g graph) reach(root string) map[string]string {
-	parent := map[string]string{root: ""}
-	for queue := []string{root}; len(queue) > 0; queue = queue[1:] {
-		for _, q := range g[queue[0]] {
-			if _, seen := parent[q]; !seen {
-				parent[q] = queue[0]
-				queue = append(queue, q)
-			}
-		}
-	}
-	return parent
-}
-
-// path renders how the root of parent reaches p.
-func path(parent map[string]string, p string) string {
-	var hops []string
-	for ; p != ""; p = parent[p] {
-		hops = append(hops, p)
-	}
-	slices.Reverse(hops)
-	return strings.Join(hops, " -> ")
 }
