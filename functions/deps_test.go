@@ -4,11 +4,11 @@
 package functions_test
 
 import (
-	"os"
-	"os/exec"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/agentmem/agentmem/internal/layers"
 )
 
 const mod = "github.com/agentmem/agentmem/"
@@ -65,10 +65,10 @@ func TestLambdasLinkOnlyWhatTheyUse(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.fn, func(t *testing.T) {
 			root := mod + "functions/" + tc.fn
-			if _, ok := g[root]; !ok {
+			if _, ok := g.Graph[root]; !ok {
 				t.Fatalf("go list did not list %s", root)
 			}
-			parent := g.reach(root)
+			parent := g.Reach(root)
 			for _, m := range tc.must {
 				if len(linked(parent, m)) == 0 {
 					t.Errorf("links no %s, which it uses", m)
@@ -98,46 +98,20 @@ func TestLambdasLinkOnlyWhatTheyUse(t *testing.T) {
 	}
 }
 
-// graph maps each package to its imports.
-type graph map[string][]string
-
 // importGraph lists the imports of every package the functions link, as
 // the Lambda build sees them.
 func importGraph(t *testing.T) graph {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-deps", "-tags", "lambda.norpc", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}",
+	g, err := layers.List(".", []string{"GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0"}, []string{"-tags", "lambda.norpc"},
 		"./api", "./authorizer", "./ingest", "./extract", "./consolidate")
-	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
-	out, err := cmd.Output()
 	if err != nil {
-		var stderr []byte
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = ee.Stderr
-		}
-		t.Fatalf("go list: %v\n%s", err, stderr)
+		t.Fatal(err)
 	}
-	g := graph{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Fields(line)
-		g[f[0]] = f[1:]
-	}
-	return g
+	return graph{g}
 }
 
-// reach returns every package root links, each with the package that
-// first imports it on a shortest path from root ("" for root).
-func (g graph) reach(root string) map[string]string {
-	parent := map[string]string{root: ""}
-	for queue := []string{root}; len(queue) > 0; queue = queue[1:] {
-		for _, q := range g[queue[0]] {
-			if _, seen := parent[q]; !seen {
-				parent[q] = queue[0]
-				queue = append(queue, q)
-			}
-		}
-	}
-	return parent
-}
+// graph is the import graph with the checks of this test.
+type graph struct{ layers.Graph }
 
 // onlyVia reports whether every package of pkgs that is imported from
 // outside pkgs is imported by via only.
@@ -150,7 +124,7 @@ func (g graph) onlyVia(reached map[string]string, pkgs []string, via string) boo
 		if in[p] {
 			continue
 		}
-		for _, q := range g[p] {
+		for _, q := range g.Graph[p] {
 			if in[q] && p != via {
 				return false
 			}
@@ -160,16 +134,7 @@ func (g graph) onlyVia(reached map[string]string, pkgs []string, via string) boo
 }
 
 // path renders how root reaches p.
-func path(parent map[string]string, p string) string {
-	var hops []string
-	for ; p != ""; p = parent[p] {
-		hops = append(hops, strings.TrimPrefix(p, mod))
-	}
-	for i, j := 0, len(hops)-1; i < j; i, j = i+1, j-1 {
-		hops[i], hops[j] = hops[j], hops[i]
-	}
-	return strings.Join(hops, " -> ")
-}
+func path(parent map[string]string, p string) string { return layers.Path(parent, p, mod) }
 
 // linked returns the packages of reached that are m or under m.
 func linked(reached map[string]string, m string) []string {

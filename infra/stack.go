@@ -202,7 +202,7 @@ func NewStack(scope constructs.Construct, id string, p Props) awscdk.Stack {
 	}
 	fns["api"].AddEnvironment(jsii.String("EXTRACT_QUEUE_URL"), queue.QueueUrl(), nil)
 	// The API function is the domain's master user: at start it maps the
-	// pipeline functions' roles to the writer role (pkg/opensearch).
+	// pipeline functions' roles to the writer role (pkg/index/opensearch).
 	fns["api"].AddEnvironment(jsii.String("OPENSEARCH_WRITER_ROLES"), awscdk.Fn_Join(jsii.String(","), &[]*string{
 		fns["ingest"].Role().RoleArn(), fns["extract"].Role().RoleArn(), fns["consolidate"].Role().RoleArn()}), nil)
 	fns["extract"].AddEnvironment(jsii.String("BEDROCK_LLM_MODEL"), jsii.String(st.LLMModel), nil)

@@ -15,6 +15,7 @@ import (
 	"os/signal"
 
 	"github.com/agentmem/agentmem/internal/config"
+	"github.com/agentmem/agentmem/pkg/service"
 	"github.com/agentmem/agentmem/pkg/wiring/server"
 )
 
@@ -94,7 +95,7 @@ func reindex(ctx context.Context) error {
 		return err
 	}
 	defer b.Close()
-	st, err := b.OpenSearch.Reindex(ctx, b.Store, b.Embedder, cfg.Embedder.Sentences)
+	st, err := b.OpenSearch.Reindex(ctx, service.Rebuilder{Store: b.Store, Embedder: b.Embedder, Sentences: cfg.Embedder.Sentences})
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ package main
 import (
 	"context"
 
+	"github.com/agentmem/agentmem/pkg/auth"
 	"github.com/agentmem/agentmem/pkg/auth/secretsmanager"
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/pipeline/extract"
@@ -40,10 +41,10 @@ func main() {
 		httpapi.WithKnowledge(b.Knowledge), httpapi.WithRegistry(b.Registry), httpapi.WithMetrics(b.Metrics),
 		httpapi.WithSettings(extract.NewSettingsStore(b.Caps.Records)), httpapi.WithIdempotency(b.Store.Idempotency()),
 		httpapi.WithMount("/mcp", mcp.New(b.Service, mcp.WithKnowledge(b.Knowledge), mcp.WithQuotas(quotas), mcp.WithLogger(log)).Handler())}
-	tokens, err := secretsmanager.OpenTokens(ctx, cfg.AWS.TokenSecretName, secretsmanager.ClientOptions{Region: cfg.AWS.Region})
+	keys, err := secretsmanager.OpenKeys(ctx, cfg.AWS.TokenSecretName, secretsmanager.ClientOptions{Region: cfg.AWS.Region})
 	aws.Must(log, "token signing secret", err)
-	if tokens != nil {
-		opts = append(opts, httpapi.WithTokens(tokens))
+	if keys != nil {
+		opts = append(opts, httpapi.WithTokens(auth.NewTokens(keys)))
 	}
 	if cfg.Extraction.QueueURL != "" {
 		c, err := sqs.NewClient(ctx, sqs.ClientOptions{Endpoint: cfg.Extraction.QueueEndpoint, Region: cfg.AWS.Region})

@@ -31,10 +31,10 @@ func main() {
 		log.Error("dynamodb", "err", err)
 		os.Exit(1)
 	}
-	tokens, err := secretsmanager.OpenTokens(context.Background(), cfg.AWS.TokenSecretName, secretsmanager.ClientOptions{Region: cfg.AWS.Region})
+	keys, err := secretsmanager.OpenKeys(context.Background(), cfg.AWS.TokenSecretName, secretsmanager.ClientOptions{Region: cfg.AWS.Region})
 	if err != nil {
 		log.Error("token signing secret", "err", err)
 		os.Exit(1)
 	}
-	lambda.Start(authorizer.Handler{Keys: auth.StoreKeys{Store: dynamodb.New(c, cfg.Store.DynamoDBTable)}, Tokens: tokens}.Handle)
+	lambda.Start(authorizer.Handler{Keys: auth.StoreKeys{Store: dynamodb.New(c, cfg.Store.DynamoDBTable)}, Tokens: auth.TokensOf(keys)}.Handle)
 }

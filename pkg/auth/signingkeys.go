@@ -98,7 +98,7 @@ func (r *RecordKeys) newest(ctx context.Context) (SigningKey, error) {
 				return SigningKey{}, fmt.Errorf("auth: signing key %q: %w", rec.ID, err)
 			}
 			k := SigningKey{ID: rec.ID, Secret: v.Secret}
-			if k.valid() != nil {
+			if validKey(k) != nil {
 				continue
 			}
 			r.byID[k.ID] = k
@@ -142,7 +142,7 @@ func (r *RecordKeys) Lookup(ctx context.Context, id string) (SigningKey, error) 
 		return SigningKey{}, fmt.Errorf("auth: signing key %q: %w", id, err)
 	}
 	k = SigningKey{ID: id, Secret: v.Secret}
-	if err := k.valid(); err != nil {
+	if err := validKey(k); err != nil {
 		return SigningKey{}, memory.Errorf(memory.ENOTFOUND, "signing key %q is not usable: %v", id, err)
 	}
 	r.mu.Lock()

@@ -56,33 +56,20 @@ const (
 	minSecretLen = 32
 )
 
-// SigningKey is a secret that signs end-user tokens, named by ID (the
-// token header's kid).
-type SigningKey struct {
-	ID     string
-	Secret []byte
-}
+// SigningKey and SigningKeys are the domain's (memory.SigningKey): the
+// port that memoryd and the Lambdas share, so that an adapter such as
+// pkg/auth/secretsmanager implements it without importing this package.
+type (
+	SigningKey  = memory.SigningKey
+	SigningKeys = memory.SigningKeys
+)
 
-// valid checks that k can sign: an id and a secret of at least 256 bits.
-func (k SigningKey) valid() error {
+// validKey checks that k can sign: an id and a secret of at least 256 bits.
+func validKey(k SigningKey) error {
 	if k.ID == "" || len(k.Secret) < minSecretLen {
 		return fmt.Errorf("auth: signing key %q: an id and a secret of at least %d bytes are required", k.ID, minSecretLen)
 	}
 	return nil
-}
-
-// SigningKeys keeps the secrets that sign end-user tokens: the port that
-// memoryd (over its store, RecordKeys) and the AWS Lambdas (over Secrets
-// Manager) share, so that they share the verifier. A key never changes
-// once made, so verifiers may cache it; rotating makes a new current key
-// and keeps the old ones until the tokens they signed have expired.
-type SigningKeys interface {
-	// Current returns the key new tokens are signed with, creating it on
-	// first use where the keeper can. Errors mean the keeper failed.
-	Current(ctx context.Context) (SigningKey, error)
-	// Lookup returns the key named id; ENOTFOUND if there is none. Other
-	// errors mean the keeper failed.
-	Lookup(ctx context.Context, id string) (SigningKey, error)
 }
 
 // StaticKeys is SigningKeys over a fixed list, the first one current.
@@ -93,14 +80,14 @@ func (s StaticKeys) Current(context.Context) (SigningKey, error) {
 	if len(s) == 0 {
 		return SigningKey{}, errors.New("auth: no signing key")
 	}
-	return s[0], s[0].valid()
+	return s[0], validKey(s[0])
 }
 
 // Lookup implements SigningKeys.
 func (s StaticKeys) Lookup(_ context.Context, id string) (SigningKey, error) {
 	for _, k := range s {
 		if k.ID == id {
-			return k, k.valid()
+			return k, validKey(k)
 		}
 	}
 	return SigningKey{}, memory.Errorf(memory.ENOTFOUND, "signing key %q not found", id)
@@ -159,6 +146,15 @@ func NewTokens(keys SigningKeys) *Tokens { return &Tokens{keys: keys, now: time.
 // WithClock returns t reading the time from now (tests).
 func (t *Tokens) WithClock(now func() time.Time) *Tokens {
 	return &Tokens{keys: t.keys, now: now}
+}
+
+// TokensOf is NewTokens, or nil (no tokens) for nil keys: a root that may
+// have no signing keys configured.
+func TokensOf(keys SigningKeys) *Tokens {
+	if keys == nil {
+		return nil
+	}
+	return NewTokens(keys)
 }
 
 // claims are a token's JWT claims.
@@ -223,7 +219,7 @@ func (t *Tokens) Mint(ctx context.Context, c memory.Caller, req TokenRequest) (T
 	if err != nil {
 		return Token{}, fmt.Errorf("auth: mint token: %w", err)
 	}
-	if err := k.valid(); err != nil {
+	if err := validKey(k); err != nil {
 		return Token{}, err
 	}
 	now := t.now().UTC().Truncate(time.Second)
@@ -271,7 +267,7 @@ func (t *Tokens) Verify(ctx context.Context, token string) (memory.Caller, time.
 			keeperErr = err
 			return nil, err
 		}
-		if err := k.valid(); err != nil {
+		if err := validKey(k); err != nil {
 			keeperErr = err
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+
 	"github.com/agentmem/agentmem/pkg/memory"
 )
 
@@ -22,6 +23,23 @@ type RebuildStats struct {
 // (memory.EmbedMemories), as the service's WithSentenceView does.
 func Rebuild(ctx context.Context, store memory.Store, index memory.Index, embedder memory.Embedder, sentences bool) (RebuildStats, error) {
 	return RebuildSince(ctx, store, index, embedder, sentences, 0)
+}
+
+// Rebuilder is Rebuild bound to a store and an embedder, for an index
+// adapter's online reindex (opensearch.Filler).
+type Rebuilder struct {
+	Store     memory.Store
+	Embedder  memory.Embedder
+	Sentences bool // the sentence view, as Rebuild's sentences
+}
+
+// Dimensions is the embedder's.
+func (r Rebuilder) Dimensions() int { return r.Embedder.Dimensions() }
+
+// Fill runs RebuildSince into index.
+func (r Rebuilder) Fill(ctx context.Context, index memory.Index, since int64) (indexed, reembedded int, err error) {
+	st, err := RebuildSince(ctx, r.Store, index, r.Embedder, r.Sentences, since)
+	return st.Indexed, st.Reembedded, err
 }
 
 // RebuildSince is Rebuild restricted to memories updated at or after since

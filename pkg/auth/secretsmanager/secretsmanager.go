@@ -1,5 +1,5 @@
 // Package secretsmanager keeps the signing keys of end-user tokens in AWS
-// Secrets Manager: auth.SigningKeys over one secret, named by the
+// Secrets Manager: memory.SigningKeys over one secret, named by the
 // configuration (TOKEN_SECRET_NAME), whose versions are the keys. The
 // version labelled AWSCURRENT signs new tokens, and a token's kid is the
 // version id that signed it, so that rotating the secret (a new version;
@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/internal/awsconf"
-	"github.com/agentmem/agentmem/pkg/auth"
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	sm "github.com/aws/aws-sdk-go-v2/service/secretsmanager"
@@ -42,7 +41,7 @@ type API interface {
 	GetSecretValue(ctx context.Context, in *sm.GetSecretValueInput, opts ...func(*sm.Options)) (*sm.GetSecretValueOutput, error)
 }
 
-// Keys is auth.SigningKeys over the versions of one secret. Versions never
+// Keys is memory.SigningKeys over the versions of one secret. Versions never
 // change, so each is read once; the current one is read again after
 // currentTTL.
 type Keys struct {
@@ -51,17 +50,17 @@ type Keys struct {
 	now  func() time.Time
 
 	mu      sync.Mutex
-	byID    map[string]auth.SigningKey
+	byID    map[string]memory.SigningKey
 	misses  map[string]time.Time
-	current auth.SigningKey
+	current memory.SigningKey
 	readAt  time.Time
 }
 
-var _ auth.SigningKeys = (*Keys)(nil)
+var _ memory.SigningKeys = (*Keys)(nil)
 
 // New returns the signing keys of the secret name (a name or an ARN).
 func New(api API, name string) *Keys {
-	return &Keys{api: api, name: name, now: time.Now, byID: map[string]auth.SigningKey{}, misses: map[string]time.Time{}}
+	return &Keys{api: api, name: name, now: time.Now, byID: map[string]memory.SigningKey{}, misses: map[string]time.Time{}}
 }
 
 // ClientOptions configures NewClient.
@@ -88,8 +87,8 @@ func NewClient(ctx context.Context, o ClientOptions) (*sm.Client, error) {
 	}), nil
 }
 
-// Current implements auth.SigningKeys: the AWSCURRENT version.
-func (k *Keys) Current(ctx context.Context) (auth.SigningKey, error) {
+// Current implements memory.SigningKeys: the AWSCURRENT version.
+func (k *Keys) Current(ctx context.Context) (memory.SigningKey, error) {
 	k.mu.Lock()
 	if k.current.ID != "" && k.now().Sub(k.readAt) < currentTTL {
 		defer k.mu.Unlock()
@@ -98,7 +97,7 @@ func (k *Keys) Current(ctx context.Context) (auth.SigningKey, error) {
 	k.mu.Unlock()
 	key, err := k.get(ctx, &sm.GetSecretValueInput{SecretId: aws.String(k.name), VersionStage: aws.String("AWSCURRENT")})
 	if err != nil {
-		return auth.SigningKey{}, err
+		return memory.SigningKey{}, err
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -107,10 +106,10 @@ func (k *Keys) Current(ctx context.Context) (auth.SigningKey, error) {
 	return key, nil
 }
 
-// Lookup implements auth.SigningKeys: the version id.
-func (k *Keys) Lookup(ctx context.Context, id string) (auth.SigningKey, error) {
+// Lookup implements memory.SigningKeys: the version id.
+func (k *Keys) Lookup(ctx context.Context, id string) (memory.SigningKey, error) {
 	if !versionID(id) {
-		return auth.SigningKey{}, memory.Errorf(memory.ENOTFOUND, "signing key %q not found", id)
+		return memory.SigningKey{}, memory.Errorf(memory.ENOTFOUND, "signing key %q not found", id)
 	}
 	k.mu.Lock()
 	key, ok := k.byID[id]
@@ -120,7 +119,7 @@ func (k *Keys) Lookup(ctx context.Context, id string) (auth.SigningKey, error) {
 		return key, nil
 	}
 	if miss && k.now().Sub(missed) < missTTL {
-		return auth.SigningKey{}, memory.Errorf(memory.ENOTFOUND, "signing key %q not found", id)
+		return memory.SigningKey{}, memory.Errorf(memory.ENOTFOUND, "signing key %q not found", id)
 	}
 	key, err := k.get(ctx, &sm.GetSecretValueInput{SecretId: aws.String(k.name), VersionId: aws.String(id)})
 	k.mu.Lock()
@@ -130,9 +129,9 @@ func (k *Keys) Lookup(ctx context.Context, id string) (auth.SigningKey, error) {
 			clear(k.misses)
 		}
 		k.misses[id] = k.now()
-		return auth.SigningKey{}, err
+		return memory.SigningKey{}, err
 	} else if err != nil {
-		return auth.SigningKey{}, err
+		return memory.SigningKey{}, err
 	}
 	k.byID[id] = key
 	return key, nil
@@ -155,27 +154,27 @@ func versionID(id string) bool {
 
 // get reads one version of the secret: ENOTFOUND when the secret or the
 // version does not exist.
-func (k *Keys) get(ctx context.Context, in *sm.GetSecretValueInput) (auth.SigningKey, error) {
+func (k *Keys) get(ctx context.Context, in *sm.GetSecretValueInput) (memory.SigningKey, error) {
 	out, err := k.api.GetSecretValue(ctx, in)
 	var nf *types.ResourceNotFoundException
 	if errors.As(err, &nf) {
-		return auth.SigningKey{}, memory.Errorf(memory.ENOTFOUND, "signing key: %s", nf.ErrorMessage())
+		return memory.SigningKey{}, memory.Errorf(memory.ENOTFOUND, "signing key: %s", nf.ErrorMessage())
 	} else if err != nil {
-		return auth.SigningKey{}, fmt.Errorf("secretsmanager: get %s: %w", k.name, err)
+		return memory.SigningKey{}, fmt.Errorf("secretsmanager: get %s: %w", k.name, err)
 	}
-	key := auth.SigningKey{ID: aws.ToString(out.VersionId), Secret: out.SecretBinary}
+	key := memory.SigningKey{ID: aws.ToString(out.VersionId), Secret: out.SecretBinary}
 	if out.SecretString != nil {
 		key.Secret = []byte(*out.SecretString)
 	}
 	if key.ID == "" || len(key.Secret) < 32 {
-		return auth.SigningKey{}, fmt.Errorf("secretsmanager: %s: the secret must hold at least 32 bytes (and have a version id)", k.name)
+		return memory.SigningKey{}, fmt.Errorf("secretsmanager: %s: the secret must hold at least 32 bytes (and have a version id)", k.name)
 	}
 	return key, nil
 }
 
-// OpenTokens returns the end-user tokens signed with the secret name, for
-// a Lambda's composition root; nil (no tokens) when name is empty.
-func OpenTokens(ctx context.Context, name string, o ClientOptions) (*auth.Tokens, error) {
+// OpenKeys returns the signing keys kept in the secret name, for a
+// Lambda's composition root; nil (no tokens) when name is empty.
+func OpenKeys(ctx context.Context, name string, o ClientOptions) (memory.SigningKeys, error) {
 	if name == "" {
 		return nil, nil
 	}
@@ -183,5 +182,5 @@ func OpenTokens(ctx context.Context, name string, o ClientOptions) (*auth.Tokens
 	if err != nil {
 		return nil, err
 	}
-	return auth.NewTokens(New(c, name)), nil
+	return New(c, name), nil
 }

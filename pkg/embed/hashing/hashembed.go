@@ -1,4 +1,4 @@
-// Package hashembed is an Embedder that needs no model: feature hashing of
+// Package hashing is an Embedder that needs no model: feature hashing of
 // word unigrams, word bigrams and character trigrams into a fixed number of
 // dimensions, with sublinear term weights and signed buckets, L2-normalized.
 //

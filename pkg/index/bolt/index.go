@@ -1,4 +1,4 @@
-// Package boltindex is the embedded Index: BM25 keyword search and exact
+// Package bolt is the embedded Index: BM25 keyword search and exact
 // vector search over per-org in-memory structures, persisted in one bbolt
 // file so a restart loses nothing.
 //

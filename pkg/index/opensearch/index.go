@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/text/en"
 	osgo "github.com/opensearch-project/opensearch-go/v4"
 	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
 	"github.com/opensearch-project/opensearch-go/v4/signer"
@@ -90,24 +91,6 @@ func New(cfg Config) (*Index, error) {
 // Alias returns the alias reads and writes go through.
 func (ix *Index) Alias() string { return ix.cfg.Alias }
 
-// stopWords is the Snowball English stop list of bleve's "en" analyzer,
-// copied here so that both indexes drop the same words (BM25 normalizes by
-// document length, so the lists must agree for the two to rank alike) and
-// so that the Lambdas do not link bleve, roaring and bbolt for one list.
-// TestStopWordsAreBleves holds the copy equal to bleve's.
-var stopWords = strings.Fields(`
-	i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her
-	hers herself it its itself they them their theirs themselves what which who whom this that these
-	those am is are was were be been being have has had having do does did doing would should could
-	ought i'm you're he's she's it's we're they're i've you've we've they've i'd you'd he'd she'd we'd
-	they'd i'll you'll he'll she'll we'll they'll isn't aren't wasn't weren't hasn't haven't hadn't
-	doesn't don't didn't won't wouldn't shan't shouldn't can't cannot couldn't mustn't let's that's
-	who's what's here's there's when's where's why's how's a an the and but if or because as until while
-	of at by for with about against between into through during before after above below to from up down
-	in out on off over under again further then once here there when where why how all any both each few
-	more most other some such no nor not only own same so than too very
-`)
-
 // analyzerName is the text analyzer: the same pipeline as bleve's "en"
 // (Unicode word segmentation, English possessive, lower case, Snowball stop
 // words, Porter stemming).
@@ -124,7 +107,7 @@ func (ix *Index) mapping() map[string]any {
 			"analysis": map[string]any{
 				"filter": map[string]any{
 					"memory_possessive": map[string]any{"type": "stemmer", "language": "possessive_english"},
-					"memory_stop":       map[string]any{"type": "stop", "stopwords": stopWords},
+					"memory_stop":       map[string]any{"type": "stop", "stopwords": en.SnowballStopWords()},
 				},
 				"analyzer": map[string]any{analyzerName: map[string]any{
 					"type": "custom", "tokenizer": "standard",

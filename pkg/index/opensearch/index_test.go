@@ -253,7 +253,7 @@ func TestReindexKeepsSearchAnswering(t *testing.T) {
 		}
 	}()
 	time.Sleep(200 * time.Millisecond)
-	st, err := ix.Reindex(ctx, store, emb, true)
+	st, err := ix.Reindex(ctx, service.Rebuilder{Store: store, Embedder: emb, Sentences: true})
 	time.Sleep(200 * time.Millisecond)
 	close(stop)
 	wg.Wait()

@@ -3,7 +3,6 @@ package opensearch
 import (
 	"context"
 	"fmt"
-	"github.com/agentmem/agentmem/pkg/service"
 	"time"
 
 	"github.com/agentmem/agentmem/pkg/memory"
@@ -13,9 +12,22 @@ import (
 type ReindexStats struct {
 	NewIndex   string
 	OldIndices []string
-	service.RebuildStats
-	CaughtUp int // memories written during the rebuild and copied after the swap
-	Took     time.Duration
+	Indexed    int // memories written to the new version
+	Reembedded int // memories whose embedding was recomputed on the way
+	CaughtUp   int // memories written during the rebuild and copied after the swap
+	Took       time.Duration
+}
+
+// A Filler writes the memories of the store, the source of truth, into an
+// index: all of them when since is 0, else those updated at or after since
+// (Unix ms). It re-embeds the memories its embedder did not make and
+// reports how many it indexed and re-embedded. service.Rebuilder is the
+// one the binaries use; the rebuild is a use case, so this adapter takes
+// it rather than calling it.
+type Filler interface {
+	// Dimensions is the length of the vectors it writes.
+	Dimensions() int
+	Fill(ctx context.Context, into memory.Index, since int64) (indexed, reembedded int, err error)
 }
 
 // Reindex rebuilds the index from the store, the source of truth, into a new
@@ -26,11 +38,11 @@ type ReindexStats struct {
 // since the rebuild began); a memory deleted during the rebuild may linger in
 // the new index, which is harmless because search results are read back from
 // the store, and is removed by the next reindex.
-func (ix *Index) Reindex(ctx context.Context, store memory.Store, embedder memory.Embedder, sentences bool) (ReindexStats, error) {
+func (ix *Index) Reindex(ctx context.Context, fill Filler) (ReindexStats, error) {
 	start := time.Now()
 	st := ReindexStats{}
-	if embedder.Dimensions() != ix.cfg.Dimensions {
-		return st, fmt.Errorf("opensearch: reindex: embedder has %d dimensions, config %d", embedder.Dimensions(), ix.cfg.Dimensions)
+	if fill.Dimensions() != ix.cfg.Dimensions {
+		return st, fmt.Errorf("opensearch: reindex: embedder has %d dimensions, config %d", fill.Dimensions(), ix.cfg.Dimensions)
 	}
 	old, err := ix.aliasIndices(ctx)
 	if err != nil {
@@ -45,7 +57,7 @@ func (ix *Index) Reindex(ctx context.Context, store memory.Store, embedder memor
 	building.target = st.NewIndex
 	building.cfg.RefreshOnWrite = false
 	since := start.Add(-time.Second).UnixMilli() // margin for clock skew between writers
-	st.RebuildStats, err = service.Rebuild(ctx, store, &building, embedder, sentences)
+	st.Indexed, st.Reembedded, err = fill.Fill(ctx, &building, 0)
 	if err != nil {
 		return st, fmt.Errorf("opensearch: reindex into %s (alias unchanged): %w", st.NewIndex, err)
 	}
@@ -55,11 +67,10 @@ func (ix *Index) Reindex(ctx context.Context, store memory.Store, embedder memor
 	if err := ix.swap(ctx, st.NewIndex, old); err != nil {
 		return st, fmt.Errorf("opensearch: swap alias to %s: %w", st.NewIndex, err)
 	}
-	caught, err := service.RebuildSince(ctx, store, ix, embedder, sentences, since)
+	st.CaughtUp, _, err = fill.Fill(ctx, ix, since)
 	if err != nil {
 		return st, fmt.Errorf("opensearch: catch-up after the swap: %w", err)
 	}
-	st.CaughtUp = caught.Indexed
 	for _, name := range old {
 		if name == st.NewIndex {
 			continue

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/text/en"
 )
 
 // Limits of an expression. Parse and Normalized reject what exceeds them.
@@ -351,7 +352,7 @@ func (v *validator) action(a *ActionLeaf, path string) (*ActionLeaf, error) {
 // would be empty.
 func lemmaTerm(v string) string {
 	for range 4 {
-		l := memory.NormalizeTerm(Lemma(v))
+		l := memory.NormalizeTerm(en.Lemma(v))
 		if l == "" || l == v {
 			break
 		}

@@ -3,11 +3,11 @@ package query
 import (
 	"context"
 	"fmt"
-	"github.com/agentmem/agentmem/pkg/knowledge/extractor/offline"
 	"log/slog"
 	"time"
 
 	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/text/en"
 )
 
 // ToolName is the tool the model must call with the expression.
@@ -81,7 +81,7 @@ func singularTypes(n *Node) {
 	singularTypes(n.Not)
 	if n.Entity != nil {
 		for i, t := range n.Entity.Types {
-			n.Entity.Types[i] = offline.Singular(t)
+			n.Entity.Types[i] = en.Singular(t)
 		}
 	}
 }

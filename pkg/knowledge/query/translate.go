@@ -1,7 +1,6 @@
 package query
 
 import (
-	"github.com/agentmem/agentmem/pkg/knowledge/extractor/offline"
 	"strconv"
 	"strings"
 	"time"
@@ -9,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/text/en"
 )
 
 // token is a word or a punctuation mark of a question.
@@ -252,8 +252,8 @@ func (q *question) anchor(i int) []string {
 		seen = append(seen, w)
 		toks = append(toks, i)
 		out = append(out, w)
-		if inflected(w) {
-			out = append(out, Lemma(w))
+		if en.Inflected(w) {
+			out = append(out, en.Lemma(w))
 		}
 	}
 	if len(seen) == 0 {
@@ -294,9 +294,9 @@ func (q *question) questionWords(x *Expr) {
 			case n == "year" || n == "month" || n == "day" || n == "date" || n == "time":
 				x.AskTime = true
 				q.used[j] = true
-			case n != "" && !q.used[j] && !q.stop(n) && !q.toks[j].clit && q.toks[j].num < 0 && !inflected(n) &&
+			case n != "" && !q.used[j] && !q.stop(n) && !q.toks[j].clit && q.toks[j].num < 0 && !en.Inflected(n) &&
 				!(q.toks[j].cap && !q.toks[j].start):
-				q.addType(offline.Singular(n))
+				q.addType(en.Singular(n))
 			}
 		}
 	}
@@ -416,10 +416,10 @@ func (q *question) actions() {
 		if !q.word(j) || q.used[j] || q.stop(v) || q.toks[j].clit || q.toks[j].num >= 0 {
 			continue
 		}
-		if _, suffix := lemmaOnce(v); copulas[q.low(i)] && suffix != "ing" {
+		if _, suffix := en.LemmaOnce(v); copulas[q.low(i)] && suffix != "ing" {
 			continue // "is Ana married": a state, not an action
 		}
-		a := &ActionLeaf{Verbs: []string{Lemma(v)}, Subject: subj}
+		a := &ActionLeaf{Verbs: []string{en.Lemma(v)}, Subject: subj}
 		k := j + 1
 		prep := prepositions[q.low(k)]
 		if prep {
@@ -430,7 +430,7 @@ func (q *question) actions() {
 		}
 		o, ok := q.nameAt[k]
 		if !ok && q.word(k) && !q.used[k] && !q.stop(q.low(k)) && !q.toks[k].clit && q.toks[k].num < 0 {
-			o, ok = offline.Singular(q.low(k)), true
+			o, ok = en.Singular(q.low(k)), true
 		}
 		switch {
 		case ok && prep:
@@ -469,15 +469,24 @@ func (q *question) contentTerms() []string {
 		}
 		w := q.low(i)
 		add(w)
-		add(offline.Singular(w))
-		if inflected(w) {
-			add(Lemma(w))
+		add(en.Singular(w))
+		if en.Inflected(w) {
+			add(en.Lemma(w))
 		}
 	}
 	for i := range q.toks {
 		if content(i) && content(i+1) {
-			add(q.low(i) + " " + offline.Singular(q.low(i+1)))
+			add(q.low(i) + " " + en.Singular(q.low(i+1)))
 		}
 	}
 	return out
+}
+
+// set builds a lookup set from space-separated words.
+func set(list string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(list) {
+		m[w] = true
+	}
+	return m
 }

@@ -5,11 +5,11 @@
 package memorytest
 
 import (
-	"context"
 	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
 	"time"
 
-	"github.com/agentmem/agentmem/pkg/embed/hashing"
 	"github.com/agentmem/agentmem/pkg/memory"
 )
 
@@ -21,12 +21,30 @@ const (
 	AgentY = "agent-y"
 )
 
-var embedder = hashing.New(64)
+// Dimensions and Model describe the fixture's vectors.
+const (
+	Dimensions = 64
+	Model      = "memorytest-fixed-64"
+)
 
-// Embed returns the test embedding of text (64-dimensional hashing).
+// Embed returns the fixed test vector of text: 64 dimensions at unit
+// length, the same for the same text in every run. It is a shared direction
+// plus one drawn from a generator seeded by the text's hash, so any two
+// texts are alike by about one half (no fixture vector is opposite
+// another) and a text is most alike to itself. It means nothing about the
+// words: the suites test ranking by cosine, filters and isolation, not an
+// embedder, and need none.
 func Embed(text string) []float32 {
-	v, _ := embedder.Embed(context.Background(), []string{text}, memory.PurposeDocument)
-	return v[0]
+	h := fnv.New64a()
+	h.Write([]byte(text))
+	r := rand.New(rand.NewPCG(h.Sum64(), 0x6d656d6f))
+	v := make([]float32, Dimensions)
+	for i := range v {
+		v[i] = float32(r.NormFloat64()) / 8 // |random part| ≈ 1
+	}
+	v[0]++ // the shared direction
+	memory.Normalize(v)
+	return v
 }
 
 // Base is the fixture's epoch.
@@ -44,7 +62,7 @@ func New(org, agent string, typ memory.Type, text string, at int64) *memory.Memo
 		m.Kind = memory.KindPreference
 	}
 	m.ContentHash = memory.ContentHash(text)
-	m.Embedding, m.EmbeddingModel = Embed(m.SearchText()), embedder.Model()
+	m.Embedding, m.EmbeddingModel = Embed(m.SearchText()), Model
 	return m
 }
 

@@ -1,61 +1,29 @@
 package extract
 
 import (
-	"time"
-
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agentmem/agentmem/internal/retry"
 	"sync"
+	"time"
+
+	"github.com/agentmem/agentmem/internal/retry"
 
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/aws/aws-lambda-go/events"
 )
 
-// Job asks for the extraction of facts from some messages of one org. It is
-// produced by the API from the caller's own writes, never from a request
-// body, and carries message ids, not text: the worker reads the turns from
-// the store within the job's org.
-type Job struct {
-	OrgID      string   `json:"orgId"`
-	AgentID    string   `json:"agentId,omitempty"`
-	MessageIDs []string `json:"messageIds"`
-}
+// Job is the domain's extraction job (memory.ExtractionJob), named here
+// for the pipeline's callers.
+type Job = memory.ExtractionJob
 
-// Queue takes extraction jobs: SQS in AWS, LocalQueue in the local server.
-type Queue interface {
-	Enqueue(ctx context.Context, j Job) error
-}
+// Queue is the domain's extraction queue port (memory.ExtractionQueue):
+// SQS in AWS, LocalQueue in the local server.
+type Queue = memory.ExtractionQueue
 
-// MaxJobMessages bounds the turns of one job.
-const MaxJobMessages = 100
-
-// Validate checks a job's fields: EINVALID naming the field.
-func (j Job) Validate() error {
-	switch {
-	case j.OrgID == "":
-		return memory.Errorf(memory.EINVALID, "orgId: required")
-	case len(j.MessageIDs) == 0 || len(j.MessageIDs) > MaxJobMessages:
-		return memory.Errorf(memory.EINVALID, "messageIds: 1 to %d message ids are required, got %d", MaxJobMessages, len(j.MessageIDs))
-	}
-	if err := memory.ValidID("orgId", j.OrgID); err != nil {
-		return err
-	}
-	if err := memory.ValidID("agentId", j.AgentID); err != nil {
-		return err
-	}
-	for i, id := range j.MessageIDs {
-		if id == "" {
-			return memory.Errorf(memory.EINVALID, "messageIds[%d]: empty", i)
-		}
-		if err := memory.ValidID(fmt.Sprintf("messageIds[%d]", i), id); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// MaxJobMessages bounds the turns of one job (memory.MaxJobMessages).
+const MaxJobMessages = memory.MaxJobMessages
 
 // Permanent reports whether a job's failure will recur however often it is
 // retried: a job that is not JSON or fails validation (EINVALID), or that

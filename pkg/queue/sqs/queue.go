@@ -1,14 +1,14 @@
 // Package sqs sends extraction jobs to Amazon SQS (aws-sdk-go-v2), where
-// the extract Lambda consumes them (see extract.HandleSQS).
+// the extract Lambda consumes them (see the extraction pipeline's HandleSQS).
 package sqs
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/agentmem/agentmem/internal/awsconf"
 
-	"github.com/agentmem/agentmem/pkg/pipeline/extract"
+	"github.com/agentmem/agentmem/internal/awsconf"
+	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
@@ -20,7 +20,7 @@ type Queue struct {
 	url string
 }
 
-var _ extract.Queue = (*Queue)(nil)
+var _ memory.ExtractionQueue = (*Queue)(nil)
 
 // New returns a Queue sending to queueURL.
 func New(c *sqs.Client, queueURL string) *Queue { return &Queue{c: c, url: queueURL} }
@@ -45,9 +45,9 @@ func NewClient(ctx context.Context, o ClientOptions) (*sqs.Client, error) {
 	}), nil
 }
 
-// Enqueue implements extract.Queue: one message per job, with the org as a
+// Enqueue implements memory.ExtractionQueue: one message per job, with the org as a
 // message attribute for tracing.
-func (q *Queue) Enqueue(ctx context.Context, j extract.Job) error {
+func (q *Queue) Enqueue(ctx context.Context, j memory.ExtractionJob) error {
 	body, err := json.Marshal(j)
 	if err != nil {
 		return fmt.Errorf("sqs: encode job: %w", err)

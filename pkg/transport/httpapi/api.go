@@ -1,4 +1,4 @@
-// Package api is the HTTP API of the memory service: one http.Handler that
+// Package httpapi is the HTTP API of the memory service: one http.Handler that
 // serves both a plain net/http server (API keys from a KeyMap) and API
 // Gateway REST proxy events (caller from the Lambda authorizer context).
 // It maps memory.Error codes to HTTP statuses and never shows internal

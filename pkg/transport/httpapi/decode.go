@@ -10,10 +10,10 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/transport/contract"
 )
 
 // MaxBodyBytes is the largest request body accepted (413 beyond).
@@ -97,7 +97,7 @@ type Millis int64
 func (t *Millis) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err == nil {
-		v, err := parseTime("start/end", s)
+		v, err := contract.ParseTime("start/end", s)
 		*t = Millis(v)
 		return err
 	}
@@ -107,23 +107,6 @@ func (t *Millis) UnmarshalJSON(b []byte) error {
 	}
 	*t = Millis(n)
 	return nil
-}
-
-func parseTime(field, s string) (int64, error) {
-	if s == "" {
-		return 0, nil
-	}
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		if n < 0 {
-			return 0, memory.Errorf(memory.EINVALID, "%s: must not be negative", field)
-		}
-		return n, nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return 0, memory.Errorf(memory.EINVALID, "%s: %q is neither milliseconds since the epoch nor an RFC 3339 time", field, s)
-	}
-	return t.UnixMilli(), nil
 }
 
 // StringList accepts "a", "a,b" or ["a","b"].
@@ -246,7 +229,7 @@ func queryFilter(r *http.Request, allowed ...string) (Filters, error) {
 		case "durability":
 			f.Durability = v
 		case "start", "end":
-			t, err := parseTime(name, v)
+			t, err := contract.ParseTime(name, v)
 			if err != nil {
 				return Filters{}, err
 			}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentmem/agentmem/pkg/knowledge"
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/service"
+	"github.com/agentmem/agentmem/pkg/transport/contract"
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -193,23 +193,10 @@ func (s *Server) act(ctx context.Context, c memory.Caller, f Filters) (memory.Ca
 	return s.svc.Act(ctx, c, memory.Acting{UserID: f.UserID, RoomID: f.RoomID, WorldID: f.WorldID})
 }
 
-// parseTime reads a time given as milliseconds since the epoch or RFC 3339.
+// parseTime reads a time a tool argument gives, spaces trimmed
+// (contract.ParseTime).
 func parseTime(field, s string) (int64, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return 0, nil
-	}
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		if n < 0 {
-			return 0, memory.Errorf(memory.EINVALID, "%s: must not be negative", field)
-		}
-		return n, nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return 0, memory.Errorf(memory.EINVALID, "%s: %q is neither milliseconds since the epoch nor an RFC 3339 time", field, s)
-	}
-	return t.UnixMilli(), nil
+	return contract.ParseTime(field, strings.TrimSpace(s))
 }
 
 // Memory is a memory as the tools show it.

@@ -73,7 +73,7 @@ func TestSwitchToOpenSearchFillsItFromTheStore(t *testing.T) {
 		}
 	}
 	check("after the switch")
-	st, err := b.OpenSearch.Reindex(ctx, b.Store, b.Embedder, true)
+	st, err := b.OpenSearch.Reindex(ctx, service.Rebuilder{Store: b.Store, Embedder: b.Embedder, Sentences: true})
 	if err != nil || st.Indexed != 41 {
 		t.Fatalf("reindex: %+v %v", st, err)
 	}

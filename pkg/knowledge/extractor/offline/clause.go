@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/text/en"
 )
 
 var (
@@ -444,7 +445,7 @@ verb:
 		if hasInd && ditransitives[lemma] && act.IndirectObject != "" {
 			owner = act.IndirectObject // "Mom bought me a bike": mine
 		}
-		hs := Singular(memory.NormalizeTerm(e.Name))
+		hs := en.Singular(memory.NormalizeTerm(e.Name))
 		switch {
 		case relationNouns[hs] && verbs[0] == "have":
 			a.ents.addFacet(objEnt, memory.Facet{Name: "relation", Value: hs + " of " + act.Subject})
@@ -525,7 +526,7 @@ func (a *analysis) personish(n np) bool {
 	if ni := a.nameAt[n.cfrom]; ni != 0 && n.cto == a.names[ni-1].to {
 		return a.ents.hasType(a.names[ni-1].ent, "person") || len(a.ents.list[a.names[ni-1].ent].Types) == 0
 	}
-	return n.cto > n.cfrom && relationNouns[Singular(a.low(n.cto-1))]
+	return n.cto > n.cfrom && relationNouns[en.Singular(a.low(n.cto-1))]
 }
 
 // pendingParam adds a parameter to an action being built.
@@ -743,7 +744,7 @@ func (a *analysis) copula(sub subject, s sentence, k int, st vpState) int {
 	for m := n.from; m < n.to; m++ {
 		a.usedAt[m] = true
 	}
-	head := Singular(a.low(n.cto - 1))
+	head := en.Singular(a.low(n.cto - 1))
 	if a.nameAt[n.cto-1] != 0 {
 		// "my name is Ana", "that's Ana"
 		return n.to
@@ -832,7 +833,7 @@ func singularPhrase(p string) string {
 	if len(f) == 0 {
 		return p
 	}
-	f[len(f)-1] = Singular(f[len(f)-1])
+	f[len(f)-1] = en.Singular(f[len(f)-1])
 	return strings.Join(f, " ")
 }
 

@@ -1,6 +1,10 @@
 package offline
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/agentmem/agentmem/pkg/text/en"
+)
 
 // The word lists below are general English: function words, inflections of
 // common verbs, a small type lexicon of everyday categories and a gazetteer of
@@ -336,58 +340,18 @@ func init() {
 			categories[w] = []string{"person", "occupation"}
 		}
 	}
-	for _, v := range irregularVerbs {
-		f := strings.Fields(v)
-		verbLemma[f[0]] = f[0]
-		baseVerbs[f[0]] = true
-		for _, form := range f[1:] {
-			for _, x := range strings.Split(form, "/") {
-				verbLemma[x] = f[0]
-				pastForms[x] = true
-			}
-		}
+	for _, b := range en.IrregularBases() {
+		baseVerbs[b] = true
 	}
 	for _, w := range strings.Fields(regularVerbs) {
 		baseVerbs[w] = true
 	}
-	verbLemma["born"] = "born" // "was born in", not "bear"
 	delete(baseVerbs, "born")
 }
 
 // ownedKinds are the categories a possessive makes "owned": "my car" gets
 // an owner facet; "my sister" a relation facet instead.
 var ownedKinds = set(`animal vehicle instrument device clothing`)
-
-// irregularVerbs: base, past, participle (alternatives split by "/").
-var irregularVerbs = []string{
-	"be was/were been", "have had had", "do did done", "go went gone", "get got got/gotten", "make made made",
-	"say said said", "see saw seen", "come came come", "take took taken", "know knew known", "think thought thought",
-	"give gave given", "find found found", "tell told told", "become became become", "leave left left",
-	"feel felt felt", "bring brought brought", "begin began begun", "keep kept kept", "hold held held",
-	"write wrote written", "stand stood stood", "hear heard heard", "let let let", "mean meant meant",
-	"set set set", "meet met met", "run ran run", "pay paid paid", "sit sat sat", "speak spoke spoken",
-	"lie lay lain", "lead led led", "read read read", "grow grew grown", "lose lost lost", "fall fell fallen",
-	"send sent sent", "build built built", "understand understood understood", "draw drew drawn",
-	"break broke broken", "spend spent spent", "cut cut cut", "rise rose risen", "drive drove driven",
-	"buy bought bought", "wear wore worn", "choose chose chosen", "seek sought sought", "throw threw thrown",
-	"catch caught caught", "deal dealt dealt", "win won won", "forget forgot forgotten", "sell sold sold",
-	"fight fought fought", "teach taught taught", "eat ate eaten", "sing sang sung", "swim swam swum",
-	"drink drank drunk", "fly flew flown", "ride rode ridden", "hide hid hidden", "shake shook shaken",
-	"steal stole stolen", "wake woke woken", "bite bit bitten", "blow blew blown", "freeze froze frozen",
-	"forgive forgave forgiven", "hang hung hung", "shoot shot shot", "shut shut shut", "sleep slept slept",
-	"slide slid slid", "spin spun spun", "stick stuck stuck", "strike struck struck", "swear swore sworn",
-	"sweep swept swept", "swing swung swung", "tear tore torn", "bear bore born/borne", "bend bent bent",
-	"bet bet bet", "bind bound bound", "bleed bled bled", "breed bred bred", "burn burnt burnt",
-	"cling clung clung", "creep crept crept", "dig dug dug", "dream dreamt dreamt", "feed fed fed",
-	"flee fled fled", "grind ground ground", "hit hit hit", "hurt hurt hurt", "kneel knelt knelt",
-	"lay laid laid", "lean leant leant", "leap leapt leapt", "learn learnt learnt", "lend lent lent",
-	"light lit lit", "put put put", "quit quit quit", "ring rang rung", "seek sought sought",
-	"shine shone shone", "show showed shown", "shrink shrank shrunk", "sink sank sunk", "smell smelt smelt",
-	"spell spelt spelt", "spill spilt spilt", "split split split", "spread spread spread", "spring sprang sprung",
-	"sting stung stung", "stink stank stunk", "string strung strung", "undertake undertook undertaken",
-	"upset upset upset", "weave wove woven", "weep wept wept", "wind wound wound", "withdraw withdrew withdrawn",
-	"overcome overcame overcome", "rebuild rebuilt rebuilt", "babysit babysat babysat", "oversleep overslept overslept",
-}
 
 // regularVerbs are common verbs with regular inflections.
 var regularVerbs = `accept achieve act add adopt agree allow announce answer apply appreciate arrange arrive ask
@@ -411,8 +375,6 @@ var regularVerbs = `accept achieve act add adopt agree allow announce answer app
 	adore dislike detest loathe crave miss admire respect trust doubt fear cherish treasure value
 	celebrate host attend organize participate compete qualify train coach practise rehearse perform`
 
-var (
-	baseVerbs = map[string]bool{}
-	verbLemma = map[string]string{} // irregular forms -> base
-	pastForms = map[string]bool{}   // irregular past and participle forms
-)
+// baseVerbs are the verbs the lexicon knows: the irregular ones
+// (en.IrregularBases) and regularVerbs.
+var baseVerbs = map[string]bool{}

@@ -1,6 +1,10 @@
 package offline
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/agentmem/agentmem/pkg/text/en"
+)
 
 // vform is the inflection of a verb form.
 type vform uint8
@@ -19,11 +23,11 @@ const (
 // it knows. guess also returns a best-effort lemma for unknown -ed/-ing/-s
 // words, with known false.
 func lemmaVerb(w string) (lemma string, f vform, known bool) {
-	if l, ok := verbLemma[w]; ok {
+	if l, ok := en.IrregularVerb(w); ok {
 		if l == w && w != "born" {
 			return w, vBase, true
 		}
-		if baseVerbs[w] && pastForms[w] {
+		if baseVerbs[w] && en.IrregularPast(w) {
 			return l, vAmbig, true
 		}
 		return l, vPast, true
@@ -57,14 +61,14 @@ func lemmaVerb(w string) (lemma string, f vform, known bool) {
 		if l := w[:n-1]; baseVerbs[l] {
 			return l, v3sg, true
 		}
-		if l, ok := verbLemma[w[:n-2]]; ok && l == w[:n-2] {
+		if l, ok := en.IrregularVerb(w[:n-2]); ok && l == w[:n-2] {
 			return l, v3sg, true // goes, does
 		}
 	case n > 2 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
 		if l := w[:n-1]; baseVerbs[l] {
 			return l, v3sg, true
 		}
-		if l, ok := verbLemma[w[:n-1]]; ok && l == w[:n-1] {
+		if l, ok := en.IrregularVerb(w[:n-1]); ok && l == w[:n-1] {
 			return l, v3sg, true
 		}
 	}
@@ -94,7 +98,7 @@ func stemLookup(s string) (string, bool) {
 	if strings.HasSuffix(s, "y") && baseVerbs[s[:len(s)-1]+"ie"] {
 		return s[:len(s)-1] + "ie", true
 	}
-	if l, ok := verbLemma[s]; ok && l == s {
+	if l, ok := en.IrregularVerb(s); ok && l == s {
 		return s, true // go(ing), do(ing)
 	}
 	return "", false
@@ -121,40 +125,6 @@ func guessStem(s string) string {
 
 func isVowel(b byte) bool { return strings.IndexByte("aeiou", b) >= 0 }
 
-var irregularPlurals = map[string]string{"children": "child", "people": "person", "men": "man", "women": "woman",
-	"feet": "foot", "teeth": "tooth", "mice": "mouse", "geese": "goose", "kids": "kid", "grandkids": "grandkid",
-	"parents": "parent", "series": "series", "species": "species", "sheep": "sheep", "fish": "fish", "deer": "deer",
-	"knives": "knife", "wives": "wife", "lives": "life", "leaves": "leaf", "wolves": "wolf", "shelves": "shelf",
-	"halves": "half", "loaves": "loaf", "calves": "calf", "cookies": "cookie", "movies": "movie", "pies": "pie",
-	"ties": "tie", "lies": "lie", "brownies": "brownie", "selfies": "selfie", "hippies": "hippie",
-	"clothes": "clothes", "news": "news", "jeans": "jeans", "glasses": "glasses", "pants": "pants",
-	"shoes": "shoe", "tacos": "taco", "photos": "photo", "pianos": "piano", "videos": "video", "radios": "radio",
-	"potatoes": "potato", "tomatoes": "tomato", "heroes": "hero", "dumplings": "dumpling", "noodles": "noodle"}
-
-// Singular returns the singular of an English noun in lower case ("sports"
-// → "sport", "cities" → "city", "people" → "person"); other words come back
-// unchanged. Knowledge is indexed under it, and the query translators look
-// terms up with it, so both sides agree.
-func Singular(w string) string {
-	if s, ok := irregularPlurals[w]; ok {
-		return s
-	}
-	n := len(w)
-	switch {
-	case n < 4 || !strings.HasSuffix(w, "s"):
-		return w
-	case strings.HasSuffix(w, "ss") || strings.HasSuffix(w, "us") || strings.HasSuffix(w, "is") ||
-		strings.HasSuffix(w, "ics"):
-		return w
-	case strings.HasSuffix(w, "ies"):
-		return w[:n-3] + "y"
-	case strings.HasSuffix(w, "sses") || strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes") ||
-		strings.HasSuffix(w, "xes") || strings.HasSuffix(w, "zes"):
-		return w[:n-2]
-	}
-	return w[:n-1]
-}
-
 // Forms returns the forms under which the extractor indexes word w (lower
 // case): w itself, the lemma of a verb form it knows ("went" → "go"), and
 // the singular of a plural noun ("sports" → "sport"). Query translation uses
@@ -172,7 +142,7 @@ func Forms(w string) []string {
 	if l, _, known := lemmaVerb(w); known && l != "" {
 		add(l)
 	}
-	if s := Singular(w); s != "" {
+	if s := en.Singular(w); s != "" {
 		add(s)
 	}
 	return out

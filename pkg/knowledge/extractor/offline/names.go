@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/text/en"
 )
 
 // nameSpan is a proper name or a title found in the text: tokens
@@ -49,7 +50,7 @@ func knownWord(w string) bool {
 	if _, ok := categories[w]; ok {
 		return true
 	}
-	if _, ok := categories[Singular(w)]; ok {
+	if _, ok := categories[en.Singular(w)]; ok {
 		return true
 	}
 	if _, _, known := lemmaVerb(w); known {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/text/en"
 )
 
 // np is a noun phrase: tokens [from, to), its content words [cfrom, cto)
@@ -36,7 +37,7 @@ func inCategory(w string) bool {
 	if _, ok := categories[w]; ok {
 		return true
 	}
-	_, ok := categories[Singular(w)]
+	_, ok := categories[en.Singular(w)]
 	return ok
 }
 
@@ -189,7 +190,7 @@ content:
 		if interjections[w] && !adjectives[w] && !inCategory(w) {
 			break
 		}
-		if j+1 < end && inCategory(w+" "+Singular(a.low(j+1))) {
+		if j+1 < end && inCategory(w+" "+en.Singular(a.low(j+1))) {
 			j += 2 // a compound of the lexicon: "support group", "ice cream"
 			continue
 		}
@@ -212,7 +213,7 @@ content:
 					goto done // "the dog loves walks"
 				}
 			case known && (f == vBase || f == vAmbig) && j > cstart && a.npStartAt(j+1, end) &&
-				(Singular(a.low(j-1)) != a.low(j-1) || irregularPlurals[a.low(j-1)] != ""):
+				(en.Singular(a.low(j-1)) != a.low(j-1) || en.IrregularPlural(a.low(j-1))):
 				// "the kids love it"; after a singular noun a base form is
 				// part of a compound: "a dance studio"
 				goto done
@@ -288,7 +289,7 @@ func (a *analysis) entity(n np) int {
 		from++
 	}
 	head := a.low(n.cto - 1)
-	hs := Singular(head)
+	hs := en.Singular(head)
 	if a.nameAt[n.cto-1] != 0 {
 		hs = head
 	}
@@ -334,7 +335,7 @@ func (a *analysis) entity(n np) int {
 	if key != "" {
 		types = categories[key]
 		if types == nil {
-			types = categories[Singular(key)]
+			types = categories[en.Singular(key)]
 		}
 	} else if g := gazetteer(memory.NormalizeTerm(name)); g != nil {
 		types = g

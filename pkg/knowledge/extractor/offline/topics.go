@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/text/en"
 )
 
 // topic is a key noun phrase of the text, with how often it occurs.
@@ -27,16 +28,16 @@ func (a *analysis) lexiconEntities() {
 		}
 		prev := a.low(i - 1)
 		// a verb use: "I paint", "to cook", "we fish"
-		if _, f, known := lemmaVerb(w); known && (f == vBase || f == v3sg || f == vPast || f == vAmbig) && baseVerbs[Singular(w)] {
+		if _, f, known := lemmaVerb(w); known && (f == vBase || f == v3sg || f == vPast || f == vAmbig) && baseVerbs[en.Singular(w)] {
 			if _, p := pronouns[prev]; (p && !possessives[prev]) || prev == "to" || modals[prev] || doForms[prev] {
 				continue
 			}
 		}
-		if _, f, _ := lemmaVerb(w); f == vIng && a.npStartAt(i+1, len(a.toks)) && !inCategory(w+" "+Singular(a.low(i+1))) {
+		if _, f, _ := lemmaVerb(w); f == vIng && a.npStartAt(i+1, len(a.toks)) && !inCategory(w+" "+en.Singular(a.low(i+1))) {
 			continue // a gerund with an object: "running my own business"
 		}
 		from := i
-		if i+1 < len(a.toks) && a.toks[i+1].kind == tWord && inCategory(w+" "+Singular(a.low(i+1))) && a.nameAt[i+1] == 0 {
+		if i+1 < len(a.toks) && a.toks[i+1].kind == tWord && inCategory(w+" "+en.Singular(a.low(i+1))) && a.nameAt[i+1] == 0 {
 			i++
 		}
 		n := np{from: from, to: i + 1, cfrom: from, cto: i + 1}
@@ -171,7 +172,7 @@ func (a *analysis) nounLike(i int) bool {
 		return false
 	}
 	for _, suf := range nounSuffixes {
-		if len(w) > len(suf)+2 && strings.HasSuffix(Singular(w), suf) {
+		if len(w) > len(suf)+2 && strings.HasSuffix(en.Singular(w), suf) {
 			return true
 		}
 	}

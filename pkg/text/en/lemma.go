@@ -1,18 +1,17 @@
-package query
+package en
 
 import "strings"
 
-// The offline extractor (knowledge/extractor/offline) indexes verbs by
-// their lemma. It exports no lemmatizer, so this is a small one with the
-// same rules: its table of irregular verbs, then the regular -ing, -ed and
-// -s endings with the usual spelling repairs (doubled consonants, a
-// dropped final e, y to ie). The extractor also consults a list of known
-// base verbs, which this file does not copy; a test checks that both agree
-// on common verbs. When the extractor exports its own, Lemma should call it.
+// Lemma's rules: the table of irregular verbs (verbs.go) with the forms of
+// be, have, do, go and a few verbs whose -ing or -s form the endings below
+// would get wrong, then the regular -ing, -ed and -s endings with the usual
+// spelling repairs (doubled consonants, a dropped final e, y to ie). It
+// knows no list of base verbs; the offline knowledge extractor, which
+// does, indexes the same lemmas on common verbs (a test there checks it).
 
-// irregular maps irregular verb forms (past, participle, third person) to
-// their base, and each base to itself.
-var irregular = map[string]string{}
+// lemmaIrregular maps irregular verb forms to their base, each base to
+// itself.
+var lemmaIrregular = map[string]string{}
 
 // baseEd and baseIng are base verbs that look inflected.
 var (
@@ -29,53 +28,18 @@ func set(list string) map[string]bool {
 }
 
 func init() {
-	// base, past, participle; alternatives split by "/". The same table as
-	// the offline extractor's.
-	for _, v := range strings.Split(`be was/were been|have had had|do did done|go went gone|get got got/gotten|
-		make made made|say said said|see saw seen|come came come|take took taken|know knew known|
-		think thought thought|give gave given|find found found|tell told told|become became become|
-		leave left left|feel felt felt|bring brought brought|begin began begun|keep kept kept|hold held held|
-		write wrote written|stand stood stood|hear heard heard|let let let|mean meant meant|set set set|
-		meet met met|run ran run|pay paid paid|sit sat sat|speak spoke spoken|lie lay lain|lead led led|
-		read read read|grow grew grown|lose lost lost|fall fell fallen|send sent sent|build built built|
-		understand understood understood|draw drew drawn|break broke broken|spend spent spent|cut cut cut|
-		rise rose risen|drive drove driven|buy bought bought|wear wore worn|choose chose chosen|
-		seek sought sought|throw threw thrown|catch caught caught|deal dealt dealt|win won won|
-		forget forgot forgotten|sell sold sold|fight fought fought|teach taught taught|eat ate eaten|
-		sing sang sung|swim swam swum|drink drank drunk|fly flew flown|ride rode ridden|hide hid hidden|
-		shake shook shaken|steal stole stolen|wake woke woken|bite bit bitten|blow blew blown|
-		freeze froze frozen|forgive forgave forgiven|hang hung hung|shoot shot shot|shut shut shut|
-		sleep slept slept|slide slid slid|spin spun spun|stick stuck stuck|strike struck struck|
-		swear swore sworn|sweep swept swept|swing swung swung|tear tore torn|bear bore borne|bend bent bent|
-		bet bet bet|bind bound bound|bleed bled bled|breed bred bred|burn burnt burnt|cling clung clung|
-		creep crept crept|dig dug dug|dream dreamt dreamt|feed fed fed|flee fled fled|grind ground ground|
-		hit hit hit|hurt hurt hurt|kneel knelt knelt|lay laid laid|lean leant leant|leap leapt leapt|
-		learn learnt learnt|lend lent lent|light lit lit|put put put|quit quit quit|ring rang rung|
-		shine shone shone|show showed shown|shrink shrank shrunk|sink sank sunk|smell smelt smelt|
-		spell spelt spelt|spill spilt spilt|split split split|spread spread spread|spring sprang sprung|
-		sting stung stung|stink stank stunk|string strung strung|undertake undertook undertaken|
-		upset upset upset|weave wove woven|weep wept wept|wind wound wound|withdraw withdrew withdrawn|
-		overcome overcame overcome|rebuild rebuilt rebuilt|babysit babysat babysat|oversleep overslept overslept`, "|") {
-		f := strings.Fields(v)
-		irregular[f[0]] = f[0]
-		for _, form := range f[1:] {
-			for _, x := range strings.Split(form, "/") {
-				irregular[x] = f[0]
-			}
-		}
+	for w, base := range irregularBase {
+		lemmaIrregular[w] = base
 	}
-	// A form shared by two verbs goes to the later entry of the table, as
-	// in the extractor: "lay" is the base of lay, not lie's past.
-	irregular["born"] = "born" // "was born in", not "bear"
 	for _, w := range []string{"is", "am", "are", "'s", "'re", "'m"} {
-		irregular[w] = "be"
+		lemmaIrregular[w] = "be"
 	}
-	irregular["has"], irregular["'ve"], irregular["having"] = "have", "have", "have"
-	irregular["does"], irregular["goes"] = "do", "go"
-	irregular["doing"], irregular["going"], irregular["being"] = "do", "go", "be"
-	irregular["dying"], irregular["lying"], irregular["tying"] = "die", "lie", "tie"
-	irregular["used"], irregular["using"], irregular["uses"] = "use", "use", "use"
-	irregular["skied"], irregular["skiing"], irregular["skis"] = "ski", "ski", "ski"
+	lemmaIrregular["has"], lemmaIrregular["'ve"], lemmaIrregular["having"] = "have", "have", "have"
+	lemmaIrregular["does"], lemmaIrregular["goes"] = "do", "go"
+	lemmaIrregular["doing"], lemmaIrregular["going"], lemmaIrregular["being"] = "do", "go", "be"
+	lemmaIrregular["dying"], lemmaIrregular["lying"], lemmaIrregular["tying"] = "die", "lie", "tie"
+	lemmaIrregular["used"], lemmaIrregular["using"], lemmaIrregular["uses"] = "use", "use", "use"
+	lemmaIrregular["skied"], lemmaIrregular["skiing"], lemmaIrregular["skis"] = "ski", "ski", "ski"
 }
 
 // Lemma returns the base form of an English verb given in lower case
@@ -87,7 +51,7 @@ func Lemma(verb string) string {
 	head, rest, found := strings.Cut(verb, " ")
 	l := head
 	for range 4 { // each step shortens the word or stops: a fixed point
-		n, _ := lemmaOnce(l)
+		n, _ := LemmaOnce(l)
 		if n == l {
 			break
 		}
@@ -99,18 +63,18 @@ func Lemma(verb string) string {
 	return l
 }
 
-// inflected reports whether w is an inflected verb form Lemma changes: an
+// Inflected reports whether w is an inflected verb form Lemma changes: an
 // irregular form, or a regular -ing or -ed ending. Third-person -s is not
 // counted, since the plural of a noun looks the same.
-func inflected(w string) bool {
-	l, suffix := lemmaOnce(w)
+func Inflected(w string) bool {
+	l, suffix := LemmaOnce(w)
 	return l != w && suffix != "s"
 }
 
-// lemmaOnce undoes one inflection of w and says which ("irregular",
+// LemmaOnce undoes one inflection of w and says which ("irregular",
 // "ing", "ed", "s"), or returns w and "".
-func lemmaOnce(w string) (string, string) {
-	if l, ok := irregular[w]; ok {
+func LemmaOnce(w string) (string, string) {
+	if l, ok := lemmaIrregular[w]; ok {
 		return l, "irregular"
 	}
 	n := len(w)
@@ -202,6 +166,3 @@ func syllables(s string) int {
 	}
 	return n
 }
-
-// irregularPlurals are the nouns whose singular is not a suffix away, and
-// nouns that only look plural.
