@@ -14,8 +14,8 @@ type orgIndex struct {
 	ids []string // "" for a removed memory
 	// class, created and refs are each memory's attributes. Its class
 	// indexes classes, the distinct sets of its low-cardinality attributes
-	// (agent, type, kind, durability, archived, pending; 0 is a removed
-	// memory's, which no filter matches); refs are its room, entity,
+	// (agent, audience, world, type, kind, durability, archived, pending;
+	// 0 is a removed memory's, which no filter matches); refs are its room, entity,
 	// session and document as indexes into syms (0 for none). A search
 	// decides a filter once per class and compares refs as integers: at
 	// 100,000 memories the scan read a ~170-byte attribute struct per
@@ -44,6 +44,12 @@ type orgIndex struct {
 	df       []uint32   // live memories holding the term
 
 	graph *hnsw // the approximate vector index, nil below the threshold (hnsw.go)
+
+	// part is each class's visibility partition (stats.go): the
+	// (agent, audience) pair that decides who may read its memories; vis
+	// keeps the keyword statistics of each.
+	part []uint32
+	vis  visibilityStats
 }
 
 // postings lists the ordinals holding a term, ascending, with the term's
@@ -94,8 +100,8 @@ func (p *postings) bound(norm func(uint32) float32) float32 {
 
 func newOrgIndex() *orgIndex {
 	return &orgIndex{pos: map[string]uint32{}, dict: map[string]uint32{},
-		classes: []memory.Attrs{{}}, classOf: map[classKey]uint32{{}: 0},
-		syms: []string{""}, symOf: map[string]uint32{"": 0}}
+		classes: []memory.Attrs{{}}, classOf: map[classKey]uint32{{}: 0}, part: []uint32{0},
+		syms: []string{""}, symOf: map[string]uint32{"": 0}, vis: newVisibilityStats()}
 }
 
 // reserve sizes an empty org's slices for n memories of dims dimensions
@@ -117,6 +123,7 @@ func (o *orgIndex) reserve(n, dims int) {
 // classKey is a class's attributes as a map key.
 type classKey struct {
 	orgID, agentID    string
+	audience, worldID string
 	typ               memory.Type
 	kind              memory.Kind
 	durability        memory.Durability
@@ -126,7 +133,7 @@ type classKey struct {
 // classify returns the class of a (its low-cardinality attributes),
 // adding it if new.
 func (o *orgIndex) classify(a memory.Attrs) uint32 {
-	k := classKey{a.OrgID, a.AgentID, a.Type, a.Kind, a.Durability, a.Archived, a.Pending}
+	k := classKey{a.OrgID, a.AgentID, a.Audience, a.WorldID, a.Type, a.Kind, a.Durability, a.Archived, a.Pending}
 	if c, ok := o.classOf[k]; ok {
 		return c
 	}
@@ -135,6 +142,7 @@ func (o *orgIndex) classify(a memory.Attrs) uint32 {
 	c := uint32(len(o.classes))
 	o.classes = append(o.classes, a)
 	o.classOf[k] = c
+	o.part = append(o.part, o.vis.partition(a.AgentID, a.Audience))
 	return c
 }
 
@@ -272,6 +280,7 @@ func (o *orgIndex) add(id string, d *doc, dims int) {
 		o.df[tid]++
 		tids[i] = tid
 	}
+	o.vis.add(o.part[c], tids, d.length)
 	o.terms = append(o.terms, tids)
 	has := dims > 0 && (len(d.vec) == dims || len(d.q8) == dims)
 	o.hasVec = append(o.hasVec, has)
@@ -303,10 +312,12 @@ func (o *orgIndex) remove(id string, dims int) {
 	for _, tid := range o.terms[ord] {
 		o.df[tid]--
 	}
+	c := o.class[ord]
+	o.vis.remove(o.part[c], o.terms[ord], o.length[ord])
 	if o.hasVec[ord] {
 		o.vectors--
 	}
-	o.members[o.class[ord]]--
+	o.members[c]--
 	o.ids[ord], o.class[ord], o.terms[ord], o.hasVec[ord], o.meta[ord] = "", 0, nil, false, nil
 	o.live--
 	o.dead++
@@ -374,6 +385,7 @@ func (o *orgIndex) tfOf(tid, ord uint32) uint16 {
 func intern(a memory.Attrs) memory.Attrs {
 	in := func(s string) string { return unique.Make(s).Value() }
 	a.OrgID, a.AgentID, a.RoomID, a.EntityID = in(a.OrgID), in(a.AgentID), in(a.RoomID), in(a.EntityID)
+	a.WorldID, a.Audience = in(a.WorldID), in(a.Audience)
 	a.SessionID, a.DocumentID = in(a.SessionID), in(a.DocumentID)
 	a.Type, a.Kind, a.Durability = memory.Type(in(string(a.Type))), memory.Kind(in(string(a.Kind))), memory.Durability(in(string(a.Durability)))
 	a.Meta = internAll(a.Meta)
