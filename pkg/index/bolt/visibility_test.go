@@ -13,16 +13,6 @@ import (
 	"github.com/agentmem/agentmem/pkg/memory/memorytest"
 )
 
-// TestScoresLeakNothing: a reader's keyword statistics are those of what
-// it may see (stats.go).
-func TestScoresLeakNothing(t *testing.T) {
-	memorytest.IndexScoreProbe(t, func(t *testing.T) memory.Index {
-		ix, _ := open(t, t.TempDir(), model)
-		t.Cleanup(func() { ix.Close() })
-		return ix
-	})
-}
-
 // TestVisibilitySurvivesRestart: the audience and world of every entry are
 // persisted, and a reopened index filters and scores by them as before.
 func TestVisibilitySurvivesRestart(t *testing.T) {

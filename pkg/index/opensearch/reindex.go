@@ -55,6 +55,7 @@ func (ix *Index) Reindex(ctx context.Context, store memory.Store, embedder memor
 	if err := ix.swap(ctx, st.NewIndex, old); err != nil {
 		return st, fmt.Errorf("opensearch: swap alias to %s: %w", st.NewIndex, err)
 	}
+	ix.exact.Store(true) // the new version has the current schema
 	caught, err := service.RebuildSince(ctx, store, ix, embedder, sentences, since)
 	if err != nil {
 		return st, fmt.Errorf("opensearch: catch-up after the swap: %w", err)

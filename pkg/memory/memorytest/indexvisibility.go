@@ -75,9 +75,11 @@ func VisibilityFilters() []struct {
 }
 
 // indexVisibility is IndexSuite's visibility clauses: audiences and the
-// world narrowing select exactly the reference set in both modes.
+// world narrowing select exactly the reference set in both modes, and
+// keyword scores leak nothing (scoreProbe).
 func indexVisibility(t *testing.T, open func(t *testing.T) memory.Index) {
 	ctx := context.Background()
+	t.Run("keyword scores leak nothing", func(t *testing.T) { scoreProbe(t, open) })
 	t.Run("audiences and world select exactly the reference set in both modes", func(t *testing.T) {
 		ix := open(t)
 		corpus := VisibilityCorpus(OrgA, 120)
@@ -107,15 +109,15 @@ func indexVisibility(t *testing.T, open func(t *testing.T) memory.Index) {
 	})
 }
 
-// IndexScoreProbe is the clause "keyword scores leak nothing": a visible
+// scoreProbe is the clause "keyword scores leak nothing": a visible
 // memory's keyword score is the same (to 1e-9) whether or not memories
 // the reader may not see (another agent's, another room's, world's or
 // user's) hold the query's words, for agent-bound readers (Viewer) and
 // readers acting for audiences; adding them, then deleting them, changes
 // no visible score, while the admin view's scores do change (the probe is
-// not vacuous). An index whose statistics span more than the reader's
-// view (OpenSearch's are its shard's) cannot pass it.
-func IndexScoreProbe(t *testing.T, open func(t *testing.T) memory.Index) {
+// not vacuous). An index scoring with statistics beyond the reader's view
+// (BM25 as Lucene computes it: the shard's) fails it.
+func scoreProbe(t *testing.T, open func(t *testing.T) memory.Index) {
 	ctx := context.Background()
 	const query = "violin recital budget"
 	// The pool: the query's words at varied frequencies and lengths, in
