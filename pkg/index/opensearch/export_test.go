@@ -41,3 +41,7 @@ func WriteSchema2(ctx context.Context, ix *Index, m *memory.Memory) error {
 	enc.Encode(doc)
 	return ix.bulk(ctx, &body)
 }
+
+// SetExact turns the reader's-statistics scoring on or off (off: a schema
+// 2 index's OpenSearch BM25), for benchmarks.
+func SetExact(ix *Index, on bool) { ix.exact.Store(on) }
