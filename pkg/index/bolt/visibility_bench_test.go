@@ -15,8 +15,8 @@ import (
 
 // BenchmarkKeywordVisibility measures keyword search (MaxScore) on one org
 // of 100,000 of BenchmarkKeyword's texts (KEYWORD_SIZE to change) spread
-// over visibilities: a quarter shared, a quarter each of two agents', a
-// quarter in 50 rooms; and reports p50 and p95 for four readers: the admin
+// over visibilities: a quarter shared, a quarter each of two agents', an
+// eighth in 50 rooms and an eighth of 5,000 end users; and reports p50 and p95 for four readers: the admin
 // view, an agent key, an agent key acting for a room and a user, and an
 // org key acting for them.
 func BenchmarkKeywordVisibility(b *testing.B) {
@@ -38,7 +38,11 @@ func BenchmarkKeywordVisibility(b *testing.B) {
 		case 1, 2:
 			m.AgentID, m.Visibility = fmt.Sprintf("agent-%d", i%4), memory.VisibilityAgent
 		case 3:
-			m.RoomID, m.Visibility = fmt.Sprintf("room-%d", i%50), memory.VisibilityRoom
+			if i%8 == 3 {
+				m.RoomID, m.Visibility = fmt.Sprintf("room-%d", i%50), memory.VisibilityRoom
+			} else {
+				m.UserID, m.Visibility = fmt.Sprintf("user-%d", i%5000), memory.VisibilityUser
+			}
 		}
 		batch = append(batch, m)
 		if len(batch) == cap(batch) {
@@ -52,7 +56,7 @@ func BenchmarkKeywordVisibility(b *testing.B) {
 	for i := range queries {
 		queries[i] = g.Query()
 	}
-	acting := []string{memory.RoomAudience("room-3"), memory.UserAudience("u1")}
+	acting := []string{memory.RoomAudience("room-3"), memory.UserAudience("user-7")}
 	for _, r := range []struct {
 		name string
 		f    memory.Filter
