@@ -9,7 +9,8 @@ import "github.com/agentmem/agentmem/pkg/memory"
 // memories it may not see (another agent's, another room's or user's). So
 // a reader's statistics are those of the memories it may see, and nothing
 // else: the score of a visible memory is the same whether or not invisible
-// memories hold the query's words (TestScoresLeakNothing).
+// memories hold the query's words (the Index contract's "keyword scores
+// leak nothing", TestScoresLeakNothingAtScale).
 //
 // Who may see a memory is decided by two attributes, its agent and its
 // audience (Filter.Match: Viewer and Audiences), so the org's memories
