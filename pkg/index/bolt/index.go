@@ -8,7 +8,8 @@
 // postings of document ordinals and frequencies) with document lengths, and
 // a dense vector matrix. Keeping orgs apart means a query never touches
 // another tenant's postings or vectors, needs no org filter clause, and
-// scores with the org's own statistics (IDF and average length).
+// scores with the org's own statistics (IDF and average length), and
+// within the org with those of the memories the reader may see (stats.go).
 //
 // Text analysis is bleve's English analyzer (possessives, lower case, stop
 // words, Porter stemming), the same chain as OpenSearch's `english`.

@@ -48,9 +48,9 @@ type qterm struct {
 // reading), term at a time with MaxScore pruning (Turtle and Flood,
 // "Query evaluation: strategies and optimizations", 1995):
 //
-//   - the terms go in order of the most each can add to a memory's score
-//     (its weight times the greatest BM25 term factor of its list,
-//     postings.bound), rare terms first;
+//   - the terms go in order of their weight (idf), rare terms first; the
+//     most each can add to a memory's score is its weight times the
+//     greatest BM25 term factor of its list (postings.bound);
 //   - before each term, when the terms left could not lift a memory that
 //     none of the terms so far hold up to the k-th best score so far (among
 //     the memories the filter allows), no such memory can reach the top k:
@@ -69,8 +69,12 @@ type qterm struct {
 // takes a share of the time (Lucene searches an index's segments
 // concurrently alike).
 func (ix *Index) keyword(o *orgIndex, q memory.IndexQuery, terms []string, qtfs []uint16) []memory.Hit {
-	n := float64(o.live)
-	avgdl := float64(o.totalLen) / n
+	st := o.readerStats(q.Filter) // what the reader may see, and nothing else (stats.go)
+	if st.n == 0 {
+		return nil
+	}
+	n := float64(st.n)
+	avgdl := float64(st.total) / n
 	// norm[l] caches k1*(1-b+b*l/avgdl) for short documents.
 	var norm [256]float32
 	for l := range norm {
@@ -85,19 +89,28 @@ func (ix *Index) keyword(o *orgIndex, q memory.IndexQuery, terms []string, qtfs 
 	qs := make([]qterm, 0, len(terms))
 	for i, t := range terms {
 		id, ok := o.dict[t]
-		if !ok || o.df[id] == 0 {
+		if !ok {
 			continue
 		}
-		df := float64(o.df[id])
+		dfv := st.df(id)
+		if dfv == 0 {
+			continue // no memory the reader sees holds it
+		}
+		df := float64(dfv)
 		w := float32(math.Log(1+(n-df+0.5)/(df+0.5)) * (k1 + 1) * float64(qtfs[i]))
 		p := &o.postings[id]
 		qs = append(qs, qterm{p: p, w: w, max: w * p.bound(normOf)})
 	}
+	// Rare terms first, by weight: the order in which a memory's float32
+	// score is summed then depends on the reader's statistics only. The
+	// bounds (postings.bound) also cover memories the reader does not see,
+	// and ordering by them would let those change a visible score's last
+	// bits.
 	slices.SortStableFunc(qs, func(x, y qterm) int {
 		switch {
-		case x.max > y.max:
+		case x.w > y.w:
 			return -1
-		case x.max < y.max:
+		case x.w < y.w:
 			return 1
 		}
 		return 0

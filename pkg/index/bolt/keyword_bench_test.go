@@ -34,10 +34,7 @@ func BenchmarkKeyword(b *testing.B) {
 	}
 	defer ix.Close()
 	g := synth.New(1)
-	size := 100_000
-	if v, err := strconv.Atoi(os.Getenv("KEYWORD_SIZE")); err == nil && v > 0 {
-		size = v
-	}
+	size := benchSize()
 	texts := make([]string, size)
 	batch := make([]*memory.Memory, 0, 1000)
 	for i := range texts {
@@ -107,6 +104,15 @@ func writeLines(b *testing.B, path string, lines []string) {
 	if err := f.Close(); err != nil {
 		b.Fatal(err)
 	}
+}
+
+// benchSize is the org size of the keyword benchmarks: KEYWORD_SIZE,
+// default 100,000.
+func benchSize() int {
+	if v, err := strconv.Atoi(os.Getenv("KEYWORD_SIZE")); err == nil && v > 0 {
+		return v
+	}
+	return 100_000
 }
 
 // benchK is the k of BenchmarkKeyword: KEYWORD_K, default 10 (the service

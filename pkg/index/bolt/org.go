@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"slices"
 	"unique"
 
 	"github.com/agentmem/agentmem/pkg/memory"
@@ -16,13 +17,15 @@ type orgIndex struct {
 	// indexes classes, the distinct sets of its low-cardinality attributes
 	// (agent, type, kind, durability, archived, pending; 0 is a removed
 	// memory's, which no filter matches); refs are its room, entity,
-	// session and document as indexes into syms (0 for none). A search
+	// session, document, world and audience as indexes into syms (0 for
+	// none: an org has as many audiences as rooms and end users, too many
+	// to multiply the classes by). A search
 	// decides a filter once per class and compares refs as integers: at
 	// 100,000 memories the scan read a ~170-byte attribute struct per
 	// memory, 17 MB beside the 38 MB of int8 vectors.
 	class   []uint32
 	created []int64
-	refs    [][4]uint32
+	refs    [][nrefs]uint32
 	classes []memory.Attrs
 	members []int // live memories by class
 	classOf map[classKey]uint32
@@ -44,7 +47,18 @@ type orgIndex struct {
 	df       []uint32   // live memories holding the term
 
 	graph *hnsw // the approximate vector index, nil below the threshold (hnsw.go)
+
+	// vis keeps the keyword statistics of each visibility partition
+	// (stats.go): the (agent, audience) pairs that decide who may read.
+	vis visibilityStats
 }
+
+// nrefs is how many references a memory has: room, entity, session,
+// document, world and audience, in that order.
+const nrefs = 6
+
+// refAudience is the audience's place among a memory's references.
+const refAudience = 5
 
 // postings lists the ordinals holding a term, ascending, with the term's
 // frequency in each. maxTF and shortest bound any one memory's score for
@@ -95,7 +109,7 @@ func (p *postings) bound(norm func(uint32) float32) float32 {
 func newOrgIndex() *orgIndex {
 	return &orgIndex{pos: map[string]uint32{}, dict: map[string]uint32{},
 		classes: []memory.Attrs{{}}, classOf: map[classKey]uint32{{}: 0},
-		syms: []string{""}, symOf: map[string]uint32{"": 0}}
+		syms: []string{""}, symOf: map[string]uint32{"": 0}, vis: newVisibilityStats()}
 }
 
 // reserve sizes an empty org's slices for n memories of dims dimensions
@@ -104,7 +118,7 @@ func (o *orgIndex) reserve(n, dims int) {
 	o.ids = make([]string, 0, n)
 	o.class = make([]uint32, 0, n)
 	o.created = make([]int64, 0, n)
-	o.refs = make([][4]uint32, 0, n)
+	o.refs = make([][nrefs]uint32, 0, n)
 	o.meta = make([][]string, 0, n)
 	o.length = make([]uint32, 0, n)
 	o.terms = make([][]uint32, 0, n)
@@ -131,6 +145,7 @@ func (o *orgIndex) classify(a memory.Attrs) uint32 {
 		return c
 	}
 	a.CreatedAt, a.RoomID, a.EntityID, a.SessionID, a.DocumentID, a.Meta = 0, "", "", "", "", nil
+	a.WorldID, a.Audience = "", ""
 	a = intern(a)
 	c := uint32(len(o.classes))
 	o.classes = append(o.classes, a)
@@ -156,6 +171,7 @@ func (o *orgIndex) attrs(ord uint32) memory.Attrs {
 	a.CreatedAt = o.created[ord]
 	r := o.refs[ord]
 	a.RoomID, a.EntityID, a.SessionID, a.DocumentID = o.syms[r[0]], o.syms[r[1]], o.syms[r[2]], o.syms[r[3]]
+	a.WorldID, a.Audience = o.syms[r[4]], o.syms[r[5]]
 	a.Meta = o.meta[ord]
 	return a
 }
@@ -167,16 +183,19 @@ type matcher struct {
 	o          *orgIndex
 	f          memory.Filter // its class part only
 	start, end int64
-	want       [4]uint32 // room, entity, session, document; 0: any
+	want       [nrefs - 1]uint32 // room, entity, session, document, world; 0: any
 	meta       memory.MetadataFilter
-	none       bool   // a wanted reference the org has never seen
-	broad      bool   // decided by class alone, and at least half the live memories pass
-	verdict    []int8 // by class: 0 undecided, 1 matches, -1 does not
+	audiences  bool     // the filter names the audiences it sees (Filter.Audiences)
+	noAudience bool     // and then, whether a memory without one passes
+	seen       []uint32 // and the audiences (symbols) that pass, ascending
+	none       bool     // a wanted reference the org has never seen
+	broad      bool     // decided by class alone, and at least half the live memories pass
+	verdict    []int8   // by class: 0 undecided, 1 matches, -1 does not
 }
 
 func newMatcher(o *orgIndex, f memory.Filter) *matcher {
 	m := &matcher{o: o, f: f, start: f.Start, end: f.End, verdict: make([]int8, len(o.classes))}
-	for i, s := range [4]string{f.RoomID, f.EntityID, f.SessionID, f.DocumentID} {
+	for i, s := range [...]string{f.RoomID, f.EntityID, f.SessionID, f.DocumentID, f.WorldID} {
 		if s == "" {
 			continue
 		}
@@ -187,8 +206,22 @@ func newMatcher(o *orgIndex, f memory.Filter) *matcher {
 		m.want[i] = id
 	}
 	m.meta = f.Metadata
+	if f.Audiences != nil {
+		// Which audiences pass is the reference rule's (Filter.Match),
+		// decided once per audience the filter names.
+		vf := memory.Filter{OrgID: f.OrgID, Audiences: f.Audiences, IncludeArchived: true}
+		m.audiences = true
+		m.noAudience = vf.Match(memory.Attrs{OrgID: f.OrgID})
+		for _, a := range f.Audiences {
+			if id, ok := o.symOf[a]; ok && id != 0 && vf.Match(memory.Attrs{OrgID: f.OrgID, Audience: a}) {
+				m.seen = append(m.seen, id)
+			}
+		}
+		slices.Sort(m.seen) // a user's reads name up to 2·MaxActingRooms of them
+	}
 	m.f.Start, m.f.End, m.f.RoomID, m.f.EntityID, m.f.SessionID, m.f.DocumentID, m.f.Metadata = 0, 0, "", "", "", "", nil
-	if !m.none && m.want == [4]uint32{} && len(m.meta) == 0 && m.start == 0 && m.end == 0 {
+	m.f.WorldID, m.f.Audiences = "", nil
+	if !m.none && m.want == [nrefs - 1]uint32{} && !m.audiences && len(m.meta) == 0 && m.start == 0 && m.end == 0 {
 		passing := 0
 		for c := 1; c < len(o.members); c++ {
 			if o.members[c] > 0 && m.f.Match(o.classes[c]) {
@@ -220,12 +253,21 @@ func (m *matcher) match(ord int) bool {
 	if v < 0 {
 		return false
 	}
-	if m.want != [4]uint32{} {
+	if m.want != [nrefs - 1]uint32{} {
 		r := &m.o.refs[ord]
 		for i, w := range m.want {
 			if w != 0 && r[i] != w {
 				return false
 			}
+		}
+	}
+	if m.audiences {
+		if a := m.o.refs[ord][refAudience]; a == 0 {
+			if !m.noAudience {
+				return false
+			}
+		} else if _, ok := slices.BinarySearch(m.seen, a); !ok {
+			return false
 		}
 	}
 	if len(m.meta) > 0 && !m.meta.Match(m.o.meta[ord]) {
@@ -254,7 +296,8 @@ func (o *orgIndex) add(id string, d *doc, dims int) {
 	o.members[c]++
 	o.created = append(o.created, d.attrs.CreatedAt)
 	o.meta = append(o.meta, internAll(d.attrs.Meta))
-	o.refs = append(o.refs, [4]uint32{o.sym(d.attrs.RoomID), o.sym(d.attrs.EntityID), o.sym(d.attrs.SessionID), o.sym(d.attrs.DocumentID)})
+	o.refs = append(o.refs, [nrefs]uint32{o.sym(d.attrs.RoomID), o.sym(d.attrs.EntityID), o.sym(d.attrs.SessionID), o.sym(d.attrs.DocumentID),
+		o.sym(d.attrs.WorldID), o.sym(d.attrs.Audience)})
 	o.length = append(o.length, d.length)
 	tids := make([]uint32, len(d.terms))
 	for i, t := range d.terms {
@@ -272,6 +315,7 @@ func (o *orgIndex) add(id string, d *doc, dims int) {
 		o.df[tid]++
 		tids[i] = tid
 	}
+	o.vis.add(o.vis.partition(d.attrs.AgentID, d.attrs.Audience), tids, d.length)
 	o.terms = append(o.terms, tids)
 	has := dims > 0 && (len(d.vec) == dims || len(d.q8) == dims)
 	o.hasVec = append(o.hasVec, has)
@@ -303,10 +347,12 @@ func (o *orgIndex) remove(id string, dims int) {
 	for _, tid := range o.terms[ord] {
 		o.df[tid]--
 	}
+	c := o.class[ord]
+	o.vis.remove(o.vis.partition(o.classes[c].AgentID, o.syms[o.refs[ord][refAudience]]), o.terms[ord], o.length[ord])
 	if o.hasVec[ord] {
 		o.vectors--
 	}
-	o.members[o.class[ord]]--
+	o.members[c]--
 	o.ids[ord], o.class[ord], o.terms[ord], o.hasVec[ord], o.meta[ord] = "", 0, nil, false, nil
 	o.live--
 	o.dead++
@@ -374,6 +420,7 @@ func (o *orgIndex) tfOf(tid, ord uint32) uint16 {
 func intern(a memory.Attrs) memory.Attrs {
 	in := func(s string) string { return unique.Make(s).Value() }
 	a.OrgID, a.AgentID, a.RoomID, a.EntityID = in(a.OrgID), in(a.AgentID), in(a.RoomID), in(a.EntityID)
+	a.WorldID, a.Audience = in(a.WorldID), in(a.Audience)
 	a.SessionID, a.DocumentID = in(a.SessionID), in(a.DocumentID)
 	a.Type, a.Kind, a.Durability = memory.Type(in(string(a.Type))), memory.Kind(in(string(a.Kind))), memory.Durability(in(string(a.Durability)))
 	a.Meta = internAll(a.Meta)

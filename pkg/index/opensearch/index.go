@@ -1,14 +1,15 @@
 // Package opensearch is the Index on OpenSearch (opensearch-go/v4): BM25
 // over an English-analyzed text field (the same analysis as the embedded
-// index) and k-NN (HNSW, cosine, Lucene engine)
+// index), scored with the statistics of the memories the reader may see
+// (score.go), and k-NN (HNSW, cosine, Lucene engine)
 // over the embedding, with keyword fields for every filter.
 //
 // Layout: one index per mapping version, named <alias>-<timestamp>, behind an
 // alias that every read and write uses, so a mapping or dimension change is
 // a rebuild into a new version and an atomic alias swap (Reindex). Document
 // ids are "<org>/<id>" and every request is routed by org, so identical ids
-// of two orgs never meet; the org (and the caller's agent visibility) filter
-// is added by this package to every query, from memory.Filter, and hits are
+// of two orgs never meet; the org and the caller's visibility (agent and
+// audiences) filter is added by this package to every query, from memory.Filter, and hits are
 // checked against the org again on the way out.
 //
 // Hybrid search sends the keyword and the k-NN query in one _msearch round
@@ -24,8 +25,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentmem/agentmem/pkg/memory"
@@ -62,6 +65,9 @@ type Index struct {
 	c      *opensearchapi.Client
 	cfg    Config
 	target string // the alias, or a concrete index during a rebuild
+	// exact: the index scores keywords with the reader's statistics
+	// (score.go); false for a schema 2 index until it is reindexed.
+	exact *atomic.Bool
 }
 
 var _ memory.Index = (*Index)(nil)
@@ -85,7 +91,9 @@ func New(cfg Config) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opensearch: %w", err)
 	}
-	return &Index{c: c, cfg: cfg, target: cfg.Alias}, nil
+	ix := &Index{c: c, cfg: cfg, target: cfg.Alias, exact: &atomic.Bool{}}
+	ix.exact.Store(true)
+	return ix, nil
 }
 
 // Alias returns the alias reads and writes go through.
@@ -103,7 +111,13 @@ func (ix *Index) mapping() map[string]any {
 		"settings": map[string]any{"index": map[string]any{
 			"knn": true, "number_of_shards": ix.cfg.Shards, "number_of_replicas": ix.cfg.Replicas,
 			"refresh_interval": "1s",
-			"similarity":       map[string]any{"default": map[string]any{"type": "BM25", "k1": 1.2, "b": 0.75}},
+			"similarity": map[string]any{
+				"default": map[string]any{"type": "BM25", "k1": 1.2, "b": 0.75},
+				// A term's frequency in the memory, and nothing of the
+				// collection: keyword search scores with the reader's own
+				// statistics (score.go).
+				tfSimilarity: map[string]any{"type": "scripted", "script": map[string]any{"source": "return query.boost * doc.freq;"}},
+			},
 			"analysis": map[string]any{
 				"filter": map[string]any{
 					"memory_possessive": map[string]any{"type": "stemmer", "language": "possessive_english"},
@@ -120,9 +134,13 @@ func (ix *Index) mapping() map[string]any {
 			"_routing": map[string]any{"required": true},
 			"_meta":    map[string]any{"dimensions": ix.cfg.Dimensions, "schema": schemaVersion},
 			"properties": map[string]any{
-				"text": map[string]any{"type": "text", "analyzer": analyzerName},
-				"org":  kw, "id": kw, "agent": kw, "type": kw, "kind": kw, "room": kw, "entity": kw,
+				"text": map[string]any{"type": "text", "analyzer": analyzerName, "fields": map[string]any{
+					"tf": map[string]any{"type": "text", "analyzer": analyzerName, "similarity": tfSimilarity,
+						"norms": false, "index_options": "freqs"},
+				}},
+				"org": kw, "id": kw, "agent": kw, "type": kw, "kind": kw, "room": kw, "entity": kw,
 				"session": kw, "document": kw, "durability": kw, "meta": kw,
+				"audience": kw, "world": kw, "len": map[string]any{"type": "integer"},
 				"archived": map[string]any{"type": "boolean"},
 				"created":  map[string]any{"type": "date", "format": "epoch_millis"},
 				"vec": map[string]any{
@@ -135,8 +153,17 @@ func (ix *Index) mapping() map[string]any {
 	}
 }
 
-// schemaVersion changes whenever mapping() does; Ensure reports a mismatch.
-const schemaVersion = 2 // 2: "meta", the memory's metadata pairs
+// schemaVersion changes whenever mapping() does; Ensure reports a mismatch
+// (but upgrades schema 2 in place, see Ensure).
+const schemaVersion = 3 // 2: "meta", the memory's metadata pairs; 3: "audience", "world", "len" and "text.tf"
+
+// visibilityFields are the fields schema 3 added that writes need: Ensure
+// adds them to a schema 2 index so that it keeps taking writes and
+// filtering by visibility until it is reindexed.
+func visibilityFields() map[string]any {
+	kw := map[string]any{"type": "keyword"}
+	return map[string]any{"audience": kw, "world": kw, "len": map[string]any{"type": "integer"}}
+}
 
 // Ensure creates the first index version and the alias when the alias does
 // not exist (created reports it; the caller then fills it from the store),
@@ -165,12 +192,25 @@ func (ix *Index) Ensure(ctx context.Context) (created bool, err error) {
 	if err := ix.do(ctx, http.MethodGet, "/"+ix.cfg.Alias+"/_mapping", nil, &meta); err != nil {
 		return false, err
 	}
+	exact := true
 	for name, m := range meta {
-		if m.Mappings.Meta.Dimensions != ix.cfg.Dimensions || m.Mappings.Meta.Schema != schemaVersion {
+		switch {
+		case m.Mappings.Meta.Dimensions != ix.cfg.Dimensions || (m.Mappings.Meta.Schema != schemaVersion && m.Mappings.Meta.Schema != 2):
 			return false, fmt.Errorf("opensearch: index %s has %d dimensions and schema %d, the service needs %d and %d: run the reindex command",
 				name, m.Mappings.Meta.Dimensions, m.Mappings.Meta.Schema, ix.cfg.Dimensions, schemaVersion)
+		case m.Mappings.Meta.Schema == 2:
+			// Adding fields is allowed on a live index: its old documents
+			// lack them, and read as shared or agent memories of no world,
+			// as they were written. Its keyword scores keep OpenSearch's
+			// statistics until it is reindexed (no "text.tf" field).
+			if err := ix.do(ctx, http.MethodPut, "/"+name+"/_mapping", map[string]any{"properties": visibilityFields()}, nil); err != nil {
+				return false, fmt.Errorf("opensearch: add the visibility fields to %s: %w", name, err)
+			}
+			slog.Warn("opensearch: index of schema 2: keyword scores use statistics beyond the reader's view until the reindex command runs", "index", name)
+			exact = false
 		}
 	}
+	ix.exact.Store(exact)
 	return false, nil
 }
 
@@ -253,6 +293,15 @@ func source(m *memory.Memory) map[string]any {
 		"text": m.KeywordText(), "org": m.OrgID, "id": m.ID, "agent": m.AgentID, "type": string(m.Type),
 		"kind": string(m.Kind), "room": m.RoomID, "entity": m.EntityID, "session": m.SessionID,
 		"document": m.DocumentID, "durability": string(m.Durability), "archived": m.Archived, "created": m.CreatedAt,
+		"len": textLength(m.KeywordText()),
+	}
+	// Absent rather than "": a document written before visibilities read
+	// the same (filters match "absent or in the set").
+	if a := m.Audience(); a != "" {
+		doc["audience"] = a
+	}
+	if m.WorldID != "" {
+		doc["world"] = m.WorldID
 	}
 	if len(m.Embedding) > 0 {
 		doc["vec"] = m.Embedding
@@ -327,13 +376,30 @@ func (ix *Index) bulk(ctx context.Context, body io.Reader) error {
 	return nil
 }
 
-// filters renders f as bool filter clauses; the org term always comes first.
-func filters(f memory.Filter) []any {
-	term := func(field, v string) any { return map[string]any{"term": map[string]any{field: v}} }
-	out := []any{term("org", f.OrgID)}
+// visibility renders who may see (f's org, Viewer and Audiences) as bool
+// filter clauses; the org term comes first. A memory with no audience
+// (absent: written before visibilities, or shared and agent ones) passes
+// any audience set, as Filter.Match.
+func visibility(f memory.Filter) []any {
+	out := []any{map[string]any{"term": map[string]any{"org": f.OrgID}}}
 	if f.Viewer != "" {
 		out = append(out, map[string]any{"terms": map[string]any{"agent": []string{"", f.Viewer}}})
 	}
+	if f.Audiences != nil {
+		should := []any{map[string]any{"bool": map[string]any{"must_not": map[string]any{"exists": map[string]any{"field": "audience"}}}}}
+		if len(f.Audiences) > 0 {
+			should = append(should, map[string]any{"terms": map[string]any{"audience": f.Audiences}})
+		}
+		out = append(out, map[string]any{"bool": map[string]any{"should": should, "minimum_should_match": 1}})
+	}
+	return out
+}
+
+// filters renders f as bool filter clauses: visibility, then what f
+// narrows.
+func filters(f memory.Filter) []any {
+	term := func(field, v string) any { return map[string]any{"term": map[string]any{field: v}} }
+	out := visibility(f)
 	switch f.AgentID {
 	case "":
 	case memory.OrgScope:
@@ -347,7 +413,7 @@ func filters(f memory.Filter) []any {
 	if len(f.Kinds) > 0 {
 		out = append(out, map[string]any{"terms": map[string]any{"kind": f.Kinds}})
 	}
-	for _, p := range [][2]string{{"durability", string(f.Durability)}, {"room", f.RoomID}, {"entity", f.EntityID},
+	for _, p := range [][2]string{{"durability", string(f.Durability)}, {"room", f.RoomID}, {"world", f.WorldID}, {"entity", f.EntityID},
 		{"session", f.SessionID}, {"document", f.DocumentID}} {
 		if p[1] != "" {
 			out = append(out, term(p[0], p[1]))
@@ -372,7 +438,9 @@ func filters(f memory.Filter) []any {
 	return out
 }
 
-func keywordQuery(q memory.IndexQuery) map[string]any {
+// matchQuery is keyword search scored by OpenSearch's BM25: statistics of
+// the whole shard. Only a schema 2 index, awaiting its reindex, uses it.
+func matchQuery(q memory.IndexQuery) map[string]any {
 	return map[string]any{
 		"size": q.K, "_source": false, "track_total_hits": false,
 		"query": map[string]any{"bool": map[string]any{
@@ -420,9 +488,18 @@ func (ix *Index) Search(ctx context.Context, q memory.IndexQuery) (memory.IndexR
 	header := map[string]any{"index": ix.target, "routing": q.Filter.OrgID}
 	var modes []string
 	if q.Text != "" {
-		enc.Encode(header)
-		enc.Encode(keywordQuery(q))
-		modes = append(modes, "keyword")
+		kq, err := ix.keywordQuery(ctx, q)
+		if err != nil {
+			return res, err
+		}
+		if kq != nil {
+			enc.Encode(header)
+			enc.Encode(kq)
+			modes = append(modes, "keyword")
+		}
+	}
+	if len(modes) == 0 && q.Vector == nil {
+		return res, nil // no query word that the reader's memories hold
 	}
 	if q.Vector != nil {
 		enc.Encode(header)

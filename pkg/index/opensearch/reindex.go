@@ -67,6 +67,7 @@ func (ix *Index) Reindex(ctx context.Context, fill Filler) (ReindexStats, error)
 	if err := ix.swap(ctx, st.NewIndex, old); err != nil {
 		return st, fmt.Errorf("opensearch: swap alias to %s: %w", st.NewIndex, err)
 	}
+	ix.exact.Store(true) // the new version has the current schema
 	st.CaughtUp, _, err = fill.Fill(ctx, ix, since)
 	if err != nil {
 		return st, fmt.Errorf("opensearch: catch-up after the swap: %w", err)

@@ -161,6 +161,8 @@ func IndexSuite(t *testing.T, open func(t *testing.T) memory.Index) {
 			t.Fatalf("after delete: %+v", r)
 		}
 	})
+
+	indexVisibility(t, open)
 }
 
 func hitSet(hs []memory.Hit) map[string]bool {
