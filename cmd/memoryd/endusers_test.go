@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/internal/testenv"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestEndUserIsolation is the end-user isolation suite: one org, one key,
@@ -205,6 +207,39 @@ func endUserSuite(t *testing.T, c *apiClient, key string) {
 					}
 				}
 			}
+			// The MCP tools, through the SDK's own client.
+			sess := mcpSession(t, c.url, rd.key)
+			for _, call := range []struct {
+				tool string
+				args map[string]any
+			}{
+				{"recall", merge(map[string]any{"query": question, "k": 100}, rd.body)},
+				{"recall", merge(map[string]any{"query": question, "k": 100, "mode": "keyword"}, rd.body)},
+				{"get_context", merge(map[string]any{"query": question, "budgetTokens": 4000}, rd.body)},
+				{"knowledge_search", merge(map[string]any{"text": "Who lives in Springfield?"}, rd.body)},
+				{"list", merge(map[string]any{"limit": 1000}, rd.body)},
+			} {
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				res, err := sess.CallTool(ctx, &sdk.CallToolParams{Name: call.tool, Arguments: call.args})
+				cancel()
+				if err != nil || res.IsError {
+					t.Errorf("mcp %s: %v %+v", call.tool, err, res)
+					continue
+				}
+				structured := res.StructuredContent
+				if m, ok := structured.(map[string]any); ok {
+					delete(m, "expression")
+				}
+				b, _ := json.Marshal(structured)
+				if l := leaks(string(b)); len(l) > 0 {
+					t.Errorf("mcp %s leaks %v of Bob's: %s", call.tool, l, clip(string(b)))
+				}
+				for _, id := range bobFacts {
+					if strings.Contains(string(b), id) {
+						t.Errorf("mcp %s returns Bob's fact %s", call.tool, id)
+					}
+				}
+			}
 			st, raw := c.do("GET", "/v1/memories/count?"+rd.qs, rd.key, nil)
 			var cnt struct{ Count int }
 			json.Unmarshal([]byte(raw), &cnt)
@@ -284,6 +319,30 @@ func withoutExpression(raw string) string {
 	delete(m, "expression")
 	b, _ := json.Marshal(m)
 	return string(b)
+}
+
+// mcpSession connects the MCP SDK's client to memoryd's /mcp with key.
+func mcpSession(t *testing.T, base, key string) *sdk.ClientSession {
+	t.Helper()
+	c := sdk.NewClient(&sdk.Implementation{Name: "endusers", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: base + "/mcp",
+		HTTPClient: &http.Client{Transport: bearerKey(key)}, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatalf("mcp connect: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// bearerKey adds a key to the MCP client's requests.
+type bearerKey string
+
+func (k bearerKey) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(k))
+	return http.DefaultTransport.RoundTrip(r)
 }
 
 func merge(a, b map[string]any) map[string]any {
