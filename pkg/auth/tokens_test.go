@@ -249,7 +249,7 @@ func TestTokenMintRules(t *testing.T) {
 			}
 			c, exp, err := tokens.Verify(ctx, m.Token)
 			if err != nil || c.Grants != tc.grants || c.AgentID != tc.caller.AgentID || c.OrgID != tc.caller.OrgID ||
-				exp.Sub(time.Now()) > tc.ttl || exp.Sub(time.Now()) < tc.ttl-time.Minute || c.Binding.UserID != tc.req.UserID {
+				time.Until(exp) > tc.ttl || time.Until(exp) < tc.ttl-time.Minute || c.Binding.UserID != tc.req.UserID {
 				t.Fatalf("verified %+v exp %v %v", c, exp, err)
 			}
 		})

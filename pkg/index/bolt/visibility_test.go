@@ -62,7 +62,7 @@ func TestScoresLeakNothingAtScale(t *testing.T) {
 	corpus := memorytest.IndexVisibilityCorpus(memorytest.OrgA, 3000)
 	f := memory.Filter{OrgID: memorytest.OrgA, Viewer: memorytest.AgentX,
 		Audiences: []string{memory.UserAudience(memorytest.UserU1), memory.RoomAudience("room-1"), memory.WorldAudience(memorytest.World2)}}
-	var seen, unseen []*memory.Memory
+	var seen []*memory.Memory
 	var unseenIDs []string
 	sees := f
 	sees.IncludeArchived = true // archived memories are the reader's to see, and count
@@ -70,7 +70,6 @@ func TestScoresLeakNothingAtScale(t *testing.T) {
 		if sees.Match(m.Attrs()) {
 			seen = append(seen, m)
 		} else {
-			unseen = append(unseen, m)
 			unseenIDs = append(unseenIDs, m.ID)
 		}
 	}

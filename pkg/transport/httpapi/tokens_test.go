@@ -76,7 +76,7 @@ func TestTokens(t *testing.T) {
 
 	tok, minted := c.mint(keyA, map[string]any{"userId": "bob", "roomId": "r1", "grants": []string{"read"}})
 	exp, err := time.Parse(time.RFC3339, minted["expiresAt"].(string))
-	if err != nil || exp.Sub(time.Now()) > auth.DefaultTokenTTL || exp.Sub(time.Now()) < auth.DefaultTokenTTL-time.Minute ||
+	if err != nil || time.Until(exp) > auth.DefaultTokenTTL || time.Until(exp) < auth.DefaultTokenTTL-time.Minute ||
 		minted["orgId"] != "org-a" || minted["userId"] != "bob" || minted["roomId"] != "r1" || minted["agentId"] != nil {
 		t.Fatalf("minted %v (%v)", minted, err)
 	}
