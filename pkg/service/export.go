@@ -262,6 +262,11 @@ func (s *Service) NewImporter(c memory.Caller) (*Importer, error) {
 	if err := c.Valid(); err != nil {
 		return nil, err
 	}
+	if c.Binding != nil {
+		// An import writes memories of any visibility, records and
+		// relations: an org's or an agent's act, never an end user's.
+		return nil, memory.Errorf(memory.EFORBIDDEN, "import: an end-user token cannot import; use an API key")
+	}
 	return &Importer{s: s, c: c, report: ImportReport{Errors: []ImportError{}}}, nil
 }
 

@@ -120,3 +120,73 @@ func TestExportImportRelationsAndRecords(t *testing.T) {
 		t.Fatalf("imported record %v %v", rec, err)
 	}
 }
+
+// TestExportImportCarriesVisibility: an export carries each memory's
+// visibility and end user, an import keeps them, and an export acting for
+// a user holds nothing of another user's.
+func TestExportImportCarriesVisibility(t *testing.T) {
+	src := open(t)
+	in := []service.NewMemory{
+		{Type: memory.TypeMessage, RoomID: "room-bob", UserID: "bob", EntityID: "Bob", Content: text("I live on Elm Street")},
+		{Type: memory.TypeFact, Visibility: "user", UserID: "bob", Content: text("Bob is allergic to peanuts")},
+		{Type: memory.TypeFact, Visibility: "user", UserID: "alice", Content: text("Alice loves hiking")},
+		{Type: memory.TypeFact, Scope: "shared", Content: text("The office opens at nine")},
+	}
+	ids := create(t, src.Service, orgA, in...)
+	lines := map[string][]byte{}
+	check(t, src.Service.Export(ctx, orgA, service.ExportOptions{}, func(l service.ExportLine) error {
+		js, err := json.Marshal(l)
+		if l.Memory != nil {
+			lines[l.Memory.ID] = js
+		}
+		return err
+	}))
+	dst := open(t)
+	im, err := dst.Service.NewImporter(orgA)
+	check(t, err)
+	n := 0
+	for _, js := range lines {
+		n++
+		check(t, im.Add(ctx, n, js))
+	}
+	_, err = im.Finish(ctx)
+	check(t, err)
+	want := []struct {
+		vis         memory.Visibility
+		user, room  string
+		audienceKey string
+	}{
+		{memory.VisibilityRoom, "bob", "room-bob", memory.RoomAudience("room-bob")},
+		{memory.VisibilityUser, "bob", "", memory.UserAudience("bob")},
+		{memory.VisibilityUser, "alice", "", memory.UserAudience("alice")},
+		{memory.VisibilityShared, "", "", ""},
+	}
+	for i, w := range want {
+		m, err := dst.Service.Get(ctx, orgA, ids[i].ID)
+		check(t, err)
+		if m.Visibility != w.vis || m.UserID != w.user || m.RoomID != w.room || m.Audience() != w.audienceKey {
+			t.Errorf("imported %d: visibility %q user %q room %q, want %+v", i, m.Visibility, m.UserID, m.RoomID, w)
+		}
+	}
+	alice, err := dst.Service.Act(ctx, orgA, memory.Acting{UserID: "alice"})
+	check(t, err)
+	var got []string
+	check(t, dst.Service.Export(ctx, alice, service.ExportOptions{}, func(l service.ExportLine) error {
+		if l.Memory != nil {
+			got = append(got, l.Memory.Content.Text)
+		}
+		return nil
+	}))
+	if len(got) != 2 || !contains(got, "Alice loves hiking") || !contains(got, "The office opens at nine") {
+		t.Errorf("acting for Alice, the export holds %q", got)
+	}
+}
+
+func contains(vs []string, v string) bool {
+	for _, x := range vs {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
