@@ -278,6 +278,24 @@ func endUserSuite(t *testing.T, c *apiClient, key string) {
 				t.Errorf("%s %s with Alice's token: %d, want 403: %s", p.method, p.path, st, clip(raw))
 			}
 		}
+		// Bob's fact by id: not found, whatever the method, even with a
+		// token that may write and delete.
+		rw := c.must(201, "POST", "/v1/tokens", key, map[string]any{"userId": "alice", "roomId": "room-alice",
+			"grants": []string{"read", "write", "delete"}})["token"].(string)
+		for _, p := range []struct {
+			method, path string
+			body         any
+		}{
+			{"GET", "/v1/memories/" + bobFacts[0], nil},
+			{"GET", "/v1/memories/" + bobFacts[0] + "/history", nil},
+			{"GET", "/v1/memories/" + bobFacts[0] + "/relations", nil},
+			{"PATCH", "/v1/memories/" + bobFacts[0], map[string]any{"content": map[string]any{"text": "Bob likes peanuts now"}}},
+			{"DELETE", "/v1/memories/" + bobFacts[0], nil},
+		} {
+			if st, raw := c.do(p.method, p.path, rw, p.body); st != 404 {
+				t.Errorf("%s %s with Alice's token: %d, want 404: %s", p.method, p.path, st, clip(raw))
+			}
+		}
 		if st, _ := c.do("GET", "/v1/memories", tok[:len(tok)-2]+"xx", nil); st != 401 {
 			t.Errorf("tampered token: %d, want 401", st)
 		}
