@@ -78,11 +78,11 @@ func (p people) owner(userID, entityID string) string {
 // whom the reads serve, the ids every read of memories returns, and the end
 // users (and ids) none of them may return.
 type reader struct {
-	name         string
-	acting       client.Filter
-	want         []string
-	hiddenUsers  []string
-	hiddenIDs    []string
+	name        string
+	acting      client.Filter
+	want        []string
+	hiddenUsers []string
+	hiddenIDs   []string
 	// narrowsRooms: the reader names a room, which also narrows search
 	// and listings to that room's memories (not the export); exportWant
 	// are the ids the export returns.

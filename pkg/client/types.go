@@ -136,9 +136,9 @@ type Filter struct {
 	// and no other user's. It narrows nothing else.
 	UserID string `json:"userId,omitempty"`
 	// SessionKey narrows to the memories whose metadata.sessionKey is it.
-	SessionKey string   `json:"sessionKey,omitempty"`
-	EntityID  string   `json:"entityId,omitempty"`
-	SessionID string   `json:"sessionId,omitempty"`
+	SessionKey string `json:"sessionKey,omitempty"`
+	EntityID   string `json:"entityId,omitempty"`
+	SessionID  string `json:"sessionId,omitempty"`
 	// AgentID narrows to one agent's scope, or "_org" to the org scope.
 	AgentID         string `json:"agentId,omitempty"`
 	DocumentID      string `json:"documentId,omitempty"`
