@@ -9,7 +9,10 @@
 //	hits, err := c.Search(ctx, client.SearchRequest{Query: "what does Dana drink?", K: 5})
 //
 // The org is the API key's; a key bound to an agent sees the org scope and
-// its own agent's memories, never another agent's.
+// its own agent's memories, never another agent's. To serve one end user
+// among many, name them on each read (Filter.UserID, RoomID, WorldID;
+// ContextRequest.UserID), or mint a token bound to them (CreateToken) and
+// read with a client made from it (NewWithToken).
 package client
 
 import (
