@@ -9,7 +9,10 @@
 //	hits, err := c.Search(ctx, client.SearchRequest{Query: "what does Dana drink?", K: 5})
 //
 // The org is the API key's; a key bound to an agent sees the org scope and
-// its own agent's memories, never another agent's.
+// its own agent's memories, never another agent's. To serve one end user
+// among many, name them on each read (Filter.UserID, RoomID, WorldID;
+// ContextRequest.UserID), or mint a token bound to them (CreateToken) and
+// read with a client made from it (NewWithToken).
 package client
 
 import (
@@ -147,30 +150,9 @@ func (c *Client) do(ctx context.Context, cl call, out any) (*response, error) {
 		idem = c.newKey()
 	}
 	for attempt := 0; ; attempt++ {
-		req, err := http.NewRequestWithContext(ctx, cl.method, target, bytes.NewReader(payload))
+		res, err := c.send(ctx, cl, target, payload, idem)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", cl.op, err)
-		}
-		if payload == nil {
-			req.Body, req.ContentLength = http.NoBody, 0
-		} else {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		req.Header.Set("Authorization", "Bearer "+c.key)
-		req.Header.Set("Accept", "application/json, application/problem+json")
-		req.Header.Set("User-Agent", c.userAgent)
-		if idem != "" {
-			req.Header.Set("Idempotency-Key", idem)
-		}
-		if cl.opts.IfMatch != 0 {
-			req.Header.Set("If-Match", fmt.Sprintf("%q", fmt.Sprint(cl.opts.IfMatch)))
-		}
-		res, err := c.hc.Do(req)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, fmt.Errorf("%s: %w", cl.op, ctx.Err())
-			}
-			return nil, fmt.Errorf("%s: %w", cl.op, err)
+			return nil, err
 		}
 		body, err := io.ReadAll(io.LimitReader(res.Body, 64<<20))
 		res.Body.Close()
@@ -178,15 +160,8 @@ func (c *Client) do(ctx context.Context, cl call, out any) (*response, error) {
 			return nil, fmt.Errorf("%s: reading the response: %w", cl.op, err)
 		}
 		if res.StatusCode >= 400 {
-			apiErr := parseError(cl.op, res.StatusCode, res.Header, body)
-			if !retryable(res.StatusCode) || attempt >= c.maxRetries {
-				return nil, apiErr
-			}
-			if err := c.wait(ctx, attempt+1, apiErr.RetryAfter); err != nil {
-				if err == errRetryAfterTooLong {
-					return nil, apiErr
-				}
-				return nil, fmt.Errorf("%s: %w (while waiting to retry after %v)", cl.op, err, apiErr)
+			if err := c.retryAfterError(ctx, cl.op, attempt, parseError(cl.op, res.StatusCode, res.Header, body)); err != nil {
+				return nil, err
 			}
 			continue
 		}
@@ -197,6 +172,52 @@ func (c *Client) do(ctx context.Context, cl call, out any) (*response, error) {
 		}
 		return &response{status: res.StatusCode, header: res.Header}, nil
 	}
+}
+
+// send sends one attempt of cl to target.
+func (c *Client) send(ctx context.Context, cl call, target string, payload []byte, idem string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, cl.method, target, bytes.NewReader(payload))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cl.op, err)
+	}
+	if payload == nil {
+		req.Body, req.ContentLength = http.NoBody, 0
+	} else {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Authorization", "Bearer "+c.key)
+	req.Header.Set("Accept", "application/json, application/problem+json")
+	req.Header.Set("User-Agent", c.userAgent)
+	if idem != "" {
+		req.Header.Set("Idempotency-Key", idem)
+	}
+	if cl.opts.IfMatch != 0 {
+		req.Header.Set("If-Match", fmt.Sprintf("%q", fmt.Sprint(cl.opts.IfMatch)))
+	}
+	res, err := c.hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%s: %w", cl.op, ctx.Err())
+		}
+		return nil, fmt.Errorf("%s: %w", cl.op, err)
+	}
+	return res, nil
+}
+
+// retryAfterError returns nil once it has waited to send again a request
+// answered apiErr at attempt (0 the first), else the error to end the
+// call with.
+func (c *Client) retryAfterError(ctx context.Context, op string, attempt int, apiErr *Error) error {
+	if !retryable(apiErr.Status) || attempt >= c.maxRetries {
+		return apiErr
+	}
+	if err := c.wait(ctx, attempt+1, apiErr.RetryAfter); err != nil {
+		if err == errRetryAfterTooLong {
+			return apiErr
+		}
+		return fmt.Errorf("%s: %w (while waiting to retry after %v)", op, err, apiErr)
+	}
+	return nil
 }
 
 // retryable reports whether a request answered status may be sent again:

@@ -41,13 +41,27 @@ func (c *Client) KnowledgeSearch(ctx context.Context, req KnowledgeSearchRequest
 // AddMessages stores conversation turns (type message; EntityID, the
 // speaker, required) and queues them for fact extraction. The POST's
 // Idempotency-Key keys the turns without an ExternalID, so a retry stores
-// nothing twice.
+// nothing twice. PostMessages takes OpenAI-shaped turns and the fields
+// shared by the whole conversation (room, end user).
 func (c *Client) AddMessages(ctx context.Context, msgs []NewMemory, opts ...RequestOptions) (*MessagesResult, error) {
-	body := struct {
-		Messages []NewMemory `json:"messages"`
-	}{msgs}
+	turns := make([]Turn, len(msgs))
+	for i, m := range msgs {
+		turns[i] = m
+	}
+	return c.PostMessages(ctx, MessagesRequest{Messages: turns}, opts...)
+}
+
+// PostMessages stores a conversation's turns, in this API's shape
+// (NewMemory) or OpenAI's (ChatMessage), mixed freely; req's RoomID,
+// UserID and the rest apply to every turn that does not set its own, and
+// the facts learnt from a conversation with a UserID are that user's.
+// The turns are queued for fact extraction.
+func (c *Client) PostMessages(ctx context.Context, req MessagesRequest, opts ...RequestOptions) (*MessagesResult, error) {
+	if req.Messages == nil {
+		req.Messages = []Turn{}
+	}
 	var out MessagesResult
-	if _, err := c.do(ctx, call{op: "client.AddMessages", write: true, method: http.MethodPost, path: "/v1/messages", body: body, opts: first(opts)}, &out); err != nil {
+	if _, err := c.do(ctx, call{op: "client.PostMessages", write: true, method: http.MethodPost, path: "/v1/messages", body: req, opts: first(opts)}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

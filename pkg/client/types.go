@@ -50,6 +50,13 @@ type Memory struct {
 	LastAccessedAt int64           `json:"lastAccessedAt,omitempty"`
 	AccessCount    int64           `json:"accessCount"`
 	Archived       bool            `json:"archived"`
+	// Pending is set on a memory whose indexing is still under way.
+	Pending bool `json:"pending,omitempty"`
+	// Visibility says who in the org reads the memory: shared, world,
+	// room, user or agent.
+	Visibility string `json:"visibility,omitempty"`
+	// UserID is the end user the memory belongs to (an entity id).
+	UserID string `json:"userId,omitempty"`
 	// Version is the optimistic concurrency token (the ETag): pass it as
 	// RequestOptions.IfMatch to update only over this version.
 	Version int64 `json:"version"`
@@ -57,8 +64,18 @@ type Memory struct {
 
 // NewMemory is a memory to store. Only Content.Text is required.
 type NewMemory struct {
-	// Scope "org" writes an agent-bound key's memory to the org scope.
+	// Scope "org" writes an agent-bound key's memory to the org scope;
+	// it also takes "agent" and ElizaOS's names (shared, private, room,
+	// world, user).
 	Scope string `json:"scope,omitempty"`
+	// Visibility is who in the org reads the memory: shared, world (the
+	// rooms of WorldID), room (RoomID), user (UserID, in every room) or
+	// agent ("private" is accepted). Default: a message with a RoomID
+	// stays in its room; anything else is the agent's or shared.
+	Visibility string `json:"visibility,omitempty"`
+	// UserID is the end user the memory belongs to (an entity id): what
+	// is learnt from it is that user's.
+	UserID string `json:"userId,omitempty"`
 	// AgentID writes an org-level key's memory to that agent's scope.
 	AgentID string `json:"agentId,omitempty"`
 	// Type is message, document, fragment, fact, description or custom
@@ -102,12 +119,26 @@ type Patch struct {
 
 // Filter selects memories; zero fields select everything. Start and End
 // are milliseconds since the epoch, [Start, End) on createdAt.
+//
+// RoomID, WorldID and UserID also say whom a read serves (the acting
+// fields): a read that names any of them sees shared and agent memories as
+// the key allows, and only the room, world and user memories of those. An
+// org key that names none keeps the admin view of everything.
 type Filter struct {
-	Type      []string `json:"type,omitempty"`
-	Kind      []string `json:"kind,omitempty"`
-	RoomID    string   `json:"roomId,omitempty"`
-	EntityID  string   `json:"entityId,omitempty"`
-	SessionID string   `json:"sessionId,omitempty"`
+	Type []string `json:"type,omitempty"`
+	Kind []string `json:"kind,omitempty"`
+	// RoomID narrows to one room's memories, and is the room served.
+	RoomID string `json:"roomId,omitempty"`
+	// WorldID narrows to one world's memories, and is the world served
+	// (default: the room's).
+	WorldID string `json:"worldId,omitempty"`
+	// UserID is the end user served: the read sees that user's memories
+	// and no other user's. It narrows nothing else.
+	UserID string `json:"userId,omitempty"`
+	// SessionKey narrows to the memories whose metadata.sessionKey is it.
+	SessionKey string `json:"sessionKey,omitempty"`
+	EntityID   string `json:"entityId,omitempty"`
+	SessionID  string `json:"sessionId,omitempty"`
 	// AgentID narrows to one agent's scope, or "_org" to the org scope.
 	AgentID         string `json:"agentId,omitempty"`
 	DocumentID      string `json:"documentId,omitempty"`
@@ -190,10 +221,17 @@ type SearchResponse struct {
 	Degraded string `json:"degraded,omitempty"`
 }
 
-// ContextRequest asks for a prompt context within a token budget.
+// ContextRequest asks for a prompt context within a token budget. RoomID,
+// UserID and WorldID say whom it serves: every section sees only what
+// that room, user and world may see.
 type ContextRequest struct {
-	Query        string `json:"query"`
-	RoomID       string `json:"roomId,omitempty"`
+	Query string `json:"query"`
+	// RoomID is the conversation served: its recent turns lead.
+	RoomID string `json:"roomId,omitempty"`
+	// UserID is the end user served.
+	UserID string `json:"userId,omitempty"`
+	// WorldID is the world served (default: the room's).
+	WorldID      string `json:"worldId,omitempty"`
 	BudgetTokens int    `json:"budgetTokens,omitempty"`
 }
 
@@ -258,6 +296,38 @@ type Document struct {
 type DocumentPage struct {
 	Documents  []Document `json:"documents"`
 	NextCursor string     `json:"nextCursor"`
+}
+
+// Turn is one turn of a conversation for PostMessages: a NewMemory (its
+// EntityID, the speaker, required) or a ChatMessage.
+type Turn interface{ turn() }
+
+func (NewMemory) turn()   {}
+func (ChatMessage) turn() {}
+
+// ChatMessage is a turn in OpenAI's chat shape, as agent frameworks
+// produce it. The speaker is Name, else the request's UserID for a user
+// turn, else the role.
+type ChatMessage struct {
+	// Role is user, assistant, system, tool or developer.
+	Role    string `json:"role"`
+	Content string `json:"content"`
+	Name    string `json:"name,omitempty"`
+}
+
+// MessagesRequest is a conversation to store: its turns, and the fields
+// that apply to every turn that does not set its own.
+type MessagesRequest struct {
+	Messages []Turn `json:"messages"`
+	RoomID   string `json:"roomId,omitempty"`
+	WorldID  string `json:"worldId,omitempty"`
+	// UserID is the end user whose conversation it is: the facts learnt
+	// from it are that user's.
+	UserID    string `json:"userId,omitempty"`
+	SessionID string `json:"sessionId,omitempty"`
+	AgentID   string `json:"agentId,omitempty"`
+	// Scope or visibility of the turns, as NewMemory.Scope.
+	Scope string `json:"scope,omitempty"`
 }
 
 // MessagesResult is the answer to AddMessages: each turn's id, and whether

@@ -1,12 +1,12 @@
 // A type-level check of src/types.ts against the OpenAPI document:
 // `npm run types:check` generates spec/openapi.d.ts from
-// transport/contract/openapi.json with openapi-typescript, then compiles
+// pkg/transport/contract/openapi.json with openapi-typescript, then compiles
 // this file, which fails when the two disagree:
 //   - every response the client reads must accept what the spec says the
 //     server sends (the spec's schema is assignable to the client's type);
 //   - every request the client sends must be one the spec accepts (the
 //     client's type is assignable to the spec's schema).
-// The schema names are the spec's (transport/contract/openapi.json).
+// The schema names are the spec's (pkg/transport/contract/openapi.json).
 // openapi-typescript runs with --empty-objects-unknown: an object schema
 // without properties (metadata, a query expression) is any JSON object.
 import type { components } from "./openapi.js";
@@ -29,6 +29,14 @@ export type Responses = [
   Check<Assignable<S["MessagesResponse"], T.MessagesResult>>,
   Check<Assignable<S["KnowledgeSearchResult"], T.KnowledgeSearchResponse>>,
   Check<Assignable<S["Problem"], T.Problem>>,
+  Check<Assignable<S["CreateTokenResponse"], T.Token>>,
+  Check<Assignable<S["EntityProfile"], T.Entity>>,
+  Check<Assignable<S["World"], T.World>>,
+  Check<Assignable<S["Room"], T.Room>>,
+  Check<Assignable<S["EntityPage"], T.EntityPage>>,
+  Check<Assignable<S["WorldPage"], T.WorldPage>>,
+  Check<Assignable<S["RoomPage"], T.RoomPage>>,
+  Check<Assignable<S["Participants"], T.Participants>>,
 ];
 
 // Requests: client -> spec.
@@ -38,4 +46,13 @@ export type Requests = [
   Check<Assignable<T.SearchRequest, S["SearchRequest"]>>,
   Check<Assignable<T.ContextRequest, S["ContextRequest"]>>,
   Check<Assignable<T.KnowledgeSearchRequest, S["KnowledgeSearchRequest"]>>,
+  Check<Assignable<T.MessagesRequest, S["MessagesRequest"]>>,
+  Check<Assignable<T.ChatMessage, S["ChatMessage"]>>,
+  Check<Assignable<T.TokenRequest, S["CreateTokenRequest"]>>,
+  Check<Assignable<T.NewEntity, S["NewEntity"]>>,
+  Check<Assignable<T.EntityPatch, S["EntityPatch"]>>,
+  Check<Assignable<T.NewWorld, S["NewWorld"]>>,
+  Check<Assignable<T.WorldPatch, S["WorldPatch"]>>,
+  Check<Assignable<T.NewRoom, S["NewRoom"]>>,
+  Check<Assignable<T.RoomPatch, S["RoomPatch"]>>,
 ];

@@ -2,16 +2,24 @@
 // AbortSignal on every call.
 import { APIError, ConnectionError, TimeoutError, errorFromResponse } from "./errors.js";
 import type {
-  ContextRequest, CreateResult, Document, DocumentPage, DocumentUpload, Filter, KnowledgeSearchRequest,
-  KnowledgeSearchResponse, ListOptions, Memory, MemoryPage, MessagesResult, NewMemory, Patch, PromptContext,
-  SearchRequest, SearchResponse,
+  ContextRequest, CreateResult, Document, DocumentPage, DocumentUpload, Entity, EntityPage, EntityPatch, ExportLine,
+  ExportOptions, Filter, KnowledgeListItem, KnowledgeListOptions, KnowledgeSearchRequest, KnowledgeSearchResponse,
+  ListOptions, Memory, MemoryPage, MessagesRequest, MessagesResult, NewEntity, NewMemory, NewRoom, NewWorld, PageOptions,
+  Participants, Patch, PromptContext, Room, RoomPage, RoomPatch, SearchRequest, SearchResponse, TermHint, Token,
+  TokenRequest, World, WorldPage, WorldPatch,
 } from "./types.js";
 
 /** How a client is built. */
 export interface ClientOptions {
   /** The server, e.g. "http://127.0.0.1:8080". */
   baseUrl: string;
-  apiKey: string;
+  /** An API key; or, instead, token. */
+  apiKey?: string;
+  /**
+   * An end-user token (createToken's token) instead of a key: every read
+   * serves its user, and request fields cannot widen that.
+   */
+  token?: string;
   /** Retries of a request answered 429 or 503 (default 3; 0 turns them off). */
   maxRetries?: number;
   /** Base and ceiling (ms) of the jittered backoff used without a Retry-After (200, 5000). */
@@ -49,10 +57,18 @@ interface Call {
   headers?: Record<string, string>;
   /** A POST that stores something: it carries an Idempotency-Key (generated unless given), so a retry cannot store it twice. */
   write?: boolean;
+  /** The body is returned as text (NDJSON), not parsed. */
+  raw?: boolean;
 }
 
-const FILTER_KEYS: (keyof Filter)[] = ["type", "kind", "roomId", "entityId", "sessionId", "agentId", "documentId",
-  "durability", "start", "end", "includeArchived"];
+function ifMatch(o: UpdateOptions): Record<string, string> {
+  return o.ifMatch ? { "If-Match": `"${o.ifMatch}"` } : {};
+}
+
+// The filters as query parameters; roomId, worldId and userId also say
+// whom the read serves (the acting fields).
+const FILTER_KEYS: (keyof Filter)[] = ["type", "kind", "roomId", "worldId", "userId", "sessionKey", "entityId",
+  "sessionId", "agentId", "documentId", "durability", "start", "end", "includeArchived"];
 
 function filterQuery(f: Filter): Record<string, string> {
   const q: Record<string, string> = {};
@@ -61,6 +77,25 @@ function filterQuery(f: Filter): Record<string, string> {
     if (v === undefined || v === null || v === "") continue;
     q[k] = Array.isArray(v) ? v.join(",") : String(v);
   }
+  return q;
+}
+
+/** The knowledge listings' query: the memories' type is memoryType there (type is the entity type). */
+function knowledgeQuery(o: KnowledgeListOptions): Record<string, string> {
+  const { type, ...rest } = o;
+  const q = filterQuery(rest);
+  if (type?.length) q.memoryType = type.join(",");
+  for (const [k, v] of [["type", o.entityType], ["prefix", o.prefix], ["name", o.name], ["cursor", o.cursor]] as const) {
+    if (v) q[k] = v;
+  }
+  if (o.limit !== undefined) q.limit = String(o.limit);
+  return q;
+}
+
+function pageQuery(p: PageOptions): Record<string, string> {
+  const q: Record<string, string> = {};
+  if (p.limit !== undefined) q.limit = String(p.limit);
+  if (p.cursor) q.cursor = p.cursor;
   return q;
 }
 
@@ -89,7 +124,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** A client of one agentmem server with one API key. */
+/** A client of one agentmem server with one API key (or an end-user token). */
 export class AgentMemClient {
   readonly baseUrl: string;
   private readonly apiKey: string;
@@ -102,9 +137,9 @@ export class AgentMemClient {
 
   constructor(opts: ClientOptions) {
     if (!/^https?:\/\/./.test(opts.baseUrl ?? "")) throw new TypeError(`baseUrl ${JSON.stringify(opts.baseUrl)}: an http or https URL is required`);
-    if (!opts.apiKey) throw new TypeError("apiKey: required");
+    if (!opts.apiKey === !opts.token) throw new TypeError("apiKey or token: exactly one is required");
     this.baseUrl = opts.baseUrl.replace(/\/+$/, "");
-    this.apiKey = opts.apiKey;
+    this.apiKey = (opts.apiKey || opts.token)!;
     this.maxRetries = opts.maxRetries ?? 3;
     this.retryBaseMs = opts.retryBaseMs ?? 200;
     this.retryMaxMs = opts.retryMaxMs ?? 5000;
@@ -141,7 +176,7 @@ export class AgentMemClient {
         throw new ConnectionError(`${c.method} ${c.path}: ${(e as Error).message}`, { cause: e });
       }
       if (res.status < 400) {
-        return { status: res.status, data: (text ? JSON.parse(text) : undefined) as T };
+        return { status: res.status, data: (c.raw ? text : text ? JSON.parse(text) : undefined) as T };
       }
       const err = errorFromResponse(res.status, res.headers, text);
       const delay = this.delay(attempt, err);
@@ -198,8 +233,7 @@ export class AgentMemClient {
 
   /** Applies patch; with ifMatch only over that version (else an APIError whose isStale is true). */
   update(id: string, patch: Patch, o: UpdateOptions = {}): Promise<Memory> {
-    const headers: Record<string, string> = o.ifMatch ? { "If-Match": `"${o.ifMatch}"` } : {};
-    return this.data({ method: "PATCH", path: "/v1/memories/" + seg(id), body: patch, headers }, o);
+    return this.data({ method: "PATCH", path: "/v1/memories/" + seg(id), body: patch, headers: ifMatch(o) }, o);
   }
 
   /** Deletes a memory and everything derived from it. */
@@ -256,7 +290,142 @@ export class AgentMemClient {
 
   /** Stores conversation turns (entityId, the speaker, required) and queues fact extraction. */
   addMessages(messages: NewMemory[], o?: RequestOptions): Promise<MessagesResult> {
-    return this.data({ method: "POST", path: "/v1/messages", body: { messages }, write: true }, o);
+    return this.postMessages({ messages }, o);
+  }
+
+  /**
+   * Stores a conversation: turns in this API's shape or OpenAI's ({role, content, name}), mixed freely; req's
+   * roomId, userId... apply to every turn without its own, and the facts learnt from a conversation with a
+   * userId are that user's. The turns are queued for fact extraction.
+   */
+  postMessages(req: MessagesRequest, o?: RequestOptions): Promise<MessagesResult> {
+    return this.data({ method: "POST", path: "/v1/messages", body: req, write: true }, o);
+  }
+
+  /** A page of the entities extracted from the memories o selects (o.roomId, o.userId... say whom it serves). */
+  async knowledgeEntities(o: KnowledgeListOptions = {}, r?: RequestOptions): Promise<{ items: KnowledgeListItem[]; nextCursor: string }> {
+    const res = await this.data<{ entities: KnowledgeListItem[] | null; nextCursor: string }>(
+      { method: "GET", path: "/v1/knowledge/entities", query: knowledgeQuery(o) }, r);
+    return { items: res.entities ?? [], nextCursor: res.nextCursor };
+  }
+
+  /** A page of the topics extracted from the memories o selects. */
+  async knowledgeTopics(o: KnowledgeListOptions = {}, r?: RequestOptions): Promise<{ items: KnowledgeListItem[]; nextCursor: string }> {
+    const res = await this.data<{ topics: KnowledgeListItem[] | null; nextCursor: string }>(
+      { method: "GET", path: "/v1/knowledge/topics", query: knowledgeQuery({ ...o, entityType: undefined }) }, r);
+    return { items: res.topics ?? [], nextCursor: res.nextCursor };
+  }
+
+  /** Completions of o.prefix among the terms of the memories o selects. */
+  async knowledgeTerms(o: KnowledgeListOptions = {}, r?: RequestOptions): Promise<TermHint[]> {
+    const q = knowledgeQuery({ ...o, entityType: undefined, name: undefined, cursor: undefined });
+    return (await this.data<{ terms: TermHint[] | null }>({ method: "GET", path: "/v1/knowledge/terms", query: q }, r)).terms ?? [];
+  }
+
+  /**
+   * The export's lines (kind memory, relation or document): the org or o.agentId's scope, for whom o.roomId,
+   * o.worldId and o.userId say. A stream cut short (a line of kind error) rejects with its APIError.
+   */
+  async export(o: ExportOptions = {}, r?: RequestOptions): Promise<ExportLine[]> {
+    const q: Record<string, string> = {};
+    for (const k of ["agentId", "roomId", "worldId", "userId"] as const) if (o[k]) q[k] = o[k]!;
+    if (o.embeddings) q.embeddings = "true";
+    const text = await this.data<string>({ method: "GET", path: "/v1/export", query: q, raw: true }, r);
+    const lines: ExportLine[] = [];
+    for (const line of text.split("\n")) {
+      if (!line.trim()) continue;
+      const rec = JSON.parse(line) as ExportLine & { code?: string; message?: string };
+      if (rec.kind === "error") throw errorFromResponse(500, new Headers(), JSON.stringify({ code: rec.code, detail: rec.message }));
+      lines.push(rec);
+    }
+    return lines;
+  }
+
+  /** Mints an end-user token with the client's key (a client made with a token cannot: 403). */
+  createToken(req: TokenRequest, o?: RequestOptions): Promise<Token> {
+    if (!req.userId) return Promise.reject(new TypeError("userId: required"));
+    return this.data({ method: "POST", path: "/v1/tokens", body: req }, o);
+  }
+
+  // The registries: entities, worlds, rooms and participants. ifMatch (an
+  // item's version) makes an update or delete apply only over that version.
+
+  /** Registers an entity (names[0] the display name, the others aliases). */
+  createEntity(e: NewEntity, o?: RequestOptions): Promise<Entity> {
+    return this.data({ method: "POST", path: "/v1/entities", body: e, write: true }, o);
+  }
+
+  getEntity(id: string, o?: RequestOptions): Promise<Entity> {
+    return this.data({ method: "GET", path: "/v1/entities/" + seg(id) }, o);
+  }
+
+  listEntities(p: PageOptions = {}, o?: RequestOptions): Promise<EntityPage> {
+    return this.data({ method: "GET", path: "/v1/entities", query: pageQuery(p) }, o);
+  }
+
+  updateEntity(id: string, patch: EntityPatch, o: UpdateOptions = {}): Promise<Entity> {
+    return this.data({ method: "PATCH", path: "/v1/entities/" + seg(id), body: patch, headers: ifMatch(o) }, o);
+  }
+
+  async deleteEntity(id: string, o: UpdateOptions = {}): Promise<void> {
+    await this.send({ method: "DELETE", path: "/v1/entities/" + seg(id), headers: ifMatch(o) }, o);
+  }
+
+  /** Registers a world (a group of rooms). */
+  createWorld(w: NewWorld, o?: RequestOptions): Promise<World> {
+    return this.data({ method: "POST", path: "/v1/worlds", body: w, write: true }, o);
+  }
+
+  getWorld(id: string, o?: RequestOptions): Promise<World> {
+    return this.data({ method: "GET", path: "/v1/worlds/" + seg(id) }, o);
+  }
+
+  listWorlds(p: PageOptions = {}, o?: RequestOptions): Promise<WorldPage> {
+    return this.data({ method: "GET", path: "/v1/worlds", query: pageQuery(p) }, o);
+  }
+
+  updateWorld(id: string, patch: WorldPatch, o: UpdateOptions = {}): Promise<World> {
+    return this.data({ method: "PATCH", path: "/v1/worlds/" + seg(id), body: patch, headers: ifMatch(o) }, o);
+  }
+
+  async deleteWorld(id: string, o: UpdateOptions = {}): Promise<void> {
+    await this.send({ method: "DELETE", path: "/v1/worlds/" + seg(id), headers: ifMatch(o) }, o);
+  }
+
+  /** Registers a room (in a world the caller has, with its participants). */
+  createRoom(r: NewRoom, o?: RequestOptions): Promise<Room> {
+    return this.data({ method: "POST", path: "/v1/rooms", body: r, write: true }, o);
+  }
+
+  getRoom(id: string, o?: RequestOptions): Promise<Room> {
+    return this.data({ method: "GET", path: "/v1/rooms/" + seg(id) }, o);
+  }
+
+  /** A page of rooms, of p.worldId only when given. */
+  listRooms(p: PageOptions & { worldId?: string } = {}, o?: RequestOptions): Promise<RoomPage> {
+    const query = pageQuery(p);
+    if (p.worldId) query.worldId = p.worldId;
+    return this.data({ method: "GET", path: "/v1/rooms", query }, o);
+  }
+
+  updateRoom(id: string, patch: RoomPatch, o: UpdateOptions = {}): Promise<Room> {
+    return this.data({ method: "PATCH", path: "/v1/rooms/" + seg(id), body: patch, headers: ifMatch(o) }, o);
+  }
+
+  async deleteRoom(id: string, o: UpdateOptions = {}): Promise<void> {
+    await this.send({ method: "DELETE", path: "/v1/rooms/" + seg(id), headers: ifMatch(o) }, o);
+  }
+
+  listParticipants(roomId: string, o?: RequestOptions): Promise<Participants> {
+    return this.data({ method: "GET", path: "/v1/rooms/" + seg(roomId) + "/participants" }, o);
+  }
+
+  addParticipant(roomId: string, entityId: string, o?: RequestOptions): Promise<Participants> {
+    return this.data({ method: "POST", path: "/v1/rooms/" + seg(roomId) + "/participants", body: { entityId }, write: true }, o);
+  }
+
+  removeParticipant(roomId: string, entityId: string, o?: RequestOptions): Promise<Participants> {
+    return this.data({ method: "DELETE", path: "/v1/rooms/" + seg(roomId) + "/participants/" + seg(entityId) }, o);
   }
 
   /** Ingests a document: text, or bytes sent as base64; the name's extension picks the loader. */

@@ -35,11 +35,18 @@ export type Content = {
   attachments?: Attachment[];
 };
 
+/** Who in the org reads a memory: shared (the org), world (the rooms of worldId), room (roomId), user (one end user, userId, in every room), agent (one agent; ElizaOS's "private"). */
+export type Visibility = "shared" | "world" | "room" | "user" | "agent";
+
 /** A memory to store; only content.text is required. */
 export type NewMemory = {
   content: Content;
-  /** "org" writes an agent-bound key's memory to the org scope. */
-  scope?: "org";
+  /** "org" writes an agent-bound key's memory to the org scope; also "agent" and ElizaOS's names. */
+  scope?: "org" | "agent" | "shared" | "private" | "room" | "world" | "user";
+  /** Who reads it (default: a message with a roomId stays in its room; anything else is the agent's or shared). */
+  visibility?: Visibility | "private" | "org";
+  /** The end user it belongs to (an entity id): what is learnt from it is that user's. */
+  userId?: string;
   /** Writes an org-level key's memory to that agent's scope. */
   agentId?: string;
   type?: MemoryType;
@@ -88,6 +95,10 @@ export type Memory = {
   accessCount: number;
   archived: boolean;
   version: number;
+  pending?: boolean;
+  visibility?: Visibility;
+  /** The end user the memory belongs to. */
+  userId?: string;
 };
 
 /** A stored memory's id; duplicate when it was already stored. */
@@ -104,11 +115,22 @@ export type Patch = {
   durability?: Durability;
 };
 
-/** Selects memories; start and end are ms since the epoch or RFC 3339. */
+/**
+ * Selects memories; start and end are ms since the epoch or RFC 3339.
+ * roomId, worldId and userId also say whom the read serves: it then sees
+ * shared and agent memories as the key allows, and only the room, world and
+ * user memories of those (roomId and worldId narrow as well; userId narrows
+ * nothing else). Naming none keeps an org key's admin view.
+ */
 export type Filter = {
   type?: string[];
   kind?: string[];
   roomId?: string;
+  worldId?: string;
+  /** The end user served (an entity id). */
+  userId?: string;
+  /** Only memories whose metadata.sessionKey is this. */
+  sessionKey?: string;
   entityId?: string;
   sessionId?: string;
   /** An agent's scope, or "_org" for the org scope only. */
@@ -187,7 +209,12 @@ export type SearchResponse = {
 /** Asks for a prompt context within a token budget. */
 export type ContextRequest = {
   query: string;
+  /** The conversation served: its recent turns lead, and every section sees only what it may see. */
   roomId?: string;
+  /** The end user served: every section sees that user's memories and no other user's. */
+  userId?: string;
+  /** The world served (default: the room's). */
+  worldId?: string;
   budgetTokens?: number;
 };
 
@@ -337,4 +364,162 @@ export type Problem = {
 /** The error body servers answered before problem+json. */
 export type LegacyErrorBody = {
   error: { code: string; message: string };
+};
+
+/** A turn in OpenAI's chat shape; the speaker is name, else the request's userId for a user turn, else the role. */
+export type ChatMessage = {
+  role: "user" | "assistant" | "system" | "tool" | "developer";
+  content: string | { type?: string; text?: string }[];
+  name?: string;
+};
+
+/** A conversation to store: turns in this API's shape (entityId required) or OpenAI's, and the fields every turn without its own takes. */
+export type MessagesRequest = {
+  messages: (NewMemory | ChatMessage)[];
+  roomId?: string;
+  worldId?: string;
+  /** The end user whose conversation it is: the facts learnt from it are that user's. */
+  userId?: string;
+  sessionId?: string;
+  agentId?: string;
+  scope?: string;
+};
+
+/** Asks for an end-user token. */
+export type TokenRequest = {
+  /** The end user the token is bound to (an entity id). */
+  userId: string;
+  roomId?: string;
+  worldId?: string;
+  /** read, write, delete, each held by the minting key; default read. */
+  grants?: ("read" | "write" | "delete")[];
+  /** Lifetime: default 900, at most 86400. */
+  ttlSeconds?: number;
+};
+
+/** A minted end-user token (shown once) and what it is bound to. */
+export type Token = {
+  token: string;
+  expiresAt: string;
+  orgId: string;
+  agentId?: string;
+  userId: string;
+  roomId?: string;
+  worldId?: string;
+  grants: ("read" | "write" | "delete")[];
+};
+
+/** Who owns a registry item: "org" (org-level keys only) or "agent"; agentId an agent. */
+type Owner = { scope?: "org" | "agent"; agentId?: string };
+
+/** A person, an agent or anything the org knows by name (names[0] is the display name). */
+export type Entity = {
+  id: string;
+  agentId?: string;
+  names: string[];
+  metadata?: Record<string, unknown>;
+  createdAt: number;
+  updatedAt: number;
+  version: number;
+};
+
+/** An entity to register; id is made when absent. */
+export type NewEntity = Owner & { id?: string; names: string[]; metadata?: Record<string, unknown> };
+
+/** A change to an entity. */
+export type EntityPatch = { names?: string[]; metadata?: Record<string, unknown> };
+
+/** A group of rooms (a server, a workspace). */
+export type World = {
+  id: string;
+  agentId?: string;
+  name?: string;
+  serverId?: string;
+  metadata?: Record<string, unknown>;
+  createdAt: number;
+  updatedAt: number;
+  version: number;
+};
+
+/** A world to register; id is made when absent. */
+export type NewWorld = Owner & { id?: string; name?: string; serverId?: string; metadata?: Record<string, unknown> };
+
+/** A change to a world ("" removes a field). */
+export type WorldPatch = { name?: string; serverId?: string; metadata?: Record<string, unknown> };
+
+/** One conversation, in at most one world, with its participants (entity ids). */
+export type Room = {
+  id: string;
+  agentId?: string;
+  name?: string;
+  worldId?: string;
+  source?: string;
+  type?: string;
+  participants?: string[];
+  metadata?: Record<string, unknown>;
+  createdAt: number;
+  updatedAt: number;
+  version: number;
+};
+
+/** A room to register; id is made when absent, worldId must exist. */
+export type NewRoom = Owner & {
+  id?: string;
+  name?: string;
+  worldId?: string;
+  source?: string;
+  type?: string;
+  participants?: string[];
+  metadata?: Record<string, unknown>;
+};
+
+/** A change to a room ("" removes a field; worldId "" takes it out of its world). */
+export type RoomPatch = { name?: string; worldId?: string; source?: string; type?: string; metadata?: Record<string, unknown> };
+
+export type EntityPage = { entities: Entity[]; nextCursor: string };
+export type WorldPage = { worlds: World[]; nextCursor: string };
+export type RoomPage = { rooms: Room[]; nextCursor: string };
+
+/** A room's participants and its version. */
+export type Participants = { participants: string[]; version: number };
+
+/** A registry page: limit items (1 to 1000, 100 by default) after cursor. */
+export type PageOptions = { limit?: number; cursor?: string };
+
+/** What the knowledge listings read: the memories the filter selects (its type is their memory type), and a page. */
+export type KnowledgeListOptions = Filter & {
+  /** The entity type (person, city...). */
+  entityType?: string;
+  prefix?: string;
+  name?: string;
+  limit?: number;
+  cursor?: string;
+};
+
+/** An extracted entity or topic: refs mentions in memories memories. */
+export type KnowledgeListItem = {
+  kind: string;
+  name: string;
+  types?: string[];
+  facets?: Record<string, unknown>[];
+  refs: number;
+  memories: number;
+  firstAt?: number;
+  lastAt?: number;
+};
+
+/** A term completion and how many memories hold it. */
+export type TermHint = { term: string; count: number; kind?: string; role?: string };
+
+/** What an export streams: the org or agentId's scope, for whom (roomId, worldId, userId). */
+export type ExportOptions = { agentId?: string; roomId?: string; worldId?: string; userId?: string; embeddings?: boolean };
+
+/** One export line: kind says which of memory, relation or record it holds. */
+export type ExportLine = {
+  kind: string;
+  memory?: Memory;
+  embedding?: number[];
+  embeddingModel?: string;
+  relation?: Record<string, unknown>;
+  record?: Record<string, unknown>;
 };

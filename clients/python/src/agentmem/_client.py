@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import builtins
 import base64
+import json
 import random
 import time
 import uuid
@@ -16,18 +17,32 @@ import httpx
 
 from ._errors import APIConnectionError, APIError, APITimeoutError, error_from_response
 from ._types import (
+    ChatMessage,
     CreateResult,
     Document,
     DocumentPage,
+    Entity,
+    EntityPage,
     Filters,
+    KnowledgeListItem,
     KnowledgeSearchResponse,
     Memory,
     MemoryPage,
     MessagesResult,
+    NewEntity,
     NewMemory,
+    NewRoom,
+    NewWorld,
+    Participants,
     Patch,
     PromptContext,
+    Room,
+    RoomPage,
     SearchResponse,
+    TermHint,
+    Token,
+    World,
+    WorldPage,
 )
 
 DEFAULT_TIMEOUT = 60.0
@@ -37,10 +52,15 @@ DEFAULT_RETRY_MAX = 5.0
 DEFAULT_MAX_RETRY_AFTER = 30.0
 
 # The list filters as keyword arguments, and their query parameters.
+# room_id, world_id and user_id also say whom the read serves (the acting
+# fields): it then sees only what that room, world and user may see.
 _FILTER_PARAMS = {
     "type": "type",
     "kind": "kind",
     "room_id": "roomId",
+    "world_id": "worldId",
+    "user_id": "userId",
+    "session_key": "sessionKey",
     "entity_id": "entityId",
     "session_id": "sessionId",
     "agent_id": "agentId",
@@ -52,18 +72,43 @@ _FILTER_PARAMS = {
 }
 
 
-def _filter_params(filters: Mapping[str, Any]) -> dict[str, str]:
+def _filter_params(filters: Mapping[str, Any], params: Mapping[str, str] = _FILTER_PARAMS) -> dict[str, str]:
     out: dict[str, str] = {}
     for name, value in filters.items():
-        if name not in _FILTER_PARAMS:
-            raise TypeError(f"unknown filter {name!r}; one of {', '.join(_FILTER_PARAMS)}")
+        if name not in params:
+            raise TypeError(f"unknown filter {name!r}; one of {', '.join(params)}")
         if value is None:
             continue
         if isinstance(value, bool):
             value = "true" if value else "false"
         elif isinstance(value, (list, tuple)):
             value = ",".join(value)
-        out[_FILTER_PARAMS[name]] = str(value)
+        out[params[name]] = str(value)
+    return out
+
+
+# The knowledge listings' filters: the memories' type is memoryType there
+# (type is the entity type).
+_KNOWLEDGE_PARAMS = {**_FILTER_PARAMS, "type": "memoryType", "entity_type": "type", "prefix": "prefix", "name": "name",
+                     "limit": "limit", "cursor": "cursor"}
+
+# The export's options.
+_EXPORT_PARAMS = {"agent_id": "agentId", "room_id": "roomId", "world_id": "worldId", "user_id": "userId",
+                  "embeddings": "embeddings"}
+
+
+def _export_lines(r: httpx.Response) -> list[dict[str, Any]]:
+    """An export's NDJSON lines; a line of kind error (the stream was cut
+    short) raises its APIError."""
+    out: list[dict[str, Any]] = []
+    for line in r.text.splitlines():
+        if not line.strip():
+            continue
+        rec = json.loads(line)
+        if rec.get("kind") == "error":
+            raise error_from_response(r.status_code, {}, json.dumps(
+                {"code": rec.get("code"), "detail": rec.get("message")}).encode())
+        out.append(rec)
     return out
 
 
@@ -166,8 +211,10 @@ class _Requests:
         return _Request("POST", "/v1/search", body=body)
 
     @staticmethod
-    def context(query: str, room_id: str | None, budget_tokens: int | None) -> _Request:
-        return _Request("POST", "/v1/context", body=_drop_none({"query": query, "roomId": room_id, "budgetTokens": budget_tokens}))
+    def context(query: str, room_id: str | None, user_id: str | None, world_id: str | None,
+                budget_tokens: int | None) -> _Request:
+        return _Request("POST", "/v1/context", body=_drop_none({"query": query, "roomId": room_id, "userId": user_id,
+                                                                "worldId": world_id, "budgetTokens": budget_tokens}))
 
     @staticmethod
     def knowledge_search(query: Mapping[str, Any] | None, text: str | None, limit: int | None,
@@ -178,8 +225,62 @@ class _Requests:
                         body=_drop_none({"query": query, "text": text, "limit": limit, "filters": filters}))
 
     @staticmethod
-    def add_messages(messages: Sequence[NewMemory], idempotency_key: str | None) -> _Request:
-        return _Request("POST", "/v1/messages", body={"messages": list(messages)}, headers=_idem(idempotency_key), write=True)
+    def add_messages(messages: Sequence[NewMemory | ChatMessage], idempotency_key: str | None,
+                     shared: Mapping[str, Any]) -> _Request:
+        body = {"messages": list(messages), **_drop_none({
+            "roomId": shared["room_id"], "worldId": shared["world_id"], "userId": shared["user_id"],
+            "sessionId": shared["session_id"], "agentId": shared["agent_id"], "scope": shared["scope"]})}
+        return _Request("POST", "/v1/messages", body=body, headers=_idem(idempotency_key), write=True)
+
+    @staticmethod
+    def knowledge_list(what: str, filters: Mapping[str, Any]) -> _Request:
+        return _Request("GET", "/v1/knowledge/" + what, params=_filter_params(filters, _KNOWLEDGE_PARAMS))
+
+    @staticmethod
+    def export(opts: Mapping[str, Any]) -> _Request:
+        return _Request("GET", "/v1/export", params=_filter_params(opts, _EXPORT_PARAMS), parse=_export_lines)
+
+    @staticmethod
+    def create_token(user_id: str, room_id: str | None, world_id: str | None, grants: Sequence[str] | None,
+                     ttl_seconds: int | None) -> _Request:
+        if not user_id:
+            raise ValueError("user_id: required")
+        return _Request("POST", "/v1/tokens", body=_drop_none({"userId": user_id, "roomId": room_id, "worldId": world_id,
+                                                              "grants": None if grants is None else list(grants),
+                                                              "ttlSeconds": ttl_seconds}))
+
+    # The registries: kind is entities, worlds or rooms.
+    @staticmethod
+    def registry_create(kind: str, item: Mapping[str, Any], idempotency_key: str | None) -> _Request:
+        return _Request("POST", "/v1/" + kind, body=dict(item), headers=_idem(idempotency_key), write=True)
+
+    @staticmethod
+    def registry_get(kind: str, item_id: str) -> _Request:
+        return _Request("GET", f"/v1/{kind}/" + _seg(item_id))
+
+    @staticmethod
+    def registry_list(kind: str, limit: int | None, cursor: str | None, **filters: str | None) -> _Request:
+        params = _drop_none({"limit": None if limit is None else str(limit), "cursor": cursor or None, **filters})
+        return _Request("GET", "/v1/" + kind, params=params)
+
+    @staticmethod
+    def registry_update(kind: str, item_id: str, patch: Mapping[str, Any], if_match: int | None) -> _Request:
+        headers = {"If-Match": f'"{if_match}"'} if if_match else {}
+        return _Request("PATCH", f"/v1/{kind}/" + _seg(item_id), body=dict(patch), headers=headers)
+
+    @staticmethod
+    def registry_delete(kind: str, item_id: str, if_match: int | None) -> _Request:
+        headers = {"If-Match": f'"{if_match}"'} if if_match else {}
+        return _Request("DELETE", f"/v1/{kind}/" + _seg(item_id), headers=headers)
+
+    @staticmethod
+    def participants(room_id: str, method: str = "GET", entity_id: str | None = None) -> _Request:
+        path = "/v1/rooms/" + _seg(room_id) + "/participants"
+        if method == "POST":
+            return _Request("POST", path, body={"entityId": entity_id}, write=True)
+        if method == "DELETE":
+            return _Request("DELETE", path + "/" + _seg(entity_id or ""))
+        return _Request("GET", path)
 
     @staticmethod
     def upload_document(name: str, content: str | bytes, scope: str | None, agent_id: str | None,
@@ -213,14 +314,14 @@ def _idem(key: str | None) -> dict[str, str]:
 
 
 class _Base:
-    def __init__(self, base_url: str, api_key: str, *, max_retries: int, retry_base: float, retry_max: float,
-                 max_retry_after: float) -> None:
+    def __init__(self, base_url: str, api_key: str | None, *, token: str | None, max_retries: int, retry_base: float,
+                 retry_max: float, max_retry_after: float) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(f"base_url {base_url!r}: an http or https URL is required")
-        if not api_key:
-            raise ValueError("api_key: required")
+        if bool(api_key) == bool(token):
+            raise ValueError("api_key or token: exactly one is required")
         self.base_url = base_url.rstrip("/")
-        self._headers = {"Authorization": f"Bearer {api_key}", "Accept": "application/json, application/problem+json",
+        self._headers = {"Authorization": f"Bearer {api_key or token}", "Accept": "application/json, application/problem+json",
                          "User-Agent": "agentmem-python"}
         self.max_retries = max_retries
         self.retry_base = retry_base
@@ -252,19 +353,22 @@ def _check(r: httpx.Response) -> APIError | None:
 
 
 class Client(_Base):
-    """A synchronous client of one agentmem server with one API key.
+    """A synchronous client of one agentmem server with one API key, or an
+    end-user token (token=..., from create_token) instead: every read made
+    with a token serves its user, and request fields cannot widen that.
 
     timeout is in seconds (or an httpx.Timeout) for each request; 429 and
     503 answers are retried up to max_retries times, waiting the server's
     Retry-After (at most max_retry_after seconds) or a jittered backoff.
     """
 
-    def __init__(self, base_url: str, api_key: str, *, timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+    def __init__(self, base_url: str, api_key: str | None = None, *, token: str | None = None,
+                 timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
                  max_retries: int = DEFAULT_MAX_RETRIES, retry_base: float = DEFAULT_RETRY_BASE,
                  retry_max: float = DEFAULT_RETRY_MAX, max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
                  http_client: httpx.Client | None = None) -> None:
-        super().__init__(base_url, api_key, max_retries=max_retries, retry_base=retry_base, retry_max=retry_max,
-                         max_retry_after=max_retry_after)
+        super().__init__(base_url, api_key, token=token, max_retries=max_retries, retry_base=retry_base,
+                         retry_max=retry_max, max_retry_after=max_retry_after)
         self._http = http_client or httpx.Client(timeout=timeout)
 
     def close(self) -> None:
@@ -359,20 +463,28 @@ class Client(_Base):
         return self._send(_Requests.search(query, mode=mode, lists=lists, k=k, threshold=threshold, filters=filters,
                                            expand_relations=expand_relations, rerank=rerank), timeout)
 
-    def context(self, query: str, *, room_id: str | None = None, budget_tokens: int | None = None,
+    def context(self, query: str, *, room_id: str | None = None, user_id: str | None = None,
+                world_id: str | None = None, budget_tokens: int | None = None,
                 timeout: float | None = None) -> PromptContext:
-        """A prompt context for query within the token budget."""
-        return self._send(_Requests.context(query, room_id, budget_tokens), timeout)
+        """A prompt context for query within the token budget; room_id, user_id and world_id say whom it
+        serves (every section obeys them)."""
+        return self._send(_Requests.context(query, room_id, user_id, world_id, budget_tokens), timeout)
 
     def knowledge_search(self, *, query: Mapping[str, Any] | None = None, text: str | None = None, limit: int | None = None,
                          filters: Filters | None = None, timeout: float | None = None) -> KnowledgeSearchResponse:
         """A Structured RAG search by expression (query) or question (text)."""
         return self._send(_Requests.knowledge_search(query, text, limit, filters), timeout)
 
-    def add_messages(self, messages: Sequence[NewMemory], *, idempotency_key: str | None = None,
+    def add_messages(self, messages: Sequence[NewMemory | ChatMessage], *, room_id: str | None = None,
+                     user_id: str | None = None, world_id: str | None = None, session_id: str | None = None,
+                     agent_id: str | None = None, scope: str | None = None, idempotency_key: str | None = None,
                      timeout: float | None = None) -> MessagesResult:
-        """Stores conversation turns (entityId, the speaker, required) and queues fact extraction."""
-        return self._send(_Requests.add_messages(messages, idempotency_key), timeout)
+        """Stores conversation turns, in this API's shape (entityId, the speaker, required) or OpenAI's
+        (('role', 'content', 'name')), and queues fact extraction. room_id, user_id... apply to every turn
+        that does not set its own; the facts learnt from a conversation with a user_id are that user's."""
+        return self._send(_Requests.add_messages(messages, idempotency_key, dict(
+            room_id=room_id, world_id=world_id, user_id=user_id, session_id=session_id, agent_id=agent_id,
+            scope=scope)), timeout)
 
     def upload_document(self, name: str, content: str | bytes, *, scope: str | None = None, agent_id: str | None = None,
                         idempotency_key: str | None = None, timeout: float | None = None) -> Document:
@@ -402,17 +514,116 @@ class Client(_Base):
         """Deletes a document and its fragments."""
         self._send(_Requests.delete_document(document_id), timeout)
 
+    # Knowledge listings and export: the filters (room_id, user_id, world_id...) as for list.
+
+    def knowledge_entities(self, *, timeout: float | None = None, **filters: Any) -> dict[str, Any]:
+        """A page of extracted entities ({"entities", "nextCursor"}); filters as for list, plus entity_type,
+        prefix, name, limit and cursor."""
+        return self._send(_Requests.knowledge_list("entities", filters), timeout)
+
+    def knowledge_topics(self, *, timeout: float | None = None, **filters: Any) -> dict[str, Any]:
+        """A page of extracted topics ({"topics", "nextCursor"}); filters as for knowledge_entities."""
+        return self._send(_Requests.knowledge_list("topics", filters), timeout)
+
+    def knowledge_terms(self, *, timeout: float | None = None, **filters: Any) -> builtins.list[TermHint]:
+        """Term completions of prefix over the memories the filters select."""
+        return (self._send(_Requests.knowledge_list("terms", filters), timeout))["terms"] or []
+
+    def export(self, *, timeout: float | None = None, **opts: Any) -> builtins.list[dict[str, Any]]:
+        """The export's lines ({"kind": "memory" | "relation" | "document", ...}); opts: agent_id, room_id,
+        world_id, user_id (whom it serves), embeddings."""
+        return self._send(_Requests.export(opts), timeout)
+
+    # End-user tokens.
+
+    def create_token(self, user_id: str, *, room_id: str | None = None, world_id: str | None = None,
+                     grants: Sequence[str] | None = None, ttl_seconds: int | None = None,
+                     timeout: float | None = None) -> Token:
+        """Mints a short-lived token bound to user_id (and room_id, world_id); pass its "token" as
+        token=... to a new client. A client made with a token cannot mint (403)."""
+        return self._send(_Requests.create_token(user_id, room_id, world_id, grants, ttl_seconds), timeout)
+
+    # The registries: entities, worlds, rooms and participants. if_match (an item's version) makes an
+    # update or delete apply only over that version.
+
+    def create_entity(self, entity: NewEntity, *, idempotency_key: str | None = None,
+                      timeout: float | None = None) -> Entity:
+        """Registers an entity (names[0] the display name, the others aliases)."""
+        return self._send(_Requests.registry_create("entities", entity, idempotency_key), timeout)
+
+    def get_entity(self, entity_id: str, *, timeout: float | None = None) -> Entity:
+        return self._send(_Requests.registry_get("entities", entity_id), timeout)
+
+    def list_entities(self, *, limit: int | None = None, cursor: str | None = None,
+                      timeout: float | None = None) -> EntityPage:
+        return self._send(_Requests.registry_list("entities", limit, cursor), timeout)
+
+    def update_entity(self, entity_id: str, patch: Mapping[str, Any], *, if_match: int | None = None,
+                      timeout: float | None = None) -> Entity:
+        return self._send(_Requests.registry_update("entities", entity_id, patch, if_match), timeout)
+
+    def delete_entity(self, entity_id: str, *, if_match: int | None = None, timeout: float | None = None) -> None:
+        self._send(_Requests.registry_delete("entities", entity_id, if_match), timeout)
+
+    def create_world(self, world: NewWorld, *, idempotency_key: str | None = None,
+                     timeout: float | None = None) -> World:
+        """Registers a world (a group of rooms)."""
+        return self._send(_Requests.registry_create("worlds", world, idempotency_key), timeout)
+
+    def get_world(self, world_id: str, *, timeout: float | None = None) -> World:
+        return self._send(_Requests.registry_get("worlds", world_id), timeout)
+
+    def list_worlds(self, *, limit: int | None = None, cursor: str | None = None,
+                    timeout: float | None = None) -> WorldPage:
+        return self._send(_Requests.registry_list("worlds", limit, cursor), timeout)
+
+    def update_world(self, world_id: str, patch: Mapping[str, Any], *, if_match: int | None = None,
+                     timeout: float | None = None) -> World:
+        return self._send(_Requests.registry_update("worlds", world_id, patch, if_match), timeout)
+
+    def delete_world(self, world_id: str, *, if_match: int | None = None, timeout: float | None = None) -> None:
+        self._send(_Requests.registry_delete("worlds", world_id, if_match), timeout)
+
+    def create_room(self, room: NewRoom, *, idempotency_key: str | None = None, timeout: float | None = None) -> Room:
+        """Registers a room (in a world the caller has, with its participants)."""
+        return self._send(_Requests.registry_create("rooms", room, idempotency_key), timeout)
+
+    def get_room(self, room_id: str, *, timeout: float | None = None) -> Room:
+        return self._send(_Requests.registry_get("rooms", room_id), timeout)
+
+    def list_rooms(self, *, world_id: str | None = None, limit: int | None = None, cursor: str | None = None,
+                   timeout: float | None = None) -> RoomPage:
+        """A page of rooms, of world_id only when given."""
+        return self._send(_Requests.registry_list("rooms", limit, cursor, worldId=world_id), timeout)
+
+    def update_room(self, room_id: str, patch: Mapping[str, Any], *, if_match: int | None = None,
+                    timeout: float | None = None) -> Room:
+        return self._send(_Requests.registry_update("rooms", room_id, patch, if_match), timeout)
+
+    def delete_room(self, room_id: str, *, if_match: int | None = None, timeout: float | None = None) -> None:
+        self._send(_Requests.registry_delete("rooms", room_id, if_match), timeout)
+
+    def list_participants(self, room_id: str, *, timeout: float | None = None) -> Participants:
+        return self._send(_Requests.participants(room_id), timeout)
+
+    def add_participant(self, room_id: str, entity_id: str, *, timeout: float | None = None) -> Participants:
+        return self._send(_Requests.participants(room_id, "POST", entity_id), timeout)
+
+    def remove_participant(self, room_id: str, entity_id: str, *, timeout: float | None = None) -> Participants:
+        return self._send(_Requests.participants(room_id, "DELETE", entity_id), timeout)
+
 
 class AsyncClient(_Base):
     """The asynchronous client: Client's methods, awaited. Cancelling the
     awaiting task cancels the request (and any wait before a retry)."""
 
-    def __init__(self, base_url: str, api_key: str, *, timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+    def __init__(self, base_url: str, api_key: str | None = None, *, token: str | None = None,
+                 timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
                  max_retries: int = DEFAULT_MAX_RETRIES, retry_base: float = DEFAULT_RETRY_BASE,
                  retry_max: float = DEFAULT_RETRY_MAX, max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
                  http_client: httpx.AsyncClient | None = None) -> None:
-        super().__init__(base_url, api_key, max_retries=max_retries, retry_base=retry_base, retry_max=retry_max,
-                         max_retry_after=max_retry_after)
+        super().__init__(base_url, api_key, token=token, max_retries=max_retries, retry_base=retry_base,
+                         retry_max=retry_max, max_retry_after=max_retry_after)
         self._http = http_client or httpx.AsyncClient(timeout=timeout)
 
     async def aclose(self) -> None:
@@ -512,10 +723,12 @@ class AsyncClient(_Base):
         return await self._send(_Requests.search(query, mode=mode, lists=lists, k=k, threshold=threshold, filters=filters,
                                                  expand_relations=expand_relations, rerank=rerank), timeout)
 
-    async def context(self, query: str, *, room_id: str | None = None, budget_tokens: int | None = None,
+    async def context(self, query: str, *, room_id: str | None = None, user_id: str | None = None,
+                      world_id: str | None = None, budget_tokens: int | None = None,
                       timeout: float | None = None) -> PromptContext:
-        """A prompt context for query within the token budget."""
-        return await self._send(_Requests.context(query, room_id, budget_tokens), timeout)
+        """A prompt context for query within the token budget; room_id, user_id and world_id say whom it
+        serves (every section obeys them)."""
+        return await self._send(_Requests.context(query, room_id, user_id, world_id, budget_tokens), timeout)
 
     async def knowledge_search(self, *, query: Mapping[str, Any] | None = None, text: str | None = None,
                                limit: int | None = None, filters: Filters | None = None,
@@ -523,10 +736,16 @@ class AsyncClient(_Base):
         """A Structured RAG search by expression (query) or question (text)."""
         return await self._send(_Requests.knowledge_search(query, text, limit, filters), timeout)
 
-    async def add_messages(self, messages: Sequence[NewMemory], *, idempotency_key: str | None = None,
-                           timeout: float | None = None) -> MessagesResult:
-        """Stores conversation turns and queues fact extraction."""
-        return await self._send(_Requests.add_messages(messages, idempotency_key), timeout)
+    async def add_messages(self, messages: Sequence[NewMemory | ChatMessage], *, room_id: str | None = None,
+                     user_id: str | None = None, world_id: str | None = None, session_id: str | None = None,
+                     agent_id: str | None = None, scope: str | None = None, idempotency_key: str | None = None,
+                     timeout: float | None = None) -> MessagesResult:
+        """Stores conversation turns, in this API's shape (entityId, the speaker, required) or OpenAI's
+        (('role', 'content', 'name')), and queues fact extraction. room_id, user_id... apply to every turn
+        that does not set its own; the facts learnt from a conversation with a user_id are that user's."""
+        return await self._send(_Requests.add_messages(messages, idempotency_key, dict(
+            room_id=room_id, world_id=world_id, user_id=user_id, session_id=session_id, agent_id=agent_id,
+            scope=scope)), timeout)
 
     async def upload_document(self, name: str, content: str | bytes, *, scope: str | None = None,
                               agent_id: str | None = None, idempotency_key: str | None = None,
@@ -557,3 +776,101 @@ class AsyncClient(_Base):
     async def delete_document(self, document_id: str, *, timeout: float | None = None) -> None:
         """Deletes a document and its fragments."""
         await self._send(_Requests.delete_document(document_id), timeout)
+
+    # Knowledge listings and export: the filters (room_id, user_id, world_id...) as for list.
+
+    async def knowledge_entities(self, *, timeout: float | None = None, **filters: Any) -> dict[str, Any]:
+        """A page of extracted entities ({"entities", "nextCursor"}); filters as for list, plus entity_type,
+        prefix, name, limit and cursor."""
+        return await self._send(_Requests.knowledge_list("entities", filters), timeout)
+
+    async def knowledge_topics(self, *, timeout: float | None = None, **filters: Any) -> dict[str, Any]:
+        """A page of extracted topics ({"topics", "nextCursor"}); filters as for knowledge_entities."""
+        return await self._send(_Requests.knowledge_list("topics", filters), timeout)
+
+    async def knowledge_terms(self, *, timeout: float | None = None, **filters: Any) -> builtins.list[TermHint]:
+        """Term completions of prefix over the memories the filters select."""
+        return (await self._send(_Requests.knowledge_list("terms", filters), timeout))["terms"] or []
+
+    async def export(self, *, timeout: float | None = None, **opts: Any) -> builtins.list[dict[str, Any]]:
+        """The export's lines ({"kind": "memory" | "relation" | "document", ...}); opts: agent_id, room_id,
+        world_id, user_id (whom it serves), embeddings."""
+        return await self._send(_Requests.export(opts), timeout)
+
+    # End-user tokens.
+
+    async def create_token(self, user_id: str, *, room_id: str | None = None, world_id: str | None = None,
+                     grants: Sequence[str] | None = None, ttl_seconds: int | None = None,
+                     timeout: float | None = None) -> Token:
+        """Mints a short-lived token bound to user_id (and room_id, world_id); pass its "token" as
+        token=... to a new client. A client made with a token cannot mint (403)."""
+        return await self._send(_Requests.create_token(user_id, room_id, world_id, grants, ttl_seconds), timeout)
+
+    # The registries: entities, worlds, rooms and participants. if_match (an item's version) makes an
+    # update or delete apply only over that version.
+
+    async def create_entity(self, entity: NewEntity, *, idempotency_key: str | None = None,
+                      timeout: float | None = None) -> Entity:
+        """Registers an entity (names[0] the display name, the others aliases)."""
+        return await self._send(_Requests.registry_create("entities", entity, idempotency_key), timeout)
+
+    async def get_entity(self, entity_id: str, *, timeout: float | None = None) -> Entity:
+        return await self._send(_Requests.registry_get("entities", entity_id), timeout)
+
+    async def list_entities(self, *, limit: int | None = None, cursor: str | None = None,
+                      timeout: float | None = None) -> EntityPage:
+        return await self._send(_Requests.registry_list("entities", limit, cursor), timeout)
+
+    async def update_entity(self, entity_id: str, patch: Mapping[str, Any], *, if_match: int | None = None,
+                      timeout: float | None = None) -> Entity:
+        return await self._send(_Requests.registry_update("entities", entity_id, patch, if_match), timeout)
+
+    async def delete_entity(self, entity_id: str, *, if_match: int | None = None, timeout: float | None = None) -> None:
+        await self._send(_Requests.registry_delete("entities", entity_id, if_match), timeout)
+
+    async def create_world(self, world: NewWorld, *, idempotency_key: str | None = None,
+                     timeout: float | None = None) -> World:
+        """Registers a world (a group of rooms)."""
+        return await self._send(_Requests.registry_create("worlds", world, idempotency_key), timeout)
+
+    async def get_world(self, world_id: str, *, timeout: float | None = None) -> World:
+        return await self._send(_Requests.registry_get("worlds", world_id), timeout)
+
+    async def list_worlds(self, *, limit: int | None = None, cursor: str | None = None,
+                    timeout: float | None = None) -> WorldPage:
+        return await self._send(_Requests.registry_list("worlds", limit, cursor), timeout)
+
+    async def update_world(self, world_id: str, patch: Mapping[str, Any], *, if_match: int | None = None,
+                     timeout: float | None = None) -> World:
+        return await self._send(_Requests.registry_update("worlds", world_id, patch, if_match), timeout)
+
+    async def delete_world(self, world_id: str, *, if_match: int | None = None, timeout: float | None = None) -> None:
+        await self._send(_Requests.registry_delete("worlds", world_id, if_match), timeout)
+
+    async def create_room(self, room: NewRoom, *, idempotency_key: str | None = None, timeout: float | None = None) -> Room:
+        """Registers a room (in a world the caller has, with its participants)."""
+        return await self._send(_Requests.registry_create("rooms", room, idempotency_key), timeout)
+
+    async def get_room(self, room_id: str, *, timeout: float | None = None) -> Room:
+        return await self._send(_Requests.registry_get("rooms", room_id), timeout)
+
+    async def list_rooms(self, *, world_id: str | None = None, limit: int | None = None, cursor: str | None = None,
+                   timeout: float | None = None) -> RoomPage:
+        """A page of rooms, of world_id only when given."""
+        return await self._send(_Requests.registry_list("rooms", limit, cursor, worldId=world_id), timeout)
+
+    async def update_room(self, room_id: str, patch: Mapping[str, Any], *, if_match: int | None = None,
+                    timeout: float | None = None) -> Room:
+        return await self._send(_Requests.registry_update("rooms", room_id, patch, if_match), timeout)
+
+    async def delete_room(self, room_id: str, *, if_match: int | None = None, timeout: float | None = None) -> None:
+        await self._send(_Requests.registry_delete("rooms", room_id, if_match), timeout)
+
+    async def list_participants(self, room_id: str, *, timeout: float | None = None) -> Participants:
+        return await self._send(_Requests.participants(room_id), timeout)
+
+    async def add_participant(self, room_id: str, entity_id: str, *, timeout: float | None = None) -> Participants:
+        return await self._send(_Requests.participants(room_id, "POST", entity_id), timeout)
+
+    async def remove_participant(self, room_id: str, entity_id: str, *, timeout: float | None = None) -> Participants:
+        return await self._send(_Requests.participants(room_id, "DELETE", entity_id), timeout)

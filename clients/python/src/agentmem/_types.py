@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Literal, NotRequired, Required, TypedDict
 
 MemoryType = Literal["message", "document", "fragment", "fact", "description", "custom"]
+Visibility = Literal["shared", "world", "room", "user", "agent"]
 SearchMode = Literal["full", "hybrid", "keyword", "semantic", "knowledge"]
 
 
@@ -37,7 +38,13 @@ class NewMemory(TypedDict, total=False):
     """A memory to store; only content.text is required."""
 
     content: Required[Content]
-    scope: Literal["org"]
+    # scope: "org" / "agent", or a visibility with ElizaOS's names.
+    scope: Literal["org", "agent", "shared", "private", "room", "world", "user"]
+    # visibility: who in the org reads it (default: a message with a roomId
+    # stays in its room; anything else is the agent's or shared).
+    visibility: Literal["shared", "world", "room", "user", "agent", "private", "org"]
+    # userId: the end user it belongs to (an entity id).
+    userId: str
     agentId: str
     type: MemoryType
     kind: str
@@ -84,6 +91,9 @@ class Memory(TypedDict):
     accessCount: int
     archived: bool
     version: int
+    pending: NotRequired[bool]
+    visibility: NotRequired[Visibility]
+    userId: NotRequired[str]
 
 
 class CreateResult(TypedDict):
@@ -103,11 +113,20 @@ class Patch(TypedDict, total=False):
 
 
 class Filters(TypedDict, total=False):
-    """Selects memories in search and knowledge search (start/end: ms or RFC 3339)."""
+    """Selects memories in search and knowledge search (start/end: ms or RFC 3339).
+
+    roomId, worldId and userId also say whom the read serves: it then sees
+    shared and agent memories as the key allows, and only the room, world
+    and user memories of those (roomId and worldId narrow as well; userId
+    narrows nothing else). Naming none keeps an org key's admin view."""
 
     type: list[str]
     kind: list[str]
     roomId: str
+    worldId: str
+    userId: str
+    sessionKey: str
+    metadata: dict[str, Any]
     entityId: str
     sessionId: str
     agentId: str
@@ -295,3 +314,145 @@ class KnowledgeSearchResponse(TypedDict):
     actions: list[KnowledgeAction] | None
     memories: list[KnowledgeMemory] | None
     tookMs: float
+
+
+class ChatMessage(TypedDict, total=False):
+    """A turn in OpenAI's chat shape; the speaker is name, else the request's
+    userId for a user turn, else the role."""
+
+    role: Required[Literal["user", "assistant", "system", "tool", "developer"]]
+    content: Required[str | list[dict[str, Any]]]
+    name: str
+
+
+class Entity(TypedDict):
+    """A person, an agent or anything the org knows by name (names[0] is the display name)."""
+
+    id: str
+    agentId: NotRequired[str]
+    names: list[str]
+    metadata: NotRequired[dict[str, Any]]
+    createdAt: int
+    updatedAt: int
+    version: int
+
+
+class NewEntity(TypedDict, total=False):
+    """An entity to register; id is made when absent."""
+
+    id: str
+    names: Required[list[str]]
+    metadata: dict[str, Any]
+    scope: Literal["org", "agent"]
+    agentId: str
+
+
+class World(TypedDict):
+    """A group of rooms (a server, a workspace)."""
+
+    id: str
+    agentId: NotRequired[str]
+    name: NotRequired[str]
+    serverId: NotRequired[str]
+    metadata: NotRequired[dict[str, Any]]
+    createdAt: int
+    updatedAt: int
+    version: int
+
+
+class NewWorld(TypedDict, total=False):
+    """A world to register; id is made when absent."""
+
+    id: str
+    name: str
+    serverId: str
+    metadata: dict[str, Any]
+    scope: Literal["org", "agent"]
+    agentId: str
+
+
+class Room(TypedDict):
+    """One conversation, in at most one world, with its participants (entity ids)."""
+
+    id: str
+    agentId: NotRequired[str]
+    name: NotRequired[str]
+    worldId: NotRequired[str]
+    source: NotRequired[str]
+    type: NotRequired[str]
+    participants: NotRequired[list[str]]
+    metadata: NotRequired[dict[str, Any]]
+    createdAt: int
+    updatedAt: int
+    version: int
+
+
+class NewRoom(TypedDict, total=False):
+    """A room to register; id is made when absent, worldId must exist."""
+
+    id: str
+    name: str
+    worldId: str
+    source: str
+    type: str
+    participants: list[str]
+    metadata: dict[str, Any]
+    scope: Literal["org", "agent"]
+    agentId: str
+
+
+class EntityPage(TypedDict):
+    entities: list[Entity]
+    nextCursor: str
+
+
+class WorldPage(TypedDict):
+    worlds: list[World]
+    nextCursor: str
+
+
+class RoomPage(TypedDict):
+    rooms: list[Room]
+    nextCursor: str
+
+
+class Participants(TypedDict):
+    """A room's participants and its version."""
+
+    participants: list[str]
+    version: int
+
+
+class Token(TypedDict):
+    """A minted end-user token (token is shown once) and what it is bound to."""
+
+    token: str
+    expiresAt: str
+    orgId: str
+    agentId: NotRequired[str]
+    userId: str
+    roomId: NotRequired[str]
+    worldId: NotRequired[str]
+    grants: list[str]
+
+
+class KnowledgeListItem(TypedDict, total=False):
+    """An extracted entity or topic: refs mentions in memories memories."""
+
+    kind: str
+    name: str
+    types: list[str]
+    facets: list[dict[str, Any]]
+    refs: int
+    memories: int
+    firstAt: int
+    lastAt: int
+
+
+class TermHint(TypedDict, total=False):
+    """A term completion and how many memories hold it."""
+
+    term: str
+    count: int
+    kind: str
+    role: str

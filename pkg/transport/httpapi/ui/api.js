@@ -18,6 +18,54 @@ export function setKey(k) {
   if (k) sessionStorage.setItem(KEY, k); else sessionStorage.removeItem(KEY);
 }
 
+const ACTING = 'agentmem.explorer.acting';
+
+/**
+ * acting is whom the page's reads serve: {userId, roomId}, either may be
+ * empty; {} is the key's own view (an org key's admin view). Kept in this
+ * tab's session, as the key.
+ */
+export function acting() {
+  try { return JSON.parse(sessionStorage.getItem(ACTING) || '{}') || {}; } catch { return {}; }
+}
+
+/** Sets whom the reads serve; empty fields (or none) stop acting. */
+export function setActing({ userId, roomId } = {}) {
+  const a = {};
+  if (userId) a.userId = userId;
+  if (roomId) a.roomId = roomId;
+  if (Object.keys(a).length) sessionStorage.setItem(ACTING, JSON.stringify(a)); else sessionStorage.removeItem(ACTING);
+}
+
+/**
+ * The reads that take the acting fields, and where: in the query, in the
+ * body's filters, or at the top of the body. Every read the page makes is
+ * here, except reads of one item (a memory, its relations) that a listing
+ * led to and documents, which are the org's or an agent's, never a user's.
+ */
+const ACTING_READS = [
+  ['GET', /^\/v1\/memories(\/count)?$/, 'query'],
+  ['GET', /^\/v1\/knowledge\/(entities|topics|terms)$/, 'query'],
+  ['GET', /^\/v1\/export$/, 'query'],
+  ['POST', /^\/v1\/(search|knowledge\/search)$/, 'filters'],
+  ['POST', /^\/v1\/context$/, 'body'],
+];
+
+/**
+ * withActing adds the acting fields to a read's query or body. They win
+ * over the view's own roomId: while acting for a room, every read serves
+ * that room.
+ */
+export function withActing(method, path, query, body) {
+  const a = acting();
+  if (!a.userId && !a.roomId) return { query, body };
+  const where = (ACTING_READS.find(([m, re]) => m === method && re.test(path)) || [])[2];
+  if (where === 'query') return { query: { ...(query || {}), ...a }, body };
+  if (where === 'filters') return { query, body: { ...body, filters: { ...((body && body.filters) || {}), ...a } } };
+  if (where === 'body') return { query, body: { ...body, ...a } };
+  return { query, body };
+}
+
 /** An error answered by the API, with its HTTP status and error code. */
 export class APIError extends Error {
   constructor(status, code, message) {
@@ -45,9 +93,11 @@ export function isConflict(e) {
 
 /**
  * call sends method path with the key; body is JSON-encoded; query's empty
- * values are left out. It resolves to {data, res}.
+ * values are left out; a read also carries whom the page acts for
+ * (withActing). It resolves to {data, res}.
  */
 export async function call(method, path, { body, query, headers } = {}) {
+  ({ query, body } = withActing(method, path, query, body));
   const h = { Authorization: `Bearer ${key()}`, ...(headers || {}) };
   let url = BASE + path;
   if (query) {
@@ -83,8 +133,8 @@ export async function whoami() {
   return me;
 }
 
-/** Signs out: forgets the key and the caller. */
-export function signOut() { setKey(''); me = null; }
+/** Signs out: forgets the key, whom the page acted for, and the caller. */
+export function signOut() { setKey(''); setActing(); me = null; }
 
 /** can reports whether the key holds grant ("read", "write", "delete", "delete:org", "admin"). */
 export function can(grant) { return !!me && (me.grants || []).includes(grant); }
