@@ -307,7 +307,10 @@ func TestBadInput(t *testing.T) {
 				_, err := ws.Append(ctx, orgA, w.ID, workstream.NewEntry{Role: "the chief", Text: "x"})
 				return err
 			}(), "role:"},
-			{"blank text", func() error { _, err := ws.Append(ctx, orgA, w.ID, workstream.NewEntry{Role: "a", Text: " "}); return err }(), "text:"},
+			{"blank text", func() error {
+				_, err := ws.Append(ctx, orgA, w.ID, workstream.NewEntry{Role: "a", Text: " "})
+				return err
+			}(), "text:"},
 			{"long text", func() error {
 				_, err := ws.Append(ctx, orgA, w.ID, workstream.NewEntry{Role: "a", Text: strings.Repeat("x", workstream.MaxTextBytes+1)})
 				return err
