@@ -21,6 +21,9 @@ type ContextRequest struct {
 	UserID       string `json:"userId,omitempty"`
 	WorldID      string `json:"worldId,omitempty"`
 	BudgetTokens int    `json:"budgetTokens"`
+	// WorkstreamID names a memory block to carry whole after the core
+	// memories (a BlockSource's; EINVALID without one).
+	WorkstreamID string `json:"workstreamId,omitempty"`
 }
 
 // Acting is whom r serves.
@@ -76,6 +79,55 @@ type AnswerContext struct {
 	MemoryIDs []string
 }
 
+// BlockSource supplies the memory block section of a prompt context: the
+// lines of a workstream's block as c sees it, and its name. The
+// workstream package implements it. Errors: ENOTFOUND (absent or not
+// visible to c), EINVALID.
+type BlockSource interface {
+	BlockSection(ctx context.Context, c memory.Caller, workstreamID string) (name string, lines []string, err error)
+}
+
+// WithBlockSource lets BuildContext carry a workstream's memory block
+// when a request names one (ContextRequest.WorkstreamID).
+func WithBlockSource(b BlockSource) Option { return func(s *Service) { s.blocks = b } }
+
+// blockSection fills the memory block section of r, within limit tokens:
+// its entries, newest kept when they do not all fit, rendered oldest
+// first.
+func (s *Service) blockSection(ctx context.Context, c memory.Caller, r ContextRequest, limit int) (*section, error) {
+	sec := newSection("block", "## Memory block")
+	if r.WorkstreamID == "" {
+		return sec, nil
+	}
+	if s.blocks == nil {
+		return nil, memory.Errorf(memory.EINVALID, "workstreamId: this server keeps no workstreams")
+	}
+	name, lines, err := s.blocks.BlockSection(ctx, c, r.WorkstreamID)
+	if err != nil {
+		return nil, err
+	}
+	sec.header = "## Memory block (" + oneLine(name) + ")"
+	var picked []string
+	var items []ContextItem
+	for i := len(lines) - 1; i >= 0; i-- { // newest first; stop at the first that does not fit
+		cost := memory.EstimateTokens(lines[i]) + 1
+		if len(picked) == 0 {
+			cost += memory.EstimateTokens(sec.header) + 1
+		}
+		if sec.Tokens+cost > limit {
+			break
+		}
+		sec.Tokens += cost
+		picked = append(picked, lines[i])
+		items = append(items, ContextItem{Kind: "block", Name: r.WorkstreamID, Tokens: cost})
+	}
+	for i := len(picked) - 1; i >= 0; i-- {
+		sec.lines = append(sec.lines, picked[i])
+		sec.Items = append(sec.Items, items[i])
+	}
+	return sec, nil
+}
+
 // WithKnowledgeContext adds the structured section to BuildContext.
 func WithKnowledgeContext(k KnowledgeContext) Option {
 	return func(s *Service) { s.knowledgeContext = k }
@@ -94,6 +146,7 @@ const (
 
 	DefaultBudgetTokens = 2000
 	coreShare           = 0.20
+	blockShare          = 0.20 // of the budget, for a memory block; what it leaves passes on
 	recentShare         = 0.35
 	maxRecent           = 100
 	maxCore             = 200
@@ -169,8 +222,8 @@ func (s *Service) BuildContext(ctx context.Context, c memory.Caller, r ContextRe
 	if len(r.Query) > memory.MaxQueryBytes {
 		return nil, memory.Errorf(memory.EINVALID, "query: %d bytes exceeds the limit of %d", len(r.Query), memory.MaxQueryBytes)
 	}
-	if strings.TrimSpace(r.Query) == "" && r.RoomID == "" {
-		return nil, memory.Errorf(memory.EINVALID, "query or roomId: at least one is required")
+	if strings.TrimSpace(r.Query) == "" && r.RoomID == "" && r.WorkstreamID == "" {
+		return nil, memory.Errorf(memory.EINVALID, "query or roomId (or workstreamId): at least one is required")
 	}
 	budget := r.BudgetTokens
 	used := map[string]bool{}
@@ -184,6 +237,11 @@ func (s *Service) BuildContext(ctx context.Context, c memory.Caller, r ContextRe
 		if core.add(m, "- "+oneLine(m.Content.Text), m.Importance, int(coreShare*float64(budget))) {
 			used[m.ID] = true
 		}
+	}
+
+	block, err := s.blockSection(ctx, c, r, int(blockShare*float64(budget)))
+	if err != nil {
+		return nil, err
 	}
 
 	recent := newSection("recent", "## Recent conversation")
@@ -225,7 +283,7 @@ func (s *Service) BuildContext(ctx context.Context, c memory.Caller, r ContextRe
 
 	structured := newSection("structured", "## Knowledge (entities, topics, their messages)")
 	if s.knowledgeContext != nil && strings.TrimSpace(r.Query) != "" {
-		limit := int(structuredShare * float64(budget-core.Tokens-recent.Tokens))
+		limit := int(structuredShare * float64(budget-core.Tokens-block.Tokens-recent.Tokens))
 		if err := s.structuredSection(ctx, c, question, structured, limit, used); err != nil {
 			return nil, err
 		}
@@ -238,7 +296,7 @@ func (s *Service) BuildContext(ctx context.Context, c memory.Caller, r ContextRe
 			return nil, err
 		}
 		hits := found.Results
-		limit := budget - core.Tokens - recent.Tokens - structured.Tokens
+		limit := budget - core.Tokens - block.Tokens - recent.Tokens - structured.Tokens
 		for _, h := range hits {
 			if used[h.Memory.ID] {
 				continue
@@ -254,6 +312,9 @@ func (s *Service) BuildContext(ctx context.Context, c memory.Caller, r ContextRe
 	secs := []*section{core, recent, knowledge}
 	if s.knowledgeContext != nil {
 		secs = []*section{core, recent, structured, knowledge}
+	}
+	if r.WorkstreamID != "" {
+		secs = append([]*section{core, block}, secs[1:]...)
 	}
 	for _, sec := range secs {
 		res.Sections = append(res.Sections, sec.ContextSection)
