@@ -1,8 +1,10 @@
 package service_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/service"
@@ -180,5 +182,40 @@ func TestContextCarriesTheMemoryBlock(t *testing.T) {
 			_, err := s.BuildContext(ctx, tc.c, service.ContextRequest{Query: "launch", WorkstreamID: tc.id})
 			wantCode(t, "context", err, tc.want)
 		})
+	}
+}
+
+func TestContextShowsContestedFactsTogether(t *testing.T) {
+	b := open(t)
+	s := b.Service
+	day := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	old := create(t, s, orgA, service.NewMemory{Content: text("Ana plays jazz piano"), Type: memory.TypeFact, CreatedAt: day.UnixMilli()})[0].ID
+	meta, _ := json.Marshal(map[string]any{"contested": true, "contestedWith": []string{old}})
+	cur := create(t, s, orgA, service.NewMemory{Content: text("Ana does not play any instrument"), Type: memory.TypeFact,
+		CreatedAt: day.AddDate(0, 1, 0).UnixMilli(), Metadata: meta})[0].ID
+	meta, _ = json.Marshal(map[string]any{"contested": true, "contestedWith": []string{cur}})
+	_, err := s.Update(ctx, orgA, old, service.Patch{Metadata: (*json.RawMessage)(&meta)})
+	wantCode(t, "mark the old fact", err, "")
+	create(t, s, orgA, service.NewMemory{Content: text("Ana likes window seats"), Type: memory.TypeFact})
+
+	res, err := s.BuildContext(ctx, orgA, service.ContextRequest{Query: "does Ana play an instrument", BudgetTokens: 500})
+	wantCode(t, "context", err, "")
+	var contested []string
+	for _, line := range strings.Split(res.Context, "\n") {
+		if strings.HasPrefix(line, "- [contested] ") {
+			contested = append(contested, line)
+		}
+	}
+	if len(contested) != 2 {
+		t.Fatalf("want both contested facts marked, got %q in\n%s", contested, res.Context)
+	}
+	joined := strings.Join(contested, "\n")
+	for _, want := range []string{"2026-03-01) Ana plays jazz piano", "2026-04-01) Ana does not play any instrument"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("no %q among %q", want, contested)
+		}
+	}
+	if !strings.Contains(res.Context, contested[0]+"\n"+contested[1]) {
+		t.Errorf("the contested facts are not shown together:\n%s", res.Context)
 	}
 }

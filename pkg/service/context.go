@@ -303,6 +303,9 @@ func (s *Service) BuildContext(ctx context.Context, c memory.Caller, r ContextRe
 			}
 			if knowledge.add(h.Memory, knowledgeLine(h.Memory), h.Score, limit) {
 				used[h.Memory.ID] = true
+				if err := s.addContested(ctx, c, knowledge, h.Memory, limit, used); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
@@ -368,7 +371,51 @@ func knowledgeLine(m *memory.Memory) string {
 	if m.Kind != "" {
 		label += "/" + string(m.Kind)
 	}
+	if memory.FactMetaOf(m).Contested {
+		return contestedLine(m, label)
+	}
 	return fmt.Sprintf("- (%s) %s", label, oneLine(m.Content.SearchText()))
+}
+
+// contestedLine is the line of a contested fact: marked, and dated, so
+// that the reader weighs it against the facts it contradicts, placed
+// right after it.
+func contestedLine(m *memory.Memory, label string) string {
+	at := time.UnixMilli(m.CreatedAt).UTC().Format("2006-01-02")
+	return fmt.Sprintf("- [contested] (%s, %s) %s", label, at, oneLine(m.Content.SearchText()))
+}
+
+// addContested places, right after m, the facts m is contested with (its
+// consolidation mark, memory.FactMeta.ContestedWith) that c sees and that
+// are live, each marked and dated as m is, within limit tokens.
+func (s *Service) addContested(ctx context.Context, c memory.Caller, sec *section, m *memory.Memory, limit int, used map[string]bool) error {
+	var ids []string
+	for _, id := range memory.FactMetaOf(m).ContestedWith {
+		if !used[id] {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	got, err := s.store.GetMany(ctx, c.OrgID, ids)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		o := got[id]
+		if o == nil || !c.CanSeeMemory(o) || o.Archived || o.Pending {
+			continue
+		}
+		label := string(o.Type)
+		if o.Kind != "" {
+			label += "/" + string(o.Kind)
+		}
+		if sec.add(o, contestedLine(o, label), 0, limit) {
+			used[id] = true
+		}
+	}
+	return nil
 }
 
 // structuredSection fills sec, within limit tokens, from the
