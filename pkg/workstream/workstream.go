@@ -47,7 +47,7 @@ const (
 const (
 	DefaultLimit   = 15   // entries of a block when the workstream names no limit
 	MinLimit       = 3    // the smallest limit: a kept entry, a newest entry, a summary
-	MaxLimit       = 200  // the largest limit
+	MaxLimit       = 100  // the largest limit: a block of 100 entries of MaxTextBytes stays well within a DynamoDB item (400 KB)
 	MaxRoleBytes   = 64   // bytes of an entry's role
 	MaxTextBytes   = 2000 // bytes of an entry's text
 	MaxNameBytes   = 256  // bytes of a workstream's name
