@@ -50,7 +50,7 @@ var rows = []layer{
 	{adapter, []string{"pkg/store/...", "pkg/index/...", "pkg/embed/...", "pkg/llm/...", "pkg/rerank/...", "pkg/blob/...",
 		"pkg/queue/...", "pkg/telemetry/...", "pkg/auth/secretsmanager"},
 		[]string{domain, support}},
-	{useCase, []string{"pkg/service/...", "pkg/retrieval/...", "pkg/knowledge/...", "pkg/auth/...", "pkg/registry/..."},
+	{useCase, []string{"pkg/service/...", "pkg/retrieval/...", "pkg/knowledge/...", "pkg/auth/...", "pkg/registry/...", "pkg/workstream/..."},
 		[]string{domain, support, useCase}},
 	{pipeline, []string{"pkg/pipeline/..."},
 		[]string{domain, support, useCase, pipeline}},

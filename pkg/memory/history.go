@@ -4,9 +4,11 @@ import "context"
 
 // The operations a memory's history records.
 const (
-	OpCreate = "create" // the memory was created (version 1)
-	OpUpdate = "update" // a caller or a pipeline changed it
-	OpImport = "import" // it was read from an export (POST /v1/import)
+	OpCreate  = "create"  // the memory was created (version 1)
+	OpUpdate  = "update"  // a caller or a pipeline changed it
+	OpImport  = "import"  // it was read from an export (POST /v1/import)
+	OpArchive = "archive" // it was archived (it left search)
+	OpRestore = "restore" // it was restored from the archive
 	// OpRedact is an update that removes a forgotten memory's content
 	// from this one (a message's context, a fact's sources): the store
 	// deletes every earlier version, which still holds that content.

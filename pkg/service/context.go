@@ -21,6 +21,9 @@ type ContextRequest struct {
 	UserID       string `json:"userId,omitempty"`
 	WorldID      string `json:"worldId,omitempty"`
 	BudgetTokens int    `json:"budgetTokens"`
+	// WorkstreamID names a memory block to carry whole after the core
+	// memories (a BlockSource's; EINVALID without one).
+	WorkstreamID string `json:"workstreamId,omitempty"`
 }
 
 // Acting is whom r serves.
@@ -76,6 +79,55 @@ type AnswerContext struct {
 	MemoryIDs []string
 }
 
+// BlockSource supplies the memory block section of a prompt context: the
+// lines of a workstream's block as c sees it, and its name. The
+// workstream package implements it. Errors: ENOTFOUND (absent or not
+// visible to c), EINVALID.
+type BlockSource interface {
+	BlockSection(ctx context.Context, c memory.Caller, workstreamID string) (name string, lines []string, err error)
+}
+
+// WithBlockSource lets BuildContext carry a workstream's memory block
+// when a request names one (ContextRequest.WorkstreamID).
+func WithBlockSource(b BlockSource) Option { return func(s *Service) { s.blocks = b } }
+
+// blockSection fills the memory block section of r, within limit tokens:
+// its entries, newest kept when they do not all fit, rendered oldest
+// first.
+func (s *Service) blockSection(ctx context.Context, c memory.Caller, r ContextRequest, limit int) (*section, error) {
+	sec := newSection("block", "## Memory block")
+	if r.WorkstreamID == "" {
+		return sec, nil
+	}
+	if s.blocks == nil {
+		return nil, memory.Errorf(memory.EINVALID, "workstreamId: this server keeps no workstreams")
+	}
+	name, lines, err := s.blocks.BlockSection(ctx, c, r.WorkstreamID)
+	if err != nil {
+		return nil, err
+	}
+	sec.header = "## Memory block (" + oneLine(name) + ")"
+	var picked []string
+	var items []ContextItem
+	for i := len(lines) - 1; i >= 0; i-- { // newest first; stop at the first that does not fit
+		cost := memory.EstimateTokens(lines[i]) + 1
+		if len(picked) == 0 {
+			cost += memory.EstimateTokens(sec.header) + 1
+		}
+		if sec.Tokens+cost > limit {
+			break
+		}
+		sec.Tokens += cost
+		picked = append(picked, lines[i])
+		items = append(items, ContextItem{Kind: "block", Name: r.WorkstreamID, Tokens: cost})
+	}
+	for i := len(picked) - 1; i >= 0; i-- {
+		sec.lines = append(sec.lines, picked[i])
+		sec.Items = append(sec.Items, items[i])
+	}
+	return sec, nil
+}
+
 // WithKnowledgeContext adds the structured section to BuildContext.
 func WithKnowledgeContext(k KnowledgeContext) Option {
 	return func(s *Service) { s.knowledgeContext = k }
@@ -94,6 +146,7 @@ const (
 
 	DefaultBudgetTokens = 2000
 	coreShare           = 0.20
+	blockShare          = 0.20 // of the budget, for a memory block; what it leaves passes on
 	recentShare         = 0.35
 	maxRecent           = 100
 	maxCore             = 200
@@ -169,8 +222,8 @@ func (s *Service) BuildContext(ctx context.Context, c memory.Caller, r ContextRe
 	if len(r.Query) > memory.MaxQueryBytes {
 		return nil, memory.Errorf(memory.EINVALID, "query: %d bytes exceeds the limit of %d", len(r.Query), memory.MaxQueryBytes)
 	}
-	if strings.TrimSpace(r.Query) == "" && r.RoomID == "" {
-		return nil, memory.Errorf(memory.EINVALID, "query or roomId: at least one is required")
+	if strings.TrimSpace(r.Query) == "" && r.RoomID == "" && r.WorkstreamID == "" {
+		return nil, memory.Errorf(memory.EINVALID, "query or roomId (or workstreamId): at least one is required")
 	}
 	budget := r.BudgetTokens
 	used := map[string]bool{}
@@ -184,6 +237,11 @@ func (s *Service) BuildContext(ctx context.Context, c memory.Caller, r ContextRe
 		if core.add(m, "- "+oneLine(m.Content.Text), m.Importance, int(coreShare*float64(budget))) {
 			used[m.ID] = true
 		}
+	}
+
+	block, err := s.blockSection(ctx, c, r, int(blockShare*float64(budget)))
+	if err != nil {
+		return nil, err
 	}
 
 	recent := newSection("recent", "## Recent conversation")
@@ -225,7 +283,7 @@ func (s *Service) BuildContext(ctx context.Context, c memory.Caller, r ContextRe
 
 	structured := newSection("structured", "## Knowledge (entities, topics, their messages)")
 	if s.knowledgeContext != nil && strings.TrimSpace(r.Query) != "" {
-		limit := int(structuredShare * float64(budget-core.Tokens-recent.Tokens))
+		limit := int(structuredShare * float64(budget-core.Tokens-block.Tokens-recent.Tokens))
 		if err := s.structuredSection(ctx, c, question, structured, limit, used); err != nil {
 			return nil, err
 		}
@@ -238,13 +296,16 @@ func (s *Service) BuildContext(ctx context.Context, c memory.Caller, r ContextRe
 			return nil, err
 		}
 		hits := found.Results
-		limit := budget - core.Tokens - recent.Tokens - structured.Tokens
+		limit := budget - core.Tokens - block.Tokens - recent.Tokens - structured.Tokens
 		for _, h := range hits {
 			if used[h.Memory.ID] {
 				continue
 			}
 			if knowledge.add(h.Memory, knowledgeLine(h.Memory), h.Score, limit) {
 				used[h.Memory.ID] = true
+				if err := s.addContested(ctx, c, knowledge, h.Memory, limit, used); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
@@ -254,6 +315,9 @@ func (s *Service) BuildContext(ctx context.Context, c memory.Caller, r ContextRe
 	secs := []*section{core, recent, knowledge}
 	if s.knowledgeContext != nil {
 		secs = []*section{core, recent, structured, knowledge}
+	}
+	if r.WorkstreamID != "" {
+		secs = append([]*section{core, block}, secs[1:]...)
 	}
 	for _, sec := range secs {
 		res.Sections = append(res.Sections, sec.ContextSection)
@@ -307,7 +371,51 @@ func knowledgeLine(m *memory.Memory) string {
 	if m.Kind != "" {
 		label += "/" + string(m.Kind)
 	}
+	if memory.FactMetaOf(m).Contested {
+		return contestedLine(m, label)
+	}
 	return fmt.Sprintf("- (%s) %s", label, oneLine(m.Content.SearchText()))
+}
+
+// contestedLine is the line of a contested fact: marked, and dated, so
+// that the reader weighs it against the facts it contradicts, placed
+// right after it.
+func contestedLine(m *memory.Memory, label string) string {
+	at := time.UnixMilli(m.CreatedAt).UTC().Format("2006-01-02")
+	return fmt.Sprintf("- [contested] (%s, %s) %s", label, at, oneLine(m.Content.SearchText()))
+}
+
+// addContested places, right after m, the facts m is contested with (its
+// consolidation mark, memory.FactMeta.ContestedWith) that c sees and that
+// are live, each marked and dated as m is, within limit tokens.
+func (s *Service) addContested(ctx context.Context, c memory.Caller, sec *section, m *memory.Memory, limit int, used map[string]bool) error {
+	var ids []string
+	for _, id := range memory.FactMetaOf(m).ContestedWith {
+		if !used[id] {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	got, err := s.store.GetMany(ctx, c.OrgID, ids)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		o := got[id]
+		if o == nil || !c.CanSeeMemory(o) || o.Archived || o.Pending {
+			continue
+		}
+		label := string(o.Type)
+		if o.Kind != "" {
+			label += "/" + string(o.Kind)
+		}
+		if sec.add(o, contestedLine(o, label), 0, limit) {
+			used[id] = true
+		}
+	}
+	return nil
 }
 
 // structuredSection fills sec, within limit tokens, from the

@@ -49,6 +49,74 @@ func (s *Service) Relate(ctx context.Context, c memory.Caller, rels []memory.Rel
 	return rs.PutRelations(ctx, rels)
 }
 
+// CreateRelation stores the relation r (its fromId, toId and type; a
+// confidence of 0 is 1) between two memories c can see, and returns it
+// with its id. Creating an edge that exists replaces it. Errors:
+// EINVALID (naming the field), ENOTFOUND (either end absent or not
+// visible to c).
+func (s *Service) CreateRelation(ctx context.Context, c memory.Caller, r memory.Relation) (*memory.Relation, error) {
+	if err := c.Valid(); err != nil {
+		return nil, err
+	}
+	for _, f := range []struct{ name, v string }{{"fromId", r.FromID}, {"toId", r.ToID}} {
+		if f.v == "" {
+			return nil, memory.Errorf(memory.EINVALID, "%s: required", f.name)
+		}
+		if err := memory.ValidID(f.name, f.v); err != nil {
+			return nil, err
+		}
+	}
+	if r.Type == "" {
+		return nil, memory.Errorf(memory.EINVALID, "type: required")
+	}
+	if r.Confidence == 0 {
+		r.Confidence = 1
+	}
+	r.ID, r.CreatedAt = "", 0
+	rels := []memory.Relation{r}
+	if err := s.Relate(ctx, c, rels); err != nil {
+		return nil, err
+	}
+	out := rels[0]
+	out.ID = memory.RelationID(out.FromID, out.Type, out.ToID)
+	return &out, nil
+}
+
+// DeleteRelation removes the relation id (memory.RelationID) between two
+// memories c can see. Errors: EINVALID, ENOTFOUND (no such relation, or
+// either end not visible to c).
+func (s *Service) DeleteRelation(ctx context.Context, c memory.Caller, id string) error {
+	if err := c.Valid(); err != nil {
+		return err
+	}
+	from, typ, to, err := memory.ParseRelationID("id", id)
+	if err != nil {
+		return err
+	}
+	rs, err := s.relationStore()
+	if err != nil {
+		return err
+	}
+	got, err := s.store.GetMany(ctx, c.OrgID, []string{from, to})
+	if err != nil {
+		return err
+	}
+	notFound := memory.Errorf(memory.ENOTFOUND, "relation %q not found", id)
+	if !c.CanSeeMemory(got[from]) || !c.CanSeeMemory(got[to]) {
+		return notFound
+	}
+	all, err := rs.Relations(ctx, c.OrgID, from)
+	if err != nil {
+		return err
+	}
+	for _, r := range all {
+		if r.FromID == from && r.Type == typ && r.ToID == to {
+			return rs.DeleteRelation(ctx, c.OrgID, from, typ, to)
+		}
+	}
+	return notFound
+}
+
 // Relations returns the relations of memory id that c can see, both ends.
 func (s *Service) Relations(ctx context.Context, c memory.Caller, id string) ([]memory.Relation, error) {
 	if _, err := s.Get(ctx, c, id); err != nil {
@@ -77,6 +145,7 @@ func (s *Service) Relations(ctx context.Context, c memory.Caller, id string) ([]
 	out := all[:0]
 	for i, r := range all {
 		if m := got[other[i]]; m != nil && c.CanSeeMemory(m) {
+			r.ID = memory.RelationID(r.FromID, r.Type, r.ToID)
 			out = append(out, r)
 		}
 	}
@@ -104,6 +173,7 @@ func (s *Service) Archive(ctx context.Context, c memory.Caller, id, reason strin
 		m.Metadata, _ = json.Marshal(meta)
 		m.Archived = true
 		m.UpdatedAt = s.now().UnixMilli()
+		m.Change = memory.ChangeBy(c, memory.OpArchive)
 		err = s.store.Update(ctx, m)
 		if memory.IsConflict(err) && attempt < maxUpdateAttempts {
 			if err := backoff(ctx, attempt); err != nil {
@@ -115,6 +185,53 @@ func (s *Service) Archive(ctx context.Context, c memory.Caller, id, reason strin
 			return err
 		}
 		return s.index.Upsert(ctx, []*memory.Memory{m})
+	}
+}
+
+// Restore un-archives memory id (it returns to search), recorded in its
+// history as a memory.OpRestore version; the archive's reason and time
+// leave its metadata. Restoring a memory that is not archived changes
+// nothing. It takes the same rights as archiving: c must see the memory
+// and may change it (memory.Caller.CanChange). Errors: ENOTFOUND,
+// EFORBIDDEN.
+func (s *Service) Restore(ctx context.Context, c memory.Caller, id string) (*memory.Memory, error) {
+	for attempt := 1; ; attempt++ {
+		m, err := s.Get(ctx, c, id)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.CanChange(m); err != nil {
+			return nil, err
+		}
+		if !m.Archived {
+			return m, nil
+		}
+		if len(m.Metadata) > 0 {
+			meta := map[string]any{}
+			if json.Unmarshal(m.Metadata, &meta) == nil {
+				delete(meta, "archivedReason")
+				delete(meta, "archivedAt")
+				m.Metadata = nil
+				if len(meta) > 0 {
+					m.Metadata, _ = json.Marshal(meta)
+				}
+			}
+		}
+		m.Archived = false
+		m.UpdatedAt = s.now().UnixMilli()
+		m.Change = memory.ChangeBy(c, memory.OpRestore)
+		err = s.store.Update(ctx, m)
+		if memory.IsConflict(err) && attempt < maxUpdateAttempts {
+			if err := backoff(ctx, attempt); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		m.Change = nil
+		return m, s.index.Upsert(ctx, []*memory.Memory{m})
 	}
 }
 

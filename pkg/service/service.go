@@ -34,6 +34,9 @@ type Service struct {
 	// rooms is the room registry, for resolving whom reads serve (Act)
 	// and recording rooms' participants; nil without one.
 	rooms memory.RoomDirectory
+	// blocks, when set, supplies the memory block section of a context
+	// that names a workstream (WithBlockSource).
+	blocks BlockSource
 	// sentences adds the sentence view to the vectors of messages
 	// (memory.EmbedMemories); on unless WithSentenceView(false).
 	sentences bool

@@ -210,6 +210,12 @@ func (f *tracedFullStore) Relations(ctx context.Context, orgID, memoryID string)
 	return f.FullStore.Relations(ctx, orgID, memoryID)
 }
 
+func (f *tracedFullStore) DeleteRelation(ctx context.Context, orgID, fromID string, t memory.RelationType, toID string) (err error) {
+	ctx, span := Start(ctx, "store.DeleteRelation", orgAttr(orgID))
+	defer func() { End(span, err) }()
+	return f.FullStore.DeleteRelation(ctx, orgID, fromID, t, toID)
+}
+
 func (f *tracedFullStore) PutRecord(ctx context.Context, org, kind, id string, value any, ifVersion int64) (_ int64, err error) {
 	ctx, span := Start(ctx, "store.PutRecord", orgAttr(org), attribute.String("agentmem.record.kind", kind))
 	defer func() { End(span, err) }()

@@ -47,6 +47,26 @@ func RelationSuite(t *testing.T, open func(t *testing.T) RelationStore) {
 		if err := s.PutRelations(ctx, []memory.Relation{{OrgID: OrgA, FromID: cur.ID, Type: "likes", ToID: old.ID}}); memory.ErrorCode(err) != memory.EINVALID {
 			t.Fatalf("bad relation type: %v", err)
 		}
+		// Deleting one edge removes it from both ends, in its org only; an
+		// absent edge is not an error.
+		if err := s.DeleteRelation(ctx, OrgB, cur.ID, memory.RelCausedBy, msg.ID); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.Relations(ctx, OrgA, msg.ID); err != nil || len(got) != 1 {
+			t.Fatalf("org b deleted org a's relation: %+v %v", got, err)
+		}
+		if err := s.DeleteRelation(ctx, OrgA, cur.ID, memory.RelCausedBy, msg.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DeleteRelation(ctx, OrgA, cur.ID, memory.RelCausedBy, msg.ID); err != nil {
+			t.Fatalf("deleting an absent relation: %v", err)
+		}
+		if got, err := s.Relations(ctx, OrgA, msg.ID); err != nil || len(got) != 0 {
+			t.Fatalf("relations of the message after deleting its edge: %+v %v", got, err)
+		}
+		if got, err := s.Relations(ctx, OrgA, cur.ID); err != nil || len(got) != 1 || got[0].Type != memory.RelSupersedes {
+			t.Fatalf("relations of the new fact after deleting one edge: %+v %v", got, err)
+		}
 		if err := s.Delete(ctx, OrgA, cur.ID); err != nil {
 			t.Fatal(err)
 		}

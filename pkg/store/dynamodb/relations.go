@@ -150,3 +150,11 @@ func (s *Store) deleteRelations(ctx context.Context, orgID, memoryID string) err
 	}
 	return s.batchWrite(ctx, reqs)
 }
+
+// DeleteRelation implements memory.RelationStore: both items of the edge.
+func (s *Store) DeleteRelation(ctx context.Context, orgID, fromID string, t memory.RelationType, toID string) error {
+	return s.batchWrite(ctx, []types.WriteRequest{
+		{DeleteRequest: &types.DeleteRequest{Key: key(memPK(orgID, fromID), "REL#"+string(t)+"#"+toID)}},
+		{DeleteRequest: &types.DeleteRequest{Key: key(memPK(orgID, toID), "RREL#"+string(t)+"#"+fromID)}},
+	})
+}

@@ -506,6 +506,13 @@ func (s *Store) Relations(ctx context.Context, orgID, memoryID string) (_ []memo
 	return out, rows.Err()
 }
 
+// DeleteRelation implements memory.RelationStore.
+func (s *Store) DeleteRelation(ctx context.Context, orgID, fromID string, t memory.RelationType, toID string) (err error) {
+	defer wrap(&err, "delete relation %s %s %s", fromID, t, toID)
+	_, err = s.db.ExecContext(ctx, `DELETE FROM relations WHERE org_id = ? AND from_id = ? AND type = ? AND to_id = ?`, orgID, fromID, t, toID)
+	return err
+}
+
 // memoriesWhere is where for the memories table, which also holds staged
 // memories: they match only a filter that asks for them (Filter.Pending).
 // The term index never holds them (knowledge is derived on commit).

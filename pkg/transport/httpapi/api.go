@@ -29,6 +29,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/pipeline/ingest"
 	"github.com/agentmem/agentmem/pkg/registry"
 	"github.com/agentmem/agentmem/pkg/telemetry"
+	"github.com/agentmem/agentmem/pkg/workstream"
 )
 
 // Server is the HTTP API.
@@ -49,6 +50,8 @@ type Server struct {
 	knowledge *knowledge.Explorer
 	// registry serves /v1/entities, /v1/worlds and /v1/rooms (WithRegistry).
 	registry *registry.Registry
+	// workstreams serves /v1/workstreams (WithWorkstreams).
+	workstreams *workstream.Service
 	// metrics and handler: see observe.go.
 	metrics telemetry.Metrics
 	handler http.Handler
@@ -147,6 +150,9 @@ func New(svc *service.Service, auth Authenticator, log *slog.Logger, opts ...Opt
 	s.route("DELETE /v1/memories/{id}", s.deleteMemory, memory.GrantDelete)
 	s.route("GET /v1/memories/{id}/relations", s.memoryRelations, memory.GrantRead)
 	s.route("POST /v1/memories/{id}/archive", s.archiveMemory, memory.GrantWrite)
+	s.route("POST /v1/memories/{id}/restore", s.restoreMemory, memory.GrantWrite)
+	s.route("POST /v1/relations", s.createRelation, memory.GrantWrite)
+	s.route("DELETE /v1/relations/{id}", s.deleteRelation, memory.GrantDelete)
 	s.route("GET /v1/memories/{id}/history", s.getHistory, memory.GrantRead)
 	s.route("GET /v1/export", s.export, memory.GrantRead)
 	s.route("POST /v1/import", s.importLines, memory.GrantWrite)
@@ -187,6 +193,7 @@ func New(svc *service.Service, auth Authenticator, log *slog.Logger, opts ...Opt
 	}
 	s.routeKnowledge()
 	s.routeRegistry()
+	s.routeWorkstreams()
 	s.routeOpenAPI()
 	s.instrument()
 	return s

@@ -58,7 +58,7 @@ func deployment(t *testing.T) (*httpapi.Server, http.Handler) {
 	t.Cleanup(queue.Close)
 	opts := []httpapi.Option{httpapi.WithDocuments(b.Documents), httpapi.WithExtraction(queue),
 		httpapi.WithConsolidation(b.Consolidation), httpapi.WithKeys(b.Keys), httpapi.WithQuotas(server.Quotas(cfg.Quotas, b)),
-		httpapi.WithKnowledge(b.Knowledge), httpapi.WithRegistry(b.Registry), httpapi.WithHealth(b), httpapi.WithIdempotency(b.Idempotency),
+		httpapi.WithKnowledge(b.Knowledge), httpapi.WithRegistry(b.Registry), httpapi.WithWorkstreams(b.Workstreams), httpapi.WithHealth(b), httpapi.WithIdempotency(b.Idempotency),
 		httpapi.WithTokens(b.Tokens)}
 	if b.Settings != nil {
 		opts = append(opts, httpapi.WithSettings(b.Settings))
@@ -227,6 +227,30 @@ func TestOpenAPIResponsesMatchSchemas(t *testing.T) {
 		{name: "archive", method: "POST", path: "/v1/memories/{old}/archive", op: "/v1/memories/{id}/archive", key: admin, body: map[string]any{"reason": "outdated"}, status: 200},
 		{name: "archive an org memory with an agent key", method: "POST", path: "/v1/memories/{old}/archive", op: "/v1/memories/{id}/archive", key: bot, body: map[string]any{}, status: 403},
 		{name: "archive with an unknown field", method: "POST", path: "/v1/memories/{old}/archive", op: "/v1/memories/{id}/archive", key: admin, body: map[string]any{"why": "x"}, status: 400},
+		{name: "restore with an agent key", method: "POST", path: "/v1/memories/{old}/restore", op: "/v1/memories/{id}/restore", key: bot, status: 403},
+		{name: "restore", method: "POST", path: "/v1/memories/{old}/restore", op: "/v1/memories/{id}/restore", key: admin, status: 200},
+		{name: "restore from another org", method: "POST", path: "/v1/memories/{old}/restore", op: "/v1/memories/{id}/restore", key: other, status: 404},
+		{name: "relate", method: "POST", path: "/v1/relations", key: admin, body: `{"fromId": "{mem}", "toId": "{old}", "type": "supports"}`, status: 201, save: map[string]string{"rel": "id"}},
+		{name: "relate with a bad type", method: "POST", path: "/v1/relations", key: admin, body: `{"fromId": "{mem}", "toId": "{old}", "type": "likes"}`, status: 400},
+		{name: "relate from another org", method: "POST", path: "/v1/relations", key: other, body: `{"fromId": "{mem}", "toId": "{old}", "type": "supports"}`, status: 404},
+		{name: "delete a relation from another org", method: "DELETE", path: "/v1/relations/{rel}", op: "/v1/relations/{id}", key: other, status: 404},
+		{name: "delete a relation", method: "DELETE", path: "/v1/relations/{rel}", op: "/v1/relations/{id}", key: admin, status: 204},
+		{name: "delete a relation again", method: "DELETE", path: "/v1/relations/{rel}", op: "/v1/relations/{id}", key: admin, status: 404},
+		// workstreams: memory blocks
+		{name: "create workstream", method: "POST", path: "/v1/workstreams", key: bot, body: map[string]any{"id": "launch", "name": "Launch", "limit": 3}, status: 201, want: map[string]string{"Location": "/v1/workstreams/launch"}},
+		{name: "create workstream with a bad limit", method: "POST", path: "/v1/workstreams", key: bot, body: map[string]any{"limit": 1}, status: 400},
+		{name: "append entry", method: "POST", path: "/v1/workstreams/launch/entries", op: "/v1/workstreams/{id}/entries", key: bot, body: map[string]any{"role": "chief", "text": "ship on Friday"}, status: 201},
+		{name: "append entry 2", method: "POST", path: "/v1/workstreams/launch/entries", op: "/v1/workstreams/{id}/entries", key: bot, body: map[string]any{"role": "cto", "text": "use postgres"}, status: 201},
+		{name: "append entry 3", method: "POST", path: "/v1/workstreams/launch/entries", op: "/v1/workstreams/{id}/entries", key: bot, body: map[string]any{"role": "ops", "text": "pager from monday"}, status: 201},
+		{name: "append entry that compacts", method: "POST", path: "/v1/workstreams/launch/entries", op: "/v1/workstreams/{id}/entries", key: bot, body: map[string]any{"role": "chief", "text": "remember the demo on the 14th", "importance": 0.9}, status: 201},
+		{name: "append entry without a role", method: "POST", path: "/v1/workstreams/launch/entries", op: "/v1/workstreams/{id}/entries", key: bot, body: map[string]any{"text": "x"}, status: 400},
+		{name: "get workstream", method: "GET", path: "/v1/workstreams/launch", op: "/v1/workstreams/{id}", key: bot, status: 200},
+		{name: "get workstream of another org", method: "GET", path: "/v1/workstreams/launch", op: "/v1/workstreams/{id}", key: other, status: 404},
+		{name: "list workstreams", method: "GET", path: "/v1/workstreams?limit=10", op: "/v1/workstreams", key: admin, status: 200},
+		{name: "list workstreams with a bad parameter", method: "GET", path: "/v1/workstreams?agent=x", op: "/v1/workstreams", key: admin, status: 400},
+		{name: "context with a memory block", method: "POST", path: "/v1/context", key: bot, body: map[string]any{"workstreamId": "launch", "budgetTokens": 400}, status: 200},
+		{name: "delete workstream of another org", method: "DELETE", path: "/v1/workstreams/launch", op: "/v1/workstreams/{id}", key: other, status: 404},
+		{name: "delete workstream", method: "DELETE", path: "/v1/workstreams/launch", op: "/v1/workstreams/{id}", key: bot, status: 204},
 		// by key
 		{name: "put by key", method: "PUT", path: "/v1/memories/by-key/seat-pref", op: "/v1/memories/by-key/{key}", key: bot, body: map[string]any{"content": map[string]any{"text": "Bo prefers aisle seats"}}, status: 201},
 		{name: "put by key again", method: "PUT", path: "/v1/memories/by-key/seat-pref", op: "/v1/memories/by-key/{key}", key: bot, body: map[string]any{"content": map[string]any{"text": "Bo prefers window seats"}}, status: 200},

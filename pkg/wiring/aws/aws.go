@@ -26,6 +26,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/telemetry/emf"
 	"github.com/agentmem/agentmem/pkg/telemetry/otlp"
 	"github.com/agentmem/agentmem/pkg/wiring"
+	"github.com/agentmem/agentmem/pkg/workstream"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 )
 
@@ -51,6 +52,10 @@ type Backend struct {
 	// Registry keeps the orgs' entities, worlds and rooms in the store's
 	// records (the API's /v1/entities, /v1/worlds, /v1/rooms).
 	Registry *registry.Registry
+	// Workstreams keeps the orgs' memory blocks in the store's records
+	// (the API's /v1/workstreams; offline compaction: the API Lambda
+	// links no LLM).
+	Workstreams *workstream.Service
 }
 
 // MaintenanceGrace is how old an ingestion left pending must be before the
@@ -85,13 +90,13 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...serv
 		return nil, err
 	}
 	b := &Backend{Store: store, Index: ix, Embedder: emb, Caps: Capabilities(store), Metrics: telemetry.Discard,
-		Registry: registry.New(store)}
+		Registry: registry.New(store), Workstreams: workstream.New(store, workstream.WithLogger(log))}
 	// The service sees the ports traced when tracing is on; the Backend keeps them bare.
 	ts, tix, temb := telemetry.Ports(store, ix, emb)
 	k := wiring.NewKnowledge(ts, temb, log)
 	b.Knowledge = wiring.ShareRelated(wiring.KnowledgeExplorer(store, nil, log), k)
 	b.Extraction = k
-	opts = append(opts, service.WithRoomDirectory(b.Registry))
+	opts = append(opts, service.WithRoomDirectory(b.Registry), service.WithBlockSource(b.Workstreams))
 	b.Service = service.NewService(ts, tix, temb, wiring.ServiceOptions(cfg, log, append(wiring.KnowledgeServiceOptions(k), opts...)...)...)
 	b.closers.Add(b.Service.Close)
 	return b, nil

@@ -21,6 +21,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/service"
 	"github.com/agentmem/agentmem/pkg/store/sqlite"
 	"github.com/agentmem/agentmem/pkg/wiring"
+	"github.com/agentmem/agentmem/pkg/workstream"
 )
 
 // Backend is an opened embedded backend.
@@ -36,6 +37,9 @@ type Backend struct {
 	// Registry keeps the orgs' entities, worlds and rooms; the service
 	// resolves whom reads serve from it.
 	Registry *registry.Registry
+	// Workstreams keeps the orgs' memory blocks (offline compaction); the
+	// service's contexts carry them.
+	Workstreams *workstream.Service
 }
 
 // Open opens the backend in dataDir with embedder: the store, and the index
@@ -66,9 +70,10 @@ func Open(ctx context.Context, dataDir string, embedder memory.Embedder, log *sl
 	}
 	k := wiring.NewKnowledge(store, embedder, log)
 	reg := registry.New(store)
-	base := append([]service.Option{service.WithLogger(log), service.WithRoomDirectory(reg)}, wiring.KnowledgeServiceOptions(k)...)
+	ws := workstream.New(store, workstream.WithLogger(log))
+	base := append([]service.Option{service.WithLogger(log), service.WithRoomDirectory(reg), service.WithBlockSource(ws)}, wiring.KnowledgeServiceOptions(k)...)
 	svc := service.NewService(store, ix, embedder, append(base, opts...)...)
-	return &Backend{Store: store, Index: ix, Embedder: embedder, Service: svc, Caps: Capabilities(store), Registry: reg,
+	return &Backend{Store: store, Index: ix, Embedder: embedder, Service: svc, Caps: Capabilities(store), Registry: reg, Workstreams: ws,
 		Knowledge: wiring.ShareRelated(wiring.KnowledgeExplorer(store, nil, log), k)}, nil
 }
 

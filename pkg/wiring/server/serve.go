@@ -71,7 +71,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	opts := []httpapi.Option{httpapi.WithAdmission(limiter.Admit), httpapi.WithMaxKeys(cfg.Quotas.Keys),
 		httpapi.WithDocuments(b.Documents), httpapi.WithExtraction(queue),
 		httpapi.WithConsolidation(b.Consolidation), httpapi.WithKeys(b.Keys), httpapi.WithQuotas(quotas),
-		httpapi.WithKnowledge(b.Knowledge), httpapi.WithRegistry(b.Registry), httpapi.WithMetrics(metrics), httpapi.WithHealth(b),
+		httpapi.WithKnowledge(b.Knowledge), httpapi.WithRegistry(b.Registry), httpapi.WithWorkstreams(b.Workstreams), httpapi.WithMetrics(metrics), httpapi.WithHealth(b),
 		httpapi.WithMount("/mcp", MCP(b, quotas, log)), httpapi.WithIdempotency(b.Idempotency), httpapi.WithTokens(b.Tokens)}
 	if b.Settings != nil { // the pipeline's own store, so that a change applies to the next job
 		opts = append(opts, httpapi.WithSettings(b.Settings))

@@ -36,6 +36,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/wiring/llm"
 	"github.com/agentmem/agentmem/pkg/wiring/local"
 	"github.com/agentmem/agentmem/pkg/wiring/rerank"
+	"github.com/agentmem/agentmem/pkg/workstream"
 )
 
 // Backend is an opened service with its adapters and pipelines.
@@ -81,6 +82,9 @@ type Backend struct {
 	// Registry keeps the orgs' entities, worlds and rooms in the store's
 	// records (nil when the store keeps none).
 	Registry *registry.Registry
+	// Workstreams keeps the orgs' memory blocks in the store's records
+	// (nil when the store keeps none).
+	Workstreams *workstream.Service
 	// Bolt is the index when it is the embedded one; Reembedder, when not
 	// nil, is rebuilding its vectors after a model change.
 	Bolt       *bolt.Index
@@ -230,6 +234,8 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 	if b.Caps.Records != nil {
 		b.Registry = registry.New(b.Caps.Records)
 		opts = append(opts, service.WithRoomDirectory(b.Registry))
+		b.Workstreams = workstream.New(b.Caps.Records, workstream.WithLLM(model), workstream.WithLogger(log))
+		opts = append(opts, service.WithBlockSource(b.Workstreams))
 	}
 	b.Service = service.NewService(store, index, tracedEmb, wiring.ServiceOptions(cfg, log, opts...)...)
 	b.closers.Add(b.Service.Close) // closed first: its queued accesses need the store
