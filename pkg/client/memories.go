@@ -182,6 +182,12 @@ func (f Filter) values() url.Values {
 	set("agentId", f.AgentID)
 	set("documentId", f.DocumentID)
 	set("durability", f.Durability)
+	set("worldId", f.WorldID)
+	set("userId", f.UserID)
+	set("sessionKey", f.SessionKey)
+	for k, vs := range f.Metadata {
+		q["metadata."+k] = vs // repeated for "in"
+	}
 	if f.Start != 0 {
 		q.Set("start", strconv.FormatInt(f.Start, 10))
 	}

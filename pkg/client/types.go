@@ -50,6 +50,13 @@ type Memory struct {
 	LastAccessedAt int64           `json:"lastAccessedAt,omitempty"`
 	AccessCount    int64           `json:"accessCount"`
 	Archived       bool            `json:"archived"`
+	// Pending marks a fragment of a document still being ingested.
+	Pending bool `json:"pending,omitempty"`
+	// Visibility is who in the org may read it: shared, world, room,
+	// user (UserID) or agent.
+	Visibility string `json:"visibility,omitempty"`
+	// UserID is the end user the memory belongs to (an entity id).
+	UserID string `json:"userId,omitempty"`
 	// Version is the optimistic concurrency token (the ETag): pass it as
 	// RequestOptions.IfMatch to update only over this version.
 	Version int64 `json:"version"`
@@ -83,6 +90,11 @@ type NewMemory struct {
 	Position   *int            `json:"position,omitempty"`
 	// CreatedAt (ms since the epoch) imports history; default now.
 	CreatedAt int64 `json:"createdAt,omitempty"`
+	// Visibility is who in the org may read it: shared, world (WorldID),
+	// room (RoomID), user (UserID) or agent.
+	Visibility string `json:"visibility,omitempty"`
+	// UserID is the end user the memory belongs to (an entity id).
+	UserID string `json:"userId,omitempty"`
 }
 
 // CreateResult is the outcome of storing one memory: its id, and whether
@@ -115,6 +127,18 @@ type Filter struct {
 	Start           int64  `json:"start,omitempty"`
 	End             int64  `json:"end,omitempty"`
 	IncludeArchived bool   `json:"includeArchived,omitempty"`
+	// WorldID narrows to one world's memories, and is the world the read
+	// serves.
+	WorldID string `json:"worldId,omitempty"`
+	// UserID is the end user the read serves (an entity id): it sees that
+	// user's memories and no other user's.
+	UserID string `json:"userId,omitempty"`
+	// SessionKey narrows to the memories whose metadata.sessionKey is
+	// this value.
+	SessionKey string `json:"sessionKey,omitempty"`
+	// Metadata narrows on the memories' metadata: each key's values, any
+	// of which matches (one value: equality).
+	Metadata map[string][]string `json:"metadata,omitempty"`
 }
 
 // ListOptions select and page a list of memories (newest first).
@@ -158,6 +182,7 @@ type ListScore struct {
 
 // Relation links two memories.
 type Relation struct {
+	OrgID      string   `json:"orgId"`
 	FromID     string   `json:"fromId"`
 	Type       string   `json:"type"`
 	ToID       string   `json:"toId"`
@@ -195,6 +220,11 @@ type ContextRequest struct {
 	Query        string `json:"query"`
 	RoomID       string `json:"roomId,omitempty"`
 	BudgetTokens int    `json:"budgetTokens,omitempty"`
+	// UserID is the end user served: every section sees that user's
+	// memories and no other user's.
+	UserID string `json:"userId,omitempty"`
+	// WorldID is the world served (default: the room's).
+	WorldID string `json:"worldId,omitempty"`
 }
 
 // ContextItem is one memory placed in a context, or in the structured
@@ -300,8 +330,22 @@ type KnowledgeItem struct {
 	Sources     []KnowledgeSource `json:"sources"`
 }
 
-// Facet is a named property of an entity.
+// Facet is a named property of an entity, with its quantity when it is
+// measured ("age: 3 years").
 type Facet struct {
+	Name     string    `json:"name"`
+	Value    string    `json:"value"`
+	Quantity *Quantity `json:"quantity,omitempty"`
+}
+
+// Quantity is a measured facet value.
+type Quantity struct {
+	Amount float64 `json:"amount"`
+	Units  string  `json:"units,omitempty"`
+}
+
+// ActionParam is a named argument of an action ("at: the cafe").
+type ActionParam struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`
 }
@@ -323,12 +367,15 @@ type KnowledgeTopic struct {
 
 // KnowledgeAction is a matched action.
 type KnowledgeAction struct {
-	Verbs          []string `json:"verbs"`
-	Tense          string   `json:"tense,omitempty"`
-	Subject        string   `json:"subject,omitempty"`
-	Object         string   `json:"object,omitempty"`
-	IndirectObject string   `json:"indirectObject,omitempty"`
-	Negated        bool     `json:"negated,omitempty"`
+	Verbs          []string      `json:"verbs"`
+	Tense          string        `json:"tense,omitempty"`
+	Subject        string        `json:"subject,omitempty"`
+	Object         string        `json:"object,omitempty"`
+	IndirectObject string        `json:"indirectObject,omitempty"`
+	Params         []ActionParam `json:"params,omitempty"`
+	// SubjectFacet is the subject's facet the action states.
+	SubjectFacet *Facet `json:"subjectFacet,omitempty"`
+	Negated      bool   `json:"negated,omitempty"`
 	KnowledgeItem
 }
 
