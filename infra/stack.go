@@ -85,213 +85,260 @@ var functions = []fn{
 
 // NewStack defines the whole service.
 func NewStack(scope constructs.Construct, id string, p Props) awscdk.Stack {
-	stack := awscdk.NewStack(scope, &id, &p.StackProps)
-	st := p.Stage
-	removal := awscdk.RemovalPolicy_DESTROY
-	if st.Prod {
-		removal = awscdk.RemovalPolicy_RETAIN
+	b := &stackBuilder{stack: awscdk.NewStack(scope, &id, &p.StackProps), st: p.Stage, assets: p.AssetsDir, removal: awscdk.RemovalPolicy_DESTROY}
+	if b.st.Prod {
+		b.removal = awscdk.RemovalPolicy_RETAIN
 	}
-	name := func(s string) *string { return jsii.String(fmt.Sprintf("agentmem-%s-%s", st.Name, s)) }
+	b.data()
+	b.functions()
+	b.search()
+	b.grants()
+	b.triggers()
+	b.restAPI()
+	b.alarms()
+	awscdk.NewCfnOutput(b.stack, jsii.String("ApiUrl"), &awscdk.CfnOutputProps{Value: b.api.Url()})
+	awscdk.NewCfnOutput(b.stack, jsii.String("BucketName"), &awscdk.CfnOutputProps{Value: b.bucket.BucketName()})
+	awscdk.NewCfnOutput(b.stack, jsii.String("TableName"), &awscdk.CfnOutputProps{Value: b.table.TableName()})
+	return b.stack
+}
 
-	// Data: the table the DynamoDB store expects, from its schema (keys,
+// stackBuilder makes the stack's resources step by step (NewStack runs
+// the steps in order); each step reads what the earlier ones made.
+type stackBuilder struct {
+	stack   awscdk.Stack
+	st      Stage
+	assets  string
+	removal awscdk.RemovalPolicy
+	table   awsdynamodb.Table
+	bucket  awss3.Bucket
+	dlq     awssqs.Queue
+	queue   awssqs.Queue
+	fns     map[string]awslambda.Function
+	domain  awsopensearchservice.Domain
+	api     awsapigateway.LambdaRestApi
+}
+
+// name is a resource's name in the stage.
+func (b *stackBuilder) name(s string) *string {
+	return jsii.String(fmt.Sprintf("agentmem-%s-%s", b.st.Name, s))
+}
+
+// data makes the data: the table the DynamoDB store expects, the documents bucket, the extraction queue and its dead letters.
+func (b *stackBuilder) data() {
+	// Data: the b.table the DynamoDB store expects, from its schema (keys,
 	// indexes, TTL; store/dynamodb/schema).
 	str := func(a string) *awsdynamodb.Attribute {
 		return &awsdynamodb.Attribute{Name: jsii.String(a), Type: awsdynamodb.AttributeType_STRING}
 	}
-	table := awsdynamodb.NewTable(stack, jsii.String("Table"), &awsdynamodb.TableProps{
-		TableName:                        name("memories"),
+	b.table = awsdynamodb.NewTable(b.stack, jsii.String("Table"), &awsdynamodb.TableProps{
+		TableName:                        b.name("memories"),
 		PartitionKey:                     str(schema.PartitionKey),
 		SortKey:                          str(schema.SortKey),
 		BillingMode:                      awsdynamodb.BillingMode_PAY_PER_REQUEST,
 		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: jsii.Bool(true)},
 		TimeToLiveAttribute:              jsii.String(schema.TTLAttribute),
 		Encryption:                       awsdynamodb.TableEncryption_AWS_MANAGED,
-		DeletionProtection:               jsii.Bool(st.Prod),
-		RemovalPolicy:                    removal,
+		DeletionProtection:               jsii.Bool(b.st.Prod),
+		RemovalPolicy:                    b.removal,
 	})
 	for _, ix := range schema.Indexes {
-		table.AddGlobalSecondaryIndex(&awsdynamodb.GlobalSecondaryIndexProps{
+		b.table.AddGlobalSecondaryIndex(&awsdynamodb.GlobalSecondaryIndexProps{
 			IndexName:      jsii.String(ix.Name),
 			PartitionKey:   str(ix.PartitionKey),
 			SortKey:        str(ix.SortKey),
 			ProjectionType: awsdynamodb.ProjectionType_ALL,
 		})
 	}
-	bucket := awss3.NewBucket(stack, jsii.String("Documents"), &awss3.BucketProps{
+	b.bucket = awss3.NewBucket(b.stack, jsii.String("Documents"), &awss3.BucketProps{
 		BlockPublicAccess: awss3.BlockPublicAccess_BLOCK_ALL(),
 		Encryption:        awss3.BucketEncryption_S3_MANAGED,
 		EnforceSSL:        jsii.Bool(true),
 		Versioned:         jsii.Bool(true),
-		RemovalPolicy:     removal,
+		RemovalPolicy:     b.removal,
 	})
-	dlq := awssqs.NewQueue(stack, jsii.String("ExtractDLQ"), &awssqs.QueueProps{
-		QueueName: name("extract-dlq"), Encryption: awssqs.QueueEncryption_SQS_MANAGED, EnforceSSL: jsii.Bool(true),
+	b.dlq = awssqs.NewQueue(b.stack, jsii.String("ExtractDLQ"), &awssqs.QueueProps{
+		QueueName: b.name("extract-dlq"), Encryption: awssqs.QueueEncryption_SQS_MANAGED, EnforceSSL: jsii.Bool(true),
 		RetentionPeriod: awscdk.Duration_Days(jsii.Number(14)),
 	})
-	queue := awssqs.NewQueue(stack, jsii.String("ExtractQueue"), &awssqs.QueueProps{
-		QueueName: name("extract"), Encryption: awssqs.QueueEncryption_SQS_MANAGED, EnforceSSL: jsii.Bool(true),
+	b.queue = awssqs.NewQueue(b.stack, jsii.String("ExtractQueue"), &awssqs.QueueProps{
+		QueueName: b.name("extract"), Encryption: awssqs.QueueEncryption_SQS_MANAGED, EnforceSSL: jsii.Bool(true),
 		VisibilityTimeout: awscdk.Duration_Seconds(jsii.Number(6 * 120)),
-		DeadLetterQueue:   &awssqs.DeadLetterQueue{Queue: dlq, MaxReceiveCount: jsii.Number(5)},
+		DeadLetterQueue:   &awssqs.DeadLetterQueue{Queue: b.dlq, MaxReceiveCount: jsii.Number(5)},
 	})
+}
 
+// functions makes the Lambdas, each with its own role and log group, traced.
+func (b *stackBuilder) functions() {
 	// Functions: each with its own role and log group.
-	fns := map[string]awslambda.Function{}
+	b.fns = map[string]awslambda.Function{}
 	for _, f := range functions {
-		logs := awslogs.NewLogGroup(stack, jsii.String(f.name+"Logs"), &awslogs.LogGroupProps{
-			LogGroupName: jsii.String(fmt.Sprintf("/aws/lambda/agentmem-%s-%s", st.Name, f.name)),
-			Retention:    st.LogRetention, RemovalPolicy: removal,
+		logs := awslogs.NewLogGroup(b.stack, jsii.String(f.name+"Logs"), &awslogs.LogGroupProps{
+			LogGroupName: jsii.String(fmt.Sprintf("/aws/lambda/agentmem-%s-%s", b.st.Name, f.name)),
+			Retention:    b.st.LogRetention, RemovalPolicy: b.removal,
 		})
-		fns[f.name] = awslambda.NewFunction(stack, jsii.String(f.name+"Function"), &awslambda.FunctionProps{
-			FunctionName: name(f.name),
+		b.fns[f.name] = awslambda.NewFunction(b.stack, jsii.String(f.name+"Function"), &awslambda.FunctionProps{
+			FunctionName: b.name(f.name),
 			Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
 			Architecture: awslambda.Architecture_ARM_64(),
 			Handler:      jsii.String("bootstrap"),
-			Code:         awslambda.Code_FromAsset(jsii.String(filepath.Join(p.AssetsDir, f.name)), nil),
+			Code:         awslambda.Code_FromAsset(jsii.String(filepath.Join(b.assets, f.name)), nil),
 			MemorySize:   jsii.Number(f.memory),
 			Timeout:      awscdk.Duration_Seconds(jsii.Number(f.timeout)),
 			LogGroup:     logs,
 			Tracing:      awslambda.Tracing_ACTIVE, // X-Ray: the function's segments, linked to API Gateway's
 		})
-		fns[f.name].AddEnvironment(jsii.String("OTEL_SERVICE_NAME"), name(f.name), nil)
-		if st.ADOTCollectorLayer != "" {
-			fns[f.name].AddLayers(awslambda.LayerVersion_FromLayerVersionArn(stack, jsii.String(f.name+"ADOT"), jsii.String(st.ADOTCollectorLayer)))
+		b.fns[f.name].AddEnvironment(jsii.String("OTEL_SERVICE_NAME"), b.name(f.name), nil)
+		if b.st.ADOTCollectorLayer != "" {
+			b.fns[f.name].AddLayers(awslambda.LayerVersion_FromLayerVersionArn(b.stack, jsii.String(f.name+"ADOT"), jsii.String(b.st.ADOTCollectorLayer)))
 			for k, v := range map[string]string{"OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://localhost:4318",
 				"OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"} {
-				fns[f.name].AddEnvironment(jsii.String(k), jsii.String(v), nil)
+				b.fns[f.name].AddEnvironment(jsii.String(k), jsii.String(v), nil)
 			}
 		}
 	}
+}
 
+// search makes the OpenSearch domain.
+func (b *stackBuilder) search() {
 	// Search: encryption at rest and in transit, HTTPS only, fine-grained
 	// access control with the API function's role as master (it creates
 	// the index at first start); the others get HTTP access to the indices.
 	var zone *awsopensearchservice.ZoneAwarenessConfig
-	if st.SearchNodes > 1 {
+	if b.st.SearchNodes > 1 {
 		zone = &awsopensearchservice.ZoneAwarenessConfig{Enabled: jsii.Bool(true), AvailabilityZoneCount: jsii.Number(2)}
 	}
-	domain := awsopensearchservice.NewDomain(stack, jsii.String("Search"), &awsopensearchservice.DomainProps{
+	b.domain = awsopensearchservice.NewDomain(b.stack, jsii.String("Search"), &awsopensearchservice.DomainProps{
 		Version: awsopensearchservice.EngineVersion_OPENSEARCH_2_19(),
-		Capacity: &awsopensearchservice.CapacityConfig{DataNodes: jsii.Number(st.SearchNodes),
-			DataNodeInstanceType: jsii.String(st.SearchInstance), MultiAzWithStandbyEnabled: jsii.Bool(false)},
-		Ebs:                  &awsopensearchservice.EbsOptions{VolumeSize: jsii.Number(st.SearchVolumeGiB), VolumeType: awsec2.EbsDeviceVolumeType_GP3},
+		Capacity: &awsopensearchservice.CapacityConfig{DataNodes: jsii.Number(b.st.SearchNodes),
+			DataNodeInstanceType: jsii.String(b.st.SearchInstance), MultiAzWithStandbyEnabled: jsii.Bool(false)},
+		Ebs:                  &awsopensearchservice.EbsOptions{VolumeSize: jsii.Number(b.st.SearchVolumeGiB), VolumeType: awsec2.EbsDeviceVolumeType_GP3},
 		ZoneAwareness:        zone,
 		EncryptionAtRest:     &awsopensearchservice.EncryptionAtRestOptions{Enabled: jsii.Bool(true)},
 		NodeToNodeEncryption: jsii.Bool(true),
 		EnforceHttps:         jsii.Bool(true),
 		TlsSecurityPolicy:    awsopensearchservice.TLSSecurityPolicy_TLS_1_2,
 		FineGrainedAccessControl: &awsopensearchservice.AdvancedSecurityOptions{
-			MasterUserArn: fns["api"].Role().RoleArn(),
+			MasterUserArn: b.fns["api"].Role().RoleArn(),
 		},
-		RemovalPolicy: removal,
+		RemovalPolicy: b.removal,
 	})
+}
 
+// grants makes the functions' environment and least-privilege grants.
+func (b *stackBuilder) grants() {
 	// Environment and least-privilege grants.
-	region := *stack.Region()
+	region := *b.stack.Region()
 	bedrockModel := func(model string) string {
-		return fmt.Sprintf("arn:%s:bedrock:%s::foundation-model/%s", *stack.Partition(), region, model)
+		return fmt.Sprintf("arn:%s:bedrock:%s::foundation-model/%s", *b.stack.Partition(), region, model)
 	}
 	common := map[string]string{
-		"BACKEND": "aws", "DYNAMODB_TABLE": *table.TableName(), "INDEX": "opensearch",
-		"OPENSEARCH_URL": "https://" + *domain.DomainEndpoint(), "OPENSEARCH_SIGV4": "true",
-		"EMBEDDER": "bedrock", "BEDROCK_EMBED_MODEL": st.EmbedModel, "LOG_LEVEL": "info",
+		"BACKEND": "aws", "DYNAMODB_TABLE": *b.table.TableName(), "INDEX": "opensearch",
+		"OPENSEARCH_URL": "https://" + *b.domain.DomainEndpoint(), "OPENSEARCH_SIGV4": "true",
+		"EMBEDDER": "bedrock", "BEDROCK_EMBED_MODEL": b.st.EmbedModel, "LOG_LEVEL": "info",
 	}
 	for _, f := range functions {
 		for k, v := range common {
-			fns[f.name].AddEnvironment(jsii.String(k), jsii.String(v), nil)
+			b.fns[f.name].AddEnvironment(jsii.String(k), jsii.String(v), nil)
 		}
 	}
-	fns["api"].AddEnvironment(jsii.String("EXTRACT_QUEUE_URL"), queue.QueueUrl(), nil)
+	b.fns["api"].AddEnvironment(jsii.String("EXTRACT_QUEUE_URL"), b.queue.QueueUrl(), nil)
 	// The API function is the domain's master user: at start it maps the
 	// pipeline functions' roles to the writer role (pkg/index/opensearch).
-	fns["api"].AddEnvironment(jsii.String("OPENSEARCH_WRITER_ROLES"), awscdk.Fn_Join(jsii.String(","), &[]*string{
-		fns["ingest"].Role().RoleArn(), fns["extract"].Role().RoleArn(), fns["consolidate"].Role().RoleArn()}), nil)
-	fns["extract"].AddEnvironment(jsii.String("BEDROCK_LLM_MODEL"), jsii.String(st.LLMModel), nil)
+	b.fns["api"].AddEnvironment(jsii.String("OPENSEARCH_WRITER_ROLES"), awscdk.Fn_Join(jsii.String(","), &[]*string{
+		b.fns["ingest"].Role().RoleArn(), b.fns["extract"].Role().RoleArn(), b.fns["consolidate"].Role().RoleArn()}), nil)
+	b.fns["extract"].AddEnvironment(jsii.String("BEDROCK_LLM_MODEL"), jsii.String(b.st.LLMModel), nil)
 
 	// The secret that signs end-user tokens (POST /v1/tokens): the API
 	// mints with it, the authorizer verifies with it; a rotation makes a
 	// new version, and the tokens of the previous one verify until they
 	// expire (pkg/auth/secretsmanager).
-	tokenSecret := awssecretsmanager.NewSecret(stack, jsii.String("TokenSigningSecret"), &awssecretsmanager.SecretProps{
+	tokenSecret := awssecretsmanager.NewSecret(b.stack, jsii.String("TokenSigningSecret"), &awssecretsmanager.SecretProps{
 		Description:          jsii.String("signs agentmem end-user tokens (HMAC-SHA256)"),
 		GenerateSecretString: &awssecretsmanager.SecretStringGenerator{PasswordLength: jsii.Number(64), ExcludePunctuation: jsii.Bool(true)},
 	})
 	for _, n := range []string{"api", "authorizer"} {
-		fns[n].AddEnvironment(jsii.String("TOKEN_SECRET_NAME"), tokenSecret.SecretArn(), nil)
-		tokenSecret.GrantRead(fns[n], nil)
+		b.fns[n].AddEnvironment(jsii.String("TOKEN_SECRET_NAME"), tokenSecret.SecretArn(), nil)
+		tokenSecret.GrantRead(b.fns[n], nil)
 	}
 
 	// The authorizer reads API keys and the token secret only.
-	table.GrantReadData(fns["authorizer"])
+	b.table.GrantReadData(b.fns["authorizer"])
 	for _, n := range []string{"api", "ingest", "extract", "consolidate"} {
-		table.GrantReadWriteData(fns[n])
-		domain.GrantIndexReadWrite(jsii.String("memories*"), fns[n])
-		domain.GrantPathReadWrite(jsii.String("_alias/*"), fns[n])
-		fns[n].AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		b.table.GrantReadWriteData(b.fns[n])
+		b.domain.GrantIndexReadWrite(jsii.String("memories*"), b.fns[n])
+		b.domain.GrantPathReadWrite(jsii.String("_alias/*"), b.fns[n])
+		b.fns[n].AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 			Actions:   jsii.Strings("bedrock:InvokeModel"),
-			Resources: jsii.Strings(bedrockModel(st.EmbedModel)),
+			Resources: jsii.Strings(bedrockModel(b.st.EmbedModel)),
 		}))
 	}
-	domain.GrantPathReadWrite(jsii.String("_msearch"), fns["api"])
-	domain.GrantPathReadWrite(jsii.String("_bulk"), fns["api"])
+	b.domain.GrantPathReadWrite(jsii.String("_msearch"), b.fns["api"])
+	b.domain.GrantPathReadWrite(jsii.String("_bulk"), b.fns["api"])
 	for _, n := range []string{"ingest", "extract", "consolidate"} {
-		domain.GrantPathReadWrite(jsii.String("_msearch"), fns[n])
-		domain.GrantPathReadWrite(jsii.String("_bulk"), fns[n])
+		b.domain.GrantPathReadWrite(jsii.String("_msearch"), b.fns[n])
+		b.domain.GrantPathReadWrite(jsii.String("_bulk"), b.fns[n])
 	}
-	fns["extract"].AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+	b.fns["extract"].AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:   jsii.Strings("bedrock:InvokeModel"),
-		Resources: jsii.Strings(bedrockModel(st.LLMModel)),
+		Resources: jsii.Strings(bedrockModel(b.st.LLMModel)),
 	}))
-	bucket.GrantRead(fns["ingest"], jsii.String("*/*"))
-	queue.GrantSendMessages(fns["api"])
+	b.bucket.GrantRead(b.fns["ingest"], jsii.String("*/*"))
+	b.queue.GrantSendMessages(b.fns["api"])
+}
 
+// triggers makes what starts the pipelines: S3 events, the queue, schedules.
+func (b *stackBuilder) triggers() {
 	// Triggers.
-	bucket.AddEventNotification(awss3.EventType_OBJECT_CREATED, awss3notifications.NewLambdaDestination(fns["ingest"]))
-	bucket.AddEventNotification(awss3.EventType_OBJECT_REMOVED, awss3notifications.NewLambdaDestination(fns["ingest"]))
-	fns["extract"].AddEventSource(awslambdaeventsources.NewSqsEventSource(queue, &awslambdaeventsources.SqsEventSourceProps{
+	b.bucket.AddEventNotification(awss3.EventType_OBJECT_CREATED, awss3notifications.NewLambdaDestination(b.fns["ingest"]))
+	b.bucket.AddEventNotification(awss3.EventType_OBJECT_REMOVED, awss3notifications.NewLambdaDestination(b.fns["ingest"]))
+	b.fns["extract"].AddEventSource(awslambdaeventsources.NewSqsEventSource(b.queue, &awslambdaeventsources.SqsEventSourceProps{
 		BatchSize: jsii.Number(10), ReportBatchItemFailures: jsii.Bool(true),
 	}))
-	awsevents.NewRule(stack, jsii.String("ConsolidateDaily"), &awsevents.RuleProps{
-		RuleName: name("consolidate-daily"),
+	awsevents.NewRule(b.stack, jsii.String("ConsolidateDaily"), &awsevents.RuleProps{
+		RuleName: b.name("consolidate-daily"),
 		Schedule: awsevents.Schedule_Cron(&awsevents.CronOptions{Hour: jsii.String("3"), Minute: jsii.String("0")}),
-		Targets:  &[]awsevents.IRuleTarget{awseventstargets.NewLambdaFunction(fns["consolidate"], nil)},
+		Targets:  &[]awsevents.IRuleTarget{awseventstargets.NewLambdaFunction(b.fns["consolidate"], nil)},
 	})
 	// Maintenance of a shared store, which no process start runs: the ingest
 	// function settles or rolls back interrupted ingestions (older than
 	// three of its timeouts) and retries pending knowledge extraction
 	// (ingest.Maintenance). Hourly: each pass lists the orgs by a scan.
-	awsevents.NewRule(stack, jsii.String("IngestMaintenance"), &awsevents.RuleProps{
-		RuleName: name("ingest-maintenance"),
+	awsevents.NewRule(b.stack, jsii.String("IngestMaintenance"), &awsevents.RuleProps{
+		RuleName: b.name("ingest-maintenance"),
 		Schedule: awsevents.Schedule_Rate(awscdk.Duration_Hours(jsii.Number(1))),
-		Targets:  &[]awsevents.IRuleTarget{awseventstargets.NewLambdaFunction(fns["ingest"], nil)},
+		Targets:  &[]awsevents.IRuleTarget{awseventstargets.NewLambdaFunction(b.fns["ingest"], nil)},
 	})
+}
 
+// restAPI makes the REST API in front of the API function, behind the authorizer.
+func (b *stackBuilder) restAPI() {
 	// API: REST, access logs, throttling, a usage plan for tenants. Every
 	// path goes to the API function behind the request authorizer (cached
 	// five minutes per key), /v1/* and the MCP server at /mcp alike
 	// (streamable HTTP, stateless, JSON responses: nothing outlives a
 	// request, as API Gateway requires), except publicPaths.
-	accessLogs := awslogs.NewLogGroup(stack, jsii.String("ApiAccessLogs"), &awslogs.LogGroupProps{
-		Retention: st.LogRetention, RemovalPolicy: removal,
+	accessLogs := awslogs.NewLogGroup(b.stack, jsii.String("ApiAccessLogs"), &awslogs.LogGroupProps{
+		Retention: b.st.LogRetention, RemovalPolicy: b.removal,
 	})
-	authorizer := awsapigateway.NewRequestAuthorizer(stack, jsii.String("KeyAuthorizer"), &awsapigateway.RequestAuthorizerProps{
-		Handler:         fns["authorizer"],
+	authorizer := awsapigateway.NewRequestAuthorizer(b.stack, jsii.String("KeyAuthorizer"), &awsapigateway.RequestAuthorizerProps{
+		Handler:         b.fns["authorizer"],
 		IdentitySources: &[]*string{awsapigateway.IdentitySource_Header(jsii.String("Authorization"))},
 		ResultsCacheTtl: awscdk.Duration_Minutes(jsii.Number(5)),
 	})
-	api := awsapigateway.NewLambdaRestApi(stack, jsii.String("Api"), &awsapigateway.LambdaRestApiProps{
-		RestApiName: name("api"),
-		Handler:     fns["api"], // the integration of every method below
+	b.api = awsapigateway.NewLambdaRestApi(b.stack, jsii.String("Api"), &awsapigateway.LambdaRestApiProps{
+		RestApiName: b.name("api"),
+		Handler:     b.fns["api"], // the integration of every method below
 		Proxy:       jsii.Bool(false),
 		DeployOptions: &awsapigateway.StageOptions{
-			StageName:            jsii.String(st.Name),
+			StageName:            jsii.String(b.st.Name),
 			AccessLogDestination: awsapigateway.NewLogGroupLogDestination(accessLogs),
 			AccessLogFormat: awsapigateway.AccessLogFormat_JsonWithStandardFields(&awsapigateway.JsonWithStandardFieldProps{
 				Caller: jsii.Bool(true), HttpMethod: jsii.Bool(true), Ip: jsii.Bool(true), Protocol: jsii.Bool(true),
 				RequestTime: jsii.Bool(true), ResourcePath: jsii.Bool(true), ResponseLength: jsii.Bool(true),
 				Status: jsii.Bool(true), User: jsii.Bool(true),
 			}),
-			ThrottlingRateLimit:  jsii.Number(st.ApiRateLimit),
-			ThrottlingBurstLimit: jsii.Number(st.ApiBurstLimit),
+			ThrottlingRateLimit:  jsii.Number(b.st.ApiRateLimit),
+			ThrottlingBurstLimit: jsii.Number(b.st.ApiBurstLimit),
 			MetricsEnabled:       jsii.Bool(true),
 			TracingEnabled:       jsii.Bool(true),
 		},
@@ -299,38 +346,41 @@ func NewStack(scope constructs.Construct, id string, p Props) awscdk.Stack {
 		MinCompressionSize: awscdk.Size_Kibibytes(jsii.Number(1)),
 		CloudWatchRole:     jsii.Bool(true),
 	})
-	routeAPI(api, authorizer)
-	api.AddUsagePlan(jsii.String("Tenants"), &awsapigateway.UsagePlanProps{
-		Name:      name("tenants"),
-		Throttle:  &awsapigateway.ThrottleSettings{RateLimit: jsii.Number(st.ApiRateLimit / 5), BurstLimit: jsii.Number(st.ApiBurstLimit / 5)},
-		Quota:     &awsapigateway.QuotaSettings{Limit: jsii.Number(st.TenantDailyQuota), Period: awsapigateway.Period_DAY},
-		ApiStages: &[]*awsapigateway.UsagePlanPerApiStage{{Api: api, Stage: api.DeploymentStage()}},
+	routeAPI(b.api, authorizer)
+	b.api.AddUsagePlan(jsii.String("Tenants"), &awsapigateway.UsagePlanProps{
+		Name:      b.name("tenants"),
+		Throttle:  &awsapigateway.ThrottleSettings{RateLimit: jsii.Number(b.st.ApiRateLimit / 5), BurstLimit: jsii.Number(b.st.ApiBurstLimit / 5)},
+		Quota:     &awsapigateway.QuotaSettings{Limit: jsii.Number(b.st.TenantDailyQuota), Period: awsapigateway.Period_DAY},
+		ApiStages: &[]*awsapigateway.UsagePlanPerApiStage{{Api: b.api, Stage: b.api.DeploymentStage()}},
 	})
+}
 
+// alarms makes the alarms and the topic they are sent to.
+func (b *stackBuilder) alarms() {
 	// Alarms, sent to one topic.
-	alarms := awssns.NewTopic(stack, jsii.String("Alarms"), &awssns.TopicProps{TopicName: name("alarms"), EnforceSSL: jsii.Bool(true)})
+	alarms := awssns.NewTopic(b.stack, jsii.String("Alarms"), &awssns.TopicProps{TopicName: b.name("alarms"), EnforceSSL: jsii.Bool(true)})
 	alarm := func(id string, metric awscloudwatch.IMetric, threshold float64, what string) {
-		a := awscloudwatch.NewAlarm(stack, jsii.String(id), &awscloudwatch.AlarmProps{
+		a := awscloudwatch.NewAlarm(b.stack, jsii.String(id), &awscloudwatch.AlarmProps{
 			Metric: metric, Threshold: jsii.Number(threshold), EvaluationPeriods: jsii.Number(1),
 			ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
 			TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING, AlarmDescription: jsii.String(what),
 		})
 		a.AddAlarmAction(awscloudwatchactions.NewSnsAction(alarms))
 	}
-	alarm("DLQDepth", dlq.MetricApproximateNumberOfMessagesVisible(nil), 1, "extraction jobs reached the dead-letter queue")
+	alarm("DLQDepth", b.dlq.MetricApproximateNumberOfMessagesVisible(nil), 1, "extraction jobs reached the dead-letter queue")
 	for _, f := range functions {
-		alarm(f.name+"Errors", fns[f.name].MetricErrors(nil), 1, f.name+" function errors")
-		alarm(f.name+"Throttles", fns[f.name].MetricThrottles(nil), 1, f.name+" function throttles")
+		alarm(f.name+"Errors", b.fns[f.name].MetricErrors(nil), 1, f.name+" function errors")
+		alarm(f.name+"Throttles", b.fns[f.name].MetricThrottles(nil), 1, f.name+" function throttles")
 	}
 	alarm("Api5xx", awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
 		Expression: jsii.String("100 * errors / MAX([errors, requests])"),
 		UsingMetrics: &map[string]awscloudwatch.IMetric{
-			"errors":   api.MetricServerError(&awscloudwatch.MetricOptions{Statistic: jsii.String("Sum")}),
-			"requests": api.MetricCount(&awscloudwatch.MetricOptions{Statistic: jsii.String("Sum")}),
+			"errors":   b.api.MetricServerError(&awscloudwatch.MetricOptions{Statistic: jsii.String("Sum")}),
+			"requests": b.api.MetricCount(&awscloudwatch.MetricOptions{Statistic: jsii.String("Sum")}),
 		},
 		Period: awscdk.Duration_Minutes(jsii.Number(5)),
 	}), 1, "more than 1% of API requests answered 5xx")
-	alarm("SearchRed", domain.MetricClusterStatusRed(nil), 1, "the OpenSearch cluster is red")
+	alarm("SearchRed", b.domain.MetricClusterStatusRed(nil), 1, "the OpenSearch cluster is red")
 
 	// Alarms on the functions' own metrics: embedded-metric-format lines
 	// (telemetry/emf; the names and dimensions are its constants).
@@ -340,26 +390,21 @@ func NewStack(scope constructs.Construct, id string, p Props) awscdk.Stack {
 			DimensionsMap: &dims, Statistic: jsii.String(stat), Period: five})
 	}
 	items := func(fn, pipeline, outcome string) awscloudwatch.IMetric {
-		return emf("Items", "Sum", map[string]*string{"Function": name(fn), "Pipeline": jsii.String(pipeline), "Outcome": jsii.String(outcome)})
+		return emf("Items", "Sum", map[string]*string{"Function": b.name(fn), "Pipeline": jsii.String(pipeline), "Outcome": jsii.String(outcome)})
 	}
-	alarm("ApiServerErrors", emf("ServerErrors", "Sum", map[string]*string{"Function": name("api")}), 5,
+	alarm("ApiServerErrors", emf("ServerErrors", "Sum", map[string]*string{"Function": b.name("api")}), 5,
 		"the API function answered 5 or more 5xx in 5 minutes")
-	alarm("SearchLatencyP95", emf("Latency", "p95", map[string]*string{"Function": name("api"), "Route": jsii.String("POST /v1/search")}), 1000,
+	alarm("SearchLatencyP95", emf("Latency", "p95", map[string]*string{"Function": b.name("api"), "Route": jsii.String("POST /v1/search")}), 1000,
 		"search p95 latency reached 1 s over 5 minutes")
-	alarm("RerankFallbacks", emf("RerankFallbacks", "Sum", map[string]*string{"Function": name("api")}), 10,
+	alarm("RerankFallbacks", emf("RerankFallbacks", "Sum", map[string]*string{"Function": b.name("api")}), 10,
 		"10 or more searches in 5 minutes fell back to the fused order because the reranker failed")
 	alarm("IngestFailures", items("ingest", "ingest", "failed"), 1, "documents failed to ingest")
 	alarm("ExtractFailures", items("extract", "extract", "failed"), 5, "5 or more extraction jobs failed in 5 minutes (retried, then dead-lettered)")
 	alarm("ConsolidateFailures", items("consolidate", "consolidate", "failed"), 1, "a consolidation run failed")
-	alarm("ExtractQueueDepth", queue.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{Period: five, Statistic: jsii.String("Maximum")}),
+	alarm("ExtractQueueDepth", b.queue.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{Period: five, Statistic: jsii.String("Maximum")}),
 		1000, "1,000 or more extraction jobs wait in the queue")
-	alarm("ExtractQueueAge", queue.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Period: five, Statistic: jsii.String("Maximum")}),
+	alarm("ExtractQueueAge", b.queue.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Period: five, Statistic: jsii.String("Maximum")}),
 		900, "the oldest extraction job has waited 15 minutes")
-
-	awscdk.NewCfnOutput(stack, jsii.String("ApiUrl"), &awscdk.CfnOutputProps{Value: api.Url()})
-	awscdk.NewCfnOutput(stack, jsii.String("BucketName"), &awscdk.CfnOutputProps{Value: bucket.BucketName()})
-	awscdk.NewCfnOutput(stack, jsii.String("TableName"), &awscdk.CfnOutputProps{Value: table.TableName()})
-	return stack
 }
 
 // publicPaths are the paths the stage serves without the authorizer, GET

@@ -14,6 +14,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/auth"
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/transport/httpapi"
+	"github.com/agentmem/agentmem/pkg/wiring/api"
 	"github.com/agentmem/agentmem/pkg/wiring/aws"
 	"github.com/agentmem/agentmem/pkg/wiring/local"
 )
@@ -162,9 +163,7 @@ func quotaCmd(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	q := &httpapi.Quotas{Limits: memory.OrgUsage{Memories: cfg.Quotas.Memories, Bytes: cfg.Quotas.Bytes, Documents: cfg.Quotas.Documents},
-		Usage: s, Overrides: s}
-	l, err := q.LimitsOf(ctx, *org)
+	l, err := api.Quotas(cfg.Quotas, s, s).LimitsOf(ctx, *org)
 	if err != nil {
 		return err
 	}

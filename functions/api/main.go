@@ -15,12 +15,10 @@ import (
 
 	"github.com/agentmem/agentmem/pkg/auth"
 	"github.com/agentmem/agentmem/pkg/auth/secretsmanager"
-	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/pipeline/extract"
 	"github.com/agentmem/agentmem/pkg/queue/sqs"
 	"github.com/agentmem/agentmem/pkg/telemetry"
-	"github.com/agentmem/agentmem/pkg/transport/httpapi"
-	"github.com/agentmem/agentmem/pkg/transport/mcp"
+	"github.com/agentmem/agentmem/pkg/wiring/api"
 	"github.com/agentmem/agentmem/pkg/wiring/aws"
 	"github.com/agentmem/agentmem/pkg/wiring/consolidation"
 	"github.com/agentmem/agentmem/pkg/wiring/ingestion"
@@ -35,21 +33,18 @@ func main() {
 	aws.Must(log, "documents", err)
 	job, err := consolidation.New(b.Service, b.Caps, cfg.Consolidation, log)
 	aws.Must(log, "consolidation", err)
-	quotas := &httpapi.Quotas{Limits: memory.OrgUsage{Memories: cfg.Quotas.Memories, Bytes: cfg.Quotas.Bytes, Documents: cfg.Quotas.Documents},
-		Usage: b.Store, Overrides: b.Store, UsageTTL: cfg.Quotas.UsageTTL}
-	opts := []httpapi.Option{httpapi.WithDocuments(docs), httpapi.WithConsolidation(job), httpapi.WithKeys(b.Store), httpapi.WithQuotas(quotas),
-		httpapi.WithKnowledge(b.Knowledge), httpapi.WithRegistry(b.Registry), httpapi.WithWorkstreams(b.Workstreams), httpapi.WithMetrics(b.Metrics),
-		httpapi.WithSettings(extract.NewSettingsStore(b.Caps.Records)), httpapi.WithIdempotency(b.Store.Idempotency()),
-		httpapi.WithMount("/mcp", mcp.New(b.Service, mcp.WithKnowledge(b.Knowledge), mcp.WithQuotas(quotas), mcp.WithLogger(log)).Handler())}
+	parts := api.Parts{Service: b.Service, Quotas: api.Quotas(cfg.Quotas, b.Store, b.Store), MaxKeys: cfg.Quotas.Keys,
+		Knowledge: b.Knowledge, Registry: b.Registry, Workstreams: b.Workstreams, Documents: docs, Consolidation: job,
+		Settings: extract.NewSettingsStore(b.Caps.Records), Keys: b.Store, Idempotency: b.Store.Idempotency(), Metrics: b.Metrics}
 	keys, err := secretsmanager.OpenKeys(ctx, cfg.AWS.TokenSecretName, secretsmanager.ClientOptions{Region: cfg.AWS.Region})
 	aws.Must(log, "token signing secret", err)
 	if keys != nil {
-		opts = append(opts, httpapi.WithTokens(auth.NewTokens(keys)))
+		parts.Tokens = auth.NewTokens(keys)
 	}
 	if cfg.Extraction.QueueURL != "" {
 		c, err := sqs.NewClient(ctx, sqs.ClientOptions{Endpoint: cfg.Extraction.QueueEndpoint, Region: cfg.AWS.Region})
 		aws.Must(log, "sqs", err)
-		opts = append(opts, httpapi.WithExtraction(sqs.New(c, cfg.Extraction.QueueURL)))
+		parts.Extraction = sqs.New(c, cfg.Extraction.QueueURL)
 	}
-	lambda.Start(telemetry.Handler("api", b.Metrics, httpapi.New(b.Service, nil, log, opts...).HandleAPIGateway, nil))
+	lambda.Start(telemetry.Handler("api", b.Metrics, api.New(parts, nil, log).HandleAPIGateway, nil))
 }

@@ -1,7 +1,9 @@
 // Package testenv gives tests the local servers make test starts: a test
 // asks for a server's address by environment variable and is skipped when
 // it is not set, unless the matching REQUIRE_ variable is "1" (make test
-// sets it), which turns the missing server into a failure.
+// sets it), which turns the missing server into a failure. Where no local
+// server exists (Bedrock), it holds the one fake every test starts
+// (StartBedrock).
 package testenv
 
 import (

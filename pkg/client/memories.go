@@ -185,6 +185,9 @@ func (f Filter) values() url.Values {
 	set("agentId", f.AgentID)
 	set("documentId", f.DocumentID)
 	set("durability", f.Durability)
+	for k, vs := range f.Metadata {
+		q["metadata."+k] = vs // repeated for "in"
+	}
 	if f.Start != 0 {
 		q.Set("start", strconv.FormatInt(f.Start, 10))
 	}

@@ -50,10 +50,10 @@ type Memory struct {
 	LastAccessedAt int64           `json:"lastAccessedAt,omitempty"`
 	AccessCount    int64           `json:"accessCount"`
 	Archived       bool            `json:"archived"`
-	// Pending is set on a memory whose indexing is still under way.
+	// Pending marks a fragment of a document still being ingested.
 	Pending bool `json:"pending,omitempty"`
-	// Visibility says who in the org reads the memory: shared, world,
-	// room, user or agent.
+	// Visibility is who in the org may read it: shared, world, room,
+	// user (UserID) or agent.
 	Visibility string `json:"visibility,omitempty"`
 	// UserID is the end user the memory belongs to (an entity id).
 	UserID string `json:"userId,omitempty"`
@@ -146,6 +146,9 @@ type Filter struct {
 	Start           int64  `json:"start,omitempty"`
 	End             int64  `json:"end,omitempty"`
 	IncludeArchived bool   `json:"includeArchived,omitempty"`
+	// Metadata narrows on the memories' metadata: each key's values, any
+	// of which matches (one value: equality).
+	Metadata map[string][]string `json:"metadata,omitempty"`
 }
 
 // ListOptions select and page a list of memories (newest first).
@@ -189,6 +192,7 @@ type ListScore struct {
 
 // Relation links two memories.
 type Relation struct {
+	OrgID      string   `json:"orgId"`
 	FromID     string   `json:"fromId"`
 	Type       string   `json:"type"`
 	ToID       string   `json:"toId"`
@@ -370,8 +374,22 @@ type KnowledgeItem struct {
 	Sources     []KnowledgeSource `json:"sources"`
 }
 
-// Facet is a named property of an entity.
+// Facet is a named property of an entity, with its quantity when it is
+// measured ("age: 3 years").
 type Facet struct {
+	Name     string    `json:"name"`
+	Value    string    `json:"value"`
+	Quantity *Quantity `json:"quantity,omitempty"`
+}
+
+// Quantity is a measured facet value.
+type Quantity struct {
+	Amount float64 `json:"amount"`
+	Units  string  `json:"units,omitempty"`
+}
+
+// ActionParam is a named argument of an action ("at: the cafe").
+type ActionParam struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`
 }
@@ -393,12 +411,15 @@ type KnowledgeTopic struct {
 
 // KnowledgeAction is a matched action.
 type KnowledgeAction struct {
-	Verbs          []string `json:"verbs"`
-	Tense          string   `json:"tense,omitempty"`
-	Subject        string   `json:"subject,omitempty"`
-	Object         string   `json:"object,omitempty"`
-	IndirectObject string   `json:"indirectObject,omitempty"`
-	Negated        bool     `json:"negated,omitempty"`
+	Verbs          []string      `json:"verbs"`
+	Tense          string        `json:"tense,omitempty"`
+	Subject        string        `json:"subject,omitempty"`
+	Object         string        `json:"object,omitempty"`
+	IndirectObject string        `json:"indirectObject,omitempty"`
+	Params         []ActionParam `json:"params,omitempty"`
+	// SubjectFacet is the subject's facet the action states.
+	SubjectFacet *Facet `json:"subjectFacet,omitempty"`
+	Negated      bool   `json:"negated,omitempty"`
 	KnowledgeItem
 }
 

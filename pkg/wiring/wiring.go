@@ -11,6 +11,7 @@
 //	wiring/ingestion      document ingestion (needs records)
 //	wiring/extraction     fact extraction (needs relations)
 //	wiring/consolidation  the consolidation job (needs records and org listing)
+//	wiring/api            the HTTP API, its quotas and the MCP mount, from the parts a root has
 //	wiring/llm            config.LLM -> memory.LLM, the one place a provider is added
 //
 // This package imports the vocabulary, the service and the configuration,

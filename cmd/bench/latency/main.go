@@ -159,15 +159,10 @@ type Result struct {
 }
 
 func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint64, index, osURL string) error {
-	var sizes []int
-	for _, s := range strings.Split(sizesFlag, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n <= 0 {
-			return fmt.Errorf("-sizes: %q is not a positive number", s)
-		}
-		sizes = append(sizes, n)
+	sizes, err := parseSizes(sizesFlag)
+	if err != nil {
+		return err
 	}
-	sort.Ints(sizes)
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "bench-latency-")
 		if err != nil {
@@ -208,18 +203,11 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 	caller := memory.Caller{OrgID: "bench"}
 	gen := synth.New(seed)
 
-	what := "embedded index (boltindex: BM25 + exact vectors)"
 	ann, _ := b.Index.(annIndex)
 	if ann != nil && annOff {
 		ann.SetANN(bolt.ANNConfig{Threshold: -1})
-	} else if ann != nil {
-		c := ann.ANN()
-		what = fmt.Sprintf("embedded index (boltindex: BM25 + exact vectors, HNSW past %d vectors per org: M %d, efConstruction %d, efSearch %d)",
-			c.Threshold, c.M, c.EfConstruction, c.EfSearch)
 	}
-	if b.OpenSearch != nil {
-		what = "OpenSearch index at " + osURL + " (BM25 + Lucene HNSW k-NN, one _msearch per hybrid query)"
-	}
+	what := describeIndex(b, ann, osURL)
 	fmt.Printf("# bench-latency: SQLite store, %s, embedder %s\n", what, emb.Model())
 	fmt.Printf("# %s, %d CPUs (GOMAXPROCS %d), %s; %d searches per mode, k=%d, batches of %d\n\n",
 		time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), queries, k, batch)
@@ -233,47 +221,21 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 	for i := 0; i < have; i++ { // the generator's state as if it had made them
 		gen.Memory(i)
 	}
-	if have > 0 { // start-up on an existing corpus: the store and the index, then its vector graph (restored, or rebuilt without a snapshot)
-		graph := time.Duration(0)
-		if ann != nil {
-			t0 := time.Now()
-			if err := ann.WaitANN(ctx); err != nil {
-				return err
-			}
-			graph = time.Since(t0)
+	if have > 0 {
+		if err := reportStartup(ctx, ann, have, opened); err != nil {
+			return err
 		}
-		fmt.Fprintf(os.Stderr, "# start-up on %d memories: open %s, vector graph ready %s later (RSS %.0f MiB: %.0f anonymous, %.0f of mapped files)\n",
-			have, opened.Round(time.Millisecond), graph.Round(time.Millisecond), rssMiB(), statusMiB("RssAnon"), statusMiB("RssFile"))
 	}
-	if ingestProfile != "" {
-		f, err := os.Create(ingestProfile)
-		if err != nil {
-			return err
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
+	if err := startProfile(ingestProfile); err != nil {
+		return err
 	}
 	for _, n := range sizes {
 		start := time.Now()
-		added := 0
-		for have < n {
-			m := min(batch, n-have)
-			in := make([]service.NewMemory, m)
-			for i := range in {
-				in[i] = newMemory(gen, have+i)
-			}
-			res, err := b.Service.Create(ctx, caller, in)
-			if err != nil {
-				return err
-			}
-			for _, r := range res {
-				if !r.Duplicate {
-					added++
-				}
-			}
-			have += m
+		added, err := grow(ctx, b, caller, gen, have, n, batch)
+		if err != nil {
+			return err
 		}
+		have = max(have, n)
 		createRate := float64(added) / time.Since(start).Seconds()
 		if ingestProfile != "" && n == sizes[len(sizes)-1] {
 			pprof.StopCPUProfile()
@@ -304,87 +266,11 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 				return err
 			}
 		}
-		if profileTo != "" {
-			f, err := os.Create(profileTo)
-			if err != nil {
-				return err
-			}
-			if err := pprof.StartCPUProfile(f); err != nil {
-				return err
-			}
+		if err := startProfile(profileTo); err != nil {
+			return err
 		}
-		off := false
-		for _, mode := range modes {
-			req := func(q string) service.SearchRequest {
-				r := service.SearchRequest{Query: q, Mode: mode, K: k, Rerank: &off}
-				if mode == modeRerank {
-					r.Mode, r.Rerank = service.ModeFull, nil
-				}
-				if mode == modeHybridKnowledge {
-					r.Mode, r.Lists = "", []string{retrieval.ListKeyword, retrieval.ListSemantic, retrieval.ListKnowledge}
-				}
-				return r
-			}
-			if mode == modeRerank && !withRerank {
-				continue
-			}
-			// Warm up caches, then measure.
-			warm, rounds := qs[:min(20, len(qs))], 1
-			if warmAll { // the second round finds what the first queued in the background
-				warm, rounds = qs, 2
-			}
-			for range rounds {
-				for _, q := range warm {
-					b.Service.Search(ctx, caller, req(q))
-				}
-			}
-			// The related-terms index loads a large org's vocabulary in the
-			// background (and, with -warm, expands what the warm-up
-			// queued): measured once it has, as a service is after its
-			// first seconds, not while its first lookups go without
-			// embedding neighbours.
-			if w, ok := relatedOf(b); ok {
-				w.Wait()
-			}
-			emb.takeQuery()
-			var total, excl []float64
-			stages := map[string][]float64{}
-			for _, q := range qs {
-				t0 := time.Now()
-				res, err := b.Service.SearchRanked(ctx, caller, req(q))
-				if err != nil {
-					return err
-				}
-				d := time.Since(t0)
-				e := emb.takeQuery()
-				total = append(total, ms(d))
-				excl = append(excl, ms(d-e))
-				var inStages time.Duration
-				for _, st := range res.Stages {
-					sd := st.Duration
-					if st.Name == "retrieve" {
-						sd -= e // the query's embedding runs inside the retrieve stage
-					}
-					inStages += st.Duration
-					stages[st.Name] = append(stages[st.Name], ms(sd))
-				}
-				stages["embed query"] = append(stages["embed query"], ms(e))
-				stages["record accesses"] = append(stages["record accesses"], ms(d-inStages))
-			}
-			if mode == service.ModeHybrid || mode == modeRerank {
-				if r.StagesMs == nil {
-					r.StagesMs = map[string]map[string]float64{}
-				}
-				for name, xs := range stages {
-					if mode == service.ModeHybrid || name == "rerank" {
-						r.StagesMs[name] = map[string]float64{"p50": pct(xs, 50), "p95": pct(xs, 95)}
-					}
-				}
-			}
-			r.SearchMs[string(mode)] = map[string]float64{
-				"p50": pct(excl, 50), "p95": pct(excl, 95), "p99": pct(excl, 99),
-				"p50_total": pct(total, 50), "p95_total": pct(total, 95), "p99_total": pct(total, 99),
-			}
+		if err := measureModes(ctx, b, emb, caller, qs, k, &r); err != nil {
+			return err
 		}
 		if profileTo != "" {
 			pprof.StopCPUProfile()
@@ -398,42 +284,12 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 			return err
 		}
 		r.RSSMiB = rssMiB()
-		disk := dirSize(dir)
-		if b.OpenSearch != nil {
-			n, err := b.OpenSearch.StoreBytes(ctx)
-			if err != nil {
-				return err
-			}
-			disk += n
+		disk, err := diskBytes(ctx, b, dir)
+		if err != nil {
+			return err
 		}
 		r.DiskBytesPer = float64(disk) / float64(have)
-		for i, mode := range []string{"keyword", "semantic", "hybrid", string(modeHybridKnowledge), "full", string(modeRerank), "terms"} {
-			s, ok := r.SearchMs[mode]
-			if !ok {
-				continue
-			}
-			size, rate := "", ""
-			if i == 0 {
-				size, rate = strconv.Itoa(have), fmt.Sprintf("%.0f", createRate)
-			}
-			fmt.Printf("| %s | %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %.0f |\n", size, rate, mode,
-				s["p50"], s["p95"], s["p99"], s["p50_total"], s["p95_total"], s["p99_total"], r.RSSMiB, r.DiskBytesPer)
-		}
-		fmt.Printf("\nhybrid search stages at %d memories (ms; retrieve excludes embedding the query):\n\n", have)
-		fmt.Println("| stage | p50 | p95 |")
-		fmt.Println("|---|---:|---:|")
-		for _, name := range []string{"embed query", "retrieve", "fuse", "load", "rerank", "expand", "record accesses"} {
-			if name == "rerank" {
-				if !withRerank {
-					continue
-				}
-				fmt.Println("| *full+rerank:* |  |  |")
-			}
-			if st, ok := r.StagesMs[name]; ok {
-				fmt.Printf("| %s | %.3f | %.3f |\n", name, st["p50"], st["p95"])
-			}
-		}
-		fmt.Println()
+		printResult(r, createRate)
 		results = append(results, r)
 	}
 	if jsonOut != "" {
@@ -571,4 +427,209 @@ func newMemory(gen *synth.Generator, i int) service.NewMemory {
 		CreatedAt:  m.CreatedAt,
 		DocumentID: m.DocumentID,
 	}
+}
+
+// parseSizes parses -sizes: comma-separated corpus sizes, in increasing
+// order.
+func parseSizes(flag string) ([]int, error) {
+	var sizes []int
+	for _, s := range strings.Split(flag, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("-sizes: %q is not a positive number", s)
+		}
+		sizes = append(sizes, n)
+	}
+	sort.Ints(sizes)
+	return sizes, nil
+}
+
+// describeIndex names the index b searches, for the report's header.
+func describeIndex(b *server.Backend, ann annIndex, osURL string) string {
+	switch {
+	case b.OpenSearch != nil:
+		return "OpenSearch index at " + osURL + " (BM25 + Lucene HNSW k-NN, one _msearch per hybrid query)"
+	case ann != nil && !annOff:
+		c := ann.ANN()
+		return fmt.Sprintf("embedded index (boltindex: BM25 + exact vectors, HNSW past %d vectors per org: M %d, efConstruction %d, efSearch %d)",
+			c.Threshold, c.M, c.EfConstruction, c.EfSearch)
+	}
+	return "embedded index (boltindex: BM25 + exact vectors)"
+}
+
+// grow creates the generator's memories from have up to n, in batches,
+// and returns how many were new.
+func grow(ctx context.Context, b *server.Backend, caller memory.Caller, gen *synth.Generator, have, n, batch int) (int, error) {
+	added := 0
+	for have < n {
+		m := min(batch, n-have)
+		in := make([]service.NewMemory, m)
+		for i := range in {
+			in[i] = newMemory(gen, have+i)
+		}
+		res, err := b.Service.Create(ctx, caller, in)
+		if err != nil {
+			return added, err
+		}
+		for _, r := range res {
+			if !r.Duplicate {
+				added++
+			}
+		}
+		have += m
+	}
+	return added, nil
+}
+
+// measureModes times the searches qs in every mode, after a warm-up, into
+// r's search and stage percentiles.
+func measureModes(ctx context.Context, b *server.Backend, emb *timedEmbedder, caller memory.Caller, qs []string, k int, r *Result) error {
+	off := false
+	for _, mode := range modes {
+		req := func(q string) service.SearchRequest {
+			r := service.SearchRequest{Query: q, Mode: mode, K: k, Rerank: &off}
+			if mode == modeRerank {
+				r.Mode, r.Rerank = service.ModeFull, nil
+			}
+			if mode == modeHybridKnowledge {
+				r.Mode, r.Lists = "", []string{retrieval.ListKeyword, retrieval.ListSemantic, retrieval.ListKnowledge}
+			}
+			return r
+		}
+		if mode == modeRerank && !withRerank {
+			continue
+		}
+		// Warm up caches, then measure.
+		warm, rounds := qs[:min(20, len(qs))], 1
+		if warmAll { // the second round finds what the first queued in the background
+			warm, rounds = qs, 2
+		}
+		for range rounds {
+			for _, q := range warm {
+				b.Service.Search(ctx, caller, req(q))
+			}
+		}
+		// The related-terms index loads a large org's vocabulary in the
+		// background (and, with -warm, expands what the warm-up
+		// queued): measured once it has, as a service is after its
+		// first seconds, not while its first lookups go without
+		// embedding neighbours.
+		if w, ok := relatedOf(b); ok {
+			w.Wait()
+		}
+		emb.takeQuery()
+		var total, excl []float64
+		stages := map[string][]float64{}
+		for _, q := range qs {
+			t0 := time.Now()
+			res, err := b.Service.SearchRanked(ctx, caller, req(q))
+			if err != nil {
+				return err
+			}
+			d := time.Since(t0)
+			e := emb.takeQuery()
+			total = append(total, ms(d))
+			excl = append(excl, ms(d-e))
+			var inStages time.Duration
+			for _, st := range res.Stages {
+				sd := st.Duration
+				if st.Name == "retrieve" {
+					sd -= e // the query's embedding runs inside the retrieve stage
+				}
+				inStages += st.Duration
+				stages[st.Name] = append(stages[st.Name], ms(sd))
+			}
+			stages["embed query"] = append(stages["embed query"], ms(e))
+			stages["record accesses"] = append(stages["record accesses"], ms(d-inStages))
+		}
+		if mode == service.ModeHybrid || mode == modeRerank {
+			if r.StagesMs == nil {
+				r.StagesMs = map[string]map[string]float64{}
+			}
+			for name, xs := range stages {
+				if mode == service.ModeHybrid || name == "rerank" {
+					r.StagesMs[name] = map[string]float64{"p50": pct(xs, 50), "p95": pct(xs, 95)}
+				}
+			}
+		}
+		r.SearchMs[string(mode)] = map[string]float64{
+			"p50": pct(excl, 50), "p95": pct(excl, 95), "p99": pct(excl, 99),
+			"p50_total": pct(total, 50), "p95_total": pct(total, 95), "p99_total": pct(total, 99),
+		}
+	}
+	return nil
+}
+
+// printResult prints r's rows of the table and its hybrid stages.
+func printResult(r Result, createRate float64) {
+	for i, mode := range []string{"keyword", "semantic", "hybrid", string(modeHybridKnowledge), "full", string(modeRerank), "terms"} {
+		s, ok := r.SearchMs[mode]
+		if !ok {
+			continue
+		}
+		size, rate := "", ""
+		if i == 0 {
+			size, rate = strconv.Itoa(r.Memories), fmt.Sprintf("%.0f", createRate)
+		}
+		fmt.Printf("| %s | %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %.0f |\n", size, rate, mode,
+			s["p50"], s["p95"], s["p99"], s["p50_total"], s["p95_total"], s["p99_total"], r.RSSMiB, r.DiskBytesPer)
+	}
+	fmt.Printf("\nhybrid search stages at %d memories (ms; retrieve excludes embedding the query):\n\n", r.Memories)
+	fmt.Println("| stage | p50 | p95 |")
+	fmt.Println("|---|---:|---:|")
+	for _, name := range []string{"embed query", "retrieve", "fuse", "load", "rerank", "expand", "record accesses"} {
+		if name == "rerank" {
+			if !withRerank {
+				continue
+			}
+			fmt.Println("| *full+rerank:* |  |  |")
+		}
+		if st, ok := r.StagesMs[name]; ok {
+			fmt.Printf("| %s | %.3f | %.3f |\n", name, st["p50"], st["p95"])
+		}
+	}
+	fmt.Println()
+}
+
+// reportStartup reports the start-up on an existing corpus of have
+// memories: the store and the index (opened), then its vector graph
+// (restored, or rebuilt without a snapshot).
+func reportStartup(ctx context.Context, ann annIndex, have int, opened time.Duration) error {
+	graph := time.Duration(0)
+	if ann != nil {
+		t0 := time.Now()
+		if err := ann.WaitANN(ctx); err != nil {
+			return err
+		}
+		graph = time.Since(t0)
+	}
+	fmt.Fprintf(os.Stderr, "# start-up on %d memories: open %s, vector graph ready %s later (RSS %.0f MiB: %.0f anonymous, %.0f of mapped files)\n",
+		have, opened.Round(time.Millisecond), graph.Round(time.Millisecond), rssMiB(), statusMiB("RssAnon"), statusMiB("RssFile"))
+	return nil
+}
+
+// diskBytes is what the corpus takes on disk: the data directory, and the
+// OpenSearch index's store when there is one.
+func diskBytes(ctx context.Context, b *server.Backend, dir string) (int64, error) {
+	disk := dirSize(dir)
+	if b.OpenSearch != nil {
+		n, err := b.OpenSearch.StoreBytes(ctx)
+		if err != nil {
+			return 0, err
+		}
+		disk += n
+	}
+	return disk, nil
+}
+
+// startProfile starts the CPU profile into the file path names, if any.
+func startProfile(path string) error {
+	if path == "" {
+		return nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	return pprof.StartCPUProfile(f)
 }

@@ -273,7 +273,8 @@ func main() {
 	}
 }
 
-func run(data, jsonOut, svgOut, missesOut, lists string, withFacts bool) error {
+// parseBudgets parses -lists: comma-separated token budgets.
+func parseBudgets(lists string) ([]int, error) {
 	var budgets []int
 	for _, f := range strings.Split(lists, ",") {
 		if f = strings.TrimSpace(f); f == "" {
@@ -281,33 +282,53 @@ func run(data, jsonOut, svgOut, missesOut, lists string, withFacts bool) error {
 		}
 		n, err := strconv.Atoi(f)
 		if err != nil || n < 1 {
-			return fmt.Errorf("-lists: %q is not a token budget", f)
+			return nil, fmt.Errorf("-lists: %q is not a token budget", f)
 		}
 		budgets = append(budgets, n)
 	}
+	return budgets, nil
+}
+
+// loadConversations loads the conversations of the files data's glob
+// patterns match, each session dated.
+func loadConversations(data string) ([]*locomo.Conversation, error) {
 	var files []string
 	for _, pat := range strings.Fields(data) {
 		m, err := filepath.Glob(pat)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		files = append(files, m...)
 	}
 	if len(files) == 0 {
-		return fmt.Errorf("no files match %q", data)
+		return nil, fmt.Errorf("no files match %q", data)
 	}
 	var convs []*locomo.Conversation
 	for _, f := range files {
 		c, err := locomo.Load(f)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, s := range c.Sessions {
 			if s.Date.IsZero() {
-				return fmt.Errorf("%s: session_%d has no session_%d_date_time", f, s.N, s.N)
+				return nil, fmt.Errorf("%s: session_%d has no session_%d_date_time", f, s.N, s.N)
 			}
 		}
 		convs = append(convs, c)
+	}
+	return convs, nil
+}
+
+// run ingests every conversation into its own org, evaluates each mode on
+// it, and writes the table, the JSON, the misses and the chart.
+func run(data, jsonOut, svgOut, missesOut, lists string, withFacts bool) error {
+	budgets, err := parseBudgets(lists)
+	if err != nil {
+		return err
+	}
+	convs, err := loadConversations(data)
+	if err != nil {
+		return err
 	}
 	dir, err := os.MkdirTemp("", "bench-locomo-")
 	if err != nil {

@@ -4,17 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/agentmem/agentmem/internal/testenv"
 	"github.com/agentmem/agentmem/pkg/knowledge/query"
 	"github.com/agentmem/agentmem/pkg/llm/bedrock"
 	"github.com/agentmem/agentmem/pkg/memory"
@@ -24,110 +22,63 @@ const model = "anthropic.claude-3-5-haiku-20241022-v1:0"
 
 var asked = time.Date(2024, time.March, 13, 15, 4, 5, 0, time.UTC)
 
-// fakeConverse is a local stand-in for Bedrock's Converse endpoint. It
-// checks the request the translator makes (path, SigV4, the forced tool and
-// its schema, the prompt and the question) and answers with a toolUse block
-// whose input is answer, or as the mode says.
+// fakeConverse is the translator's model behind the shared fake Bedrock:
+// it checks the request the translator makes (the model, the forced tool
+// and its schema, the prompt and the question) and answers with a toolUse
+// block whose input is answer, or as the mode says.
 type fakeConverse struct {
 	t        *testing.T
 	question string
 	answer   string // JSON of the tool input
-	mode     string // "", "text" (no tool use), "error" (a 400)
-	requests atomic.Int32
+	mode     string // "", "text" (no tool use), "error" (a 424)
+	bedrock  *testenv.Bedrock
 	bad      atomic.Value // string: what was wrong with a request
 }
 
 func (f *fakeConverse) fail(w http.ResponseWriter, status int, kind, msg string) {
 	f.bad.Store(msg)
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Amzn-ErrorType", kind)
-	w.WriteHeader(status)
-	fmt.Fprintf(w, `{"message":%q}`, msg)
+	testenv.BedrockFail(w, status, kind, msg)
 }
 
-func (f *fakeConverse) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.requests.Add(1)
-	auth := r.Header.Get("Authorization")
-	if !strings.HasPrefix(auth, "AWS4-HMAC-SHA256 Credential=local/") || !strings.Contains(auth, "/bedrock/aws4_request") ||
-		!strings.Contains(auth, "Signature=") || r.Header.Get("X-Amz-Date") == "" {
-		f.fail(w, 403, "AccessDeniedException", "missing or malformed SigV4 signature")
+// requests is how many requests the fake Bedrock received.
+func (f *fakeConverse) requests() int32 { return f.bedrock.Requests.Load() }
+
+func (f *fakeConverse) converse(w http.ResponseWriter, m string, req testenv.ConverseRequest) {
+	if m != model {
+		f.fail(w, 404, "ResourceNotFoundException", "model "+m)
 		return
 	}
-	if r.Method != http.MethodPost || r.URL.Path != "/model/"+model+"/converse" {
-		f.fail(w, 404, "ResourceNotFoundException", r.Method+" "+r.URL.Path)
-		return
-	}
-	body, _ := io.ReadAll(r.Body)
-	var req struct {
-		Messages []struct {
-			Role    string `json:"role"`
-			Content []struct {
-				Text string `json:"text"`
-			} `json:"content"`
-		} `json:"messages"`
-		System []struct {
-			Text string `json:"text"`
-		} `json:"system"`
-		ToolConfig struct {
-			Tools []struct {
-				ToolSpec struct {
-					Name        string `json:"name"`
-					Description string `json:"description"`
-					InputSchema struct {
-						JSON any `json:"json"`
-					} `json:"inputSchema"`
-				} `json:"toolSpec"`
-			} `json:"tools"`
-			ToolChoice struct {
-				Tool struct {
-					Name string `json:"name"`
-				} `json:"tool"`
-			} `json:"toolChoice"`
-		} `json:"toolConfig"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
-		f.fail(w, 400, "ValidationException", err.Error())
-		return
-	}
-	tc := req.ToolConfig
+	tool, schema := req.ForcedTool()
+	var got any
+	json.Unmarshal(schema, &got)
+	user, ok := req.OneUserMessage()
 	switch {
-	case len(tc.Tools) != 1 || tc.Tools[0].ToolSpec.Name != query.ToolName || tc.ToolChoice.Tool.Name != query.ToolName:
-		f.fail(w, 400, "ValidationException", "the search_query tool is not the one forced: "+string(body))
+	case tool != query.ToolName:
+		f.fail(w, 400, "ValidationException", "the search_query tool is not the one forced: "+string(req.Body))
 		return
-	case !reflect.DeepEqual(tc.Tools[0].ToolSpec.InputSchema.JSON, jsonValue(f.t, query.SearchQueryTool().Schema)):
+	case !reflect.DeepEqual(got, jsonValue(f.t, query.SearchQueryTool().Schema)):
 		f.fail(w, 400, "ValidationException", "the tool's schema is not the expression's")
 		return
 	case len(req.System) != 1 || !strings.Contains(req.System[0].Text, "search_query"):
 		f.fail(w, 400, "ValidationException", "no system prompt")
 		return
-	case len(req.Messages) != 1 || req.Messages[0].Role != "user" || len(req.Messages[0].Content) != 1 ||
-		!strings.Contains(req.Messages[0].Content[0].Text, "Question: "+f.question) ||
-		!strings.Contains(req.Messages[0].Content[0].Text, asked.Format(time.RFC3339)):
-		f.fail(w, 400, "ValidationException", "the user message lacks the question or the date: "+string(body))
+	case !ok || !strings.Contains(user, "Question: "+f.question) || !strings.Contains(user, asked.Format(time.RFC3339)):
+		f.fail(w, 400, "ValidationException", "the user message lacks the question or the date: "+string(req.Body))
 		return
 	}
 	if f.mode == "error" {
-		w.Header().Set("X-Amzn-ErrorType", "ModelErrorException")
-		w.WriteHeader(424)
-		fmt.Fprint(w, `{"message":"the model failed"}`)
+		testenv.BedrockFail(w, 424, "ModelErrorException", "the model failed")
 		return
 	}
 	var input any
 	if err := json.Unmarshal([]byte(f.answer), &input); err != nil {
 		f.t.Errorf("bad test answer %s: %v", f.answer, err)
 	}
-	content := []any{map[string]any{"toolUse": map[string]any{"toolUseId": "tooluse_1", "name": query.ToolName, "input": input}}}
-	stop := "tool_use"
 	if f.mode == "text" {
-		content, stop = []any{map[string]any{"text": "Ana probably likes sports."}}, "end_turn"
+		testenv.ConverseText(w, "Ana probably likes sports.")
+		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{
-		"output":     map[string]any{"message": map[string]any{"role": "assistant", "content": content}},
-		"stopReason": stop,
-		"usage":      map[string]any{"inputTokens": 900, "outputTokens": 60, "totalTokens": 960},
-		"metrics":    map[string]any{"latencyMs": 200},
-	})
+	testenv.ConverseToolUse(w, query.ToolName, input)
 }
 
 // jsonValue is v as encoding/json decodes it.
@@ -142,9 +93,8 @@ func jsonValue(t *testing.T, v any) any {
 }
 
 func translator(t *testing.T, f *fakeConverse, log *bytes.Buffer) *query.LLMTranslator {
-	srv := httptest.NewServer(f)
-	t.Cleanup(srv.Close)
-	c, err := bedrock.NewClient(context.Background(), bedrock.ClientOptions{Endpoint: srv.URL, AccessKey: "local", SecretKey: "local",
+	f.bedrock = testenv.StartBedrock(t, &testenv.Bedrock{Converse: f.converse})
+	c, err := bedrock.NewClient(context.Background(), bedrock.ClientOptions{Endpoint: f.bedrock.URL, AccessKey: "local", SecretKey: "local",
 		MaxAttempts: 1, MaxBackoff: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -189,8 +139,8 @@ func TestLLMTranslator(t *testing.T) {
 			if bad, _ := f.bad.Load().(string); bad != "" {
 				t.Fatalf("bad request: %s", bad)
 			}
-			if f.requests.Load() != 1 {
-				t.Fatalf("%d requests", f.requests.Load())
+			if f.requests() != 1 {
+				t.Fatalf("%d requests", f.requests())
 			}
 			want := offline
 			if tt.want != "" {
@@ -219,8 +169,8 @@ func TestLLMTranslatorBadText(t *testing.T) {
 			t.Errorf("%.20q: %v", text, err)
 		}
 	}
-	if f.requests.Load() != 0 {
-		t.Fatalf("the model was asked %d times about bad text", f.requests.Load())
+	if f.requests() != 0 {
+		t.Fatalf("the model was asked %d times about bad text", f.requests())
 	}
 	cctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/agentmem/agentmem/pkg/service"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmem/agentmem/internal/testenv"
 	"github.com/agentmem/agentmem/pkg/embed/hashing"
 	"github.com/agentmem/agentmem/pkg/index/bolt"
 	"github.com/agentmem/agentmem/pkg/llm/bedrock"
@@ -25,71 +24,29 @@ import (
 
 var ctx = context.Background()
 
-// fakeBedrock is a local stand-in for the Bedrock runtime endpoint. It
-// checks what the SDK sends as Bedrock would (path, SigV4, content types,
-// body shape per model family) and answers in the documented formats.
+// fakeBedrock plays the embedding and Converse models behind the shared
+// fake Bedrock: it checks what the SDK sends as Bedrock would (content
+// types, body shape per model family) and answers in the documented
+// formats.
 type fakeBedrock struct {
+	testenv.Bedrock
 	t          *testing.T
-	throttle   atomic.Int32 // answer this many requests with ThrottlingException first
-	malformed  atomic.Bool  // answer 200 with a body that is not the documented shape
-	noToolUse  atomic.Bool  // Converse answers with text instead of calling the tool
-	requests   atomic.Int32
-	inFlight   atomic.Int32
-	maxFlight  atomic.Int32
-	delay      time.Duration
+	malformed  atomic.Bool // answer 200 with a body that is not the documented shape
+	noToolUse  atomic.Bool // Converse answers with text instead of calling the tool
 	mu         sync.Mutex
 	inputTypes []string
 }
 
-func (f *fakeBedrock) fail(w http.ResponseWriter, status int, kind, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Amzn-ErrorType", kind)
-	w.WriteHeader(status)
-	fmt.Fprintf(w, `{"message":%q}`, msg)
-}
+var fail = testenv.BedrockFail
 
-func (f *fakeBedrock) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.requests.Add(1)
-	n := f.inFlight.Add(1)
-	defer f.inFlight.Add(-1)
-	for {
-		m := f.maxFlight.Load()
-		if n <= m || f.maxFlight.CompareAndSwap(m, n) {
-			break
-		}
-	}
-	time.Sleep(f.delay)
-	auth := r.Header.Get("Authorization")
-	if !strings.HasPrefix(auth, "AWS4-HMAC-SHA256 Credential=local/") || !strings.Contains(auth, "/bedrock/aws4_request") ||
-		!strings.Contains(auth, "SignedHeaders=") || !strings.Contains(auth, "Signature=") || r.Header.Get("X-Amz-Date") == "" {
-		f.fail(w, 403, "AccessDeniedException", "missing or malformed SigV4 signature: "+auth)
-		return
-	}
-	if r.Method != http.MethodPost {
-		f.fail(w, 405, "ValidationException", "method "+r.Method)
-		return
-	}
-	if f.throttle.Load() > 0 {
-		f.throttle.Add(-1)
-		f.fail(w, 429, "ThrottlingException", "Too many requests, please wait before trying again.")
-		return
-	}
-	parts := strings.Split(strings.TrimPrefix(r.URL.Path, "/"), "/")
-	if len(parts) != 3 || parts[0] != "model" {
-		f.fail(w, 404, "ResourceNotFoundException", "no route "+r.URL.Path)
-		return
-	}
-	body, _ := io.ReadAll(r.Body)
-	model, op := parts[1], parts[2]
+func (f *fakeBedrock) invoke(w http.ResponseWriter, r *http.Request, model string, body []byte) {
 	switch {
-	case op == "invoke" && model == bedrock.TitanEmbedV2:
+	case model == bedrock.TitanEmbedV2:
 		f.titan(w, r, body)
-	case op == "invoke" && strings.HasPrefix(model, "cohere.embed-"):
+	case strings.HasPrefix(model, "cohere.embed-"):
 		f.cohere(w, r, body)
-	case op == "converse":
-		f.converse(w, body)
 	default:
-		f.fail(w, 400, "ValidationException", "unsupported "+op+" on "+model)
+		fail(w, 400, "ValidationException", "unsupported invoke on "+model)
 	}
 }
 
@@ -124,7 +81,7 @@ func vector(text string, dims int) []float32 {
 
 func (f *fakeBedrock) titan(w http.ResponseWriter, r *http.Request, body []byte) {
 	if r.Header.Get("Content-Type") != "application/json" || r.Header.Get("Accept") != "application/json" {
-		f.fail(w, 400, "ValidationException", "content type and accept must be application/json")
+		fail(w, 400, "ValidationException", "content type and accept must be application/json")
 		return
 	}
 	var req struct {
@@ -133,12 +90,12 @@ func (f *fakeBedrock) titan(w http.ResponseWriter, r *http.Request, body []byte)
 		Normalize  bool   `json:"normalize"`
 	}
 	if _, err := strictKeys(body, "inputText", "dimensions", "normalize"); err != nil {
-		f.fail(w, 400, "ValidationException", "titan body: "+err.Error())
+		fail(w, 400, "ValidationException", "titan body: "+err.Error())
 		return
 	}
 	json.Unmarshal(body, &req)
 	if req.InputText == "" || (req.Dimensions != 256 && req.Dimensions != 512 && req.Dimensions != 1024) || !req.Normalize {
-		f.fail(w, 400, "ValidationException", fmt.Sprintf("titan request %+v", req))
+		fail(w, 400, "ValidationException", fmt.Sprintf("titan request %+v", req))
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -156,12 +113,12 @@ func (f *fakeBedrock) cohere(w http.ResponseWriter, r *http.Request, body []byte
 		Truncate  string   `json:"truncate"`
 	}
 	if _, err := strictKeys(body, "texts", "input_type", "truncate"); err != nil {
-		f.fail(w, 400, "ValidationException", "cohere body: "+err.Error())
+		fail(w, 400, "ValidationException", "cohere body: "+err.Error())
 		return
 	}
 	json.Unmarshal(body, &req)
 	if len(req.Texts) == 0 || len(req.Texts) > 96 || (req.InputType != "search_document" && req.InputType != "search_query") || req.Truncate != "END" {
-		f.fail(w, 400, "ValidationException", fmt.Sprintf("cohere request: %d texts, input_type %q, truncate %q", len(req.Texts), req.InputType, req.Truncate))
+		fail(w, 400, "ValidationException", fmt.Sprintf("cohere request: %d texts, input_type %q, truncate %q", len(req.Texts), req.InputType, req.Truncate))
 		return
 	}
 	f.mu.Lock()
@@ -182,70 +139,29 @@ func (f *fakeBedrock) cohere(w http.ResponseWriter, r *http.Request, body []byte
 	json.NewEncoder(w).Encode(map[string]any{"id": "emb-1", "embeddings": embs, "texts": req.Texts, "response_type": "embeddings_floats"})
 }
 
-func (f *fakeBedrock) converse(w http.ResponseWriter, body []byte) {
-	var req struct {
-		Messages []struct {
-			Role    string `json:"role"`
-			Content []struct {
-				Text string `json:"text"`
-			} `json:"content"`
-		} `json:"messages"`
-		System []struct {
-			Text string `json:"text"`
-		} `json:"system"`
-		InferenceConfig struct {
-			MaxTokens   int      `json:"maxTokens"`
-			Temperature *float64 `json:"temperature"`
-		} `json:"inferenceConfig"`
-		ToolConfig struct {
-			Tools []struct {
-				ToolSpec struct {
-					Name        string `json:"name"`
-					Description string `json:"description"`
-					InputSchema struct {
-						JSON map[string]any `json:"json"`
-					} `json:"inputSchema"`
-				} `json:"toolSpec"`
-			} `json:"tools"`
-			ToolChoice struct {
-				Tool struct {
-					Name string `json:"name"`
-				} `json:"tool"`
-			} `json:"toolChoice"`
-		} `json:"toolConfig"`
+func (f *fakeBedrock) converse(w http.ResponseWriter, _ string, req testenv.ConverseRequest) {
+	tool, schema := req.ForcedTool()
+	var js struct {
+		Type string `json:"type"`
 	}
-	if err := json.Unmarshal(body, &req); err != nil {
-		f.fail(w, 400, "ValidationException", err.Error())
+	json.Unmarshal(schema, &js)
+	if user, ok := req.OneUserMessage(); !ok || user == "" || req.System[0].Text == "" || req.InferenceConfig.MaxTokens == 0 ||
+		req.InferenceConfig.Temperature == nil || *req.InferenceConfig.Temperature != 0 || tool == "" || js.Type != "object" {
+		fail(w, 400, "ValidationException", "converse request shape: "+string(req.Body))
 		return
 	}
-	tc := req.ToolConfig
-	if len(req.Messages) != 1 || req.Messages[0].Role != "user" || len(req.Messages[0].Content) != 1 || req.Messages[0].Content[0].Text == "" ||
-		len(req.System) != 1 || req.System[0].Text == "" || req.InferenceConfig.MaxTokens == 0 ||
-		req.InferenceConfig.Temperature == nil || *req.InferenceConfig.Temperature != 0 ||
-		len(tc.Tools) != 1 || tc.Tools[0].ToolSpec.InputSchema.JSON["type"] != "object" || tc.ToolChoice.Tool.Name != tc.Tools[0].ToolSpec.Name {
-		f.fail(w, 400, "ValidationException", "converse request shape: "+string(body))
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	content := []any{map[string]any{"toolUse": map[string]any{"toolUseId": "tooluse_1", "name": tc.ToolChoice.Tool.Name,
-		"input": map[string]any{"facts": []any{map[string]any{"text": "User prefers tea", "kind": "preference", "confidence": 0.9}}}}}}
-	stop := "tool_use"
 	if f.noToolUse.Load() {
-		content, stop = []any{map[string]any{"text": "I think the user likes tea."}}, "end_turn"
+		testenv.ConverseText(w, "I think the user likes tea.")
+		return
 	}
-	json.NewEncoder(w).Encode(map[string]any{
-		"output":     map[string]any{"message": map[string]any{"role": "assistant", "content": content}},
-		"stopReason": stop,
-		"usage":      map[string]any{"inputTokens": 120, "outputTokens": 40, "totalTokens": 160},
-		"metrics":    map[string]any{"latencyMs": 310},
-	})
+	testenv.ConverseToolUse(w, tool, map[string]any{"facts": []any{map[string]any{"text": "User prefers tea", "kind": "preference", "confidence": 0.9}}})
 }
 
 func start(t *testing.T) (*fakeBedrock, bedrock.ClientOptions) {
 	f := &fakeBedrock{t: t}
-	srv := httptest.NewServer(f)
-	t.Cleanup(srv.Close)
-	return f, bedrock.ClientOptions{Endpoint: srv.URL, AccessKey: "local", SecretKey: "local", MaxBackoff: 50 * time.Millisecond}
+	f.Invoke, f.Converse = f.invoke, f.converse
+	testenv.StartBedrock(t, &f.Bedrock)
+	return f, bedrock.ClientOptions{Endpoint: f.URL, AccessKey: "local", SecretKey: "local", MaxBackoff: 50 * time.Millisecond}
 }
 
 func embedder(t *testing.T, o bedrock.ClientOptions, eo bedrock.EmbedderOptions) *bedrock.Embedder {
@@ -279,7 +195,7 @@ func norm(v []float32) float64 {
 
 func TestTitanEmbeddings(t *testing.T) {
 	f, o := start(t)
-	f.delay = 20 * time.Millisecond
+	f.Delay = 20 * time.Millisecond
 	e := embedder(t, o, bedrock.EmbedderOptions{Model: bedrock.TitanEmbedV2, Dimensions: 256, Concurrency: 3})
 	var texts []string
 	for i := 0; i < 12; i++ {
@@ -297,15 +213,15 @@ func TestTitanEmbeddings(t *testing.T) {
 			t.Fatalf("vector %d is not the one for its text (cosine %v)", i, c)
 		}
 	}
-	if f.requests.Load() != 12 || f.maxFlight.Load() > 3 {
-		t.Fatalf("%d requests, %d at once; want 12 with at most 3 at once", f.requests.Load(), f.maxFlight.Load())
+	if f.Requests.Load() != 12 || f.MaxFlight.Load() > 3 {
+		t.Fatalf("%d requests, %d at once; want 12 with at most 3 at once", f.Requests.Load(), f.MaxFlight.Load())
 	}
 	if e.InputTokens() == 0 {
 		t.Fatal("input tokens not counted")
 	}
 	// Cached: no new request.
-	if _, err := e.Embed(ctx, texts[:5], memory.PurposeDocument); err != nil || f.requests.Load() != 12 {
-		t.Fatalf("cached texts made %d requests (%v)", f.requests.Load()-12, err)
+	if _, err := e.Embed(ctx, texts[:5], memory.PurposeDocument); err != nil || f.Requests.Load() != 12 {
+		t.Fatalf("cached texts made %d requests (%v)", f.Requests.Load()-12, err)
 	}
 }
 
@@ -320,8 +236,8 @@ func TestCohereEmbeddings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.requests.Load() != 3 { // 96 + 96 + 8
-		t.Fatalf("%d requests for 200 texts, want 3 batches", f.requests.Load())
+	if f.Requests.Load() != 3 { // 96 + 96 + 8
+		t.Fatalf("%d requests for 200 texts, want 3 batches", f.Requests.Load())
 	}
 	if n := norm(vs[0]); n < 0.999 || n > 1.001 {
 		t.Fatalf("vector not normalized: |v|² = %v", n)
@@ -344,17 +260,17 @@ func TestThrottlingIsRetried(t *testing.T) {
 	for _, model := range []string{bedrock.TitanEmbedV2, bedrock.CohereEmbedEnV3} {
 		t.Run(model, func(t *testing.T) {
 			f, o := start(t)
-			f.throttle.Store(3)
+			f.Throttle.Store(3)
 			e := embedder(t, o, bedrock.EmbedderOptions{Model: model, CacheSize: -1})
 			vs, err := e.Embed(ctx, []string{"retry me"}, memory.PurposeDocument)
 			if err != nil || len(vs) != 1 {
 				t.Fatalf("after 3 throttles: %v", err)
 			}
-			if f.requests.Load() != 4 {
-				t.Fatalf("%d requests, want 3 throttled + 1", f.requests.Load())
+			if f.Requests.Load() != 4 {
+				t.Fatalf("%d requests, want 3 throttled + 1", f.Requests.Load())
 			}
 			// Throttled beyond the attempts: a clear error naming it.
-			f.throttle.Store(100)
+			f.Throttle.Store(100)
 			_, err = e.Embed(ctx, []string{"give up"}, memory.PurposeDocument)
 			if err == nil || !strings.Contains(err.Error(), "ThrottlingException") {
 				t.Fatalf("persistent throttling: %v", err)
@@ -421,7 +337,7 @@ func converser(t *testing.T, o bedrock.ClientOptions) *bedrock.Converser {
 func TestConverseToolUse(t *testing.T) {
 	f, o := start(t)
 	cv := converser(t, o)
-	f.throttle.Store(2)
+	f.Throttle.Store(2)
 	out, u, err := cv.Call(ctx, "Extract durable facts.", "user: I always drink tea, never coffee.", factsTool)
 	if err != nil {
 		t.Fatal(err)
@@ -436,11 +352,11 @@ func TestConverseToolUse(t *testing.T) {
 	if err := json.Unmarshal(out, &got); err != nil || len(got.Facts) != 1 || got.Facts[0].Kind != "preference" {
 		t.Fatalf("tool input %s: %v", out, err)
 	}
-	if u.InputTokens != 120 || u.OutputTokens != 40 || f.requests.Load() != 3 {
-		t.Fatalf("usage %+v after %d requests", u, f.requests.Load())
+	if u.InputTokens != testenv.ConverseInputTokens || u.OutputTokens != testenv.ConverseOutputTokens || f.Requests.Load() != 3 {
+		t.Fatalf("usage %+v after %d requests", u, f.Requests.Load())
 	}
 	cv.Call(ctx, "Extract durable facts.", "user: hello", factsTool)
-	if total := cv.Usage(); total.Calls != 2 || total.InputTokens != 240 {
+	if total := cv.Usage(); total.Calls != 2 || total.InputTokens != 2*testenv.ConverseInputTokens {
 		t.Fatalf("total usage %+v", total)
 	}
 	f.noToolUse.Store(true)

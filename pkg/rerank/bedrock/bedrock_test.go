@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +18,7 @@ import (
 	"time"
 	"unicode/utf16"
 
+	"github.com/agentmem/agentmem/internal/testenv"
 	"github.com/agentmem/agentmem/pkg/memory"
 	bedrockrerank "github.com/agentmem/agentmem/pkg/rerank/bedrock"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockagentruntime/types"
@@ -28,21 +28,21 @@ var ctx = context.Background()
 
 const region = "us-west-2"
 
-// fakeRerank is a local stand-in for the Bedrock agent runtime endpoint's
-// Rerank operation. It checks the request as the service documents it (path,
-// SigV4 for service bedrock, JSON body and its limits) and answers in the
+// fakeRerank plays the Bedrock agent runtime's Rerank operation behind the
+// shared fake Bedrock (which checks the SigV4 signature for the bedrock
+// service in region and throttles). It checks the request as the service
+// documents it (path, JSON body and its limits) and answers in the
 // documented format, results sorted by relevance with each source's index.
 type fakeRerank struct {
-	throttle atomic.Int32 // answer this many requests with 429 ThrottlingException first
+	testenv.Bedrock
 	fail5xx  atomic.Int32 // then this many with 500 InternalServerException
 	failWith string       // "ValidationException" or "AccessDeniedException": answer every request so
 	malform  string       // "json", "index", "noscore", "dupe", "stuck": a malformed 200 answer
 	keep     int          // answer only the best keep results (0: all numberOfResults)
 	pageSize int          // results per page, with a nextToken for the rest (0: one page)
 
-	requests atomic.Int32
-	mu       sync.Mutex
-	bodies   []rerankRequest
+	mu     sync.Mutex
+	bodies []rerankRequest
 }
 
 type textDoc struct {
@@ -83,12 +83,7 @@ func (r rerankRequest) texts() []string {
 	return out
 }
 
-func fail(w http.ResponseWriter, status int, kind, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Amzn-ErrorType", kind)
-	w.WriteHeader(status)
-	fmt.Fprintf(w, `{"message":%q}`, msg)
-}
+var fail = testenv.BedrockFail
 
 var arnRE = regexp.MustCompile(`^arn:aws:bedrock:([a-z0-9-]+)::foundation-model/(amazon\.rerank-v1:0|cohere\.rerank-v3-5:0)$`)
 
@@ -158,21 +153,9 @@ func relevance(query, text string) float32 {
 	return float32(hit) / float32(len(q)+len(words))
 }
 
-func (f *fakeRerank) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.requests.Add(1)
-	auth := r.Header.Get("Authorization")
-	if !strings.HasPrefix(auth, "AWS4-HMAC-SHA256 Credential=local/") || !strings.Contains(auth, "/"+region+"/bedrock/aws4_request") ||
-		!strings.Contains(auth, "SignedHeaders=") || !strings.Contains(auth, "Signature=") || r.Header.Get("X-Amz-Date") == "" {
-		fail(w, 403, "AccessDeniedException", "missing or malformed SigV4 signature: "+auth)
-		return
-	}
-	if r.Method != http.MethodPost || r.URL.Path != "/rerank" || r.Header.Get("Content-Type") != "application/json" {
+func (f *fakeRerank) rerank(w http.ResponseWriter, r *http.Request, body []byte) {
+	if r.URL.Path != "/rerank" || r.Header.Get("Content-Type") != "application/json" {
 		fail(w, 404, "ResourceNotFoundException", "no route "+r.Method+" "+r.URL.Path+" "+r.Header.Get("Content-Type"))
-		return
-	}
-	if f.throttle.Load() > 0 {
-		f.throttle.Add(-1)
-		fail(w, 429, "ThrottlingException", "Too many requests, please wait before trying again.")
 		return
 	}
 	if f.fail5xx.Load() > 0 {
@@ -188,7 +171,6 @@ func (f *fakeRerank) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fail(w, 403, f.failWith, "You don't have access to the model with the specified model ID.")
 		return
 	}
-	body, _ := io.ReadAll(r.Body)
 	req, err := validate(body)
 	if err != nil {
 		fail(w, 400, "ValidationException", err.Error())
@@ -252,9 +234,9 @@ func (f *fakeRerank) last() rerankRequest {
 }
 
 func start(t *testing.T, f *fakeRerank) bedrockrerank.ClientOptions {
-	srv := httptest.NewServer(f)
-	t.Cleanup(srv.Close)
-	return bedrockrerank.ClientOptions{Endpoint: srv.URL, Region: region, AccessKey: "local", SecretKey: "local", MaxBackoff: 20 * time.Millisecond}
+	f.Region, f.Other = region, f.rerank
+	testenv.StartBedrock(t, &f.Bedrock)
+	return bedrockrerank.ClientOptions{Endpoint: f.URL, Region: region, AccessKey: "local", SecretKey: "local", MaxBackoff: 20 * time.Millisecond}
 }
 
 func reranker(t *testing.T, co bedrockrerank.ClientOptions, o bedrockrerank.Options) *bedrockrerank.Reranker {
@@ -357,8 +339,8 @@ func TestNextTokenPagesAreFollowed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.requests.Load() != 3 {
-		t.Fatalf("%d requests for 5 results in pages of 2, want 3", f.requests.Load())
+	if f.Requests.Load() != 3 {
+		t.Fatalf("%d requests for 5 results in pages of 2, want 3", f.Requests.Load())
 	}
 	for i, d := range docs {
 		if scores[i] != float64(relevance(query, d)) {
@@ -442,7 +424,7 @@ func TestInputValidation(t *testing.T) {
 	if err != nil || len(scores) != 2 || !math.IsInf(scores[0], -1) || !math.IsInf(scores[1], -1) {
 		t.Errorf("empty docs: %v, %v; want two -Inf", scores, err)
 	}
-	if n := f.requests.Load(); n != 0 {
+	if n := f.Requests.Load(); n != 0 {
 		t.Fatalf("%d requests for calls that need none", n)
 	}
 }
@@ -455,8 +437,8 @@ func TestErrors(t *testing.T) {
 		requests int32
 		contains string
 	}{
-		{"throttled twice then answered", func(f *fakeRerank) { f.throttle.Store(2) }, "", 3, ""},
-		{"throttled past the attempts", func(f *fakeRerank) { f.throttle.Store(100) }, memory.EUNAVAILABLE, 3, "ThrottlingException"},
+		{"throttled twice then answered", func(f *fakeRerank) { f.Throttle.Store(2) }, "", 3, ""},
+		{"throttled past the attempts", func(f *fakeRerank) { f.Throttle.Store(100) }, memory.EUNAVAILABLE, 3, "ThrottlingException"},
 		{"500 once then answered", func(f *fakeRerank) { f.fail5xx.Store(1) }, "", 2, ""},
 		{"ValidationException is not retried", func(f *fakeRerank) { f.failWith = "ValidationException" }, memory.EINTERNAL, 1, "ValidationException"},
 		{"AccessDeniedException", func(f *fakeRerank) { f.failWith = "AccessDeniedException" }, memory.EUNAVAILABLE, 1, "AccessDeniedException"},
@@ -474,7 +456,7 @@ func TestErrors(t *testing.T) {
 			if got := memory.ErrorCode(err); got != tc.code {
 				t.Fatalf("error %v (code %q), want code %q", err, got, tc.code)
 			}
-			if n := f.requests.Load(); n != tc.requests {
+			if n := f.Requests.Load(); n != tc.requests {
 				t.Errorf("%d requests, want %d", n, tc.requests)
 			}
 			if err != nil {
@@ -490,7 +472,7 @@ func TestErrors(t *testing.T) {
 	}
 	t.Run("the SDK error stays in the chain", func(t *testing.T) {
 		f := &fakeRerank{}
-		f.throttle.Store(100)
+		f.Throttle.Store(100)
 		r := reranker(t, start(t, f), bedrockrerank.Options{})
 		_, err := r.Rerank(ctx, query, docs)
 		var te *types.ThrottlingException

@@ -4,19 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/agentmem/agentmem/internal/testenv"
 	"github.com/agentmem/agentmem/pkg/llm/bedrock"
 	"github.com/agentmem/agentmem/pkg/memory"
 	llmrerank "github.com/agentmem/agentmem/pkg/rerank/llm"
@@ -26,71 +24,36 @@ var ctx = context.Background()
 
 const model = "anthropic.claude-3-5-haiku-20241022-v1:0"
 
-// fakeConverse is a local stand-in for Bedrock's Converse endpoint playing
-// a model that ranks by word overlap. It checks the request as Bedrock
-// documents it (path, SigV4, body) and that the reranker's tool is forced,
-// reads the query and the numbered candidates from the user message, and
-// answers with a toolUse block.
+// fakeConverse plays, behind the shared fake Bedrock, a model that ranks
+// by word overlap. It checks that the reranker's tool is forced, reads the
+// query and the numbered candidates from the user message, and answers
+// with a toolUse block.
 type fakeConverse struct {
-	throttle atomic.Int32
-	answer   string // "": the ranking; "messy": the ranking with unknown, repeated and string ids;
+	testenv.Bedrock
+	answer string // "": the ranking; "messy": the ranking with unknown, repeated and string ids;
 	// "notids": input without ids; "idsstring": ids not an array; "unknown": only unknown ids;
 	// "none": an empty list; "text": no tool use
-	requests atomic.Int32
-	mu       sync.Mutex
-	user     string // the last user message
+	mu   sync.Mutex
+	user string // the last user message
 }
 
-func fail(w http.ResponseWriter, status int, kind, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Amzn-ErrorType", kind)
-	w.WriteHeader(status)
-	fmt.Fprintf(w, `{"message":%q}`, msg)
-}
+var fail = testenv.BedrockFail
 
-type converseRequest struct {
-	Messages []struct {
-		Role    string `json:"role"`
-		Content []struct {
-			Text string `json:"text"`
-		} `json:"content"`
-	} `json:"messages"`
-	System []struct {
-		Text string `json:"text"`
-	} `json:"system"`
-	InferenceConfig struct {
-		MaxTokens   int      `json:"maxTokens"`
-		Temperature *float64 `json:"temperature"`
-	} `json:"inferenceConfig"`
-	ToolConfig struct {
-		Tools []struct {
-			ToolSpec struct {
-				Name        string `json:"name"`
-				Description string `json:"description"`
-				InputSchema struct {
-					JSON struct {
-						Type       string   `json:"type"`
-						Required   []string `json:"required"`
-						Properties struct {
-							IDs struct {
-								Type  string `json:"type"`
-								Items struct {
-									Type    string `json:"type"`
-									Minimum int    `json:"minimum"`
-									Maximum int    `json:"maximum"`
-								} `json:"items"`
-							} `json:"ids"`
-						} `json:"properties"`
-					} `json:"json"`
-				} `json:"inputSchema"`
-			} `json:"toolSpec"`
-		} `json:"tools"`
-		ToolChoice struct {
-			Tool struct {
-				Name string `json:"name"`
-			} `json:"tool"`
-		} `json:"toolChoice"`
-	} `json:"toolConfig"`
+// toolSchema is the part of the rank_memories tool's input schema the fake
+// checks.
+type toolSchema struct {
+	Type       string   `json:"type"`
+	Required   []string `json:"required"`
+	Properties struct {
+		IDs struct {
+			Type  string `json:"type"`
+			Items struct {
+				Type    string `json:"type"`
+				Minimum int    `json:"minimum"`
+				Maximum int    `json:"maximum"`
+			} `json:"items"`
+		} `json:"ids"`
+	} `json:"properties"`
 }
 
 var (
@@ -125,45 +88,28 @@ func rank(query string, texts []string) []int {
 	return ids
 }
 
-func (f *fakeConverse) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.requests.Add(1)
-	auth := r.Header.Get("Authorization")
-	if !strings.HasPrefix(auth, "AWS4-HMAC-SHA256 Credential=local/") || !strings.Contains(auth, "/bedrock/aws4_request") || r.Header.Get("X-Amz-Date") == "" {
-		fail(w, 403, "AccessDeniedException", "missing or malformed SigV4 signature")
+func (f *fakeConverse) converse(w http.ResponseWriter, m string, req testenv.ConverseRequest) {
+	if m != model {
+		fail(w, 404, "ResourceNotFoundException", "no model "+m)
 		return
 	}
-	if r.Method != http.MethodPost || r.URL.Path != "/model/"+model+"/converse" {
-		fail(w, 404, "ResourceNotFoundException", "no route "+r.Method+" "+r.URL.Path)
-		return
-	}
-	if f.throttle.Load() > 0 {
-		f.throttle.Add(-1)
-		fail(w, 429, "ThrottlingException", "Too many requests, please wait before trying again.")
-		return
-	}
-	body, _ := io.ReadAll(r.Body)
-	var req converseRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		fail(w, 400, "ValidationException", err.Error())
-		return
-	}
-	tc := req.ToolConfig
-	if len(req.Messages) != 1 || req.Messages[0].Role != "user" || len(req.Messages[0].Content) != 1 ||
-		len(req.System) != 1 || req.System[0].Text == "" || req.InferenceConfig.Temperature == nil {
-		fail(w, 400, "ValidationException", "converse request shape: "+string(body))
+	if _, ok := req.OneUserMessage(); !ok || req.System[0].Text == "" || req.InferenceConfig.Temperature == nil {
+		fail(w, 400, "ValidationException", "converse request shape: "+string(req.Body))
 		return
 	}
 	user := req.Messages[0].Content[0].Text
 	cands := candidateRE.FindAllStringSubmatch(user, -1)
 	q := queryRE.FindStringSubmatch(user)
-	if len(tc.Tools) != 1 || tc.ToolChoice.Tool.Name != llmrerank.ToolName || tc.Tools[0].ToolSpec.Name != llmrerank.ToolName {
-		fail(w, 400, "ValidationException", "the rank_memories tool is not forced: "+string(body))
+	tool, schema := req.ForcedTool()
+	if tool != llmrerank.ToolName {
+		fail(w, 400, "ValidationException", "the rank_memories tool is not forced: "+string(req.Body))
 		return
 	}
-	s := tc.Tools[0].ToolSpec.InputSchema.JSON
+	var s toolSchema
+	json.Unmarshal(schema, &s)
 	if s.Type != "object" || len(s.Required) != 1 || s.Required[0] != "ids" || s.Properties.IDs.Type != "array" ||
 		s.Properties.IDs.Items.Type != "integer" || s.Properties.IDs.Items.Minimum != 1 || s.Properties.IDs.Items.Maximum != len(cands) {
-		fail(w, 400, "ValidationException", "tool schema: "+string(body))
+		fail(w, 400, "ValidationException", "tool schema: "+string(req.Body))
 		return
 	}
 	if q == nil || len(cands) == 0 {
@@ -202,25 +148,18 @@ func (f *fakeConverse) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "none":
 		input = map[string]any{"ids": []any{}}
 	}
-	content := []any{map[string]any{"toolUse": map[string]any{"toolUseId": "tooluse_1", "name": llmrerank.ToolName, "input": input}}}
-	stop := "tool_use"
 	if f.answer == "text" {
-		content, stop = []any{map[string]any{"text": "Candidate 2 is the most relevant."}}, "end_turn"
+		testenv.ConverseText(w, "Candidate 2 is the most relevant.")
+		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{
-		"output":     map[string]any{"message": map[string]any{"role": "assistant", "content": content}},
-		"stopReason": stop,
-		"usage":      map[string]any{"inputTokens": 300, "outputTokens": 20, "totalTokens": 320},
-		"metrics":    map[string]any{"latencyMs": 400},
-	})
+	testenv.ConverseToolUse(w, llmrerank.ToolName, input)
 }
 
 func reranker(t *testing.T, f *fakeConverse, o llmrerank.Options) *llmrerank.Reranker {
 	t.Helper()
-	srv := httptest.NewServer(f)
-	t.Cleanup(srv.Close)
-	c, err := bedrock.NewClient(ctx, bedrock.ClientOptions{Endpoint: srv.URL, AccessKey: "local", SecretKey: "local", MaxAttempts: 3, MaxBackoff: 20 * time.Millisecond})
+	f.Converse = f.converse
+	testenv.StartBedrock(t, &f.Bedrock)
+	c, err := bedrock.NewClient(ctx, bedrock.ClientOptions{Endpoint: f.URL, AccessKey: "local", SecretKey: "local", MaxAttempts: 3, MaxBackoff: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +237,7 @@ func TestScoresFollowTheModelsOrder(t *testing.T) {
 					t.Errorf("user message lacks %q:\n%s", line, user)
 				}
 			}
-			if u := r.Usage(); u.Calls != 1 || u.InputTokens != 300 || u.OutputTokens != 20 {
+			if u := r.Usage(); u.Calls != 1 || u.InputTokens != testenv.ConverseInputTokens || u.OutputTokens != testenv.ConverseOutputTokens {
 				t.Errorf("usage %+v", u)
 			}
 		})
@@ -343,7 +282,7 @@ func TestInputValidation(t *testing.T) {
 	if s, err := r.Rerank(ctx, query, []string{"", " \n "}); err != nil || len(s) != 2 || !math.IsInf(s[0], -1) || !math.IsInf(s[1], -1) {
 		t.Errorf("blank docs: %v %v", s, err)
 	}
-	if n := f.requests.Load(); n != 0 {
+	if n := f.Requests.Load(); n != 0 {
 		t.Errorf("%d model calls for inputs that need none", n)
 	}
 }
@@ -366,13 +305,13 @@ func TestModelFailures(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &fakeConverse{answer: tc.answer}
-			f.throttle.Store(tc.throttle)
+			f.Throttle.Store(tc.throttle)
 			r := reranker(t, f, llmrerank.Options{})
 			scores, err := r.Rerank(ctx, query, docs)
 			if got := memory.ErrorCode(err); got != tc.code {
 				t.Fatalf("error %v (code %q), want %q", err, got, tc.code)
 			}
-			if n := f.requests.Load(); n != tc.requests {
+			if n := f.Requests.Load(); n != tc.requests {
 				t.Errorf("%d requests, want %d", n, tc.requests)
 			}
 			if err != nil {

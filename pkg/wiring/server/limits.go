@@ -17,6 +17,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/transport/contract"
 	"github.com/agentmem/agentmem/pkg/transport/httpapi"
+	"github.com/agentmem/agentmem/pkg/wiring/api"
 	"golang.org/x/time/rate"
 )
 
@@ -232,10 +233,6 @@ func Authenticator(cfg config.Config, b *Backend) (a auth.Authenticator, devKey 
 // Quotas returns the quota enforcement of cfg over b's usage counts and
 // per-org override records.
 func Quotas(cfg config.Quotas, b *Backend) *httpapi.Quotas {
-	q := &httpapi.Quotas{Limits: memory.OrgUsage{Memories: cfg.Memories, Bytes: cfg.Bytes, Documents: cfg.Documents},
-		Usage: b.Usage, UsageTTL: cfg.UsageTTL}
-	if rs, ok := b.Store.(memory.RecordStore); ok {
-		q.Overrides = rs
-	}
-	return q
+	rs, _ := b.Store.(memory.RecordStore)
+	return api.Quotas(cfg, b.Usage, rs)
 }

@@ -19,8 +19,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/telemetry"
 	"github.com/agentmem/agentmem/pkg/telemetry/otlp"
 	"github.com/agentmem/agentmem/pkg/telemetry/prom"
-	"github.com/agentmem/agentmem/pkg/transport/httpapi"
-	"github.com/agentmem/agentmem/pkg/transport/mcp"
+	"github.com/agentmem/agentmem/pkg/wiring/api"
 	"github.com/agentmem/agentmem/pkg/wiring/consolidation"
 	"github.com/agentmem/agentmem/pkg/wiring/extraction"
 )
@@ -66,20 +65,14 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	if cfg.Consolidation.Every > 0 {
 		go consolidateEvery(ctx, b.Consolidation, cfg.Consolidation.Every, metrics, log)
 	}
-	quotas := Quotas(cfg.Quotas, b)
 	limiter := Limit(nil, cfg.Limits, log)
-	opts := []httpapi.Option{httpapi.WithAdmission(limiter.Admit), httpapi.WithMaxKeys(cfg.Quotas.Keys),
-		httpapi.WithDocuments(b.Documents), httpapi.WithExtraction(queue),
-		httpapi.WithConsolidation(b.Consolidation), httpapi.WithKeys(b.Keys), httpapi.WithQuotas(quotas),
-		httpapi.WithKnowledge(b.Knowledge), httpapi.WithRegistry(b.Registry), httpapi.WithWorkstreams(b.Workstreams), httpapi.WithMetrics(metrics), httpapi.WithHealth(b),
-		httpapi.WithMount("/mcp", MCP(b, quotas, log)), httpapi.WithIdempotency(b.Idempotency), httpapi.WithTokens(b.Tokens)}
-	if b.Settings != nil { // the pipeline's own store, so that a change applies to the next job
-		opts = append(opts, httpapi.WithSettings(b.Settings))
-	}
-	api := httpapi.New(b.Service, keys, log, opts...)
+	parts := api.Parts{Service: b.Service, Quotas: Quotas(cfg.Quotas, b), MaxKeys: cfg.Quotas.Keys, Knowledge: b.Knowledge,
+		Registry: b.Registry, Workstreams: b.Workstreams, Documents: b.Documents, Consolidation: b.Consolidation, Extraction: queue,
+		Settings: b.Settings, Keys: b.Keys, Idempotency: b.Idempotency, Tokens: b.Tokens, Metrics: metrics, Health: b,
+		Admission: limiter.Admit}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", metrics.Handler()) // no tenant data: route patterns, stages, counts
-	mux.Handle("/", limiter.Wrap(api))
+	mux.Handle("/", limiter.Wrap(api.New(parts, keys, log)))
 
 	srv := HTTPServer(net.JoinHostPort(cfg.Server.Addr, strconv.Itoa(cfg.Server.Port)), mux, cfg.Limits)
 	ln, err := net.Listen("tcp", srv.Addr)
@@ -103,17 +96,6 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		return err
 	}
 	return nil
-}
-
-// MCP is the MCP server over b's service and knowledge, mounted at /mcp
-// behind the API's keys; quotas are the API's own, so that writes over
-// both transports count together.
-func MCP(b *Backend, quotas *httpapi.Quotas, log *slog.Logger) httpapi.MountedHandler {
-	opts := []mcp.Option{mcp.WithQuotas(quotas), mcp.WithLogger(log)}
-	if b.Knowledge != nil {
-		opts = append(opts, mcp.WithKnowledge(b.Knowledge))
-	}
-	return mcp.New(b.Service, opts...).Handler()
 }
 
 // consolidateEvery runs consolidation for every org at each interval until
