@@ -66,6 +66,9 @@ func Open(ctx context.Context, dataDir string, embedder memory.Embedder, log *sl
 	}
 	k := wiring.NewKnowledge(store, embedder, log)
 	reg := registry.New(store)
+	if k != nil {
+		k.Entities = reg // speakers and mentions resolved by the entity registry
+	}
 	base := append([]service.Option{service.WithLogger(log), service.WithRoomDirectory(reg)}, wiring.KnowledgeServiceOptions(k)...)
 	svc := service.NewService(store, ix, embedder, append(base, opts...)...)
 	return &Backend{Store: store, Index: ix, Embedder: embedder, Service: svc, Caps: Capabilities(store), Registry: reg,

@@ -229,6 +229,9 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 	opts = append(append(wiring.KnowledgeServiceOptions(k), rerank.Options(cfg.Rerank, rr)...), opts...)
 	if b.Caps.Records != nil {
 		b.Registry = registry.New(b.Caps.Records)
+		if k != nil {
+			k.Entities = b.Registry // speakers and mentions resolved by the entity registry
+		}
 		opts = append(opts, service.WithRoomDirectory(b.Registry))
 	}
 	b.Service = service.NewService(store, index, tracedEmb, wiring.ServiceOptions(cfg, log, opts...)...)
@@ -247,6 +250,9 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		return fail(err)
 	}
 	b.Settings = extraction.SettingsOf(b.Facts)
+	if b.Registry != nil {
+		b.Facts.Entities = b.Registry // the API's registry: its entity changes are seen at once
+	}
 	if b.Consolidation, err = consolidation.New(b.Service, b.Caps, cfg.Consolidation, log); err != nil {
 		return fail(err)
 	}
