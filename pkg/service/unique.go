@@ -63,10 +63,11 @@ func (s *Service) ListUnique(ctx context.Context, c memory.Caller, f memory.Filt
 	}
 	// This page: the matches after the cursor whose content is new. Once
 	// it is full, the rest of the batch read tells whether another page
-	// has anything (so that the last page has no cursor when it can).
+	// has anything; past the batch, the page keeps its cursor (and the
+	// next page may be empty).
 	var out memory.Page
 	at := q.Cursor
-	batch := min(memory.MaxListLimit, 2*q.Limit)
+	batch := min(memory.MaxListLimit, max(2*q.Limit, 100))
 	for budget > 0 {
 		p, err := s.store.List(ctx, memory.ListQuery{Filter: q.Filter, Limit: min(batch, budget), Cursor: at})
 		if err != nil {
@@ -79,7 +80,7 @@ func (s *Service) ListUnique(ctx context.Context, c memory.Caller, f memory.Filt
 				continue
 			}
 			if len(out.Memories) == q.Limit {
-				return out, nil // more to come after at, the last listed
+				return out, nil // more to come after out.Next, the last listed
 			}
 			budget--
 			at = &memory.Cursor{CreatedAt: m.CreatedAt, ID: m.ID}
@@ -90,6 +91,9 @@ func (s *Service) ListUnique(ctx context.Context, c memory.Caller, f memory.Filt
 		if p.Next == nil {
 			out.Next = nil // the last match: no page after
 			return out, nil
+		}
+		if len(out.Memories) == q.Limit {
+			return out, nil // full: whether more content comes is the next page's to find
 		}
 		at = p.Next
 	}
