@@ -25,6 +25,8 @@ const MaxUniqueScan = 20_000
 // bound while filling is returned short with a cursor to go on from; a
 // cursor with MaxUniqueScan memories or more before it is EINVALID
 // naming unique (narrow the listing with start, end or another filter).
+// A full page keeps its cursor unless the batch it read reached the end,
+// so the last page of a chain may be empty.
 // As with any cursor, a memory written after the first page is not listed
 // by the chain, and its content is then skipped on later pages (the
 // memory listed for it is the new one, before the cursor); a memory
