@@ -126,6 +126,9 @@ func (c *Client) List(ctx context.Context, opts ListOptions) (*MemoryPage, error
 	if opts.Cursor != "" {
 		q.Set("cursor", opts.Cursor)
 	}
+	if opts.Unique {
+		q.Set("unique", "true")
+	}
 	var out MemoryPage
 	if _, err := c.do(ctx, call{op: "client.List", method: http.MethodGet, path: "/v1/memories", query: q}, &out); err != nil {
 		return nil, err

@@ -158,6 +158,10 @@ type ListOptions struct {
 	Limit int
 	// Cursor is a page's NextCursor, to read the next page.
 	Cursor string
+	// Unique keeps one memory per distinct content, the newest (ElizaOS's
+	// getMemories({unique})); the pages of one cursor chain never repeat
+	// a content.
+	Unique bool
 }
 
 // MemoryPage is one page of a list; NextCursor is empty on the last.
@@ -168,7 +172,13 @@ type MemoryPage struct {
 
 // SearchRequest is a search. Mode and Lists are exclusive.
 type SearchRequest struct {
-	Query string `json:"query"`
+	// Query is the text searched for; it may be empty when Embedding is
+	// given (then only the semantic list runs).
+	Query string `json:"query,omitempty"`
+	// Embedding is the query's vector, of the service's embedding model
+	// and dimension, used by the semantic list instead of embedding Query
+	// (ElizaOS's searchMemories({embedding})).
+	Embedding []float32 `json:"embedding,omitempty"`
 	// Mode is full (the default), hybrid, keyword, semantic or knowledge.
 	Mode string `json:"mode,omitempty"`
 	// Lists names the ranked lists to fuse, in order of trust.

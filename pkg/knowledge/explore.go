@@ -95,6 +95,9 @@ type Item struct {
 // EntityResult is a matched entity: refs merged by normalized name, with
 // the name as the best ref spells it, and the union of types and facets.
 type EntityResult struct {
+	// ID is the registered entity the name resolved to (see
+	// memory.Entity), when one did.
+	ID     string         `json:"id,omitempty"`
 	Name   string         `json:"name"`
 	Types  []string       `json:"types"`
 	Facets []memory.Facet `json:"facets,omitempty"`
@@ -304,6 +307,7 @@ type acc struct {
 
 type entityAcc struct {
 	acc
+	id     string
 	name   string
 	types  []string
 	facets []memory.Facet
@@ -363,6 +367,9 @@ func (g *grouper) add(ref memory.SemanticRef, sr query.ScoredRef, m *memory.Memo
 		if a == nil {
 			a = &entityAcc{name: ref.Entity.Name}
 			g.entities[key] = a
+		}
+		if a.id == "" {
+			a.id = ref.Entity.ID
 		}
 		for _, t := range ref.Entity.Types {
 			if t = memory.NormalizeTerm(t); t != "" && !slices.Contains(a.types, t) && len(a.types) < memory.MaxListFacets {
@@ -431,7 +438,7 @@ func (g *grouper) results() ([]EntityResult, []TopicResult, []ActionResult) {
 		if types == nil {
 			types = []string{}
 		}
-		es = append(es, EntityResult{Name: a.name, Types: types, Facets: a.facets, Item: a.item()})
+		es = append(es, EntityResult{ID: a.id, Name: a.name, Types: types, Facets: a.facets, Item: a.item()})
 	}
 	ts := []TopicResult{}
 	for _, a := range best(g.topics, func(a *topicAcc) *acc { return &a.acc }, g.limit) {

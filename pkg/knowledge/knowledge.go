@@ -35,7 +35,10 @@ type Service struct {
 	// Related, when set, expands query terms with their related terms in
 	// both knowledge lists, and learns the terms Index writes.
 	Related *RelatedIndex
-	Log     *slog.Logger
+	// Entities, when set, resolves speakers and mentions to the org's
+	// registered entities (see resolveSpeakers and resolveMentions).
+	Entities memory.EntityDirectory
+	Log      *slog.Logger
 
 	counts countCache // N of the BM25 idf, per filter
 }
@@ -84,7 +87,11 @@ func (k *Service) Index(ctx context.Context, orgID string, ms []*memory.Memory) 
 	for i, m := range todo {
 		srcs[i], ids[i] = source(m), m.ID
 	}
-	got, err := k.Extractor.Extract(ctx, srcs)
+	var got []memory.Knowledge
+	names, err := k.entityNames(ctx, orgID)
+	if err == nil {
+		got, err = k.Extractor.Extract(ctx, resolveSpeakers(names, todo, srcs))
+	}
 	if err == nil && len(got) != len(srcs) {
 		err = fmt.Errorf("knowledge: the extractor returned %d results for %d memories", len(got), len(srcs))
 	}
@@ -115,7 +122,7 @@ func (k *Service) Index(ctx context.Context, orgID string, ms []*memory.Memory) 
 			}
 			attrs = cur.Attrs() // same text, newer attributes (archived, moved)
 		}
-		refs := got[i].Refs(m.ID)
+		refs := resolveMentions(names, m.AgentID, got[i]).Refs(m.ID)
 		if len(refs) > memory.MaxRefsPerMemory {
 			refs = refs[:memory.MaxRefsPerMemory]
 		}

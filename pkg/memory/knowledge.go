@@ -59,8 +59,11 @@ func (f Facet) String() string {
 }
 
 // Entity is a person, place, thing or concept a memory mentions, with its
-// types ("person", "book", "city") and facets.
+// types ("person", "book", "city") and facets. ID is the org's registered
+// entity (EntityProfile) the name resolved to, when one did: Name is then
+// its display name, whatever name or alias the memory used.
 type Entity struct {
+	ID     string   `json:"id,omitempty"`
 	Name   string   `json:"name"`
 	Types  []string `json:"types"`
 	Facets []Facet  `json:"facets,omitempty"`

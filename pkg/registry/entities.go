@@ -67,6 +67,7 @@ func (r *Registry) CreateEntity(ctx context.Context, c memory.Caller, in NewEnti
 	if e.AgentID, err = in.Owner.resolve(c, "entity", e.ID); err != nil {
 		return nil, err
 	}
+	defer r.names.drop(c.OrgID)
 	return e, r.entities.create(ctx, c.OrgID, e, now.UnixMilli())
 }
 
@@ -100,6 +101,7 @@ func (r *Registry) UpdateEntity(ctx context.Context, c memory.Caller, id string,
 			return nil, err
 		}
 	}
+	defer r.names.drop(c.OrgID)
 	_, e, err := r.entities.update(ctx, c, id, ifVersion, r.millis, func(_, e *memory.EntityProfile) error {
 		if p.Names != nil {
 			e.Names = *p.Names
@@ -118,6 +120,7 @@ func (r *Registry) UpdateEntity(ctx context.Context, c memory.Caller, id string,
 // often is not), and leaves a room through RemoveParticipant. Errors:
 // ENOTFOUND, EFORBIDDEN, ECONFLICT (a stale ifVersion).
 func (r *Registry) DeleteEntity(ctx context.Context, c memory.Caller, id string, ifVersion int64) error {
+	defer r.names.drop(c.OrgID)
 	_, err := r.entities.remove(ctx, c, id, ifVersion)
 	return err
 }

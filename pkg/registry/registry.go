@@ -62,13 +62,14 @@ const maxScanPages = 10
 const maxUpdateAttempts = 12
 
 // Registry keeps the entities, worlds and rooms of every org in a record
-// store. It implements memory.RoomDirectory.
+// store. It implements memory.RoomDirectory and memory.EntityDirectory.
 type Registry struct {
 	records  memory.RecordStore
 	entities table[memory.EntityProfile]
 	worlds   table[memory.World]
 	rooms    table[memory.Room]
 	now      func() time.Time
+	names    nameCache // EntityNames, per org
 }
 
 var _ memory.RoomDirectory = (*Registry)(nil)

@@ -2,6 +2,8 @@ package service
 
 import (
 	"context"
+	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -27,7 +29,15 @@ const (
 // SearchRequest is one search. Filter is bound to the caller by the service.
 type SearchRequest struct {
 	Query string
-	Mode  Mode
+	// Embedding, when given, is the query's vector (ElizaOS's
+	// searchMemories({embedding})): the semantic list (and every list that
+	// searches by vector) uses it instead of embedding Query. It must have
+	// the embedder's dimensions and finite values, and is scaled to unit
+	// length. With an Embedding, Query may be empty: then only the lists
+	// that need no text run (semantic), and the rerank stage, which reads
+	// the query, does not.
+	Embedding []float32
+	Mode      Mode
 	// Lists, instead of Mode, names the ranked lists to fuse, in order of
 	// trust (see retrieval.List*).
 	Lists []string
@@ -84,10 +94,18 @@ type SearchResponse struct {
 // DefaultK is how many results a search returns when K is not given.
 const DefaultK = 10
 
-func (r *SearchRequest) normalize() error {
+func (r *SearchRequest) normalize(dims int) error {
 	r.Query = strings.TrimSpace(r.Query)
-	if r.Query == "" {
-		return memory.Errorf(memory.EINVALID, "query: required and must not be blank")
+	if r.Query == "" && r.Embedding == nil {
+		return memory.Errorf(memory.EINVALID, "query: required and must not be blank (or give an embedding)")
+	}
+	if r.Embedding != nil {
+		if err := checkEmbedding(r.Embedding, dims); err != nil {
+			return err
+		}
+		v := slices.Clone(r.Embedding) // the caller's slice is theirs
+		memory.Normalize(v)
+		r.Embedding = v
 	}
 	if len(r.Query) > memory.MaxQueryBytes {
 		return memory.Errorf(memory.EINVALID, "query: %d bytes exceeds the limit of %d", len(r.Query), memory.MaxQueryBytes)
@@ -103,6 +121,13 @@ func (r *SearchRequest) normalize() error {
 	default:
 		return memory.Errorf(memory.EINVALID, "mode: %q is not one of full, hybrid, semantic, keyword, knowledge", r.Mode)
 	}
+	if r.Query == "" {
+		for _, l := range r.lists(nil) {
+			if l != retrieval.ListSemantic {
+				return memory.Errorf(memory.EINVALID, "query: required by the %s list (with only an embedding, only the semantic list runs)", l)
+			}
+		}
+	}
 	if r.K == 0 {
 		r.K = DefaultK
 	}
@@ -112,10 +137,35 @@ func (r *SearchRequest) normalize() error {
 	return memory.ValidUnit("threshold", r.Threshold)
 }
 
-// lists resolves the request's lists: Lists as given, or the Mode's.
-func (s *Service) lists(r SearchRequest) []string {
+// checkEmbedding checks a caller's query vector: dims values (the
+// embedder's), each finite, not all zero.
+func checkEmbedding(v []float32, dims int) error {
+	if len(v) != dims {
+		return memory.Errorf(memory.EINVALID, "embedding: %d dimensions, the service's embedder has %d", len(v), dims)
+	}
+	zero := true
+	for i, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return memory.Errorf(memory.EINVALID, "embedding[%d]: not a finite number (float32)", i)
+		}
+		zero = zero && x == 0
+	}
+	if zero {
+		return memory.Errorf(memory.EINVALID, "embedding: the zero vector has no direction")
+	}
+	return nil
+}
+
+// lists resolves the request's lists: Lists as given, or the Mode's, or
+// (available, nil for the request's own check) every list the service
+// has. A query of an embedding alone runs, of the Mode's or the
+// service's lists, the semantic list only.
+func (r *SearchRequest) lists(available []string) []string {
 	if len(r.Lists) > 0 {
 		return r.Lists
+	}
+	if r.Query == "" && (r.Mode == "" || r.Mode == ModeFull || r.Mode == ModeHybrid || r.Mode == ModeSemantic) {
+		return []string{retrieval.ListSemantic}
 	}
 	switch r.Mode {
 	case ModeHybrid:
@@ -127,12 +177,18 @@ func (s *Service) lists(r SearchRequest) []string {
 	case ModeKnowledge:
 		return []string{retrieval.ListKnowledge}
 	}
-	return s.retrieval.Available()
+	return available
 }
+
+// lists resolves r's lists against the service's.
+func (s *Service) lists(r SearchRequest) []string { return r.lists(s.retrieval.Available()) }
 
 // queryVector is r.Query embedded as a question, or for Similar the stored
 // vector given, or the text embedded as a stored text.
 func (s *Service) queryVector(ctx context.Context, r SearchRequest) ([]float32, error) {
+	if r.Embedding != nil {
+		return r.Embedding, nil // checked and normalised by normalize
+	}
 	p := memory.PurposeQuery
 	if r.similar != nil {
 		if v := r.similar.Vector; v != nil {
@@ -177,7 +233,7 @@ func (s *Service) search(ctx context.Context, c memory.Caller, r SearchRequest) 
 	if err := c.Valid(); err != nil {
 		return nil, err
 	}
-	if err := r.normalize(); err != nil {
+	if err := r.normalize(s.embedder.Dimensions()); err != nil {
 		return nil, err
 	}
 	f, err := c.Bind(r.Filter)
@@ -187,7 +243,7 @@ func (s *Service) search(ctx context.Context, c memory.Caller, r SearchRequest) 
 	lists := s.lists(r)
 	k := min(max(r.K*retrieval.OverFetch, retrieval.MinCandidates), retrieval.MaxCandidates)
 	q := retrieval.NewQuery(r.Query, f, k, func(ctx context.Context) ([]float32, error) { return s.queryVector(ctx, r) }).ShareSpeakers(r.speakersOf)
-	rerank := r.similar == nil && (r.Rerank == nil || *r.Rerank)
+	rerank := r.similar == nil && r.Query != "" && (r.Rerank == nil || *r.Rerank)
 	run, err := s.retrieval.Run(ctx, retrieval.Request{Caller: c, Query: q, Lists: lists, K: r.K, Threshold: r.Threshold,
 		Rerank: rerank, ExpandRelations: r.ExpandRelations})
 	if err != nil {

@@ -537,24 +537,34 @@ func (s *Service) DeleteIf(ctx context.Context, c memory.Caller, id string, ifVe
 
 // List returns a page of the memories c can see that match f, newest first.
 func (s *Service) List(ctx context.Context, c memory.Caller, f memory.Filter, limit int, cursor string) (memory.Page, error) {
-	if err := c.Valid(); err != nil {
+	q, err := listQuery(c, f, limit, cursor)
+	if err != nil {
 		return memory.Page{}, err
+	}
+	return s.store.List(ctx, q)
+}
+
+// listQuery checks a listing's arguments and returns its store query:
+// f bound to c, limit 50 when 0.
+func listQuery(c memory.Caller, f memory.Filter, limit int, cursor string) (memory.ListQuery, error) {
+	if err := c.Valid(); err != nil {
+		return memory.ListQuery{}, err
 	}
 	f, err := c.Bind(f)
 	if err != nil {
-		return memory.Page{}, err
+		return memory.ListQuery{}, err
 	}
 	if limit == 0 {
 		limit = 50
 	}
 	if limit < 1 || limit > memory.MaxListLimit {
-		return memory.Page{}, memory.Errorf(memory.EINVALID, "limit: must be between 1 and %d", memory.MaxListLimit)
+		return memory.ListQuery{}, memory.Errorf(memory.EINVALID, "limit: must be between 1 and %d", memory.MaxListLimit)
 	}
 	cur, err := memory.DecodeCursor(cursor)
 	if err != nil {
-		return memory.Page{}, err
+		return memory.ListQuery{}, err
 	}
-	return s.store.List(ctx, memory.ListQuery{Filter: f, Limit: limit, Cursor: cur})
+	return memory.ListQuery{Filter: f, Limit: limit, Cursor: cur}, nil
 }
 
 // Count counts the memories c can see that match f.

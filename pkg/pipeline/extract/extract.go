@@ -74,6 +74,36 @@ type Fact struct {
 	// ("I prefer coffee now, tea keeps me awake") supersedes the fact
 	// holding that value.
 	Quote string `json:"quote,omitempty"`
+
+	// entityID is the registered entity Subject resolved to, if any
+	// (Pipeline.Entities).
+	entityID string
+}
+
+// entity is the fact's entityId: the registered entity its subject
+// resolved to, else the subject.
+func (f Fact) entity() string {
+	if f.entityID != "" {
+		return f.entityID
+	}
+	return f.Subject
+}
+
+// resolveSpeakers returns turns with each speaker that names a
+// registered entity (its id, as a message's entityId usually is, or a
+// name or alias) given by the entity's display name.
+func resolveSpeakers(names *memory.EntityNames, turns []Turn) []Turn {
+	if names.Len() == 0 {
+		return turns
+	}
+	out := make([]Turn, len(turns))
+	for i, t := range turns {
+		if e := names.Resolve(t.Speaker, t.AgentID); e != nil {
+			t.Speaker = e.DisplayName()
+		}
+		out[i] = t
+	}
+	return out
 }
 
 // Extractor finds facts in turns.

@@ -33,13 +33,21 @@ type Pipeline struct {
 	// dropped whatever the extractor. Without it every org extracts by the
 	// defaults.
 	Settings OrgSettings
+	// Entities, when set, resolves speakers and subjects to the org's
+	// registered entities by their ids, names and aliases: a turn's
+	// speaker is given to the extractor by the entity's display name, and
+	// a fact about a registered entity has its id as entityId and its
+	// display name as subject, so "Bob", "bob" and the alias "Robert" are
+	// one subject, compared as one.
+	Entities memory.EntityDirectory
 }
 
 // jobSettings are the org settings one job runs with.
 type jobSettings struct {
 	memory.ExtractionSettings
 	version  int64
-	orgFacts bool // facts about the org may leave an agent's scope
+	orgFacts bool                // facts about the org may leave an agent's scope
+	names    *memory.EntityNames // the org's entities (Pipeline.Entities)
 }
 
 // Outcome is what happened to one extracted fact.
@@ -86,6 +94,13 @@ func (p *Pipeline) Process(ctx context.Context, c memory.Caller, turns []Turn) (
 		if js.OrgFactsFromAgents != nil {
 			js.orgFacts = *js.OrgFactsFromAgents
 		}
+	}
+	if p.Entities != nil {
+		var err error
+		if js.names, err = p.Entities.EntityNames(ctx, c.OrgID); err != nil {
+			return nil, fmt.Errorf("extract: entity names: %w", err)
+		}
+		useful = resolveSpeakers(js.names, useful)
 	}
 	ex := p.Extractor
 	if st, ok := ex.(Steerable); ok && (js.Instructions != "" || js.Language != "") {
@@ -192,7 +207,7 @@ func (p *Pipeline) scope(c memory.Caller, turns []Turn, f Fact, orgFacts bool) (
 // duplicate the wider ones it sees (Bob saying otherwise never archives
 // what the org knows), and it never meets another user's.
 func (p *Pipeline) candidates(ctx context.Context, c memory.Caller, f Fact, agent string, vis *memory.Memory) ([]known, []known, error) {
-	filter := memory.Filter{Types: []memory.Type{memory.TypeFact}, EntityID: f.Subject, AgentID: memory.OrgScope}
+	filter := memory.Filter{Types: []memory.Type{memory.TypeFact}, EntityID: f.entity(), AgentID: memory.OrgScope}
 	if agent != "" {
 		filter.AgentID = agent
 	}
@@ -267,6 +282,10 @@ func (p *Pipeline) merge(ctx context.Context, c memory.Caller, turns []Turn, f F
 	if scope == "agent" && agent == "" {
 		o.AgentID = c.AgentID
 	}
+	if e := js.names.Resolve(f.Subject, o.AgentID); e != nil {
+		f.Subject, f.entityID = e.DisplayName(), e.ID
+		o.Fact = f
+	}
 	vis := &memory.Memory{AgentID: o.AgentID}
 	if !vis.Inherit(sources(turns, f)...) {
 		// The turns it was drawn from have no one audience that is
@@ -316,7 +335,7 @@ func (p *Pipeline) merge(ctx context.Context, c memory.Caller, turns []Turn, f F
 	conf, imp := f.Confidence, f.Importance
 	res, err := p.Service.Create(ctx, c, []service.NewMemory{{Scope: scope, AgentID: agent, Type: memory.TypeFact, Kind: f.Kind,
 		Visibility: string(vis.Visibility), UserID: vis.UserID, RoomID: vis.RoomID, WorldID: vis.WorldID,
-		EntityID: f.Subject, Content: memory.Content{Text: f.Text, Source: "extraction"}, Confidence: &conf, Importance: &imp,
+		EntityID: f.entity(), Content: memory.Content{Text: f.Text, Source: "extraction"}, Confidence: &conf, Importance: &imp,
 		Durability: f.Durability, Metadata: meta}})
 	if err != nil {
 		return o, err

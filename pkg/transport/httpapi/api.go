@@ -568,7 +568,7 @@ func (s *Server) deleteMemory(w http.ResponseWriter, r *http.Request, c memory.C
 }
 
 func (s *Server) listMemories(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
-	fs, err := queryFilter(r, "limit", "cursor")
+	fs, err := queryFilter(r, "limit", "cursor", "unique")
 	if err != nil {
 		return err
 	}
@@ -583,7 +583,15 @@ func (s *Server) listMemories(w http.ResponseWriter, r *http.Request, c memory.C
 	if r.URL.Query().Has("limit") && limit == 0 {
 		return memory.Errorf(memory.EINVALID, "limit: must be between 1 and %d", memory.MaxListLimit)
 	}
-	page, err := s.svc.List(r.Context(), c, f, limit, r.URL.Query().Get("cursor"))
+	unique, err := boolParam(r, "unique")
+	if err != nil {
+		return err
+	}
+	list := s.svc.List
+	if unique {
+		list = s.svc.ListUnique // one memory per content, the newest
+	}
+	page, err := list(r.Context(), c, f, limit, r.URL.Query().Get("cursor"))
 	if err != nil {
 		return err
 	}
@@ -630,7 +638,11 @@ func (s *Server) deleteMemories(w http.ResponseWriter, r *http.Request, c memory
 
 // SearchRequest is the body of POST /v1/search.
 type SearchRequest struct {
-	Query           string       `json:"query"`
+	Query string `json:"query"`
+	// Embedding is the caller's query vector (see service.SearchRequest),
+	// read as float64 so that a value past float32's range reaches the
+	// service as an infinity, rejected naming its index.
+	Embedding       []float64    `json:"embedding"`
 	Mode            service.Mode `json:"mode"`
 	Lists           []string     `json:"lists"`
 	K               int          `json:"k"`
@@ -654,7 +666,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, c memory.Caller)
 	}
 	start := time.Now()
 	res, err := s.svc.SearchRanked(r.Context(), c, service.SearchRequest{
-		Query: req.Query, Mode: req.Mode, Lists: req.Lists, K: req.K, Threshold: req.Threshold, Filter: req.Filters.filter(),
+		Query: req.Query, Embedding: float32s(req.Embedding), Mode: req.Mode, Lists: req.Lists, K: req.K, Threshold: req.Threshold, Filter: req.Filters.filter(),
 		ExpandRelations: req.ExpandRelations, Rerank: req.Rerank,
 	})
 	if err != nil {
@@ -676,6 +688,18 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, c memory.Caller)
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// float32s converts a JSON array of numbers; nil stays nil.
+func float32s(v []float64) []float32 {
+	if v == nil {
+		return nil
+	}
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(x)
+	}
+	return out
 }
 
 func (s *Server) context(w http.ResponseWriter, r *http.Request, c memory.Caller) error {

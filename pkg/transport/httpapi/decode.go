@@ -280,6 +280,20 @@ func intParam(r *http.Request, name string) (int, error) {
 	return n, nil
 }
 
+// boolParam reads the query parameter name: true or false, false when
+// absent; anything else is EINVALID naming it.
+func boolParam(r *http.Request, name string) (bool, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, memory.Errorf(memory.EINVALID, "%s: %q is not true or false", name, v)
+	}
+	return b, nil
+}
+
 // checkUTF8 rejects a JSON body whose strings are not valid UTF-8: raw
 // bytes that are not, or \u escapes of unpaired surrogates, which
 // encoding/json would silently turn into U+FFFD. The error names the first

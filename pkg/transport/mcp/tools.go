@@ -430,6 +430,7 @@ func (s *Server) forget(ctx context.Context, r Request, in ForgetInput) (ForgetO
 type ListInput struct {
 	Limit  int    `json:"limit,omitempty" jsonschema:"the page size (default 50, at most 1000)"`
 	Cursor string `json:"cursor,omitempty" jsonschema:"nextCursor of the previous page"`
+	Unique bool   `json:"unique,omitempty" jsonschema:"true: one memory per distinct content, the newest; the pages of one cursor chain never repeat a content"`
 	Filters
 }
 
@@ -450,7 +451,11 @@ func (s *Server) list(ctx context.Context, r Request, in ListInput) (ListOutput,
 	if in.Limit < 0 || in.Limit > memory.MaxListLimit {
 		return ListOutput{}, memory.Errorf(memory.EINVALID, "limit: must be between 1 and %d", memory.MaxListLimit)
 	}
-	page, err := s.svc.List(ctx, r.Caller, f, in.Limit, in.Cursor)
+	list := s.svc.List
+	if in.Unique {
+		list = s.svc.ListUnique
+	}
+	page, err := list(ctx, r.Caller, f, in.Limit, in.Cursor)
 	if err != nil {
 		return ListOutput{}, err
 	}

@@ -94,6 +94,9 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...serv
 	// The service sees the ports traced when tracing is on; the Backend keeps them bare.
 	ts, tix, temb := telemetry.Ports(store, ix, emb)
 	k := wiring.NewKnowledge(ts, temb, log)
+	if k != nil {
+		k.Entities = b.Registry // speakers and mentions resolved by the entity registry
+	}
 	b.Knowledge = wiring.ShareRelated(wiring.KnowledgeExplorer(store, nil, log), k)
 	b.Extraction = k
 	opts = append(opts, service.WithRoomDirectory(b.Registry), service.WithBlockSource(b.Workstreams))

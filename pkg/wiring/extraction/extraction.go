@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/pipeline/extract"
+	"github.com/agentmem/agentmem/pkg/registry"
 	"github.com/agentmem/agentmem/pkg/service"
 	"github.com/agentmem/agentmem/pkg/telemetry"
 	"github.com/agentmem/agentmem/pkg/wiring"
@@ -38,6 +39,9 @@ func New(svc *service.Service, caps wiring.Capabilities, model memory.LLM, log *
 	p := &extract.Pipeline{Service: svc, Extractor: ex, Log: log}
 	if caps.Has(wiring.Records) {
 		p.Settings = extract.NewSettingsStore(caps.Records)
+		// Speakers and subjects resolved by the entity registry kept in
+		// the same records (its changes seen within registry.NamesTTL).
+		p.Entities = registry.New(caps.Records)
 	}
 	return p, nil
 }

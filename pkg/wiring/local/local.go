@@ -70,6 +70,9 @@ func Open(ctx context.Context, dataDir string, embedder memory.Embedder, log *sl
 	}
 	k := wiring.NewKnowledge(store, embedder, log)
 	reg := registry.New(store)
+	if k != nil {
+		k.Entities = reg // speakers and mentions resolved by the entity registry
+	}
 	ws := workstream.New(store, workstream.WithLogger(log))
 	base := append([]service.Option{service.WithLogger(log), service.WithRoomDirectory(reg), service.WithBlockSource(ws)}, wiring.KnowledgeServiceOptions(k)...)
 	svc := service.NewService(store, ix, embedder, append(base, opts...)...)

@@ -233,6 +233,9 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 	opts = append(append(wiring.KnowledgeServiceOptions(k), rerank.Options(cfg.Rerank, rr)...), opts...)
 	if b.Caps.Records != nil {
 		b.Registry = registry.New(b.Caps.Records)
+		if k != nil {
+			k.Entities = b.Registry // speakers and mentions resolved by the entity registry
+		}
 		opts = append(opts, service.WithRoomDirectory(b.Registry))
 		b.Workstreams = workstream.New(b.Caps.Records, workstream.WithLLM(model), workstream.WithLogger(log))
 		opts = append(opts, service.WithBlockSource(b.Workstreams))
@@ -253,6 +256,9 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		return fail(err)
 	}
 	b.Settings = extraction.SettingsOf(b.Facts)
+	if b.Registry != nil {
+		b.Facts.Entities = b.Registry // the API's registry: its entity changes are seen at once
+	}
 	if b.Consolidation, err = consolidation.New(b.Service, b.Caps, cfg.Consolidation, log); err != nil {
 		return fail(err)
 	}
