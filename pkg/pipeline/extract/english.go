@@ -263,7 +263,7 @@ func otherPronouns(s, speaker string, self bool) string {
 var (
 	weCompanyRe     = regexp.MustCompile(`(?i)^(?:we as an? (?:company|organi[sz]ation|business|firm)|as an? (?:company|organi[sz]ation|business|firm),? we)\s+`)
 	ourCompanyRe    = regexp.MustCompile(`(?i)^our (?:company|organi[sz]ation|org|firm|business)\s+`)
-	weRe            = regexp.MustCompile(`(?i)^we(?:'re|'ve|'ll| are| were| have| had| will| did| do| just| also| really| finally| went| got| made| took| started| decided| spent| visited| had| saw| found| ate| tried| moved| bought| adopted| love| like| enjoy| use| used| need| own| live| work| play| run| switched)\b`)
+	weRe            = regexp.MustCompile(`(?i)^we(?:'re|'ve|'ll| are| were| have| had| will| did| do| just| also| really| finally| went| got| made| took| started| decided| spent| visited| had| saw| found| ate| tried| moved| bought| adopted| love| like| enjoy| use| used| own| live| play| switched)\b`)
 	isMyRe          = regexp.MustCompile(`(?i)^[a-z][\w' -]{1,40}? (?:is|are|was|were) my\b`)
 	demonstrativeRe = regexp.MustCompile(`(?i)^(?:it|this|that|these|those|there|here|which|what)\b`)
 	lowerIRe        = regexp.MustCompile(`\bi\b`)

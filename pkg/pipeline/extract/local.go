@@ -324,6 +324,9 @@ var (
 	trailingNowRe = regexp.MustCompile(`(?i)^(.+?) (now|these days|currently|nowadays)$`)
 	// A fragment opening with a preposition keeps it ("near the station").
 	prepositionRe = regexp.MustCompile(`(?i)^(?:in|at|on|near|from|to|by|with|for|outside|inside|around|close to|next to)\b`)
+	// A finite verb that makes an answer a clause of its own ("The opening
+	// is tomorrow"), not a fragment.
+	finiteRe = regexp.MustCompile(`(?i)\b(?:is|are|was|were|am|has|have|had|will|would|do|does|did|can|could|should|\w+'s|\w+'re|\w+'ll)\b`)
 	// A fragment that is a clause of its own: it opens with a subject.
 	clauseOpenRe = regexp.MustCompile(`(?i)^(?:i|i'm|i've|i'd|i'll|my|we|we're|our|you|your|he|she|it|it's|they|they're|this|that|there|there's|yes|no|not|nothing|sure|maybe|probably)\b`)
 )
@@ -347,7 +350,7 @@ func answer(q, t Turn, sent string) []Fact {
 	}
 	frag := strings.TrimSpace(strings.TrimRight(cleanClause(sent), ".!… "))
 	frag = strings.Trim(markerRe.ReplaceAllString(frag, ""), " ,")
-	if frag == "" || len(strings.Fields(frag)) > maxFragmentWords || clauseOpenRe.MatchString(frag) || evaluationRe.MatchString(frag) || reactionRe.MatchString(strings.ReplaceAll(frag, ",", "")) {
+	if frag == "" || len(strings.Fields(frag)) > maxFragmentWords || clauseOpenRe.MatchString(frag) || finiteRe.MatchString(frag) || evaluationRe.MatchString(frag) || reactionRe.MatchString(strings.ReplaceAll(frag, ",", "")) {
 		return nil
 	}
 	qs := memory.Sentences(q.Text)
