@@ -36,7 +36,13 @@ type SearchRequest struct {
 	// below this cosine similarity, keyword hits below this fraction of the
 	// best BM25 score.
 	Threshold float64
-	Filter    memory.Filter
+	// MinScore in 0..1 is the relevance floor: a result only the semantic
+	// list found is left out when its cosine similarity is below it (see
+	// retrieval.Request.MinScore). 0, the default of a search, keeps
+	// every result; RelevanceFloor is the embedder's calibrated floor,
+	// the default of a context.
+	MinScore float64
+	Filter   memory.Filter
 	// ExpandRelations appends, after the ranked results, the memories
 	// related to them (supports, supersedes, ...) that are not results
 	// already, each marked with the relation that brought it.
@@ -109,8 +115,16 @@ func (r *SearchRequest) normalize() error {
 	if r.K < 1 || r.K > memory.MaxK {
 		return memory.Errorf(memory.EINVALID, "k: must be between 1 and %d", memory.MaxK)
 	}
-	return memory.ValidUnit("threshold", r.Threshold)
+	if err := memory.ValidUnit("threshold", r.Threshold); err != nil {
+		return err
+	}
+	return memory.ValidUnit("minScore", r.MinScore)
 }
+
+// RelevanceFloor is the calibrated relevance floor of the service's
+// embedder (retrieval.RelevanceFloor): what a context leaves out unless
+// its request sets minScore.
+func (s *Service) RelevanceFloor() float64 { return retrieval.RelevanceFloor(s.embedder.Model()) }
 
 // lists resolves the request's lists: Lists as given, or the Mode's.
 func (s *Service) lists(r SearchRequest) []string {
@@ -189,7 +203,7 @@ func (s *Service) search(ctx context.Context, c memory.Caller, r SearchRequest) 
 	q := retrieval.NewQuery(r.Query, f, k, func(ctx context.Context) ([]float32, error) { return s.queryVector(ctx, r) }).ShareSpeakers(r.speakersOf)
 	rerank := r.similar == nil && (r.Rerank == nil || *r.Rerank)
 	run, err := s.retrieval.Run(ctx, retrieval.Request{Caller: c, Query: q, Lists: lists, K: r.K, Threshold: r.Threshold,
-		Rerank: rerank, ExpandRelations: r.ExpandRelations})
+		MinScore: r.MinScore, Rerank: rerank, ExpandRelations: r.ExpandRelations})
 	if err != nil {
 		return nil, err
 	}

@@ -285,8 +285,8 @@ func (Local) Extract(_ context.Context, turns []Turn) ([]Fact, error) {
 		}
 		if Transient(t.Text) {
 			// "Porto!" is short, but answers "Where are you from?".
-			if i > 0 {
-				add(answer(turns[i-1], t, memory.Sentences(t.Text)[0]))
+			if s := memory.Sentences(t.Text); i > 0 && len(s) > 0 {
+				add(answer(turns[i-1], t, s[0]))
 			}
 			continue
 		}
@@ -354,6 +354,9 @@ func answer(q, t Turn, sent string) []Fact {
 		return nil
 	}
 	qs := memory.Sentences(q.Text)
+	if len(qs) == 0 {
+		return nil
+	}
 	ask := cleanClause(qs[len(qs)-1])
 	var said string
 	if m := askYourRe.FindStringSubmatch(ask); m != nil {

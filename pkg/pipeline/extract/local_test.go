@@ -201,3 +201,29 @@ func TestAnswerAcrossTurns(t *testing.T) {
 		t.Errorf("a speaker's own question answered: %+v", facts)
 	}
 }
+
+// FuzzLocalExtract: on any two turns (a question and its answer, say) the
+// offline extractor does not panic, and every fact has a subject and cites
+// only the turns it was given.
+func FuzzLocalExtract(f *testing.F) {
+	f.Add("Where do you live now?", "Utrecht, near the Dom tower.")
+	f.Add("What's your favourite food?", "Ramen.")
+	f.Add("", "")
+	f.Add("?", "I switched to VS Code, I do not use Neovim anymore.")
+	f.Fuzz(func(t *testing.T, q, a string) {
+		facts, err := extract.Local{}.Extract(ctx, []extract.Turn{{ID: "q", Speaker: "Bo", Text: q}, {ID: "a", Speaker: "Ana", Text: a}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fc := range facts {
+			if fc.Subject == "" || len(fc.Sources) == 0 {
+				t.Fatalf("%+v", fc)
+			}
+			for _, s := range fc.Sources {
+				if s != "q" && s != "a" {
+					t.Fatalf("source %q", s)
+				}
+			}
+		}
+	})
+}
