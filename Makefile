@@ -7,7 +7,7 @@ QUERIES  ?= 300
 
 export PORT DATA_DIR
 
-.PHONY: ui-screenshots test-arm64 bench-arm64 test-clients help run invoke models build-lambdas synth deploy deploy-localstack destroy bench-embed bench-locomo bench-extract run-aws-local localstack-start localstack-stop localstack-test localstack-deploy localstack-up localstack-down localstack-test-docker build test test-short fuzz vet lint fmt bench-hostile bench-latency bench-latency-opensearch bench-peers bench-load opensearch-start opensearch-stop clean openapi-check
+.PHONY: ui-screenshots test-arm64 bench-arm64 test-clients help run invoke models build-lambdas synth deploy deploy-localstack destroy bench-embed bench-locomo bench-extract bench-floor run-aws-local localstack-start localstack-stop localstack-test localstack-deploy localstack-up localstack-down localstack-test-docker build test test-short fuzz vet lint fmt bench-hostile bench-latency bench-latency-opensearch bench-peers bench-load opensearch-start opensearch-stop clean openapi-check
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -151,6 +151,9 @@ bench-hostile: ## another tenant's search latency alone and while cyclic PDFs an
 
 bench-extract: models ## fact extraction recall and precision against LoCoMo's observations, per extractor (DATA=files or glob); writes extract-results.json
 	$(GO) run ./cmd/bench/extract -data '$(DATA)' -json extract-results.json
+
+bench-floor: models ## calibrate the relevance floor of the configured embedder on a held-out synthetic set (docs/relevance-floor.md)
+	$(GO) run ./cmd/bench/floor
 
 bench-latency: ## batch-create throughput, search latency per mode and stage, rerank stage cost, terms completion (SIZES=10000,100000; BENCH_DIR keeps the corpus)
 	$(GO) run ./cmd/bench/latency -sizes $(SIZES) -queries $(QUERIES) -rerank $(if $(BENCH_DIR),-dir $(BENCH_DIR))

@@ -25,7 +25,7 @@ const MaxInstructionsLen = 2000
 var FactCategories = []string{
 	"name", "birthday", "age", "origin", "home", "employer", "occupation", "relationship",
 	"allergy", "health", "diet", "education", "pet", "favorite", "preference", "interest",
-	"activity", "plan", "request", "state", CategoryOther,
+	"activity", "use", "plan", "request", "state", CategoryOther,
 }
 
 // CategoryOther is the category of a fact that sets no known slot.

@@ -74,6 +74,11 @@ type Request struct {
 	// below this cosine similarity, keyword hits below this fraction of the
 	// best BM25 score.
 	Threshold float64
+	// MinScore, when above 0, is the relevance floor (see RelevanceFloor):
+	// a result that only the semantic list ranked is left out when its
+	// cosine similarity is below it. A result another list found (a word
+	// of the question, a name, a time, a knowledge term) stays.
+	MinScore float64
 	// Rerank runs the rerank stage when a reranker is configured.
 	Rerank bool
 	// ExpandRelations appends, after the ranked results, the memories
@@ -173,6 +178,8 @@ func (p *Pipeline) Run(ctx context.Context, r Request) (*Response, error) {
 	}
 	stage("load", t)
 
+	results = floor(results, r.MinScore)
+
 	if p.Neighbours != nil && len(r.Lists) > 1 && len(results) > 0 {
 		t = time.Now()
 		if results, err = p.Neighbours.apply(ctx, p.Store, r.Caller, r.Query.Filter, results); err != nil {
@@ -264,6 +271,18 @@ func (p *Pipeline) retrieve(ctx context.Context, r Request) (map[string][]memory
 		}
 	}
 	return merged, nil
+}
+
+// floor leaves out the results below the relevance floor min: those only
+// the semantic list ranked, at a cosine similarity below min.
+func floor(results []Result, min float64) []Result {
+	if min <= 0 {
+		return results
+	}
+	return slices.DeleteFunc(results, func(r Result) bool {
+		sem, ok := r.Lists[ListSemantic]
+		return ok && len(r.Lists) == 1 && sem.Score < min
+	})
 }
 
 // threshold drops weak hits of the keyword and semantic lists.

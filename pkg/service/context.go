@@ -24,6 +24,10 @@ type ContextRequest struct {
 	// WorkstreamID names a memory block to carry whole after the core
 	// memories (a BlockSource's; EINVALID without one).
 	WorkstreamID string `json:"workstreamId,omitempty"`
+	// MinScore is the relevance floor of the relevant-knowledge section
+	// (SearchRequest.MinScore); nil means the embedder's calibrated floor
+	// (Service.RelevanceFloor), 0 keeps every result.
+	MinScore *float64 `json:"minScore,omitempty"`
 }
 
 // Acting is whom r serves.
@@ -205,7 +209,8 @@ func (s *section) text() string {
 // BuildContext fills a token budget for c: core memories (durability core,
 // most important first) first, then the most recent messages of the room in
 // chronological order, then knowledge and facts retrieved for the query by
-// hybrid search. Sections skip items that do not fit; unused share passes on.
+// hybrid search, above the relevance floor (r.MinScore). Sections skip
+// items that do not fit; unused share passes on.
 func (s *Service) BuildContext(ctx context.Context, c memory.Caller, r ContextRequest) (*ContextResult, error) {
 	if err := c.Valid(); err != nil {
 		return nil, err
@@ -224,6 +229,13 @@ func (s *Service) BuildContext(ctx context.Context, c memory.Caller, r ContextRe
 	}
 	if strings.TrimSpace(r.Query) == "" && r.RoomID == "" && r.WorkstreamID == "" {
 		return nil, memory.Errorf(memory.EINVALID, "query or roomId (or workstreamId): at least one is required")
+	}
+	minScore := s.RelevanceFloor()
+	if r.MinScore != nil {
+		if err := memory.ValidUnit("minScore", *r.MinScore); err != nil {
+			return nil, err
+		}
+		minScore = *r.MinScore
 	}
 	budget := r.BudgetTokens
 	used := map[string]bool{}
@@ -291,7 +303,7 @@ func (s *Service) BuildContext(ctx context.Context, c memory.Caller, r ContextRe
 
 	knowledge := newSection("knowledge", "## Relevant knowledge")
 	if strings.TrimSpace(r.Query) != "" {
-		found, err := s.search(ctx, c, SearchRequest{Query: r.Query, K: maxRetrieved, speakersOf: question})
+		found, err := s.search(ctx, c, SearchRequest{Query: r.Query, K: maxRetrieved, MinScore: minScore, speakersOf: question})
 		if err != nil {
 			return nil, err
 		}

@@ -46,7 +46,13 @@ type SearchRequest struct {
 	// below this cosine similarity, keyword hits below this fraction of the
 	// best BM25 score.
 	Threshold float64
-	Filter    memory.Filter
+	// MinScore in 0..1 is the relevance floor: a result only the semantic
+	// list found is left out when its cosine similarity is below it (see
+	// retrieval.Request.MinScore). 0, the default of a search, keeps
+	// every result; RelevanceFloor is the embedder's calibrated floor,
+	// the default of a context.
+	MinScore float64
+	Filter   memory.Filter
 	// ExpandRelations appends, after the ranked results, the memories
 	// related to them (supports, supersedes, ...) that are not results
 	// already, each marked with the relation that brought it.
@@ -134,8 +140,16 @@ func (r *SearchRequest) normalize(dims int) error {
 	if r.K < 1 || r.K > memory.MaxK {
 		return memory.Errorf(memory.EINVALID, "k: must be between 1 and %d", memory.MaxK)
 	}
-	return memory.ValidUnit("threshold", r.Threshold)
+	if err := memory.ValidUnit("threshold", r.Threshold); err != nil {
+		return err
+	}
+	return memory.ValidUnit("minScore", r.MinScore)
 }
+
+// RelevanceFloor is the calibrated relevance floor of the service's
+// embedder (retrieval.RelevanceFloor): what a context leaves out unless
+// its request sets minScore.
+func (s *Service) RelevanceFloor() float64 { return retrieval.RelevanceFloor(s.embedder.Model()) }
 
 // checkEmbedding checks a caller's query vector: dims values (the
 // embedder's), each finite, not all zero.
@@ -245,7 +259,7 @@ func (s *Service) search(ctx context.Context, c memory.Caller, r SearchRequest) 
 	q := retrieval.NewQuery(r.Query, f, k, func(ctx context.Context) ([]float32, error) { return s.queryVector(ctx, r) }).ShareSpeakers(r.speakersOf)
 	rerank := r.similar == nil && r.Query != "" && (r.Rerank == nil || *r.Rerank)
 	run, err := s.retrieval.Run(ctx, retrieval.Request{Caller: c, Query: q, Lists: lists, K: r.K, Threshold: r.Threshold,
-		Rerank: rerank, ExpandRelations: r.ExpandRelations})
+		MinScore: r.MinScore, Rerank: rerank, ExpandRelations: r.ExpandRelations})
 	if err != nil {
 		return nil, err
 	}

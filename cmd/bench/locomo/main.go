@@ -176,9 +176,16 @@ type searchResponse struct {
 // one is configured). A mode whose list the server lacks is skipped.
 var modes = []string{"keyword", "semantic", "knowledge", "hybrid", "hybrid+time", "hybrid+entity", "hybrid+when", "hybrid+knowledge", "full"}
 
+// minScore is the relevance floor every search asks for (-min-score): a
+// context leaves out what is below it (retrieval.RelevanceFloor).
+var minScore float64
+
 // searchBody is the search request of a mode.
 func searchBody(query, mode string) map[string]any {
 	body := map[string]any{"query": query, "k": memory.MaxK}
+	if minScore > 0 {
+		body["minScore"] = minScore
+	}
 	switch mode {
 	case "full":
 	case "hybrid+knowledge":
@@ -260,6 +267,7 @@ func main() {
 	facts := flag.Bool("facts", true, "also run the modes with the observation facts")
 	misses := flag.String("misses", "", "write the questions whose evidence is not all in the top 10 to this file, with what came instead")
 	only := flag.String("modes", "", "run only these comma-separated modes (default: all; \"none\" for none)")
+	flag.Float64Var(&minScore, "min-score", 0, "relevance floor of every search, as a context applies it (0.57 is bge-small's calibrated floor; 0 none)")
 	lists := flag.String("lists", "", "also run the list questions (\"List every X that Y mentioned\", from the entity index) at these comma-separated token budgets, e.g. 1000,3000")
 	flag.Parse()
 	if *only == "none" {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 
@@ -175,31 +176,81 @@ func TestClassification(t *testing.T) {
 		before, said string
 		want         extract.Decision
 		rule         string
+		// which picks the outcome whose fact names it, when said has
+		// several facts.
+		which string
 	}{
-		{"Ana: I live in Lisbon.", "Ana: I moved to Porto.", extract.Supersedes, "change-same-slot"},
-		{"Ana: I live in Lisbon.", "Ana: I live in Porto.", extract.Contradicts, "single-valued-slot"},
-		{"Ana: I love green tea in the morning.", "Ana: Actually I prefer coffee now, tea keeps me awake.", extract.Supersedes, "change-names-old-value"},
-		{"Ana: I love green tea.", "Ana: I love jazz.", extract.Enriches, "same-family"},
-		{"Ana: I'm allergic to penicillin.", "Ana: I'm allergic to penicillin!", extract.Duplicate, "same-text"},
-		{"Ana: I don't eat gluten.", "Ana: I never eat gluten.", extract.Duplicate, "same-slot-value"},
-		{"Ana: I don't eat gluten.", "Ana: My birthday is 14 July.", extract.New, "unrelated"},
-		{"Ana: I love jazz.", "Bo: I hate jazz.", extract.New, "no-known-fact"},
-		{"Ana: My sister lives in Porto.", "Ana: I live in Lisbon.", extract.New, "no-known-fact"},
+		{"Ana: I live in Lisbon.", "Ana: I moved to Porto.", extract.Supersedes, "change-same-slot", ""},
+		{"Ana: I live in Lisbon.", "Ana: I live in Porto.", extract.Contradicts, "single-valued-slot", ""},
+		{"Ana: I love green tea in the morning.", "Ana: Actually I prefer coffee now, tea keeps me awake.", extract.Supersedes, "change-names-old-value", ""},
+		{"Ana: I love green tea.", "Ana: I love jazz.", extract.Enriches, "same-family", ""},
+		{"Ana: I'm allergic to penicillin.", "Ana: I'm allergic to penicillin!", extract.Duplicate, "same-text", ""},
+		{"Ana: I don't eat gluten.", "Ana: I never eat gluten.", extract.Duplicate, "same-slot-value", ""},
+		{"Ana: I don't eat gluten.", "Ana: My birthday is 14 July.", extract.New, "unrelated", ""},
+		{"Ana: I love jazz.", "Bo: I hate jazz.", extract.New, "no-known-fact", ""},
+		{"Ana: My sister lives in Porto.", "Ana: I live in Lisbon.", extract.New, "no-known-fact", ""},
+		// Issue 43: a stated change that denies a known fact's value ends
+		// it, whatever its slot; denying another value does not.
+		{"Maya: My favourite editor is Neovim.", "Maya: I switched to VS Code, I do not use Neovim anymore.", extract.Supersedes, "change-denies-value", "Neovim"},
+		{"Maya: My favourite editor is Neovim.", "Maya: I do not use Emacs anymore.", extract.New, "unrelated", ""},
+		{"Maya: My favourite editor is Neovim.", "Maya: Ana does not use Neovim anymore.", extract.New, "no-known-fact", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.said, func(t *testing.T) {
 			p, _, svc := backend(t, extract.Local{})
 			p.RelatedAt = 0 // the default
 			c := memory.Caller{OrgID: "acme"}
-			if _, err := p.Process(ctx, c, converse(t, svc, c, tc.before)); err != nil {
-				t.Fatal(err)
+			first, err := p.Process(ctx, c, converse(t, svc, c, tc.before))
+			if err != nil || len(first) != 1 {
+				t.Fatalf("%+v %v", first, err)
 			}
 			out, err := p.Process(ctx, c, converse(t, svc, c, tc.said))
-			if err != nil || len(out) != 1 {
-				t.Fatalf("%+v %v", out, err)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.which != "" {
+				out = slices.DeleteFunc(out, func(o extract.Outcome) bool { return !strings.Contains(o.Fact.Text, tc.which) })
+			}
+			if len(out) != 1 {
+				t.Fatalf("%+v", out)
 			}
 			if out[0].Decision != tc.want || out[0].Why.Rule != tc.rule {
 				t.Fatalf("%s by %s, want %s by %s (%+v)", out[0].Decision, out[0].Why.Rule, tc.want, tc.rule, out[0].Why)
+			}
+			if m, _ := svc.Get(ctx, c, first[0].ID); (tc.want == extract.Supersedes) != m.Archived {
+				t.Fatalf("%s: the known fact archived = %v", tc.want, m.Archived)
+			}
+		})
+	}
+}
+
+// TestStatementsStored: statements the pipeline used to miss are stored,
+// and small talk of the moment is not (issue 43).
+func TestStatementsStored(t *testing.T) {
+	tests := []struct {
+		said []string
+		want []string // fact texts stored
+	}{
+		{[]string{"Maya: I'm vegetarian"}, []string{"Maya is vegetarian"}},
+		{[]string{"Maya: our team uses Jira."}, []string{"Maya's team uses Jira"}},
+		{[]string{"Bo: Where do you live now?", "Maya: Utrecht, near the Dom tower."}, []string{"Maya now lives in Utrecht, near the Dom tower"}},
+		{[]string{"Bo: Where are you from?", "Maya: Porto!"}, []string{"Maya is from Porto"}},
+		{[]string{"Maya: I am so tired today, long day."}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.said, " / "), func(t *testing.T) {
+			p, _, svc := backend(t, extract.Local{})
+			c := memory.Caller{OrgID: "acme"}
+			out, err := p.Process(ctx, c, converse(t, svc, c, tc.said...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, o := range out {
+				got = append(got, o.Fact.Text)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("stored %q, want %q", got, tc.want)
 			}
 		})
 	}

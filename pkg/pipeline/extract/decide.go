@@ -24,6 +24,9 @@ import (
 //	change-same-slot             the same slot, a stated change, another value or polarity     supersedes
 //	change-names-old-value       the same slot family, a stated change whose words name the    supersedes
 //	                             known fact's value ("I prefer coffee now, tea keeps me awake")
+//	change-denies-value          a stated change, negated, whose value is the known fact's     supersedes
+//	                             value, whatever the slot ("I do not use Neovim anymore" ends
+//	                             "Maya's favourite editor is Neovim")
 //	same-slot-opposite-polarity  the same slot, opposite polarity, no stated change            contradicts
 //	single-valued-slot           the same single-valued slot, another value, no stated change  contradicts
 //	same-slot                    the same keyed slot and polarity, other words                 enriches
@@ -100,6 +103,9 @@ func classify(f Fact, k known, dupAt, relAt float64) memory.FactDecision {
 			return decide(Contradicts, "single-valued-slot")
 		}
 		return decide(Enriches, "same-slot")
+	}
+	if f.Change && f.Negated && !k.negated && val != "" && val == k.value {
+		return decide(Supersedes, "change-denies-value")
 	}
 	sameFamily := slot != "" && k.slot != "" && memory.SlotFamily(slot) == memory.SlotFamily(k.slot)
 	if sameFamily && f.Change && namesValue(f.Quote+" "+f.Text, k) {

@@ -15,16 +15,28 @@ import (
 
 // statement is one clause rewritten in the third person.
 type statement struct {
-	subject string // "Ana", "Ana's sister", "Li", "the company"
-	self    bool   // the speaker speaks of themself (first person)
-	plural  bool   // the subject is plural ("Ana and others"): the verb agrees with it
-	pred    string // the predicate in the third person: "loves jazz"
-	when    string // a time moved from the front ("last week")
-	quote   string // the clause as said
+	subject string // "Ana", "Ana's sister", "Li", "the company", "Ana and others"
+	// id, when set, is who the statement is about when that is not its
+	// grammatical subject: "we" includes the speaker, so "Ana and others
+	// went hiking" is about Ana (a subject id names one person or thing).
+	id     string
+	self   bool   // the speaker speaks of themself (first person)
+	plural bool   // the subject is plural ("Ana and others"): the verb agrees with it
+	pred   string // the predicate in the third person: "loves jazz"
+	when   string // a time moved from the front ("last week")
+	quote  string // the clause as said
 	// whole, when set, is the statement's text as a whole, for clauses
 	// whose grammatical subject is not what they are about ("Dance is my
 	// stress relief": about the speaker, said of dance).
 	whole string
+}
+
+// about is the subject id of the statement's fact.
+func (s statement) about() string {
+	if s.id != "" {
+		return s.id
+	}
+	return s.subject
 }
 
 // text is the statement as a sentence without final punctuation.
@@ -251,7 +263,7 @@ func otherPronouns(s, speaker string, self bool) string {
 var (
 	weCompanyRe     = regexp.MustCompile(`(?i)^(?:we as an? (?:company|organi[sz]ation|business|firm)|as an? (?:company|organi[sz]ation|business|firm),? we)\s+`)
 	ourCompanyRe    = regexp.MustCompile(`(?i)^our (?:company|organi[sz]ation|org|firm|business)\s+`)
-	weRe            = regexp.MustCompile(`(?i)^we(?:'re|'ve|'ll| are| were| have| had| will| did| do| just| also| really| finally| went| got| made| took| started| decided| spent| visited| had| saw| found| ate| tried| moved| bought| adopted| love| like| enjoy)\b`)
+	weRe            = regexp.MustCompile(`(?i)^we(?:'re|'ve|'ll| are| were| have| had| will| did| do| just| also| really| finally| went| got| made| took| started| decided| spent| visited| had| saw| found| ate| tried| moved| bought| adopted| love| like| enjoy| use| used| own| live| play| switched)\b`)
 	isMyRe          = regexp.MustCompile(`(?i)^[a-z][\w' -]{1,40}? (?:is|are|was|were) my\b`)
 	demonstrativeRe = regexp.MustCompile(`(?i)^(?:it|this|that|these|those|there|here|which|what)\b`)
 	lowerIRe        = regexp.MustCompile(`\bi\b`)
@@ -401,7 +413,7 @@ func thirdPersonSubject(c string) (subject, rest string, ok bool) {
 	i, poss := 0, false
 	for ; i < len(w) && i < 2 && !poss; i++ {
 		word, found := strings.CutSuffix(w[i], "'s")
-		if !nameWord.MatchString(word) || notNames[word] || imperatives[strings.ToLower(word)] || strings.HasSuffix(word, "ing") {
+		if !nameWord.MatchString(word) || notNames[word] || closedClass(word) || imperatives[strings.ToLower(word)] || strings.HasSuffix(word, "ing") {
 			break
 		}
 		name, poss = append(name, word), found
@@ -439,6 +451,28 @@ var notNames = set("It", "This", "That", "There", "Here", "What", "Which", "Who"
 	"Family", "People", "Things", "Work", "School", "Love", "Friends", "Kids", "Home", "Everybody", "Somebody",
 	"Sounds", "Looks", "Seems", "Feels", "Good", "Great", "Nice", "Cool", "Awesome", "Amazing", "Sorry", "Congrats",
 	"Definitely", "Totally", "Absolutely", "Really", "Actually", "Honestly", "Hope", "Glad", "Happy", "Hey", "Hi")
+
+// functionWords are the closed classes of English: prepositions,
+// determiners, numerals, pronouns, conjunctions and auxiliaries. Such a
+// word is capitalized only because it opens a sentence ("In the end ...",
+// "One is more adventurous ..."), so it is never a name.
+var functionWords = set("in", "on", "at", "by", "for", "with", "from", "about", "into", "onto", "over", "after", "before",
+	"under", "through", "during", "without", "within", "around", "near", "across", "behind", "beyond", "like", "unlike",
+	"upon", "toward", "towards", "among", "between", "despite", "until", "till", "since", "against", "along", "via", "per",
+	"of", "to", "off", "out", "up", "down", "as", "than", "then", "the", "a", "an", "this", "that", "these", "those",
+	"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "first", "second", "another", "other",
+	"others", "more", "less", "few", "several", "none", "neither", "either", "whatever", "whenever", "wherever",
+	"however", "nor", "yet", "or", "and", "but", "so", "if", "unless", "whether", "once", "be", "been", "being", "am",
+	"is", "are", "was", "were", "do", "does", "did", "have", "has", "had", "gotta", "gonna", "wanna", "even", "ever",
+	"there", "here", "where", "why", "how", "when", "what", "who", "whom", "whose", "which", "not", "no", "yes")
+
+// closedClass reports whether a capitalized word belongs to a closed
+// class of English (functionWords), or is an adverb or a modal verb:
+// "Probably", "Mostly", "Could" open sentences and are never names.
+func closedClass(word string) bool {
+	l := strings.ToLower(word)
+	return functionWords[l] || adverbs[l] || modals[l]
+}
 
 // imperatives are verbs that open commands and advice ("Gather documents
 // first"), never names.
@@ -512,8 +546,9 @@ func rewrite(src statementSource, speaker, lastName string) (statement, bool) {
 			st.pred = otherPronouns(rest, speaker, true)
 			return st, true
 		}
-	case strings.HasPrefix(lower, "my "):
-		// "my sister lives in Porto": the subject is the speaker's sister.
+	case strings.HasPrefix(lower, "my ") || strings.HasPrefix(lower, "our "):
+		// "my sister lives in Porto": the subject is the speaker's sister;
+		// "our team uses Jira" the team the speaker is part of.
 		words := strings.Fields(c)
 		np := []string{}
 		i := 1
@@ -531,7 +566,7 @@ func rewrite(src statementSource, speaker, lastName string) (statement, bool) {
 		st.pred = otherPronouns(strings.Join(words[i:], " "), speaker, false)
 		return st, true
 	case weRe.MatchString(c):
-		st.subject, st.self, st.plural = speaker+" and others", true, true
+		st.subject, st.id, st.self, st.plural = speaker+" and others", speaker, true, true
 		rest := strings.TrimSpace(c[2:])
 		rest = strings.NewReplacer("'re ", "are ", "'ve ", "have ", "'ll ", "will ").Replace(rest)
 		st.pred = otherPronouns(rest, speaker, true)

@@ -27,8 +27,11 @@ import (
 // reactions without content ("I love it"), questions, and statements with
 // fewer than two content words.
 //
+// An answer that is only a fragment ("Utrecht, near the Dom tower") is read
+// with the question before it ("Where do you live now?"): see answer.
+//
 // It misses what needs understanding rather than grammar: facts implied
-// across turns (an answer to a question: "5 years already!"), pronouns that
+// across turns in other ways ("5 years already!"), pronouns that
 // point back to an earlier sentence ("she", "it"), irony, third-person
 // statements whose subject is not a capitalized name ("the kids love the
 // beach"), and dates relative to the conversation ("yesterday" stays
@@ -148,6 +151,12 @@ var rules = []rule{
 	{re: ci(`^(?:took up|picked up|got into|has gotten into|has got into|signed up for|joined|enrolled in|is taking|has been taking|took|started taking) ((?:a |an |some )?[\w' -]*?(?:class|classes|lessons?|course|courses|club|team|group|league|choir|band|gym|workshop|program|programme))\b`), family: "activity", qual: 1, value: 1},
 	{re: ci(`^(?:goes|went|has been going|likes going|loves going|is going) (\w+ing)\b`), family: "activity", qual: 1, value: 1},
 	{re: ci(`^(?:started|began|has started|just started|has been|is) (\w+ing) (?:regularly|every \w+|again|more|daily|weekly)\b`), family: "activity", qual: 1, value: 1},
+	// What one uses: tools, apps, products ("uses Jira", "switched to VS
+	// Code", "does not use Neovim anymore").
+	{re: ci(`^(?:does not|doesn't|did not|didn't|no longer|never|will not|won't) (?:use|uses|work with) ` + objectGroup), family: "use", qual: 1, value: 1, neg: true, lone: true},
+	{re: ci(`^(?:stopped|quit|gave up|has stopped|has quit) using ` + objectGroup), family: "use", qual: 1, value: 1, neg: true, change: true, lone: true},
+	{re: ci(`^(?:switched|has switched|is switching|changed|has changed|migrated|has migrated|is migrating) (?:over )?(?:to|from \S+(?: \S+)? to) ` + objectGroup), family: "use", qual: 1, value: 1, change: true, lone: true},
+	{re: ci(`^(?:uses|is using|has been using|has used|relies on|is relying on|works in|writes code in|codes in) ` + objectGroup), family: "use", qual: 1, value: 1, lone: true},
 	// Plans, wishes and decisions.
 	{re: ci(`^(?:is|are) (?:going|planning|hoping|about|set|scheduled|trying|aiming) to ` + objectGroup), family: "plan", qual: 1, value: 1},
 	{re: ci(`^(?:plans|intends|aims|is thinking of|is thinking about|is considering|is looking forward to|can't wait to|cannot wait to|will|is going to) ` + objectGroup), family: "plan", qual: 1, value: 1},
@@ -261,27 +270,131 @@ func dangling(pred string) bool {
 func (Local) Extract(_ context.Context, turns []Turn) ([]Fact, error) {
 	var out []Fact
 	seen := map[string]bool{}
-	for _, t := range turns {
-		if t.Speaker == "" || Transient(t.Text) {
-			continue
-		}
-		lastName := ""
-		for _, sent := range memory.Sentences(t.Text) {
-			if transientSentence(sent) {
-				continue
-			}
-			for _, src := range clauses(sent) {
-				for _, f := range factsOf(src, t, &lastName) {
-					key := memory.NormalizeText(f.Text)
-					if !seen[key] {
-						seen[key] = true
-						out = append(out, f)
-					}
-				}
+	add := func(fs []Fact) {
+		for _, f := range fs {
+			key := memory.NormalizeText(f.Text)
+			if !seen[key] {
+				seen[key] = true
+				out = append(out, f)
 			}
 		}
 	}
+	for i, t := range turns {
+		if t.Speaker == "" {
+			continue
+		}
+		if Transient(t.Text) {
+			// "Porto!" is short, but answers "Where are you from?".
+			if s := memory.Sentences(t.Text); i > 0 && len(s) > 0 {
+				add(answer(turns[i-1], t, s[0]))
+			}
+			continue
+		}
+		lastName := ""
+		for j, sent := range memory.Sentences(t.Text) {
+			if transientSentence(sent) {
+				continue
+			}
+			var fs []Fact
+			for _, src := range clauses(sent) {
+				fs = append(fs, factsOf(src, t, &lastName)...)
+			}
+			if len(fs) == 0 && j == 0 && i > 0 {
+				fs = answer(turns[i-1], t, sent)
+			}
+			add(fs)
+		}
+	}
 	return out, nil
+}
+
+// An answer without its own subject and verb ("Utrecht, near the Dom
+// tower") completes the question just before it ("Where do you live
+// now?"): English leaves out what the question already said. answer
+// rebuilds the first-person sentence the fragment stands for ("I now live
+// in Utrecht, near the Dom tower") and reads its facts, citing both turns.
+var (
+	// "Where do you live now?", "Which editor do you use?", "Where are you
+	// from?", "Who do you work for?"
+	askYouRe = regexp.MustCompile(`(?i)^(where|what|which [a-z]+|who|when)(?: (do|are|have|will))? you ([a-z' ]+?)[?!. ]*$`)
+	// "What's your favourite food?", "Where is your office?"
+	askYourRe = regexp.MustCompile(`(?i)^(?:what|who|where|when|which)(?:'s| is) your ([a-z' ]+?)[?!. ]*$`)
+	// A time at the end of a question goes before the verb: "live now" ->
+	// "now live".
+	trailingNowRe = regexp.MustCompile(`(?i)^(.+?) (now|these days|currently|nowadays)$`)
+	// A fragment opening with a preposition keeps it ("near the station").
+	prepositionRe = regexp.MustCompile(`(?i)^(?:in|at|on|near|from|to|by|with|for|outside|inside|around|close to|next to)\b`)
+	// A finite verb that makes an answer a clause of its own ("The opening
+	// is tomorrow"), not a fragment.
+	finiteRe = regexp.MustCompile(`(?i)\b(?:is|are|was|were|am|has|have|had|will|would|do|does|did|can|could|should|\w+'s|\w+'re|\w+'ll)\b`)
+	// A fragment that is a clause of its own: it opens with a subject.
+	clauseOpenRe = regexp.MustCompile(`(?i)^(?:i|i'm|i've|i'd|i'll|my|we|we're|our|you|your|he|she|it|it's|they|they're|this|that|there|there's|yes|no|not|nothing|sure|maybe|probably)\b`)
+)
+
+// evaluationRe opens a reply that judges the question instead of
+// answering it ("good question", "long story").
+var evaluationRe = regexp.MustCompile(`(?i)^(?:good|great|nice|interesting|tough|hard|fair|funny|long|crazy|weird|tricky|big|same|depends)\b`)
+
+// answers reports whether turn t is a fragment answering question q.
+func answers(q, t Turn) bool {
+	s := memory.Sentences(t.Text)
+	return len(s) > 0 && len(answer(q, t, s[0])) > 0
+}
+
+// maxFragmentWords is the longest answer read as a fragment.
+const maxFragmentWords = 8
+
+func answer(q, t Turn, sent string) []Fact {
+	if q.Speaker == "" || q.Speaker == t.Speaker || !asks(q.Text) {
+		return nil
+	}
+	frag := strings.TrimSpace(strings.TrimRight(cleanClause(sent), ".!… "))
+	frag = strings.Trim(markerRe.ReplaceAllString(frag, ""), " ,")
+	if frag == "" || len(strings.Fields(frag)) > maxFragmentWords || clauseOpenRe.MatchString(frag) || finiteRe.MatchString(frag) || evaluationRe.MatchString(frag) || reactionRe.MatchString(strings.ReplaceAll(frag, ",", "")) {
+		return nil
+	}
+	qs := memory.Sentences(q.Text)
+	if len(qs) == 0 {
+		return nil
+	}
+	ask := cleanClause(qs[len(qs)-1])
+	var said string
+	if m := askYourRe.FindStringSubmatch(ask); m != nil {
+		said = "My " + m[1] + " is " + frag
+	} else if m := askYouRe.FindStringSubmatch(ask); m != nil {
+		wh, aux, rest := strings.ToLower(m[1]), strings.ToLower(m[2]), m[3]
+		if t := trailingNowRe.FindStringSubmatch(rest); t != nil {
+			rest = t[2] + " " + t[1]
+		}
+		last := strings.ToLower(rest[strings.LastIndexByte(rest, ' ')+1:])
+		switch {
+		case wh == "where" && !prepositionRe.MatchString(frag) && !functionWords[last]:
+			frag = "in " + frag
+		case wh != "where" && wh != "when" && wh != "who" && strings.HasPrefix(wh, "wh") && last == "do":
+			return nil // "What do you do?": the answer names no object of a verb said
+		}
+		subject := "I"
+		switch aux {
+		case "are":
+			subject = "I am"
+		case "have":
+			subject = "I have"
+		case "will":
+			subject = "I will"
+		}
+		said = subject + " " + rest + " " + frag
+	} else {
+		return nil
+	}
+	var out []Fact
+	lastName := ""
+	for _, src := range clauses(said) {
+		for _, f := range factsOf(src, t, &lastName) {
+			f.Sources, f.Quote = []string{t.ID, q.ID}, q.Text+" "+t.Text
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // factsOf returns the facts of one clause of turn t.
@@ -404,7 +517,7 @@ func assess(st statement, t Turn) (Fact, bool) {
 		return Fact{}, false
 	}
 	f := Fact{Text: st.text(), Kind: memory.KindFact, Confidence: 0.7, Importance: 0.5, Durability: memory.DurabilityStandard,
-		Subject: st.subject, Sources: []string{t.ID}, Quote: st.quote}
+		Subject: st.about(), Sources: []string{t.ID}, Quote: st.quote}
 	if !st.self {
 		f.Confidence = 0.75
 	}
@@ -513,6 +626,12 @@ func assess(st statement, t Turn) (Fact, bool) {
 		// less certain than one about the speaker.
 		f.Confidence = 0.6
 	}
+	// A passing state or feeling said of the moment ("I am so tired today")
+	// tells nothing that outlasts the conversation.
+	if (memory.SlotFamily(f.Slot) == "state" || f.Slot == "" && f.Durability == memory.DurabilityEphemeral) &&
+		momentRe.MatchString(st.quote+" "+st.when) {
+		return Fact{}, false
+	}
 	if changeRe.MatchString(st.quote) {
 		f.Change = true
 	}
@@ -521,5 +640,8 @@ func assess(st statement, t Turn) (Fact, bool) {
 	}
 	return f, true
 }
+
+// momentRe is a time that places a state in the current day.
+var momentRe = regexp.MustCompile(`(?i)\b(?:today|tonight|right now|at the moment|atm|this (?:morning|afternoon|evening))\b`)
 
 var negatedPredRe = regexp.MustCompile(`^(?:does not|doesn't|did not|didn't|is not|isn't|was not|wasn't|has not|hasn't|never|no longer|cannot|can't|will not|won't|would not|wouldn't)\b`)

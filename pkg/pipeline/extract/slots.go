@@ -36,6 +36,8 @@ import (
 //	preference    "I love jazz", "I hate olives"         preference  0.65        standard    keyed
 //	interest      "I'm passionate about fashion"         interest    0.6         standard    keyed
 //	activity      "I've been learning guitar"            interest    0.6         standard    keyed
+//	use           "our team uses Jira", "I switched to    fact        0.6         standard    keyed
+//	              VS Code", "I don't use Neovim anymore"
 //	plan          "I'm moving to Berlin in March"        fact        0.6 dated   standard    keyed
 //	                                                                 0.5 undated ephemeral
 //	request       "please always answer in French"       user_request 0.8        standard    keyed
@@ -74,6 +76,7 @@ var families = map[string]family{
 	"interest":     {memory.KindInterest, 0.6, memory.DurabilityStandard, false},
 	"activity":     {memory.KindInterest, 0.6, memory.DurabilityStandard, false},
 	"plan":         {memory.KindFact, 0.6, memory.DurabilityStandard, false},
+	"use":          {memory.KindFact, 0.6, memory.DurabilityStandard, false},
 	"request":      {memory.KindUserRequest, 0.8, memory.DurabilityStandard, false},
 	"state":        {memory.KindFact, 0.3, memory.DurabilityEphemeral, false},
 }

@@ -22,9 +22,12 @@ import (
 // A turn with one sentence that tells something ("Thanks! I moved to
 // Berlin last week.") is kept whole.
 
-// filler is one greeting, thanks, acknowledgement or reaction; a name
-// (capitalized) may follow it.
-const filler = `` +
+// filler is one greeting, thanks, acknowledgement or reaction, or a name
+// (capitalized) after one.
+const filler = fillerWords + `|(?-i:[A-Z][\w-]*)`
+
+// fillerWords are the greetings, thanks, acknowledgements and reactions.
+const fillerWords = `` +
 	// greetings and farewells
 	`(?:hi|hello|hey|hiya|howdy|yo|good (?:morning|afternoon|evening|night)|bye|goodbye|see (?:you|ya)(?: (?:soon|later|tomorrow|then))?|take care|talk (?:to you )?(?:soon|later)|cheers|long time no see|(?:(?:it's |it is )?(?:so |really )?(?:good|nice|great|glad|lovely) to (?:see|hear from|meet|talk to|chat with|catch up with) you(?: again| too)?))` +
 	// thanks and acknowledgements
@@ -32,12 +35,12 @@ const filler = `` +
 	// reactions and fillers
 	`|(?:wow|whoa|woah|omg|oh(?: my god| no| wow| nice)?|ah|aw+|ugh|hmm+|um+|uh+|haha+|hehe|lol|lmao|nice|cool|great|awesome|amazing|wonderful|fantastic|sweet|neat|perfect|love it|yay|woohoo|oops|damn|yikes)` +
 	// "that's great", "that sounds amazing", "so cool", "how nice"
-	`|(?:(?:that|this|it)(?:'s| is| was| sounds| looks)|so|how|what a|such a)(?: \w+)?? (?:great|good|cool|awesome|amazing|nice|fun|lovely|wonderful|fantastic|exciting|interesting|sweet|beautiful|fair|true|right|sad|tough|rough|hard|funny|crazy|wild|impressive|inspiring|incredible)(?: (?:news|idea|stuff|one|thing|day|time))?` +
-	// a name after any of them
-	`|(?-i:[A-Z][\w-]*)`
+	`|(?:(?:that|this|it)(?:'s| is| was| sounds| looks)|so|how|what a|such a)(?: \w+)?? (?:great|good|cool|awesome|amazing|nice|fun|lovely|wonderful|fantastic|exciting|interesting|sweet|beautiful|fair|true|right|sad|tough|rough|hard|funny|crazy|wild|impressive|inspiring|incredible)(?: (?:news|idea|stuff|one|thing|day|time))?`
 
 var (
-	fillerRe     = regexp.MustCompile(`(?i)^(?:` + filler + `)(?: (?:` + filler + `))*$`)
+	fillerRe = regexp.MustCompile(`(?i)^(?:` + filler + `)(?: (?:` + filler + `))*$`)
+	// reactionRe is fillers alone, without a name: "haha", "thanks so much".
+	reactionRe   = regexp.MustCompile(`(?i)^(?:` + fillerWords + `)(?: (?:` + fillerWords + `))*$`)
 	multiSpaceRe = regexp.MustCompile(`\s+`)
 	// A two-word statement about the speaker ("I'm exhausted"), but not a
 	// reply's "I'm good" or "I'm fine".
@@ -75,18 +78,21 @@ func Transient(text string) bool {
 // Useful returns the turns worth extracting from, in order: those with a
 // speaker that are not Transient, each with the question just before it,
 // if any, which an answer needs to be understood ("How long have you been
-// married?" before "Five years in June!").
+// married?" before "Five years in June!"). A short answer that completes
+// the question before it ("Where are you from?" / "Porto!") is useful
+// too.
 func Useful(turns []Turn) []Turn {
 	var out []Turn
 	for i, t := range turns {
 		if t.Speaker == "" {
 			continue
 		}
-		if !Transient(t.Text) {
+		if !Transient(t.Text) || i > 0 && answers(turns[i-1], t) {
 			out = append(out, t)
 			continue
 		}
-		if next := i + 1; next < len(turns) && asks(t.Text) && turns[next].Speaker != "" && turns[next].Speaker != t.Speaker && !Transient(turns[next].Text) {
+		if next := i + 1; next < len(turns) && asks(t.Text) && turns[next].Speaker != "" && turns[next].Speaker != t.Speaker &&
+			(!Transient(turns[next].Text) || answers(t, turns[next])) {
 			out = append(out, t)
 		}
 	}

@@ -647,6 +647,7 @@ type SearchRequest struct {
 	Lists           []string     `json:"lists"`
 	K               int          `json:"k"`
 	Threshold       float64      `json:"threshold"`
+	MinScore        float64      `json:"minScore"`
 	Filters         Filters      `json:"filters"`
 	ExpandRelations bool         `json:"expandRelations"`
 	Rerank          *bool        `json:"rerank"`
@@ -666,7 +667,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, c memory.Caller)
 	}
 	start := time.Now()
 	res, err := s.svc.SearchRanked(r.Context(), c, service.SearchRequest{
-		Query: req.Query, Embedding: float32s(req.Embedding), Mode: req.Mode, Lists: req.Lists, K: req.K, Threshold: req.Threshold, Filter: req.Filters.filter(),
+		Query: req.Query, Embedding: float32s(req.Embedding), Mode: req.Mode, Lists: req.Lists, K: req.K, Threshold: req.Threshold, MinScore: req.MinScore, Filter: req.Filters.filter(),
 		ExpandRelations: req.ExpandRelations, Rerank: req.Rerank,
 	})
 	if err != nil {

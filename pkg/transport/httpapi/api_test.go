@@ -198,6 +198,8 @@ func TestBadInput(t *testing.T) {
 		{"patch blank text", "PATCH", "/v1/memories/" + id, keyA, `{"content":{"text":" "}}`, 400, "content.text: required"},
 		{"bad If-Match", "PATCH", "/v1/memories/" + id, keyA, `{"importance":0.2}`, 400, "If-Match"},
 		{"search without query", "POST", "/v1/search", keyA, `{"mode":"hybrid"}`, 400, "query: required"},
+		{"search floor out of range", "POST", "/v1/search", keyA, `{"query":"a","minScore":2}`, 400, "minScore: 2 is outside 0..1"},
+		{"context floor out of range", "POST", "/v1/context", keyA, `{"query":"a","minScore":-0.5}`, 400, "minScore: -0.5 is outside 0..1"},
 		{"search bad mode", "POST", "/v1/search", keyA, `{"query":"a","mode":"fuzzy"}`, 400, `mode: "fuzzy"`},
 		{"a stray closing bracket", "POST", "/v1/memories", keyA, `{"content":{"text":"x"}}}`, 400, "unexpected data after the JSON object"},
 		{"search unknown list", "POST", "/v1/search", keyA, `{"query":"a","lists":["telepathy"]}`, 400, `lists: "telepathy" is not available`},
