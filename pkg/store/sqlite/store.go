@@ -92,7 +92,7 @@ CREATE TABLE IF NOT EXISTS records (
 	value   BLOB    NOT NULL,
 	PRIMARY KEY (org_id, kind, id)
 ) WITHOUT ROWID;
-` + knowledgeSchema + keysSchema
+` + knowledgeSchema + keysSchema + extractionSchema
 
 // Store is the SQLite Store. It is safe for concurrent use.
 type Store struct {
@@ -106,6 +106,7 @@ var (
 	_ memory.RelationStore     = (*Store)(nil)
 	_ memory.RecordStore       = (*Store)(nil)
 	_ memory.DocumentCommitter = (*Store)(nil)
+	_ memory.ExtractionLog     = (*Store)(nil)
 )
 
 // walCheckpointPages is the size of the write-ahead log, in pages, past
@@ -331,6 +332,9 @@ func insert(ctx context.Context, tx *sql.Tx, m *memory.Memory, key string) error
 		return err
 	}
 	if err := putMeta(ctx, tx, m); err != nil {
+		return err
+	}
+	if err := awaitExtraction(ctx, tx, m); err != nil {
 		return err
 	}
 	return putRevision(ctx, tx, m, body, memory.OpCreate)
