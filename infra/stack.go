@@ -220,8 +220,24 @@ func NewStack(scope constructs.Construct, id string, p Props) awscdk.Stack {
 		tokenSecret.GrantRead(fns[n], nil)
 	}
 
-	// The authorizer reads API keys and the token secret only.
+	// The authorizer reads API keys and the token secret, and enrols each
+	// org in the tenants usage plan (found by name: naming its id would
+	// make the authorizer depend on the API it authorizes): it creates the
+	// org's API key, whose value is the usage identifier it returns, and
+	// adds it to the plan (pkg/transport/authorizer.UsagePlan).
 	table.GrantReadData(fns["authorizer"])
+	fns["authorizer"].AddEnvironment(jsii.String("USAGE_PLAN_NAME"), name("tenants"), nil)
+	apigw := func(path string) string {
+		return fmt.Sprintf("arn:%s:apigateway:%s::%s", *stack.Partition(), region, path)
+	}
+	fns["authorizer"].AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings("apigateway:GET"),
+		Resources: jsii.Strings(apigw("/usageplans"), apigw("/apikeys")),
+	}))
+	fns["authorizer"].AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings("apigateway:POST"),
+		Resources: jsii.Strings(apigw("/apikeys"), apigw("/usageplans/*/keys")),
+	}))
 	for _, n := range []string{"api", "ingest", "extract", "consolidate"} {
 		table.GrantReadWriteData(fns[n])
 		domain.GrantIndexReadWrite(jsii.String("memories*"), fns[n])
@@ -282,6 +298,10 @@ func NewStack(scope constructs.Construct, id string, p Props) awscdk.Stack {
 		RestApiName: name("api"),
 		Handler:     fns["api"], // the integration of every method below
 		Proxy:       jsii.Bool(false),
+		// The usage plan throttles by the usage identifier the authorizer
+		// returns, one per org (every authorized method requires it): all
+		// the keys and tokens of an org share the plan's rate.
+		ApiKeySourceType: awsapigateway.ApiKeySourceType_AUTHORIZER,
 		DeployOptions: &awsapigateway.StageOptions{
 			StageName:            jsii.String(st.Name),
 			AccessLogDestination: awsapigateway.NewLogGroupLogDestination(accessLogs),
@@ -300,6 +320,7 @@ func NewStack(scope constructs.Construct, id string, p Props) awscdk.Stack {
 		CloudWatchRole:     jsii.Bool(true),
 	})
 	routeAPI(api, authorizer)
+	// Per org: the authorizer enrols each org's usage identifier in it.
 	api.AddUsagePlan(jsii.String("Tenants"), &awsapigateway.UsagePlanProps{
 		Name:      name("tenants"),
 		Throttle:  &awsapigateway.ThrottleSettings{RateLimit: jsii.Number(st.ApiRateLimit / 5), BurstLimit: jsii.Number(st.ApiBurstLimit / 5)},
@@ -378,7 +399,8 @@ var publicPaths = []string{"ui", "ui/{proxy+}", "docs", "docs/{proxy+}", "v1/ope
 // other /v1/... path on the authorizer without relying on API Gateway
 // falling back from the static v1 resource to the root's proxy.
 func routeAPI(api awsapigateway.RestApi, authorizer awsapigateway.IAuthorizer) {
-	private := &awsapigateway.MethodOptions{Authorizer: authorizer, AuthorizationType: awsapigateway.AuthorizationType_CUSTOM}
+	private := &awsapigateway.MethodOptions{Authorizer: authorizer, AuthorizationType: awsapigateway.AuthorizationType_CUSTOM,
+		ApiKeyRequired: jsii.Bool(true)} // the authorizer's usage identifier: per-org throttling
 	public := &awsapigateway.MethodOptions{AuthorizationType: awsapigateway.AuthorizationType_NONE}
 	api.Root().AddMethod(jsii.String("ANY"), nil, private)
 	api.Root().AddProxy(&awsapigateway.ProxyResourceOptions{AnyMethod: jsii.Bool(true), DefaultMethodOptions: private})

@@ -34,7 +34,7 @@ func TestHandleStoredKeys(t *testing.T) {
 		grants memory.Grants
 		want   string
 	}{
-		{"", memory.AllGrants, "read,write,delete,delete:org,admin"},
+		{"", memory.AllGrants, "read,write,delete,delete:org,admin,write:org"},
 		{"bot", memory.GrantRead, "read"},
 		{"bot", memory.GrantRead | memory.GrantDeleteOrg, "read,delete,delete:org"},
 	}
