@@ -67,7 +67,7 @@ func (s *Store) ExtractionDone(ctx context.Context, orgID string, ids []string) 
 		for _, id := range chunk {
 			args = append(args, id)
 		}
-		if _, err := s.db.ExecContext(ctx, `DELETE FROM extraction_pending WHERE org_id = ? AND memory_id IN (`+placeholders(len(chunk))+`)`, args...); err != nil {
+		if _, err := s.w.ExecContext(ctx, `DELETE FROM extraction_pending WHERE org_id = ? AND memory_id IN (`+placeholders(len(chunk))+`)`, args...); err != nil {
 			return err
 		}
 	}
