@@ -72,7 +72,7 @@ func (h Handler) Handle(ctx context.Context, req events.APIGatewayCustomAuthoriz
 	}
 	return events.APIGatewayCustomAuthorizerResponse{
 		UsageIdentifierKey: usage,
-		PrincipalID: c.OrgID,
+		PrincipalID:        c.OrgID,
 		PolicyDocument: events.APIGatewayCustomAuthorizerPolicy{Version: "2012-10-17", Statement: []events.IAMPolicyStatement{{
 			Action: []string{"execute-api:Invoke"}, Effect: "Allow", Resource: []string{stageARN(req.MethodArn)},
 		}}},
