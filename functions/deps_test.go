@@ -32,6 +32,7 @@ const (
 	s3          = "github.com/aws/aws-sdk-go-v2/service/s3"
 	sqs         = "github.com/aws/aws-sdk-go-v2/service/sqs"
 	secrets     = "github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	apiGateway  = "github.com/aws/aws-sdk-go-v2/service/apigateway"
 	lambda      = "github.com/aws/aws-lambda-go/lambda"
 	ingest      = mod + "pkg/pipeline/ingest"
 	extract     = mod + "pkg/pipeline/extract"
@@ -51,7 +52,7 @@ func TestLambdasLinkOnlyWhatTheyUse(t *testing.T) {
 	}{
 		{"api", []string{lambda, openSearch, dynamoDB, bedrock, sqs, secrets, ingest, consolidate, mod + "pkg/transport/httpapi", mod + "pkg/transport/mcp", mod + "pkg/wiring/rerank"},
 			[]string{s3, mod + "pkg/wiring/extraction"}},
-		{"authorizer", []string{lambda, dynamoDB, secrets, mod + "pkg/auth", mod + "pkg/transport/authorizer"},
+		{"authorizer", []string{lambda, dynamoDB, secrets, apiGateway, mod + "pkg/auth", mod + "pkg/transport/authorizer"},
 			[]string{pdf, openSearch, bedrock, s3, sqs, mod + "pkg/service", mod + "pkg/pipeline", mod + "pkg/transport/httpapi", mod + "pkg/wiring"}},
 		{"ingest", []string{lambda, openSearch, dynamoDB, bedrock, s3, pdf, ingest},
 			[]string{sqs, secrets, extract, consolidate, mod + "pkg/transport"}},

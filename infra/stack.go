@@ -261,8 +261,24 @@ func (b *stackBuilder) grants() {
 		tokenSecret.GrantRead(b.fns[n], nil)
 	}
 
-	// The authorizer reads API keys and the token secret only.
+	// The authorizer reads API keys and the token secret, and enrols each
+	// org in the tenants usage plan (found by name: naming its id would
+	// make the authorizer depend on the API it authorizes): it creates the
+	// org's API key, whose value is the usage identifier it returns, and
+	// adds it to the plan (pkg/transport/authorizer.UsagePlan).
 	b.table.GrantReadData(b.fns["authorizer"])
+	b.fns["authorizer"].AddEnvironment(jsii.String("USAGE_PLAN_NAME"), b.name("tenants"), nil)
+	apigw := func(path string) string {
+		return fmt.Sprintf("arn:%s:apigateway:%s::%s", *b.stack.Partition(), *b.stack.Region(), path)
+	}
+	b.fns["authorizer"].AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings("apigateway:GET"),
+		Resources: jsii.Strings(apigw("/usageplans"), apigw("/apikeys")),
+	}))
+	b.fns["authorizer"].AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings("apigateway:POST"),
+		Resources: jsii.Strings(apigw("/apikeys"), apigw("/usageplans/*/keys")),
+	}))
 	for _, n := range []string{"api", "ingest", "extract", "consolidate"} {
 		b.table.GrantReadWriteData(b.fns[n])
 		b.domain.GrantIndexReadWrite(jsii.String("memories*"), b.fns[n])
@@ -329,6 +345,10 @@ func (b *stackBuilder) restAPI() {
 		RestApiName: b.name("api"),
 		Handler:     b.fns["api"], // the integration of every method below
 		Proxy:       jsii.Bool(false),
+		// The usage plan throttles by the usage identifier the authorizer
+		// returns, one per org (every authorized method requires it): all
+		// the keys and tokens of an org share the plan's rate.
+		ApiKeySourceType: awsapigateway.ApiKeySourceType_AUTHORIZER,
 		DeployOptions: &awsapigateway.StageOptions{
 			StageName:            jsii.String(b.st.Name),
 			AccessLogDestination: awsapigateway.NewLogGroupLogDestination(accessLogs),
@@ -347,6 +367,7 @@ func (b *stackBuilder) restAPI() {
 		CloudWatchRole:     jsii.Bool(true),
 	})
 	routeAPI(b.api, authorizer)
+	// Per org: the authorizer enrols each org's usage identifier in it.
 	b.api.AddUsagePlan(jsii.String("Tenants"), &awsapigateway.UsagePlanProps{
 		Name:      b.name("tenants"),
 		Throttle:  &awsapigateway.ThrottleSettings{RateLimit: jsii.Number(b.st.ApiRateLimit / 5), BurstLimit: jsii.Number(b.st.ApiBurstLimit / 5)},
@@ -423,7 +444,8 @@ var publicPaths = []string{"ui", "ui/{proxy+}", "docs", "docs/{proxy+}", "v1/ope
 // other /v1/... path on the authorizer without relying on API Gateway
 // falling back from the static v1 resource to the root's proxy.
 func routeAPI(api awsapigateway.RestApi, authorizer awsapigateway.IAuthorizer) {
-	private := &awsapigateway.MethodOptions{Authorizer: authorizer, AuthorizationType: awsapigateway.AuthorizationType_CUSTOM}
+	private := &awsapigateway.MethodOptions{Authorizer: authorizer, AuthorizationType: awsapigateway.AuthorizationType_CUSTOM,
+		ApiKeyRequired: jsii.Bool(true)} // the authorizer's usage identifier: per-org throttling
 	public := &awsapigateway.MethodOptions{AuthorizationType: awsapigateway.AuthorizationType_NONE}
 	api.Root().AddMethod(jsii.String("ANY"), nil, private)
 	api.Root().AddProxy(&awsapigateway.ProxyResourceOptions{AnyMethod: jsii.Bool(true), DefaultMethodOptions: private})

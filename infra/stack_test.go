@@ -150,9 +150,55 @@ func TestStack(t *testing.T) {
 				"StageName": stage, "AccessLogSetting": assertions.Match_ObjectLike(&map[string]any{"DestinationArn": assertions.Match_AnyValue()}),
 				"MethodSettings": assertions.Match_ArrayWith(&[]any{assertions.Match_ObjectLike(&map[string]any{"ThrottlingRateLimit": Stages[stage].ApiRateLimit})}),
 			}))
+			// Per-org usage plan: the API takes its API keys from the
+			// authorizer, which is told the plan's name and may create keys
+			// and add them to plans, and nothing else of API Gateway.
+			plan := "agentmem-" + stage + "-tenants"
 			tmpl.HasResourceProperties(jsii.String("AWS::ApiGateway::UsagePlan"), props(map[string]any{
-				"Quota": map[string]any{"Limit": Stages[stage].TenantDailyQuota, "Period": "DAY"},
+				"UsagePlanName": plan,
+				"Quota":         map[string]any{"Limit": Stages[stage].TenantDailyQuota, "Period": "DAY"},
+				"Throttle":      assertions.Match_ObjectLike(&map[string]any{"RateLimit": assertions.Match_AnyValue()}),
 			}))
+			tmpl.HasResourceProperties(jsii.String("AWS::ApiGateway::RestApi"), props(map[string]any{"ApiKeySourceType": "AUTHORIZER"}))
+			tmpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), props(map[string]any{
+				"FunctionName": "agentmem-" + stage + "-authorizer",
+				"Environment":  map[string]any{"Variables": assertions.Match_ObjectLike(&map[string]any{"USAGE_PLAN_NAME": plan})},
+			}))
+			withPlan := tmpl.FindResources(jsii.String("AWS::Lambda::Function"), props(map[string]any{
+				"Properties": map[string]any{"Environment": map[string]any{"Variables": assertions.Match_ObjectLike(&map[string]any{
+					"USAGE_PLAN_NAME": assertions.Match_AnyValue()})}},
+			}))
+			if n := len(*withPlan); n != 1 {
+				t.Errorf("%d functions are given USAGE_PLAN_NAME, want 1 (the authorizer)", n)
+			}
+			authFn := logicalID(t, raw, "AWS::Lambda::Function", "FunctionName", "agentmem-"+stage+"-authorizer")
+			fnRole, _ := json.Marshal(raw["Resources"].(map[string]any)[authFn].(map[string]any)["Properties"].(map[string]any)["Role"])
+			var roleRef struct {
+				GetAtt []string `json:"Fn::GetAtt"`
+			}
+			if json.Unmarshal(fnRole, &roleRef) != nil || len(roleRef.GetAtt) == 0 {
+				t.Fatalf("the authorizer's role: %s", fnRole)
+			}
+			gwActions := map[string]bool{}
+			for _, r := range raw["Resources"].(map[string]any) {
+				r := r.(map[string]any)
+				if r["Type"] != "AWS::IAM::Policy" {
+					continue
+				}
+				js, _ := json.Marshal(r["Properties"])
+				for _, a := range []string{"apigateway:GET", "apigateway:POST", "apigateway:PUT", "apigateway:DELETE", "apigateway:PATCH", "apigateway:*"} {
+					if !strings.Contains(string(js), `"`+a+`"`) {
+						continue
+					}
+					gwActions[a] = true
+					if roles, _ := json.Marshal(r["Properties"].(map[string]any)["Roles"]); string(roles) != `[{"Ref":"`+roleRef.GetAtt[0]+`"}]` {
+						t.Errorf("%s is granted to %s, want the authorizer's role only", a, roles)
+					}
+				}
+			}
+			if len(gwActions) != 2 || !gwActions["apigateway:GET"] || !gwActions["apigateway:POST"] {
+				t.Errorf("API Gateway actions granted: %v, want GET and POST (to the authorizer)", gwActions)
+			}
 			// Routes: every method goes to the API function; only GET on the
 			// public paths skips the authorizer, and every other path (/mcp
 			// and /v1/* included) reaches the function through it.
@@ -174,6 +220,9 @@ func TestStack(t *testing.T) {
 				}
 				if (auth == "CUSTOM") != m.authorizer {
 					t.Errorf("%s: authorizer attached %v with authorization %s", route, m.authorizer, m.auth)
+				}
+				if (auth == "CUSTOM") != m.apiKey {
+					t.Errorf("%s: api key required %v with authorization %s: the usage plan throttles by the authorizer's usage identifier", route, m.apiKey, m.auth)
 				}
 				if m.integration != "AWS_PROXY" || !strings.Contains(m.uri, `"`+apiFn+`"`) {
 					t.Errorf("%s: integration %s to %s, want AWS_PROXY to %s", route, m.integration, m.uri, apiFn)
@@ -314,6 +363,7 @@ func logicalID(t *testing.T, raw map[string]any, typ, prop, value string) string
 type method struct {
 	auth        string // AuthorizationType
 	authorizer  bool   // AuthorizerId set
+	apiKey      bool   // ApiKeyRequired
 	integration string // Integration.Type
 	uri         string // Integration.Uri, as JSON
 }
@@ -355,7 +405,8 @@ func apiMethods(t *testing.T, raw map[string]any) map[string]method {
 		in, _ := p["Integration"].(map[string]any)
 		uri, _ := json.Marshal(in["Uri"])
 		auth, _ := p["AuthorizationType"].(string)
-		out[route] = method{auth: auth, authorizer: p["AuthorizerId"] != nil, integration: fmt.Sprint(in["Type"]), uri: string(uri)}
+		key, _ := p["ApiKeyRequired"].(bool)
+		out[route] = method{auth: auth, authorizer: p["AuthorizerId"] != nil, apiKey: key, integration: fmt.Sprint(in["Type"]), uri: string(uri)}
 	}
 	return out
 }

@@ -1,7 +1,10 @@
 // Command authorizer is the API Gateway request authorizer Lambda: bearer
 // keys are looked up, hashed, in the DynamoDB table (memctl keys create,
 // POST /v1/admin/keys); end-user tokens (POST /v1/tokens) are verified
-// with the Secrets Manager secret TOKEN_SECRET_NAME, when it is set.
+// with the Secrets Manager secret TOKEN_SECRET_NAME, when it is set. With
+// USAGE_PLAN_NAME (the CDK app sets it), each org is enrolled in that API
+// Gateway usage plan and the answer names its usage identifier, so that
+// the plan throttles orgs, not keys.
 // It is its own composition root: the configuration, the DynamoDB client
 // and the key check, nothing of the memory service.
 package main
@@ -36,5 +39,14 @@ func main() {
 		log.Error("token signing secret", "err", err)
 		os.Exit(1)
 	}
-	lambda.Start(authorizer.Handler{Keys: auth.StoreKeys{Store: dynamodb.New(c, cfg.Store.DynamoDBTable)}, Tokens: auth.TokensOf(keys)}.Handle)
+	h := authorizer.Handler{Keys: auth.StoreKeys{Store: dynamodb.New(c, cfg.Store.DynamoDBTable)}, Tokens: auth.TokensOf(keys)}
+	if plan := os.Getenv("USAGE_PLAN_NAME"); plan != "" {
+		gw, err := authorizer.NewAPIGateway(context.Background(), cfg.AWS.Region)
+		if err != nil {
+			log.Error("apigateway", "err", err)
+			os.Exit(1)
+		}
+		h.Usage = &authorizer.UsagePlan{Client: gw, Plan: plan}
+	}
+	lambda.Start(h.Handle)
 }

@@ -50,3 +50,35 @@ func (j ExtractionJob) Validate() error {
 	}
 	return nil
 }
+
+// ExtractionLog is a store that records which messages await fact
+// extraction in the transaction that stores them, so that a process killed
+// before its queue ran loses no extraction: at start the queue reads the
+// log back and runs it again (extraction is idempotent: a fact found again
+// writes nothing). A store records the messages of a Create whose context
+// was marked with AwaitExtraction, and forgets a message's entry with the
+// message.
+type ExtractionLog interface {
+	// PendingExtraction returns the messages awaiting extraction as jobs
+	// of at most MaxJobMessages turns, one org and one caller's agent
+	// each, at most limit messages in all.
+	PendingExtraction(ctx context.Context, limit int) ([]ExtractionJob, error)
+	// ExtractionDone removes ids of orgID from the log; ids absent from it
+	// are ignored.
+	ExtractionDone(ctx context.Context, orgID string, ids []string) error
+}
+
+type awaitExtractionKey struct{}
+
+// AwaitExtraction marks ctx so that a Store that is an ExtractionLog
+// records the messages it creates under it as awaiting extraction, with
+// the agent of the Change's caller (ExtractionJob.AgentID).
+func AwaitExtraction(ctx context.Context) context.Context {
+	return context.WithValue(ctx, awaitExtractionKey{}, true)
+}
+
+// AwaitsExtraction reports whether ctx was marked by AwaitExtraction.
+func AwaitsExtraction(ctx context.Context) bool {
+	v, _ := ctx.Value(awaitExtractionKey{}).(bool)
+	return v
+}

@@ -734,3 +734,64 @@ func (s *Service) AuditLog(ctx context.Context, c memory.Caller, after string, l
 	}
 	return out, next, nil
 }
+
+// rederive recomputes what the service derived from old's text after a
+// patch changed it, as deleting old would (see Forgotten), old itself
+// staying with its new text:
+//   - the turn that followed a message and copied its old text into its
+//     Context gets the new text, re-embedded and re-indexed, and its
+//     earlier versions (which held the old text) are dropped;
+//   - the facts whose only source was old are forgotten, and the others
+//     lose the reference; with redact, every fact derived from old is
+//     forgotten, since what came from which source cannot be told apart.
+//
+// The knowledge of old itself is derived again by the caller, and the
+// extraction of facts from the new text is the transport's (it owns the
+// queue).
+func (s *Service) rederive(ctx context.Context, c memory.Caller, old *memory.Memory, redact bool) error {
+	if conversation(old) != "" {
+		next, err := s.nextTurns(ctx, old, nil)
+		if err != nil {
+			return err
+		}
+		for _, m := range next {
+			if m.ID == old.ID {
+				continue
+			}
+			if _, err := s.recontext(ctx, m.OrgID, m.ID, nil); err != nil {
+				return err
+			}
+		}
+	}
+	dependents, err := s.dependents(ctx, c.OrgID, []string{old.ID}, nil)
+	if err != nil {
+		return err
+	}
+	gone := map[string]bool{old.ID: true}
+	var drop []*memory.Memory
+	for _, id := range dependents {
+		if id == old.ID {
+			continue
+		}
+		var m *memory.Memory
+		if redact {
+			m, err = s.store.Get(ctx, c.OrgID, id)
+			if memory.IsNotFound(err) {
+				continue
+			}
+		} else {
+			m, err = s.unsource(ctx, c.OrgID, id, gone)
+		}
+		if err != nil {
+			return fmt.Errorf("rederive: fact %s: %w", id, err)
+		}
+		if m != nil {
+			drop = append(drop, m)
+		}
+	}
+	if len(drop) == 0 {
+		return nil
+	}
+	_, err = s.forget(ctx, c, drop)
+	return err
+}

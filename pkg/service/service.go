@@ -396,6 +396,11 @@ type Patch struct {
 	Metadata   *json.RawMessage   `json:"metadata,omitempty"`
 	Importance *float64           `json:"importance,omitempty"`
 	Durability *memory.Durability `json:"durability,omitempty"`
+	// Redact, with a change, also drops the memory's earlier versions from
+	// its history (as an erasure does), and every fact derived from it,
+	// even those with other sources: what the old text said is kept
+	// nowhere.
+	Redact bool `json:"redact,omitempty"`
 	// IfVersion, when non-zero, makes the update conditional on the stored
 	// version (EPRECONDITION otherwise, also when a concurrent change wins
 	// the race). When zero, concurrent updates are retried so that none is
@@ -412,12 +417,17 @@ func backoff(ctx context.Context, attempt int) error {
 }
 
 // Update applies p to memory id. Changing the text re-embeds and re-indexes
-// it. Errors: ENOTFOUND, EINVALID, EFORBIDDEN (an agent-bound caller
+// it, and recomputes what was derived from the old text (see rederive):
+// the Context of the turn after a message, its facts and its knowledge.
+// With p.Redact the earlier versions leave the history. Errors: ENOTFOUND, EINVALID, EFORBIDDEN (an agent-bound caller
 // without write:org on an org-scope memory, memory.Caller.CanChange),
 // EPRECONDITION (p.IfVersion is not the stored version), ECONFLICT (the
 // new content duplicates another memory of the scope).
 func (s *Service) Update(ctx context.Context, c memory.Caller, id string, p Patch) (*memory.Memory, error) {
 	if p.Content == nil && p.Metadata == nil && p.Importance == nil && p.Durability == nil {
+		if p.Redact {
+			return nil, memory.Errorf(memory.EINVALID, "redact: applies to a change; send the new content (or metadata) with it")
+		}
 		return nil, memory.Errorf(memory.EINVALID, "patch: nothing to update (content, metadata, importance or durability)")
 	}
 	var vec []float32
@@ -456,6 +466,9 @@ func (s *Service) Update(ctx context.Context, c memory.Caller, id string, p Patc
 		}
 		m.UpdatedAt = s.now().UnixMilli()
 		m.Change = memory.ChangeBy(c, memory.OpUpdate)
+		if p.Redact {
+			m.Change.Op = memory.OpRedact
+		}
 		if textChanged {
 			if vec == nil {
 				if err := s.embed(ctx, []*memory.Memory{&m}); err != nil {
@@ -490,6 +503,9 @@ func (s *Service) Update(ctx context.Context, c memory.Caller, id string, p Patc
 		}
 		if textChanged {
 			s.deriveKnowledge(ctx, c.OrgID, []*memory.Memory{&m})
+			if err := s.rederive(ctx, c, old, p.Redact); err != nil {
+				return nil, err
+			}
 		}
 		return &m, nil
 	}

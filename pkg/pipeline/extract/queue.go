@@ -92,20 +92,33 @@ func (p *Pipeline) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQ
 }
 
 // LocalQueue runs jobs in the background of the local server, one at a
-// time, retrying a failed job up to three times.
+// time, retrying a failed job up to three times. With an extraction log
+// (NewDurableQueue), a job that ran, or can never run, is removed from
+// the log, and Replay queues again what the log holds at start.
 type LocalQueue struct {
 	p    *Pipeline
 	jobs chan Job
 	wg   sync.WaitGroup
+	log  memory.ExtractionLog // nil: the queue lives in memory only
+	stop chan struct{}        // closed by Close, ends a replay
+	feed sync.WaitGroup       // the replay's feeder
 
 	mu      sync.Mutex
 	idle    *sync.Cond
-	pending int // jobs taken and not finished
+	pending int  // jobs taken and not finished
+	closed  bool // Close was called: Enqueue refuses
 }
 
 // NewLocalQueue starts a queue of capacity jobs over p.
 func NewLocalQueue(p *Pipeline, capacity int) *LocalQueue {
-	q := &LocalQueue{p: p, jobs: make(chan Job, capacity)}
+	return NewDurableQueue(p, capacity, nil)
+}
+
+// NewDurableQueue starts a queue of capacity jobs over p that marks the
+// jobs it finishes done in log (nil: none). The messages must have been
+// recorded in log when they were stored (memory.AwaitExtraction).
+func NewDurableQueue(p *Pipeline, capacity int, log memory.ExtractionLog) *LocalQueue {
+	q := &LocalQueue{p: p, jobs: make(chan Job, capacity), log: log, stop: make(chan struct{})}
 	q.idle = sync.NewCond(&q.mu)
 	q.wg.Add(1)
 	go func() {
@@ -117,16 +130,59 @@ func NewLocalQueue(p *Pipeline, capacity int) *LocalQueue {
 	return q
 }
 
-// run runs one job with its retries and marks it finished.
-func (q *LocalQueue) run(j Job) {
-	defer func() {
-		q.mu.Lock()
-		q.pending--
-		q.mu.Unlock()
-		q.idle.Broadcast()
+// MaxReplay bounds the messages one Replay reads from the log.
+const MaxReplay = 1_000_000
+
+// Replay queues the jobs the log holds (the messages stored and not
+// extracted when the process stopped, killed or not) and returns how many
+// messages it queues. It reads the log at once and feeds the queue in the
+// background, waiting for room, until every job is in or Close is called.
+func (q *LocalQueue) Replay(ctx context.Context) (int, error) {
+	if q.log == nil {
+		return 0, nil
+	}
+	jobs, err := q.log.PendingExtraction(ctx, MaxReplay)
+	if err != nil {
+		return 0, fmt.Errorf("extract: replay: %w", err)
+	}
+	n := 0
+	for _, j := range jobs {
+		n += len(j.MessageIDs)
+	}
+	q.mu.Lock()
+	q.pending += len(jobs)
+	q.mu.Unlock()
+	q.feed.Add(1)
+	go func() {
+		defer q.feed.Done()
+		for i, j := range jobs {
+			select {
+			case q.jobs <- j:
+				continue
+			case <-q.stop:
+			case <-ctx.Done():
+			}
+			q.finished(len(jobs) - i) // not queued: left in the log for the next start
+			return
+		}
 	}()
+	return n, nil
+}
+
+// finished marks n taken jobs finished.
+func (q *LocalQueue) finished(n int) {
+	q.mu.Lock()
+	q.pending -= n
+	q.mu.Unlock()
+	q.idle.Broadcast()
+}
+
+// run runs one job with its retries and marks it finished, and done in
+// the log when it ran or can never run.
+func (q *LocalQueue) run(j Job) {
+	defer q.finished(1)
 	attempt := 0
-	retry.Do(context.Background(), 3, 100*time.Millisecond, 2*time.Second, func(err error) bool { return !Permanent(err) }, func() error {
+	err := retry.Do(context.Background(), 3, 100*time.Millisecond, 2*time.Second, func(err error) bool { return !Permanent(err) }, func() error {
 		attempt++
 		_, err := q.p.Run(context.Background(), j)
 		if err != nil {
@@ -134,6 +190,12 @@ func (q *LocalQueue) run(j Job) {
 		}
 		return err
 	})
+	if q.log == nil || (err != nil && !Permanent(err)) {
+		return // a job that may yet pass stays in the log, replayed at the next start
+	}
+	if err := q.log.ExtractionDone(context.Background(), j.OrgID, j.MessageIDs); err != nil {
+		q.p.log().Warn("marking an extraction job done failed: it runs again at the next start", "org", j.OrgID, "err", err)
+	}
 }
 
 // ErrQueueFull is returned when the local queue cannot take more jobs.
@@ -143,6 +205,9 @@ var ErrQueueFull = errors.New("extract: the local queue is full")
 func (q *LocalQueue) Enqueue(_ context.Context, j Job) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if q.closed {
+		return errors.New("extract: the local queue is closed")
+	}
 	select {
 	case q.jobs <- j:
 		q.pending++
@@ -166,8 +231,13 @@ func (q *LocalQueue) Drain() {
 	}
 }
 
-// Close stops taking jobs and waits for the queued ones.
+// Close stops taking jobs and a replay, and waits for the queued jobs.
 func (q *LocalQueue) Close() {
+	close(q.stop)
+	q.feed.Wait()
+	q.mu.Lock()
+	q.closed = true
 	close(q.jobs)
+	q.mu.Unlock()
 	q.wg.Wait()
 }

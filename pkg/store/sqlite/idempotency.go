@@ -37,7 +37,8 @@ const purgeBatch = 64
 // IdempotencyStore is the SQLite memory.IdempotencyStore, in the store's
 // database.
 type IdempotencyStore struct {
-	db *sql.DB
+	db *sql.DB // reads
+	w  *sql.DB // the store's single writer
 }
 
 var _ memory.IdempotencyStore = (*IdempotencyStore)(nil)
@@ -46,10 +47,10 @@ var _ memory.IdempotencyStore = (*IdempotencyStore)(nil)
 // needed.
 func (s *Store) Idempotency(ctx context.Context) (_ *IdempotencyStore, err error) {
 	defer wrap(&err, "idempotency schema")
-	if _, err := s.db.ExecContext(ctx, idempotencySchema); err != nil {
+	if _, err := s.w.ExecContext(ctx, idempotencySchema); err != nil {
 		return nil, err
 	}
-	return &IdempotencyStore{db: s.db}, nil
+	return &IdempotencyStore{db: s.db, w: s.w}, nil
 }
 
 const idempotencyColumns = `fingerprint, done, status, header, body, lease_until, expires_at`
@@ -80,7 +81,7 @@ func live(r *memory.IdempotencyRecord, now int64) bool {
 func (s *IdempotencyStore) Reserve(ctx context.Context, r memory.IdempotencyRecord, now time.Time) (_ *memory.IdempotencyRecord, err error) {
 	defer wrap(&err, "reserve idempotency key")
 	at := now.UnixMilli()
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +120,7 @@ func (s *IdempotencyStore) Complete(ctx context.Context, r memory.IdempotencyRec
 	if body == nil {
 		body = []byte{}
 	}
-	res, err := s.db.ExecContext(ctx, `UPDATE idempotency SET done = 1, status = ?, header = ?, body = ?
+	res, err := s.w.ExecContext(ctx, `UPDATE idempotency SET done = 1, status = ?, header = ?, body = ?
 		WHERE org_id = ? AND scope = ? AND key = ? AND fingerprint = ? AND done = 0`,
 		r.Status, header, body, r.OrgID, r.Scope, r.Key, r.Fingerprint)
 	if err != nil {
@@ -136,7 +137,7 @@ func (s *IdempotencyStore) Complete(ctx context.Context, r memory.IdempotencyRec
 // Release implements memory.IdempotencyStore.
 func (s *IdempotencyStore) Release(ctx context.Context, orgID, scope, key, fingerprint string) (err error) {
 	defer wrap(&err, "release idempotency key")
-	_, err = s.db.ExecContext(ctx, `DELETE FROM idempotency
+	_, err = s.w.ExecContext(ctx, `DELETE FROM idempotency
 		WHERE org_id = ? AND scope = ? AND key = ? AND fingerprint = ? AND done = 0`, orgID, scope, key, fingerprint)
 	return err
 }

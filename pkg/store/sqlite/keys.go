@@ -116,7 +116,7 @@ func (s *Store) CreateKey(ctx context.Context, k memory.APIKey) (err error) {
 	if err := k.Validate(); err != nil {
 		return err
 	}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO api_keys (hash, org_id, id, agent_id, name, grants, prefix, created_at, revoked_at)
+	_, err = s.w.ExecContext(ctx, `INSERT INTO api_keys (hash, org_id, id, agent_id, name, grants, prefix, created_at, revoked_at)
 		VALUES (?,?,?,?,?,?,?,?,?)`, k.Hash, k.OrgID, k.ID, k.AgentID, k.Name, int64(k.Grants), k.Prefix,
 		k.CreatedAt.UnixMilli(), millis(k.RevokedAt))
 	if isUnique(err) {

@@ -92,11 +92,18 @@ CREATE TABLE IF NOT EXISTS records (
 	value   BLOB    NOT NULL,
 	PRIMARY KEY (org_id, kind, id)
 ) WITHOUT ROWID;
-` + knowledgeSchema + keysSchema
+` + knowledgeSchema + keysSchema + extractionSchema
 
 // Store is the SQLite Store. It is safe for concurrent use.
 type Store struct {
-	db    *sql.DB
+	db *sql.DB // reads
+	// w is the single writer: one connection, so that write transactions
+	// queue in the process, in order and for as long as their context
+	// allows, instead of polling SQLite's lock against busy_timeout, which
+	// starved some of them past it under many concurrent writers (20
+	// clients posting 1 MiB batches: a 503 now and then). busy_timeout
+	// still bounds the wait on another process (memctl).
+	w     *sql.DB
 	stmts stmts
 }
 
@@ -106,6 +113,7 @@ var (
 	_ memory.RelationStore     = (*Store)(nil)
 	_ memory.RecordStore       = (*Store)(nil)
 	_ memory.DocumentCommitter = (*Store)(nil)
+	_ memory.ExtractionLog     = (*Store)(nil)
 )
 
 // walCheckpointPages is the size of the write-ahead log, in pages, past
@@ -158,7 +166,13 @@ func Open(path string) (_ *Store, err error) {
 		db.Close()
 		return nil, err
 	}
-	return &Store{db: db}, nil
+	w, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	w.SetMaxOpenConns(1)
+	return &Store{db: db, w: w}, nil
 }
 
 // migrate adds the columns that databases created by earlier versions lack:
@@ -230,7 +244,7 @@ func addColumn(db *sql.DB, table, column, decl string) (bool, error) {
 func (s *Store) Close() (err error) {
 	defer wrap(&err, "close")
 	s.closeStmts()
-	return s.db.Close()
+	return errors.Join(s.w.Close(), s.db.Close())
 }
 
 const columns = "body, access_count, last_accessed_at, version, embedding_model, embedding, pending"
@@ -289,7 +303,7 @@ func isUnique(err error) bool {
 // Create implements memory.Store.
 func (s *Store) Create(ctx context.Context, ms []*memory.Memory) (_ []memory.CreateResult, err error) {
 	defer wrap(&err, "create %d memories", len(ms))
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -331,6 +345,9 @@ func insert(ctx context.Context, tx *sql.Tx, m *memory.Memory, key string) error
 		return err
 	}
 	if err := putMeta(ctx, tx, m); err != nil {
+		return err
+	}
+	if err := awaitExtraction(ctx, tx, m); err != nil {
 		return err
 	}
 	return putRevision(ctx, tx, m, body, memory.OpCreate)
@@ -380,7 +397,7 @@ func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,",
 // Update implements memory.Store.
 func (s *Store) Update(ctx context.Context, m *memory.Memory) (err error) {
 	defer wrap(&err, "update %s", m.ID)
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -434,7 +451,7 @@ func (s *Store) Update(ctx context.Context, m *memory.Memory) (err error) {
 // Delete implements memory.Store; the memory's relations go with it.
 func (s *Store) Delete(ctx context.Context, orgID, id string) (err error) {
 	defer wrap(&err, "delete %s", id)
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -463,7 +480,7 @@ func (s *Store) PutRelations(ctx context.Context, rs []memory.Relation) (err err
 			return err
 		}
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -683,7 +700,7 @@ func (s *Store) DeleteWhere(ctx context.Context, f memory.Filter) (_ []string, e
 		return nil, errors.New("no org")
 	}
 	cond, args := memoriesWhere(f)
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -732,7 +749,7 @@ func (s *Store) Touch(ctx context.Context, orgID string, ids []string, at int64)
 	for _, id := range ids {
 		args = append(args, id)
 	}
-	_, err = s.db.ExecContext(ctx, `UPDATE memories SET access_count = access_count + 1,
+	_, err = s.w.ExecContext(ctx, `UPDATE memories SET access_count = access_count + 1,
 		last_accessed_at = MAX(last_accessed_at, ?) WHERE org_id = ? AND id IN (`+placeholders(len(ids))+`)`, args...)
 	return err
 }
@@ -841,7 +858,7 @@ func (s *Store) CommitDocument(ctx context.Context, dc memory.DocumentCommit) (_
 	if dc.OrgID == "" || dc.DocumentID == "" {
 		return nil, errors.New("no org or document")
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -885,7 +902,7 @@ func (s *Store) CommitDocument(ctx context.Context, dc memory.DocumentCommit) (_
 // PutRecord implements memory.RecordStore.
 func (s *Store) PutRecord(ctx context.Context, org, kind, id string, value any, ifVersion int64) (_ int64, err error) {
 	defer wrap(&err, "put record %s/%s", kind, id)
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -902,7 +919,7 @@ var _ memory.RecordBatcher = (*Store)(nil)
 // PutRecords implements memory.RecordBatcher in one transaction.
 func (s *Store) PutRecords(ctx context.Context, org, kind string, recs []memory.RecordPut) (err error) {
 	defer wrap(&err, "put %d records %s", len(recs), kind)
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -990,7 +1007,7 @@ func (s *Store) ListRecords(ctx context.Context, org, kind, after string, limit 
 // DeleteRecord implements memory.RecordStore.
 func (s *Store) DeleteRecord(ctx context.Context, org, kind, id string) (err error) {
 	defer wrap(&err, "delete record %s/%s", kind, id)
-	_, err = s.db.ExecContext(ctx, `DELETE FROM records WHERE org_id = ? AND kind = ? AND id = ?`, org, kind, id)
+	_, err = s.w.ExecContext(ctx, `DELETE FROM records WHERE org_id = ? AND kind = ? AND id = ?`, org, kind, id)
 	return err
 }
 

@@ -270,7 +270,7 @@ func putKnowledge(ctx context.Context, tx *sql.Tx, orgID, extractor string, puts
 
 // inTx runs fn in a write transaction.
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -536,7 +536,7 @@ func (s *Store) MarkKnowledgePending(ctx context.Context, orgID string, memoryID
 		for _, id := range chunk {
 			args = append(args, id)
 		}
-		if _, err := s.db.ExecContext(ctx, `INSERT INTO knowledge_status (org_id, memory_id, state, extractor, refs, updated_at)
+		if _, err := s.w.ExecContext(ctx, `INSERT INTO knowledge_status (org_id, memory_id, state, extractor, refs, updated_at)
 			SELECT org_id, id, ?1, '', 0, ?2 FROM memories WHERE org_id = ?3 AND id IN (`+placeholders(len(chunk))+`)
 			ON CONFLICT (org_id, memory_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`, args...); err != nil {
 			return termsOp("mark knowledge pending", err)

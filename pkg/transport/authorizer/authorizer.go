@@ -29,13 +29,17 @@ type Handler struct {
 	// Tokens verifies end-user tokens (bearers shaped as auth.IsToken);
 	// nil refuses them.
 	Tokens *auth.Tokens
+	// Usage, when set, enrols each org in the API's usage plan, and the
+	// answer names the org's usage identifier (UsageKey): API Gateway
+	// throttles all the keys and tokens of an org together, by the plan.
+	Usage Enroller
 }
 
 // Handle returns an Allow policy for the whole API stage, so that the
 // result can be cached per key across methods, with orgId, agentId, grants
 // and keyId in the context (the API checks each route's grant from there),
 // and for an end-user token its binding (userId, roomId, worldId) and
-// expiry (auth.Context); a missing, unknown or revoked key, or an expired,
+// expiry (auth.Context), and with Usage the org's usage identifier; a missing, unknown or revoked key, or an expired,
 // tampered or unknown token, is ErrUnauthorized.
 //
 // API Gateway caches the answer per Authorization header for the
@@ -59,8 +63,16 @@ func (h Handler) Handle(ctx context.Context, req events.APIGatewayCustomAuthoriz
 	} else if err != nil {
 		return events.APIGatewayCustomAuthorizerResponse{}, err // 500: the key store failed
 	}
+	usage := ""
+	if h.Usage != nil {
+		usage = UsageKey(c.OrgID)
+		if err := h.Usage.Enrol(ctx, usage); err != nil {
+			return events.APIGatewayCustomAuthorizerResponse{}, err // 500: API Gateway would refuse an unknown usage key
+		}
+	}
 	return events.APIGatewayCustomAuthorizerResponse{
-		PrincipalID: c.OrgID,
+		UsageIdentifierKey: usage,
+		PrincipalID:        c.OrgID,
 		PolicyDocument: events.APIGatewayCustomAuthorizerPolicy{Version: "2012-10-17", Statement: []events.IAMPolicyStatement{{
 			Action: []string{"execute-api:Invoke"}, Effect: "Allow", Resource: []string{stageARN(req.MethodArn)},
 		}}},

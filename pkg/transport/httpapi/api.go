@@ -550,6 +550,13 @@ func (s *Server) patchMemory(w http.ResponseWriter, r *http.Request, c memory.Ca
 	if err != nil {
 		return err
 	}
+	if p.Content != nil && m.Type == memory.TypeMessage && s.queue != nil {
+		// The facts of the old text are gone (service.Update): extract the
+		// new one's. The change is made; a full queue only delays them.
+		if err := s.queue.Enqueue(r.Context(), extract.Job{OrgID: c.OrgID, AgentID: c.AgentID, MessageIDs: []string{m.ID}}); err != nil {
+			s.log.WarnContext(r.Context(), "queueing the extraction of a patched message failed", "org", c.OrgID, "err", err)
+		}
+	}
 	w.Header().Set("ETag", etag(m.Version))
 	writeJSON(w, http.StatusOK, m)
 	return nil

@@ -56,7 +56,10 @@ func (s *Server) postMessages(w http.ResponseWriter, r *http.Request, c memory.C
 		return err
 	}
 	defer release()
-	res, err := s.svc.Create(r.Context(), c, msgs)
+	// A store that keeps an extraction log records the new turns as
+	// awaiting extraction with them, so a crash before the queue ran them
+	// loses nothing (memory.ExtractionLog).
+	res, err := s.svc.Create(memory.AwaitExtraction(r.Context()), c, msgs)
 	if err != nil {
 		return err
 	}

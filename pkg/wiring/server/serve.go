@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/pkg/auth"
+	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/pipeline/consolidate"
 	"github.com/agentmem/agentmem/pkg/pipeline/extract"
 	"github.com/agentmem/agentmem/pkg/telemetry"
@@ -59,8 +60,16 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		}
 	}
 	b.Facts.Extractor = extraction.Observed(b.Facts.Extractor, metrics)
-	queue := extract.NewLocalQueue(b.Facts, cfg.Extraction.LocalQueueCap)
+	// The store's extraction log makes the queue durable: what a killed
+	// process had not extracted is queued again here.
+	xlog, _ := b.Store.(memory.ExtractionLog)
+	queue := extract.NewDurableQueue(b.Facts, cfg.Extraction.LocalQueueCap, xlog)
 	defer queue.Close()
+	if n, err := queue.Replay(ctx); err != nil {
+		return err
+	} else if n > 0 {
+		log.Info("extraction queued again at start", "op", "extract", "messages", n)
+	}
 	metrics.WatchQueue(telemetry.Extract, queue.Len)
 	if cfg.Consolidation.Every > 0 {
 		go consolidateEvery(ctx, b.Consolidation, cfg.Consolidation.Every, metrics, log)
