@@ -58,7 +58,10 @@ export CHROME_PATH REQUIRE_BROWSER=1
 # (openapi-spec-validator, pinned, in a cached virtual environment).
 scripts/openapi-check.sh
 
-go test -race -count=1 "$@" ./...
+# -timeout: the memoryd package runs the real binary through floods,
+# kill -9 restarts and 30 s load checks; 10 minutes (go test's default) is
+# too close on two shared cores.
+go test -race -count=1 -timeout 25m "$@" ./...
 
 # The Python and TypeScript clients against the real memoryd (the Go
 # client's suite ran above, against a memoryd of its own).
