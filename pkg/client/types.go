@@ -115,6 +115,9 @@ type Patch struct {
 	Metadata   *json.RawMessage `json:"metadata,omitempty"`
 	Importance *float64         `json:"importance,omitempty"`
 	Durability *string          `json:"durability,omitempty"`
+	// Redact also drops the memory's earlier versions from its history,
+	// and every fact derived from it, as forgetting does.
+	Redact bool `json:"redact,omitempty"`
 }
 
 // Filter selects memories; zero fields select everything. Start and End
@@ -187,7 +190,10 @@ type SearchRequest struct {
 	K int `json:"k,omitempty"`
 	// Threshold (0..1) drops weak semantic and keyword candidates.
 	Threshold float64 `json:"threshold,omitempty"`
-	Filters   *Filter `json:"filters,omitempty"`
+	// MinScore (0..1) drops results only the semantic list found below
+	// this cosine (the relevance floor); unset keeps every result.
+	MinScore *float64 `json:"minScore,omitempty"`
+	Filters  *Filter  `json:"filters,omitempty"`
 	// ExpandRelations appends the memories related to the results.
 	ExpandRelations bool `json:"expandRelations,omitempty"`
 	// Rerank, when false, turns the rerank stage off for this search.
@@ -202,6 +208,8 @@ type ListScore struct {
 
 // Relation links two memories.
 type Relation struct {
+	// ID names the edge, for DeleteRelation.
+	ID         string   `json:"id,omitempty"`
 	OrgID      string   `json:"orgId"`
 	FromID     string   `json:"fromId"`
 	Type       string   `json:"type"`
@@ -247,6 +255,11 @@ type ContextRequest struct {
 	// WorldID is the world served (default: the room's).
 	WorldID      string `json:"worldId,omitempty"`
 	BudgetTokens int    `json:"budgetTokens,omitempty"`
+	// WorkstreamID adds that workstream's memory block to the context.
+	WorkstreamID string `json:"workstreamId,omitempty"`
+	// MinScore is the relevance floor of the relevant memories (nil: the
+	// service's calibrated floor; 0 keeps every result).
+	MinScore *float64 `json:"minScore,omitempty"`
 }
 
 // ContextItem is one memory placed in a context, or in the structured
@@ -406,6 +419,8 @@ type ActionParam struct {
 
 // KnowledgeEntity is a matched entity.
 type KnowledgeEntity struct {
+	// ID is the registry entity the name resolved to, when one did.
+	ID     string   `json:"id,omitempty"`
 	Name   string   `json:"name"`
 	Types  []string `json:"types"`
 	Facets []Facet  `json:"facets,omitempty"`

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"errors"
 
@@ -21,49 +22,94 @@ type PutCondition struct {
 	CreateOnly bool
 }
 
-// byKey finds the memory holding key in the scope of scope and agentID,
-// as c sees it. Errors: ENOTFOUND, EINVALID, EFORBIDDEN.
-func (s *Service) byKey(ctx context.Context, c memory.Caller, scope, agentID, key string) (*memory.Memory, error) {
+// KeyScope is where a client's key is looked up: the agent scope (Scope
+// and AgentID, resolved as for a create by Caller.WriteScope) and, since
+// a key is unique per audience too (memory.DedupKey), the visibility and
+// the room, world and end user the memory may belong to.
+type KeyScope struct {
+	Scope, Visibility, AgentID string
+	RoomID, WorldID, UserID    string
+}
+
+// byKey finds the memory holding key in ks, as c sees it: under the one
+// audience ks.Visibility names, or else under each audience ks's ids (and
+// c's token binding) could give it, then under none (shared or agent),
+// the first found. Errors: ENOTFOUND, EINVALID, EFORBIDDEN.
+func (s *Service) byKey(ctx context.Context, c memory.Caller, ks KeyScope, key string) (*memory.Memory, error) {
 	if err := c.Valid(); err != nil {
 		return nil, err
 	}
-	agent, err := c.WriteScope(scope, agentID)
+	scope, vis, err := memory.WriteScopeOf(ks.Scope, ks.Visibility)
+	if err != nil {
+		return nil, err
+	}
+	agent, err := c.WriteScope(scope, ks.AgentID)
 	if err != nil {
 		return nil, err
 	}
 	if key == "" {
 		return nil, memory.Errorf(memory.EINVALID, "key: required")
 	}
-	if err := memory.ValidID("key", key); err != nil {
-		return nil, err
+	for _, p := range []struct{ name, v string }{{"key", key}, {"roomId", ks.RoomID}, {"worldId", ks.WorldID}, {"userId", ks.UserID}} {
+		if err := memory.ValidID(p.name, p.v); err != nil {
+			return nil, err
+		}
 	}
 	dl, ok := s.store.(memory.DedupLookup)
 	if !ok {
 		return nil, memory.Errorf(memory.EUNAVAILABLE, "this store cannot find memories by key")
 	}
-	m, err := dl.GetByDedupKey(ctx, c.OrgID, memory.DedupKey(&memory.Memory{AgentID: agent, ExternalID: key}))
-	if err == nil && (!c.CanSeeMemory(m) || m.Pending || m.AgentID != agent || m.ExternalID != key) {
-		err = memory.Errorf(memory.ENOTFOUND, "")
+	for _, at := range keyPlaces(c, ks, vis) {
+		probe := &memory.Memory{AgentID: agent, ExternalID: key, Visibility: at.Visibility, RoomID: at.RoomID, WorldID: at.WorldID, UserID: at.UserID}
+		m, err := dl.GetByDedupKey(ctx, c.OrgID, memory.DedupKey(probe))
+		if memory.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if c.CanSeeMemory(m) && !m.Pending && m.AgentID == agent && m.ExternalID == key && m.Audience() == probe.Audience() {
+			return m, nil
+		}
 	}
-	if memory.IsNotFound(err) {
-		return nil, memory.Errorf(memory.ENOTFOUND, "no memory has key %q in that scope", key)
-	}
-	return m, err
+	return nil, memory.Errorf(memory.ENOTFOUND, "no memory has key %q in that scope", key)
 }
 
-// GetByKey returns the memory holding key in the scope of scope and
-// agentID. Errors: ENOTFOUND (also for a scope c cannot see), EINVALID,
-// EFORBIDDEN.
-func (s *Service) GetByKey(ctx context.Context, c memory.Caller, scope, agentID, key string) (*memory.Memory, error) {
-	return s.byKey(ctx, c, scope, agentID, key)
+// keyPlaces are the audiences a key of ks may be held under, in the order
+// byKey tries them: the one vis names, or else each audience whose id ks
+// (or c's token binding) gives, then none (shared or agent memories).
+func keyPlaces(c memory.Caller, ks KeyScope, vis memory.Visibility) []memory.Memory {
+	user, room := ks.UserID, ks.RoomID
+	if b := c.Binding; b != nil {
+		user, room = cmp.Or(user, b.UserID), cmp.Or(room, b.RoomID)
+	}
+	var out []memory.Memory
+	for _, p := range []memory.Memory{
+		{Visibility: memory.VisibilityUser, UserID: user},
+		{Visibility: memory.VisibilityRoom, RoomID: room},
+		{Visibility: memory.VisibilityWorld, WorldID: ks.WorldID},
+	} {
+		if (vis == "" || vis == p.Visibility) && cmp.Or(p.UserID, p.RoomID, p.WorldID) != "" {
+			out = append(out, p)
+		}
+	}
+	if vis == "" || vis == memory.VisibilityShared || vis == memory.VisibilityAgent {
+		out = append(out, memory.Memory{})
+	}
+	return out
 }
 
-// DeleteByKey deletes the memory holding key in the scope of scope and
-// agentID, at version ifVersion when non-zero (EPRECONDITION otherwise),
-// with every derived copy of its content. Errors: as GetByKey, and as
-// DeleteIf.
-func (s *Service) DeleteByKey(ctx context.Context, c memory.Caller, scope, agentID, key string, ifVersion int64) error {
-	m, err := s.byKey(ctx, c, scope, agentID, key)
+// GetByKey returns the memory holding key in ks. Errors: ENOTFOUND (also
+// for a scope c cannot see), EINVALID, EFORBIDDEN.
+func (s *Service) GetByKey(ctx context.Context, c memory.Caller, ks KeyScope, key string) (*memory.Memory, error) {
+	return s.byKey(ctx, c, ks, key)
+}
+
+// DeleteByKey deletes the memory holding key in ks, at version ifVersion
+// when non-zero (EPRECONDITION otherwise), with every derived copy of its
+// content. Errors: as GetByKey, and as DeleteIf.
+func (s *Service) DeleteByKey(ctx context.Context, c memory.Caller, ks KeyScope, key string, ifVersion int64) error {
+	m, err := s.byKey(ctx, c, ks, key)
 	if err != nil {
 		return err
 	}
@@ -82,7 +128,7 @@ func (s *Service) PutByKey(ctx context.Context, c memory.Caller, n NewMemory, co
 		return nil, false, memory.Errorf(memory.EINVALID, "key: required")
 	}
 	for attempt := 1; ; attempt++ {
-		old, err := s.byKey(ctx, c, n.Scope, n.AgentID, n.ExternalID)
+		old, err := s.byKey(ctx, c, n.keyScope(c, s.now().UnixMilli()), n.ExternalID)
 		switch {
 		case memory.IsNotFound(err):
 			if cond.IfVersion != 0 {
@@ -168,4 +214,16 @@ func (s *Service) replace(ctx context.Context, c memory.Caller, old *memory.Memo
 		s.deriveKnowledge(ctx, c.OrgID, []*memory.Memory{m})
 	}
 	return m, nil
+}
+
+// keyScope is the one place n's key is held: the audience a create of n
+// would give it (or, when n cannot be built, n's fields as given, for
+// byKey's own errors).
+func (n NewMemory) keyScope(c memory.Caller, now int64) KeyScope {
+	ks := KeyScope{Scope: n.Scope, Visibility: n.Visibility, AgentID: n.AgentID, RoomID: n.RoomID, WorldID: n.WorldID, UserID: n.UserID}
+	if m, err := n.build(c, now); err == nil {
+		ks.Visibility = string(m.EffectiveVisibility())
+		ks.RoomID, ks.WorldID, ks.UserID = m.RoomID, m.WorldID, m.UserID
+	}
+	return ks
 }

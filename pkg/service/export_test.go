@@ -190,3 +190,54 @@ func contains(vs []string, v string) bool {
 	}
 	return false
 }
+
+// TestByKeyFindsAudienceScopedKeys: a key is unique per audience too, and
+// the by-key reads find it where the request places it.
+func TestByKeyFindsAudienceScopedKeys(t *testing.T) {
+	svc := open(t).Service
+	put := func(c memory.Caller, n service.NewMemory) *memory.Memory {
+		t.Helper()
+		m, created, err := svc.PutByKey(ctx, c, n, service.PutCondition{})
+		check(t, err)
+		if !created {
+			t.Fatalf("put %+v: not created", n)
+		}
+		return m
+	}
+	room := put(orgA, service.NewMemory{ExternalID: "k", Type: memory.TypeMessage, RoomID: "room-1", EntityID: "Ana", Content: text("in the room")})
+	bob := put(orgA, service.NewMemory{ExternalID: "k", Visibility: "user", UserID: "bob", Content: text("Bob's")})
+	shared := put(orgA, service.NewMemory{ExternalID: "k", Content: text("everyone's")})
+	alice, err := svc.Act(ctx, orgA, memory.Acting{UserID: "alice"})
+	check(t, err)
+	tests := []struct {
+		name string
+		c    memory.Caller
+		ks   service.KeyScope
+		want string // "" for not found
+	}{
+		{"the room's", orgA, service.KeyScope{RoomID: "room-1"}, room.ID},
+		{"the user's", orgA, service.KeyScope{UserID: "bob"}, bob.ID},
+		{"visibility names one", orgA, service.KeyScope{Visibility: "user", UserID: "bob", RoomID: "room-1"}, bob.ID},
+		{"shared when nothing is named", orgA, service.KeyScope{}, shared.ID},
+		{"another room has none, the shared one is found", orgA, service.KeyScope{RoomID: "room-2"}, shared.ID},
+		{"acting for Alice, Bob's is not found", alice, service.KeyScope{UserID: "bob"}, shared.ID},
+		{"room visibility in another room", orgA, service.KeyScope{Visibility: "room", RoomID: "room-2"}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := svc.GetByKey(ctx, tc.c, tc.ks, "k")
+			switch {
+			case tc.want == "" && !memory.IsNotFound(err):
+				t.Fatalf("got %v, %v; want not found", m, err)
+			case tc.want != "" && (err != nil || m.ID != tc.want):
+				t.Fatalf("got %v, %v; want %s", m, err, tc.want)
+			}
+		})
+	}
+	// A put places the key where a create would: replacing Bob's keeps its id.
+	again, created, err := svc.PutByKey(ctx, orgA, service.NewMemory{ExternalID: "k", Visibility: "user", UserID: "bob", Content: text("Bob's, again")}, service.PutCondition{})
+	check(t, err)
+	if created || again.ID != bob.ID {
+		t.Fatalf("replace Bob's: created %v id %s, want %s", created, again.ID, bob.ID)
+	}
+}

@@ -61,22 +61,25 @@ func (s *Server) putByKey(w http.ResponseWriter, r *http.Request, c memory.Calle
 
 // keyScope reads the scope and agentId query parameters of the GET and
 // DELETE of a key, refusing any other.
-func keyScope(r *http.Request) (scope, agentID string, err error) {
+func keyScope(r *http.Request) (service.KeyScope, error) {
 	q := r.URL.Query()
 	for name := range q {
-		if name != "scope" && name != "agentId" {
-			return "", "", memory.Errorf(memory.EINVALID, "query parameter %q is not supported", name)
+		switch name {
+		case "scope", "visibility", "agentId", "roomId", "worldId", "userId":
+		default:
+			return service.KeyScope{}, memory.Errorf(memory.EINVALID, "query parameter %q is not supported", name)
 		}
 	}
-	return q.Get("scope"), q.Get("agentId"), nil
+	return service.KeyScope{Scope: q.Get("scope"), Visibility: q.Get("visibility"), AgentID: q.Get("agentId"),
+		RoomID: q.Get("roomId"), WorldID: q.Get("worldId"), UserID: q.Get("userId")}, nil
 }
 
 func (s *Server) getByKey(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
-	scope, agent, err := keyScope(r)
+	ks, err := keyScope(r)
 	if err != nil {
 		return err
 	}
-	m, err := s.svc.GetByKey(r.Context(), c, scope, agent, r.PathValue("key"))
+	m, err := s.svc.GetByKey(r.Context(), c, ks, r.PathValue("key"))
 	if err != nil {
 		return err
 	}
@@ -85,7 +88,7 @@ func (s *Server) getByKey(w http.ResponseWriter, r *http.Request, c memory.Calle
 }
 
 func (s *Server) deleteByKey(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
-	scope, agent, err := keyScope(r)
+	ks, err := keyScope(r)
 	if err != nil {
 		return err
 	}
@@ -93,7 +96,7 @@ func (s *Server) deleteByKey(w http.ResponseWriter, r *http.Request, c memory.Ca
 	if err != nil {
 		return err
 	}
-	m, err := s.svc.GetByKey(r.Context(), c, scope, agent, r.PathValue("key"))
+	m, err := s.svc.GetByKey(r.Context(), c, ks, r.PathValue("key"))
 	if err != nil {
 		return err
 	}
