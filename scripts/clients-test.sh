@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The Go, Python and TypeScript clients' suites against the real memoryd:
+# The Go, Python and TypeScript clients' suites and the framework adapters'
+# (clients/langgraph, clients/vercel-ai, clients/elizaos) against the real memoryd:
 # builds memoryd, starts it twice on loopback ports with temporary data
 # directories and fixed test keys (one server as is, one limited to one
 # request a second per key, for the retry tests), runs the suites, and
@@ -16,7 +17,11 @@
 # cache's wheel directory; a rerun installs nothing, and a new environment
 # installs offline when the wheels are there. TypeScript: npm ci with its
 # cache under the same directory, skipped while node_modules matches the
-# lock file.
+# lock file. Then the clients install by name: the TypeScript package packed
+# and installed in a temporary project, the Python package pip-installed
+# from its folder in a temporary environment, each calling the server.
+#
+#   CLIENTS_SKIP_ADAPTERS=1 scripts/...  the clients only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -73,11 +78,12 @@ start() {
   return 1
 }
 
+# python_env DIR: the cached environment of clients/DIR/requirements-test.txt.
 python_env() {
-  local req="$ROOT/clients/python/requirements-test.txt" pyver sum venv
+  local req="$ROOT/clients/$1/requirements-test.txt" pyver sum venv
   pyver=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
   sum=$(sha256sum "$req" | cut -c1-12)
-  venv="$CACHE/clients-python-py$pyver-$sum"
+  venv="$CACHE/clients-$1-py$pyver-$sum"
   if [ ! -f "$venv/.installed" ]; then
     mkdir -p "$WHEELS"
     rm -rf "$venv"
@@ -92,8 +98,9 @@ python_env() {
   echo "$venv"
 }
 
+# node_env DIR: clients/DIR's node_modules, as its lock file says.
 node_env() {
-  local dir="$ROOT/clients/typescript" sum
+  local dir="$ROOT/clients/$1" sum
   sum=$(sha256sum "$dir/package-lock.json" | cut -c1-64)
   if [ "$(cat "$dir/node_modules/.agentmem-lock" 2>/dev/null)" != "$sum" ]; then
     (cd "$dir" && npm ci --cache "$CACHE/npm" --prefer-offline --no-audit --no-fund --loglevel=error >&2)
@@ -102,8 +109,13 @@ node_env() {
 }
 
 # Prepare the environments first (slow only the first time), then the servers.
-VENV=$(python_env)
-node_env
+VENV=$(python_env python)
+node_env typescript
+if [ -z "${CLIENTS_SKIP_ADAPTERS:-}" ]; then
+  LG_VENV=$(python_env langgraph)
+  node_env vercel-ai
+  node_env elizaos
+fi
 if [ -n "${MEMORYD_BIN:-}" ]; then # another build of memoryd, to try the clients on it
   cp "$MEMORYD_BIN" "$work/memoryd"
 else
@@ -125,4 +137,43 @@ log "Python client"
 log "TypeScript client"
 (cd clients/typescript && npm test --silent --cache "$CACHE/npm") || status=1
 (cd clients/typescript && npm run types:check --silent --cache "$CACHE/npm") || status=1
+
+# install_tests: each client installed by name in a fresh place, calling the server.
+install_tests() {
+  local tgz
+  mkdir -p "$work/pack" "$work/ts-install"
+  tgz=$(cd clients/typescript && npm pack --silent --pack-destination "$work/pack" --cache "$CACHE/npm" | tail -1)
+  (cd "$work/ts-install" && echo '{"name":"t","private":true,"type":"module"}' >package.json &&
+    npm install --silent --offline --no-audit --no-fund --cache "$CACHE/npm" "$work/pack/$tgz" &&
+    node -e '
+      import("@agentmem/client").then(async ({ AgentMemClient }) => {
+        const c = new AgentMemClient({ baseUrl: process.env.AGENTMEM_URL, apiKey: "clients-test-agent-x-key-001" });
+        const text = "packed tarball install check " + Date.now();
+        await c.create(text);
+        const r = await c.search({ query: text, k: 1 });
+        if (r.results[0]?.memory.content.text !== text) throw new Error("the installed package did not recall: " + JSON.stringify(r));
+        console.log("clients-test.sh: TypeScript package from its tarball: ok");
+      }).catch((e) => { console.error(e); process.exit(1); });') || return 1
+  python3 -m venv "$work/py-install" >&2
+  "$work/py-install/bin/pip" install -q --disable-pip-version-check --no-index --find-links "$WHEELS" ./clients/python >&2 || return 1
+  (cd "$work" && py-install/bin/python -c '
+import os, time, agentmem
+c = agentmem.Client(os.environ["AGENTMEM_URL"], "clients-test-agent-x-key-001")
+text = "pip install check %d" % time.time_ns()
+c.create(text)
+got = c.search(text, k=1)["results"]
+assert got and got[0]["memory"]["content"]["text"] == text, got
+print("clients-test.sh: Python package from pip install ./clients/python: ok")')
+}
+log "clients installed by name"
+install_tests || status=1
+
+if [ -z "${CLIENTS_SKIP_ADAPTERS:-}" ]; then
+  log "LangGraph adapter"
+  (cd clients/langgraph && "$LG_VENV/bin/python" -m pytest -q -p no:cacheprovider) || status=1
+  log "Vercel AI SDK adapter"
+  (cd clients/vercel-ai && npm test --silent --cache "$CACHE/npm") || status=1
+  log "ElizaOS adapter"
+  (cd clients/elizaos && npm test --silent --cache "$CACHE/npm") || status=1
+fi
 exit $status

@@ -77,6 +77,11 @@ function filterQuery(f: Filter): Record<string, string> {
     if (v === undefined || v === null || v === "") continue;
     q[k] = Array.isArray(v) ? v.join(",") : String(v);
   }
+  for (const [k, v] of Object.entries(f.metadata ?? {})) {
+    // metadata.KEY=value; a list (the `in` form, the parameter repeated) has no place in this record.
+    if (Array.isArray(v)) throw new TypeError(`metadata.${k}: a list of values is only for a search's filters`);
+    q["metadata." + k] = String(v);
+  }
   return q;
 }
 
@@ -224,6 +229,18 @@ export class AgentMemClient {
     // An answer that names the memory without showing it: read it.
     if (!("content" in m) && !("contentHash" in m)) m = await this.get((m as { id: string }).id, o);
     return { memory: m, created };
+  }
+
+  /** The memory keyed key (its externalId) in the caller's scope; NotFoundError when none is. */
+  getByKey(key: string, o?: RequestOptions): Promise<Memory> {
+    if (!key) return Promise.reject(new TypeError("key: required"));
+    return this.data({ method: "GET", path: "/v1/memories/by-key/" + seg(key) }, o);
+  }
+
+  /** Deletes the memory keyed key in the caller's scope. */
+  async deleteByKey(key: string, o?: RequestOptions): Promise<void> {
+    if (!key) throw new TypeError("key: required");
+    await this.send({ method: "DELETE", path: "/v1/memories/by-key/" + seg(key) }, o);
   }
 
   /** A memory; another org's or agent's is NotFoundError, as a missing one. */

@@ -140,6 +140,8 @@ export type Filter = {
   start?: number | string;
   end?: number | string;
   includeArchived?: boolean;
+  /** Equality on the memories' metadata (KEY: value); in a search's filters a list of values is `in`. */
+  metadata?: Record<string, string | number | boolean | Array<string | number | boolean>>;
 };
 
 /** Selects and pages a list of memories (newest first). */

@@ -72,9 +72,15 @@ _FILTER_PARAMS = {
 }
 
 
-def _filter_params(filters: Mapping[str, Any], params: Mapping[str, str] = _FILTER_PARAMS) -> dict[str, str]:
-    out: dict[str, str] = {}
+def _filter_params(filters: Mapping[str, Any], params: Mapping[str, str] = _FILTER_PARAMS) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     for name, value in filters.items():
+        if name == "metadata" and value is not None:
+            # metadata={"KEY": "v"} is metadata.KEY=v; a list is the `in` form (the parameter repeated).
+            for k, v in value.items():
+                vals = v if isinstance(v, (list, tuple)) else [v]
+                out["metadata." + k] = [("true" if x else "false") if isinstance(x, bool) else str(x) for x in vals]
+            continue
         if name not in params:
             raise TypeError(f"unknown filter {name!r}; one of {', '.join(params)}")
         if value is None:
@@ -126,7 +132,7 @@ class _Request:
 
     method: str
     path: str
-    params: dict[str, str] = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     parse: Callable[[httpx.Response], Any] = lambda r: r.json() if r.content else None
@@ -172,6 +178,18 @@ class _Requests:
             raise ValueError("key: required")
         body = {"content": {"text": memory}} if isinstance(memory, str) else memory
         return _Request("PUT", "/v1/memories/by-key/" + _seg(key), body=body, parse=_memory_and_created)
+
+    @staticmethod
+    def get_by_key(key: str) -> _Request:
+        if not key:
+            raise ValueError("key: required")
+        return _Request("GET", "/v1/memories/by-key/" + _seg(key))
+
+    @staticmethod
+    def delete_by_key(key: str) -> _Request:
+        if not key:
+            raise ValueError("key: required")
+        return _Request("DELETE", "/v1/memories/by-key/" + _seg(key))
 
     @staticmethod
     def get(memory_id: str) -> _Request:
@@ -424,6 +442,14 @@ class Client(_Base):
     def get(self, memory_id: str, *, timeout: float | None = None) -> Memory:
         """Returns a memory; another org's or agent's raises NotFoundError as a missing one."""
         return self._send(_Requests.get(memory_id), timeout)
+
+    def get_by_key(self, key: str, *, timeout: float | None = None) -> Memory:
+        """Returns the memory keyed key (its externalId) in the caller's scope; NotFoundError when none is."""
+        return self._send(_Requests.get_by_key(key), timeout)
+
+    def delete_by_key(self, key: str, *, timeout: float | None = None) -> None:
+        """Deletes the memory keyed key in the caller's scope."""
+        self._send(_Requests.delete_by_key(key), timeout)
 
     def update(self, memory_id: str, patch: Patch, *, if_match: int | None = None, timeout: float | None = None) -> Memory:
         """Applies patch; with if_match (a version) only over that version (else an error whose is_stale is true)."""
@@ -680,6 +706,14 @@ class AsyncClient(_Base):
     async def get(self, memory_id: str, *, timeout: float | None = None) -> Memory:
         """Returns a memory; another org's or agent's raises NotFoundError as a missing one."""
         return await self._send(_Requests.get(memory_id), timeout)
+
+    async def get_by_key(self, key: str, *, timeout: float | None = None) -> Memory:
+        """Returns the memory keyed key (its externalId) in the caller's scope; NotFoundError when none is."""
+        return await self._send(_Requests.get_by_key(key), timeout)
+
+    async def delete_by_key(self, key: str, *, timeout: float | None = None) -> None:
+        """Deletes the memory keyed key in the caller's scope."""
+        await self._send(_Requests.delete_by_key(key), timeout)
 
     async def update(self, memory_id: str, patch: Patch, *, if_match: int | None = None,
                      timeout: float | None = None) -> Memory:
