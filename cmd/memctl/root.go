@@ -55,27 +55,27 @@ only when no server is running. --json prints the API's JSON, for scripts.`,
 // flags (their usage is printed by each; `memctl keys` for instance).
 func operatorCommands() []*cobra.Command {
 	type op struct {
-		use, short string
-		run        func(ctx context.Context, args []string) error
+		use, short, long string
+		run              func(ctx context.Context, args []string) error
 	}
 	ops := []op{
-		{"keys create|list|revoke", "API keys with grants, in the store the environment names", keysCmd},
-		{"create-key", "the same as keys create", func(ctx context.Context, args []string) error {
+		{"keys create|list|revoke", "API keys with grants, in the store the environment names", keysUsage, keysCmd},
+		{"create-key", "the same as keys create", keysUsage, func(ctx context.Context, args []string) error {
 			return keysCmd(ctx, append([]string{"create"}, args...))
 		}},
-		{"quota -org ORG [-memories N] [-bytes N] [-documents N]", "an org's usage and limits, or set its own limits", quotaCmd},
-		{"reindex", "rebuild the OpenSearch index into a new version and swap the alias (INDEX=opensearch)",
+		{"quota -org ORG [-memories N] [-bytes N] [-documents N]", "an org's usage and limits, or set its own limits", keysUsage, quotaCmd},
+		{"reindex", "rebuild the OpenSearch index into a new version and swap the alias (INDEX=opensearch)", "",
 			func(ctx context.Context, _ []string) error { return reindex(ctx) }},
-		{"knowledge search|entities|topics|terms -org ORG", "explore an org's knowledge (memctl knowledge for the flags)",
+		{"knowledge search|entities|topics|terms -org ORG", "explore an org's knowledge", knowledgeUsage,
 			func(ctx context.Context, args []string) error { return knowledgeCmd(ctx, args, os.Stdout) }},
-		{"status [-url URL]", "a running server's health and re-embedding progress", status},
-		{"mcp [-url URL] [-key KEY]", "serve MCP over stdio, as a proxy onto a running server's /mcp", mcpCmd},
+		{"status [-url URL]", "a running server's health and re-embedding progress", "", status},
+		{"mcp [-url URL] [-key KEY]", "serve MCP over stdio, as a proxy onto a running server's /mcp (env AGENTMEM_URL, AGENTMEM_API_KEY)", "", mcpCmd},
 	}
 	cmds := make([]*cobra.Command, 0, len(ops))
 	for _, o := range ops {
 		run := o.run
 		cmds = append(cmds, &cobra.Command{
-			Use: o.use, Short: o.short, DisableFlagParsing: true,
+			Use: o.use, Short: o.short, Long: o.long, DisableFlagParsing: true,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				for _, a := range args {
 					if a == "--help" || a == "-h" {

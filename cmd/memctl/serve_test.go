@@ -100,6 +100,16 @@ func TestWhileTheServerServes(t *testing.T) {
 		t.Fatalf("import of the server's own export: %+v, want 2 existing", rep)
 	}
 
+	docs := filepath.Join(dir, "docs")
+	os.MkdirAll(filepath.Join(docs, "team"), 0o755)
+	os.WriteFile(filepath.Join(docs, "team", "onboarding.md"), []byte("# Onboarding\n\nThe office opens at nine on Mondays.\n"), 0o644)
+	if got := run("", "ingest", docs); !strings.Contains(got, "files 1: 1 indexed, 0 failed") {
+		t.Fatalf("ingest: %s", got)
+	}
+	if got := run("", "search", "when does the office open"); !strings.Contains(got, "The office opens at nine") {
+		t.Fatalf("search after ingest:\n%s", got)
+	}
+
 	if got := run("", "forget", "--session", "none-such"); !strings.Contains(got, "forgot 0 memories") {
 		t.Fatalf("forget: %s", got)
 	}
