@@ -6,7 +6,7 @@ import (
 )
 
 // TestAPIGatewayPublicPaths: the paths the stage serves without the
-// authorizer (infra: GET /ui, /ui/..., /docs, /docs/..., /v1/openapi.json)
+// authorizer (infra: GET /, /ui, /ui/..., /docs, /docs/..., /v1/openapi.json)
 // reach the API function with no authorizer context and no key, and it
 // serves them; every other path without an authorizer context is refused,
 // whatever key the request carries, and a path that only looks public is
