@@ -429,7 +429,7 @@ func (b *stackBuilder) alarms() {
 }
 
 // publicPaths are the paths the stage serves without the authorizer, GET
-// only: the memory explorer's static files (/ui, /ui/...), the API
+// only: the root (a redirect to /ui/), the memory explorer's static files (/ui, /ui/...), the API
 // reference page and its script (/docs, /docs/...) and the OpenAPI
 // document. memoryd serves them with no key; none holds tenant data (the
 // explorer calls the API with the key the user signs in with, through the
@@ -438,7 +438,7 @@ var publicPaths = []string{"ui", "ui/{proxy+}", "docs", "docs/{proxy+}", "v1/ope
 
 // routeAPI defines the API's resources, all integrated with the API
 // function (api's default integration): ANY on the root and on {proxy+}
-// behind authorizer, and GET without it on publicPaths. The static
+// behind authorizer, and GET without it on the root and on publicPaths. The static
 // resources of publicPaths take precedence over the root's {proxy+} for
 // their own paths only; v1/{proxy+} (ANY, behind authorizer) keeps every
 // other /v1/... path on the authorizer without relying on API Gateway
@@ -451,6 +451,7 @@ func routeAPI(api awsapigateway.RestApi, authorizer awsapigateway.IAuthorizer) {
 	api.Root().AddProxy(&awsapigateway.ProxyResourceOptions{AnyMethod: jsii.Bool(true), DefaultMethodOptions: private})
 	v1 := api.Root().ResourceForPath(jsii.String("v1"))
 	v1.AddProxy(&awsapigateway.ProxyResourceOptions{AnyMethod: jsii.Bool(true), DefaultMethodOptions: private})
+	api.Root().AddMethod(jsii.String("GET"), nil, public) // GET / redirects to the explorer; the root's other methods keep the authorizer
 	for _, p := range publicPaths {
 		api.Root().ResourceForPath(jsii.String(p)).AddMethod(jsii.String("GET"), nil, public)
 	}

@@ -205,7 +205,7 @@ func TestStack(t *testing.T) {
 			apiFn := logicalID(t, raw, "AWS::Lambda::Function", "FunctionName", "agentmem-"+stage+"-api")
 			got := apiMethods(t, raw)
 			want := map[string]string{
-				"ANY /": "CUSTOM", "ANY /{proxy+}": "CUSTOM", "ANY /v1/{proxy+}": "CUSTOM",
+				"ANY /": "CUSTOM", "ANY /{proxy+}": "CUSTOM", "ANY /v1/{proxy+}": "CUSTOM", "GET /": "NONE",
 				"GET /ui": "NONE", "GET /ui/{proxy+}": "NONE", "GET /docs": "NONE", "GET /docs/{proxy+}": "NONE",
 				"GET /v1/openapi.json": "NONE",
 			}

@@ -2,32 +2,73 @@ package main
 
 import (
 	"context"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
-	"github.com/agentmem/agentmem/internal/config"
+	"github.com/agentmem/agentmem/pkg/client"
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/wiring/server"
+	"github.com/spf13/cobra"
 )
 
-// ingestDir ingests a directory of files through the ingestion pipeline.
-func ingestDir(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("ingest", flag.ContinueOnError)
-	org := fs.String("org", "", "the org the documents belong to")
-	agent := fs.String("agent", "", "put the documents in this agent's scope")
-	if err := fs.Parse(args); err != nil {
-		return err
+// ingestStats is what an ingest did, for its summary.
+type ingestStats struct {
+	indexed, failed, fragments, bytes int
+	failures                          []string
+}
+
+func ingestCmd(g *globals) *cobra.Command {
+	var org, agent string
+	cmd := &cobra.Command{
+		Use:   "ingest [--agent AGENT] DIR",
+		Short: "ingest every supported file under DIR as documents, with a progress bar and a summary",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			root := args[0]
+			files, err := walk(root)
+			if err != nil {
+				return err
+			}
+			c, err := g.server(ctx)
+			if err != nil && !errors.Is(err, errNoServer) {
+				return err
+			}
+			var st ingestStats
+			var model string
+			start := time.Now()
+			if c != nil {
+				st, err = ingestRemote(ctx, c, agent, root, files, start)
+			} else {
+				if err := offline(cmd, org); err != nil {
+					return err
+				}
+				err = withBackend(ctx, func(b *server.Backend) error {
+					model = b.Embedder.Model()
+					st, err = ingestLocal(ctx, b, org, agent, root, files, start)
+					return err
+				})
+			}
+			if err != nil {
+				return err
+			}
+			summary(cmd.OutOrStdout(), st, len(files), time.Since(start), model)
+			return nil
+		},
 	}
-	if *org == "" || fs.NArg() != 1 {
-		return fmt.Errorf("usage: memctl ingest -org ORG [-agent AGENT] DIR")
-	}
-	root := fs.Arg(0)
+	cmd.Flags().StringVar(&org, "org", "", "without a server: the org the documents belong to (with one, the key's org)")
+	cmd.Flags().StringVar(&agent, "agent", "", "put the documents in this agent's scope")
+	return cmd
+}
+
+// walk lists the files under root.
+func walk(root string) ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
@@ -38,57 +79,101 @@ func ingestDir(ctx context.Context, args []string) error {
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	cfg, err := config.FromEnv()
-	if err != nil {
-		return err
-	}
-	b, err := server.Open(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		return err
-	}
-	defer b.Close()
+	return files, err
+}
+
+// ingestLocal ingests files through the ingestion pipeline of b, with
+// the keys ORG/AGENT-or-_org/relative/path.
+func ingestLocal(ctx context.Context, b *server.Backend, org, agent, root string, files []string, start time.Time) (ingestStats, error) {
+	var st ingestStats
 	seg := memory.OrgScope
-	if *agent != "" {
-		seg = *agent
+	if agent != "" {
+		seg = agent
 	}
-	c := memory.Caller{OrgID: *org, AgentID: *agent}
-	var indexed, failed, fragments, bytes int
-	var failures []string
-	start := time.Now()
+	c := memory.Caller{OrgID: org, AgentID: agent}
 	for i, p := range files {
 		rel, _ := filepath.Rel(root, p)
 		data, err := os.ReadFile(p)
 		if err != nil {
-			return err
+			return st, err
 		}
-		bytes += len(data)
-		st, err := b.Documents.Ingest(ctx, c, *org+"/"+seg+"/"+filepath.ToSlash(rel), data, "")
+		st.bytes += len(data)
+		ds, err := b.Documents.Ingest(ctx, c, org+"/"+seg+"/"+filepath.ToSlash(rel), data, "")
 		switch code := memory.ErrorCode(err); {
 		case err == nil:
-			indexed++
-			fragments += st.Fragments
+			st.indexed++
+			st.fragments += ds.Fragments
 		case code == memory.EINVALID || code == memory.ETOOLARGE:
-			failed++
-			failures = append(failures, fmt.Sprintf("  %s: %s", rel, st.Reason))
+			st.failed++
+			st.failures = append(st.failures, fmt.Sprintf("  %s: %s", rel, ds.Reason))
 		default:
 			fmt.Fprintln(os.Stderr)
-			return fmt.Errorf("%s: %w", rel, err)
+			return st, fmt.Errorf("%s: %w", rel, err)
 		}
-		progress(i+1, len(files), fragments, time.Since(start))
+		progress(i+1, len(files), st.fragments, time.Since(start))
 	}
-	took := time.Since(start)
 	fmt.Fprintln(os.Stderr)
-	fmt.Printf("files %d: %d indexed, %d failed; %d fragments; %.1f MB in %v\n", len(files), indexed, failed, fragments,
-		float64(bytes)/1e6, took.Round(time.Millisecond))
-	fmt.Printf("throughput: %.1f files/s, %.1f fragments/s (embedder %s)\n", float64(len(files))/took.Seconds(),
-		float64(fragments)/took.Seconds(), b.Embedder.Model())
-	if len(failures) > 0 {
-		fmt.Println("failed:\n" + strings.Join(failures, "\n"))
+	return st, nil
+}
+
+// ingestRemote uploads files to the server (POST /v1/documents, named by
+// their path under root) and waits for each to be indexed.
+func ingestRemote(ctx context.Context, c *client.Client, agent, root string, files []string, start time.Time) (ingestStats, error) {
+	var st ingestStats
+	for i, p := range files {
+		rel, _ := filepath.Rel(root, p)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return st, err
+		}
+		st.bytes += len(data)
+		up := client.DocumentUpload{Name: filepath.ToSlash(rel), AgentID: agent}
+		if utf8.Valid(data) {
+			up.Content = string(data)
+		} else {
+			up.Data = data
+		}
+		d, err := c.UploadDocument(ctx, up)
+		for err == nil && d.State == "pending" {
+			select {
+			case <-ctx.Done():
+				return st, ctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
+			d, err = c.Document(ctx, d.ID)
+		}
+		switch code := client.ErrorCode(err); {
+		case err == nil && d.State != "failed":
+			st.indexed++
+			st.fragments += d.Fragments
+		case err == nil:
+			st.failed++
+			st.failures = append(st.failures, fmt.Sprintf("  %s: %s", rel, d.Reason))
+		case code == client.CodeInvalid || code == client.CodeTooLarge:
+			st.failed++
+			st.failures = append(st.failures, fmt.Sprintf("  %s: %v", rel, err))
+		default:
+			fmt.Fprintln(os.Stderr)
+			return st, fmt.Errorf("%s: %w", rel, err)
+		}
+		progress(i+1, len(files), st.fragments, time.Since(start))
 	}
-	return nil
+	fmt.Fprintln(os.Stderr)
+	return st, nil
+}
+
+// summary prints an ingest's totals and failures.
+func summary(w io.Writer, st ingestStats, files int, took time.Duration, model string) {
+	fmt.Fprintf(w, "files %d: %d indexed, %d failed; %d fragments; %.1f MB in %v\n", files, st.indexed, st.failed, st.fragments,
+		float64(st.bytes)/1e6, took.Round(time.Millisecond))
+	fmt.Fprintf(w, "throughput: %.1f files/s, %.1f fragments/s", float64(files)/took.Seconds(), float64(st.fragments)/took.Seconds())
+	if model != "" {
+		fmt.Fprintf(w, " (embedder %s)", model)
+	}
+	fmt.Fprintln(w)
+	if len(st.failures) > 0 {
+		fmt.Fprintln(w, "failed:\n"+strings.Join(st.failures, "\n"))
+	}
 }
 
 // progress draws a one-line progress bar on standard error.

@@ -46,10 +46,3 @@ func mcpCmd(ctx context.Context, args []string) error {
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	return mcp.Proxy(ctx, &sdk.StdioTransport{}, mcp.ProxyOptions{URL: endpoint, Key: *key, Log: log})
 }
-
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
-}

@@ -116,6 +116,9 @@ type call struct {
 	path   string
 	query  url.Values
 	body   any
+	// ndjson, when set, is sent as the body as it is, with the type
+	// application/x-ndjson (an import), instead of body encoded as JSON.
+	ndjson []byte
 	opts   RequestOptions
 	// write marks a POST that stores something: it carries an
 	// Idempotency-Key (generated unless opts has one), so that a retry
@@ -139,6 +142,9 @@ func (c *Client) do(ctx context.Context, cl call, out any) (*response, error) {
 		if payload, err = json.Marshal(cl.body); err != nil {
 			return nil, fmt.Errorf("%s: encoding the request: %w", cl.op, err)
 		}
+	}
+	if cl.ndjson != nil {
+		payload = cl.ndjson
 	}
 	// cl.path has its variable segments escaped (url.PathEscape).
 	target := c.base.String() + cl.path
@@ -182,6 +188,8 @@ func (c *Client) send(ctx context.Context, cl call, target string, payload []byt
 	}
 	if payload == nil {
 		req.Body, req.ContentLength = http.NoBody, 0
+	} else if cl.ndjson != nil {
+		req.Header.Set("Content-Type", "application/x-ndjson")
 	} else {
 		req.Header.Set("Content-Type", "application/json")
 	}

@@ -139,6 +139,7 @@ func New(svc *service.Service, auth Authenticator, log *slog.Logger, opts ...Opt
 	}
 	s.route("GET /v1/healthz", s.healthz, public)
 	s.route("GET /v1/whoami", s.whoami, public)
+	s.route("GET /{$}", s.home, public)
 	s.route("GET /ui/", s.ui(), public)
 	s.route("GET /ui", s.ui(), public)
 	s.route("POST /v1/memories", s.createMemories, memory.GrantWrite)

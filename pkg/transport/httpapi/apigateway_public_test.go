@@ -6,7 +6,7 @@ import (
 )
 
 // TestAPIGatewayPublicPaths: the paths the stage serves without the
-// authorizer (infra: GET /ui, /ui/..., /docs, /docs/..., /v1/openapi.json)
+// authorizer (infra: GET /, /ui, /ui/..., /docs, /docs/..., /v1/openapi.json)
 // reach the API function with no authorizer context and no key, and it
 // serves them; every other path without an authorizer context is refused,
 // whatever key the request carries, and a path that only looks public is
@@ -28,6 +28,7 @@ func TestAPIGatewayPublicPaths(t *testing.T) {
 		contains    string
 		location    string
 	}{
+		{name: "home", path: "/", status: 302, location: "/ui/"},
 		{name: "explorer page", path: "/ui/", status: 200, contentType: "text/html", contains: `src="app.js"`},
 		{name: "explorer script", path: "/ui/app.js", status: 200, contentType: "javascript", contains: "whoami"},
 		{name: "explorer API client", path: "/ui/api.js", status: 200, contentType: "javascript", contains: "BASE"},
@@ -79,32 +80,35 @@ func TestAPIGatewayPublicPaths(t *testing.T) {
 	}
 }
 
-// TestUIRedirectUnderPrefix: /ui redirects to /ui/ under the stage the
+// TestUIRedirectUnderPrefix: /ui (301) and / (302) redirect to /ui/ under the stage the
 // request came through (API Gateway's request context holds the full
 // path), so that on a stage's URL the browser lands on the stage's page;
 // anything but plain path segments before the function's path is ignored.
 func TestUIRedirectUnderPrefix(t *testing.T) {
 	s := newServer(t)
 	for _, tc := range []struct {
-		name, full, want string
+		name, path, full, want string
+		status                 int
 	}{
-		{"stage", "/dev/ui", "/dev/ui/"},
-		{"custom domain base path and stage", "/memory/prod/ui", "/memory/prod/ui/"},
-		{"no request context path", "", "/ui/"},
-		{"same path", "/ui", "/ui/"},
-		{"not a prefix", "/dev/other", "/ui/"},
-		{"protocol-relative", "//evil.example/ui", "/ui/"},
-		{"scheme", "https://evil.example/ui", "/ui/"},
+		{"home on a stage", "/", "/dev/", "/dev/ui/", 302},
+		{"home", "/", "/", "/ui/", 302},
+		{"stage", "/ui", "/dev/ui", "/dev/ui/", 301},
+		{"custom domain base path and stage", "/ui", "/memory/prod/ui", "/memory/prod/ui/", 301},
+		{"no request context path", "/ui", "", "/ui/", 301},
+		{"same path", "/ui", "/ui", "/ui/", 301},
+		{"not a prefix", "/ui", "/dev/other", "/ui/", 301},
+		{"protocol-relative", "/ui", "//evil.example/ui", "/ui/", 301},
+		{"scheme", "/ui", "https://evil.example/ui", "/ui/", 301},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ev := gatewayEvent("GET", "/ui", "", "", "")
+			ev := gatewayEvent("GET", tc.path, "", "", "")
 			ev.RequestContext.Path = tc.full
 			res, err := s.HandleAPIGateway(t.Context(), ev)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.StatusCode != 301 || res.Headers["Location"] != tc.want {
-				t.Fatalf("%d to %q, want 301 to %q", res.StatusCode, res.Headers["Location"], tc.want)
+			if res.StatusCode != tc.status || res.Headers["Location"] != tc.want {
+				t.Fatalf("%d to %q, want %d to %q", res.StatusCode, res.Headers["Location"], tc.status, tc.want)
 			}
 		})
 	}

@@ -29,7 +29,8 @@ func newRoute(pattern string, op memory.Grants) Route {
 	if !ok {
 		return Route{Pattern: pattern, Grants: op}
 	}
-	return Route{Method: method, Pattern: path, Grants: op}
+	// "/{$}" (the root exactly) is the document's "/".
+	return Route{Method: method, Pattern: strings.TrimSuffix(path, "{$}"), Grants: op}
 }
 
 // Routes returns the server's route table, in the order New registered

@@ -211,6 +211,7 @@ func TestOpenAPIResponsesMatchSchemas(t *testing.T) {
 		{name: "list keys with a token", method: "GET", path: "/v1/admin/keys", key: "{token}", status: 403},
 		{name: "read with a token", method: "GET", path: "/v1/memories/{mem}", op: "/v1/memories/{id}", key: "{token}", status: 200},
 		{name: "read with an altered token", method: "GET", path: "/v1/memories/{mem}", op: "/v1/memories/{id}", key: "{token}x", status: 401},
+		{name: "home", method: "GET", path: "/", status: 302},
 		{name: "explorer", method: "GET", path: "/ui", status: 301},
 		{name: "explorer page", method: "GET", path: "/ui/", status: 200},
 		{name: "explorer script", method: "GET", path: "/ui/app.js", op: "/ui/", status: 200},
@@ -528,7 +529,7 @@ func TestOpenAPIPublicPathsAreTheSameForEveryCaller(t *testing.T) {
 	}
 	api, h := deployment(t)
 	public := map[string]bool{"GET /v1/healthz": true, "GET /v1/openapi.json": true, "GET /docs": true, "GET /docs/redoc.standalone.js": true,
-		"GET /ui": true, "GET /ui/": true}
+		"GET /": true, "GET /ui": true, "GET /ui/": true}
 	for _, r := range api.Routes() {
 		name := r.Method + " " + r.Pattern
 		if o, _ := spec.Operation(r.Method, r.Pattern); r.Grants == 0 && !public[name] && !o.AnyKey {
@@ -543,7 +544,7 @@ func TestOpenAPIPublicPathsAreTheSameForEveryCaller(t *testing.T) {
 		status int
 	}{
 		{"/v1/openapi.json", 200}, {"/docs", 200}, {"/docs/redoc.standalone.js", 200},
-		{"/ui", 301}, {"/ui/", 200}, {"/ui/app.js", 200}, {"/ui/style.css", 200},
+		{"/", 302}, {"/ui", 301}, {"/ui/", 200}, {"/ui/app.js", 200}, {"/ui/style.css", 200},
 	}
 	for _, p := range paths {
 		var first []byte

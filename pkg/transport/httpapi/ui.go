@@ -21,6 +21,14 @@ var uiFiles embed.FS
 const uiCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
 	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
+// home sends a browser opening the server's address to the explorer
+// (under the API Gateway stage it came through). It is public and holds
+// no data.
+func (s *Server) home(w http.ResponseWriter, r *http.Request, _ memory.Caller) error {
+	http.Redirect(w, r, requestBasePath(r)+"/ui/", http.StatusFound)
+	return nil
+}
+
 // ui serves the explorer's files under /ui/ (public: the page holds no
 // data; every call it makes carries the user's key).
 func (s *Server) ui() handlerFunc {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -183,12 +184,15 @@ func call(t *testing.T, s *sdk.ClientSession, tool string, args map[string]any, 
 	return res
 }
 
-// mustCall is call that fails the test on a tool error.
-func mustCall(t *testing.T, s *sdk.ClientSession, tool string, args map[string]any, out any) {
+// mustCall is call that fails the test on a tool error; it returns the
+// result's text.
+func mustCall(t *testing.T, s *sdk.ClientSession, tool string, args map[string]any, out any) string {
 	t.Helper()
-	if res := call(t, s, tool, args, out); res.IsError {
+	res := call(t, s, tool, args, out)
+	if res.IsError {
 		t.Fatalf("%s %v: %s", tool, args, text(res))
 	}
+	return text(res)
 }
 
 func text(res *sdk.CallToolResult) string {
@@ -271,28 +275,40 @@ func TestTools(t *testing.T) {
 				t.Fatalf("remember again: %+v, want a duplicate of %s", dup, rem.ID)
 			}
 
+			// The text a model reads is compact: numbered lines with ids,
+			// type, date and text; the structured result is beside it.
+			line := regexp.MustCompile(`^1\. ` + regexp.QuoteMeta(rem.ID) + ` \[fact, \d{4}-\d\d-\d\d\] Ingrid's favourite climbing crag is Kalymnos$`)
 			var rec mcp.RecallOutput
-			mustCall(t, a, mcp.ToolRecall, map[string]any{"query": "climbing crag Kalymnos", "mode": "keyword", "roomId": room}, &rec)
+			txt := mustCall(t, a, mcp.ToolRecall, map[string]any{"query": "climbing crag Kalymnos", "mode": "keyword", "roomId": room}, &rec)
 			if len(rec.Results) != 1 || rec.Results[0].ID != rem.ID || rec.Results[0].Metadata["source"] != tr.name || rec.Mode != "keyword" {
 				t.Fatalf("recall: %+v", rec)
 			}
+			if !line.MatchString(txt) {
+				t.Fatalf("recall's text %q, want one numbered line", txt)
+			}
 
 			var ctxOut mcp.ContextOutput
-			mustCall(t, a, mcp.ToolGetContext, map[string]any{"query": "where does Ingrid like to climb?", "roomId": room, "budgetTokens": 500}, &ctxOut)
+			txt = mustCall(t, a, mcp.ToolGetContext, map[string]any{"query": "where does Ingrid like to climb?", "roomId": room, "budgetTokens": 500}, &ctxOut)
 			if !strings.Contains(ctxOut.Context, "Kalymnos") || ctxOut.UsedTokens > 500 || ctxOut.BudgetTokens != 500 {
 				t.Fatalf("get_context: %+v", ctxOut)
 			}
+			if txt != ctxOut.Context {
+				t.Fatalf("get_context's text %q, want the context itself %q", txt, ctxOut.Context)
+			}
 
 			var page mcp.ListOutput
-			mustCall(t, a, mcp.ToolList, map[string]any{"roomId": room, "limit": 1}, &page)
-			if len(page.Memories) != 1 || page.Memories[0].ID != rem.ID || page.NextCursor != "" {
-				t.Fatalf("list: %+v", page)
+			txt = mustCall(t, a, mcp.ToolList, map[string]any{"roomId": room, "limit": 1}, &page)
+			if len(page.Memories) != 1 || page.Memories[0].ID != rem.ID || page.NextCursor != "" || !line.MatchString(txt) {
+				t.Fatalf("list: %+v, text %q", page, txt)
 			}
 
 			var ks mcp.KnowledgeOutput
-			mustCall(t, a, mcp.ToolKnowledgeSearch, map[string]any{"query": map[string]any{"select": map[string]any{"entity": map[string]any{"name": "Kalymnos"}}}, "roomId": room}, &ks)
+			txt = mustCall(t, a, mcp.ToolKnowledgeSearch, map[string]any{"query": map[string]any{"select": map[string]any{"entity": map[string]any{"name": "Kalymnos"}}}, "roomId": room}, &ks)
 			if len(ks.Memories) != 1 || ks.Memories[0].ID != rem.ID || ks.Expression == nil {
 				t.Fatalf("knowledge_search: %+v", ks)
+			}
+			if !strings.Contains(txt, "\n1. "+rem.ID+" [fact, ") && !strings.HasPrefix(txt, "1. "+rem.ID+" [fact, ") {
+				t.Fatalf("knowledge_search's text %q, want the memory on a numbered line", txt)
 			}
 
 			var fg mcp.ForgetOutput

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -52,12 +51,10 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	welcome := Welcome{DevKey: devKey, Created: created, Org: auth.DevOrg}
 	if devKey != "" {
-		file := filepath.Join(cfg.DataDir, auth.DevKeyFile)
-		log.Warn("API_KEYS is not set: using the development key of the data directory", "org", auth.DevOrg, "file", file)
-		if created { // shown once, when it is made; later starts say which file holds it
-			fmt.Fprintf(os.Stderr, "development API key (org %q), kept in %s: %s\n", auth.DevOrg, file, devKey)
-		}
+		welcome.KeyFile = filepath.Join(cfg.DataDir, auth.DevKeyFile)
+		log.Warn("API_KEYS is not set: using the development key of the data directory", "org", auth.DevOrg, "file", welcome.KeyFile)
 	}
 	b.Facts.Extractor = extraction.Observed(b.Facts.Extractor, metrics)
 	// The store's extraction log makes the queue durable: what a killed
@@ -90,7 +87,8 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	}
 	log.Info("listening", "addr", ln.Addr().String(), "data_dir", cfg.DataDir, "backend", cfg.Store.Backend,
 		"index", cfg.Index.Kind, "embedder", b.Embedder.Model())
-	fmt.Fprintf(os.Stderr, "memoryd listening on http://%s\n", ln.Addr())
+	welcome.Addr = ln.Addr()
+	welcome.Write(os.Stderr) // the development key only when this start made it
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
