@@ -55,7 +55,10 @@ test("acting for Alice (userId, her room) returns nothing of Bob's on every read
 
   const question = `What am I allergic to, and where do I live? ${p.u}`;
   const ctx = await org.context({ query: question, userId: p.alice, roomId: p.roomA, budgetTokens: 2000 });
-  assert.ok(!ctx.context.includes("peanuts") && !ctx.context.includes("Elm Street"), ctx.context);
+  // Bob's words carry this run's marker; other tests' shared memories of the
+  // org may mention peanuts too, and Alice may see those.
+  const bobs = [`allergic to peanuts, remember that ${p.u}`, `12 Elm Street, Springfield ${p.u}`];
+  assert.ok(!bobs.some((b) => ctx.context.includes(b)) && !ctx.context.includes(p.bobMsg) && !ctx.context.includes(p.bobMem), ctx.context);
   assert.ok((await org.context({ query: question, userId: p.bob, budgetTokens: 2000 })).context.includes("Elm Street"));
 
   const ks = await org.knowledgeSearch({ text: "Who is allergic to peanuts?", filters: { userId: p.alice }, limit: 100 });
