@@ -122,4 +122,9 @@ func (cc *contextCache) invalidate(org string) {
 // Invalidate marks every composed context cached for org stale: the
 // service calls it on each of its writes; a writer beside the service
 // (the workstreams' appends, the ingest pipeline) calls it on its own.
-func (s *Service) Invalidate(org string) { s.contexts.invalidate(org) }
+// A nil Service holds nothing to invalidate.
+func (s *Service) Invalidate(org string) {
+	if s != nil {
+		s.contexts.invalidate(org)
+	}
+}

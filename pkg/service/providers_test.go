@@ -101,6 +101,14 @@ func TestContextFromChosenProviders(t *testing.T) {
 	if again, err := s.BuildContext(ctx, agentX, req); err != nil || again.Cached {
 		t.Fatalf("Invalidate left the cache: %v", err)
 	}
+	// An append to the block, through the workstreams, does too.
+	_, err = b.Workstreams.Append(ctx, agentX, "launch", workstream.NewEntry{Role: "cto", Text: "freeze the schema"})
+	wantCode(t, "append", err, "")
+	after, err = s.BuildContext(ctx, agentX, req)
+	wantCode(t, "after an append", err, "")
+	if after.Cached || !strings.Contains(after.Context, "- cto: freeze the schema") {
+		t.Fatalf("an append did not invalidate the cached context (cached %v):\n%s", after.Cached, after.Context)
+	}
 }
 
 func TestContextWithoutCacheOrMessageIsComposed(t *testing.T) {
