@@ -21,6 +21,9 @@ const (
 	ProviderRelations = "relations" // one hop of relations from what earlier sections placed, section "relations"
 )
 
+// ProviderNames are the providers' names, in the default order.
+var ProviderNames = []string{ProviderCore, ProviderBlock, ProviderRecent, ProviderKnowledge, ProviderFacts, ProviderDocuments, ProviderRelations}
+
 // maxProviders bounds a request's list of providers.
 const maxProviders = 16
 
