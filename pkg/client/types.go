@@ -208,7 +208,7 @@ type ListScore struct {
 
 // Relation links two memories.
 type Relation struct {
-	// ID names the edge, for DeleteRelation.
+	// ID is the edge's id (DeleteRelation).
 	ID         string   `json:"id,omitempty"`
 	OrgID      string   `json:"orgId"`
 	FromID     string   `json:"fromId"`
@@ -255,8 +255,16 @@ type ContextRequest struct {
 	// WorldID is the world served (default: the room's).
 	WorldID      string `json:"worldId,omitempty"`
 	BudgetTokens int    `json:"budgetTokens,omitempty"`
-	// WorkstreamID adds that workstream's memory block to the context.
+	// WorkstreamID adds that workstream's memory block (section "block").
 	WorkstreamID string `json:"workstreamId,omitempty"`
+	// Providers names the sections and their order: core, block, recent,
+	// knowledge, facts, documents, relations (empty: the default).
+	Providers []string `json:"providers,omitempty"`
+	// ReserveTokens of the budget are left to the caller's own prompt.
+	ReserveTokens int `json:"reserveTokens,omitempty"`
+	// MessageID caches the composed context: the same request again is
+	// answered from the cache (PromptContext.Cached) until a write.
+	MessageID string `json:"messageId,omitempty"`
 	// MinScore is the relevance floor of the relevant memories (nil: the
 	// service's calibrated floor; 0 keeps every result).
 	MinScore *float64 `json:"minScore,omitempty"`
@@ -275,17 +283,23 @@ type ContextItem struct {
 
 // ContextSection is one part of a context and its share of the budget.
 type ContextSection struct {
-	Name   string        `json:"name"`
-	Tokens int           `json:"tokens"`
-	Items  []ContextItem `json:"items"`
+	Name string `json:"name"`
+	// Provider is the provider that filled it.
+	Provider string        `json:"provider"`
+	Tokens   int           `json:"tokens"`
+	Items    []ContextItem `json:"items"`
 }
 
 // PromptContext is an assembled context for a prompt.
 type PromptContext struct {
-	Context      string           `json:"context"`
-	BudgetTokens int              `json:"budgetTokens"`
-	UsedTokens   int              `json:"usedTokens"`
-	Sections     []ContextSection `json:"sections"`
+	Context      string `json:"context"`
+	BudgetTokens int    `json:"budgetTokens"`
+	UsedTokens   int    `json:"usedTokens"`
+	// ReserveTokens is the request's.
+	ReserveTokens int              `json:"reserveTokens,omitempty"`
+	Sections      []ContextSection `json:"sections"`
+	// Cached is true when an identical earlier request's context answered.
+	Cached bool `json:"cached,omitempty"`
 }
 
 // DocumentUpload is a document to ingest: text in Content, or binary
@@ -419,7 +433,7 @@ type ActionParam struct {
 
 // KnowledgeEntity is a matched entity.
 type KnowledgeEntity struct {
-	// ID is the registry entity the name resolved to, when one did.
+	// ID is the registered entity the name resolved to, when one did.
 	ID     string   `json:"id,omitempty"`
 	Name   string   `json:"name"`
 	Types  []string `json:"types"`

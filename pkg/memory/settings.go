@@ -68,12 +68,18 @@ type ExtractionSettings struct {
 	// whether a fact about the org itself, drawn from an agent-bound
 	// conversation, is promoted to the org scope.
 	OrgFactsFromAgents *bool `json:"orgFactsFromAgents,omitempty"`
+	// DualWriteOrgFacts, when set, overrides the deployment's choice of
+	// whether such a fact is written to the org scope and to the agent's
+	// at once, the two linked by a relates_to relation (Lota's dual
+	// writes); it implies the promotion OrgFactsFromAgents allows.
+	DualWriteOrgFacts *bool `json:"dualWriteOrgFacts,omitempty"`
 }
 
 // IsZero reports whether s changes nothing.
 func (s ExtractionSettings) IsZero() bool {
 	return s.Instructions == "" && len(s.KeepKinds) == 0 && len(s.DropKinds) == 0 && len(s.KeepCategories) == 0 &&
-		len(s.DropCategories) == 0 && s.Language == "" && s.OrgFactsFromAgents == nil
+		len(s.DropCategories) == 0 && s.Language == "" && s.OrgFactsFromAgents == nil &&
+		s.DualWriteOrgFacts == nil
 }
 
 // languageRe is a BCP 47 tag in its common forms: a language of two or

@@ -178,6 +178,7 @@ func (s *Service) PutByKey(ctx context.Context, c memory.Caller, n NewMemory, co
 
 // replace writes n over old (same id, the version old has).
 func (s *Service) replace(ctx context.Context, c memory.Caller, old *memory.Memory, n NewMemory) (*memory.Memory, error) {
+	defer s.Invalidate(c.OrgID) // composed contexts are stale
 	now := s.now().UnixMilli()
 	m, err := n.build(c, now)
 	if err != nil {

@@ -28,6 +28,16 @@ type ContextRequest struct {
 	// (SearchRequest.MinScore); nil means the embedder's calibrated floor
 	// (Service.RelevanceFloor), 0 keeps every result.
 	MinScore *float64 `json:"minScore,omitempty"`
+	// Providers names the sections and their order (Provider*); empty
+	// is the default composition.
+	Providers []string `json:"providers,omitempty"`
+	// ReserveTokens of the budget are left to the caller's own system
+	// prompt and current message: the sections share the rest.
+	ReserveTokens int `json:"reserveTokens,omitempty"`
+	// MessageID names the message the context is composed for: the
+	// composed context is cached under it (with the rest of the request
+	// and whom the caller acts for) until a write in the org.
+	MessageID string `json:"messageId,omitempty"`
 }
 
 // Acting is whom r serves.
@@ -37,17 +47,25 @@ func (r ContextRequest) Acting() memory.Acting {
 
 // ContextResult is the assembled context and how the budget was spent.
 type ContextResult struct {
-	Context      string           `json:"context"`
-	BudgetTokens int              `json:"budgetTokens"`
-	UsedTokens   int              `json:"usedTokens"`
-	Sections     []ContextSection `json:"sections"`
+	Context      string `json:"context"`
+	BudgetTokens int    `json:"budgetTokens"`
+	UsedTokens   int    `json:"usedTokens"`
+	// ReserveTokens is the request's: BudgetTokens less it is what the
+	// sections could spend.
+	ReserveTokens int              `json:"reserveTokens,omitempty"`
+	Sections      []ContextSection `json:"sections"`
+	// Cached is true when the context was composed for an identical
+	// earlier request (same messageId) and nothing was written since.
+	Cached bool `json:"cached,omitempty"`
 }
 
 // ContextSection is one part of the context with its share of the budget.
 type ContextSection struct {
-	Name   string        `json:"name"`
-	Tokens int           `json:"tokens"`
-	Items  []ContextItem `json:"items"`
+	Name string `json:"name"`
+	// Provider is the provider that filled the section (Provider*).
+	Provider string        `json:"provider"`
+	Tokens   int           `json:"tokens"`
+	Items    []ContextItem `json:"items"`
 }
 
 // ContextItem is one memory placed in the context, or, in the structured
@@ -206,11 +224,15 @@ func (s *section) text() string {
 	return s.header + "\n" + strings.Join(s.lines, "\n")
 }
 
-// BuildContext fills a token budget for c: core memories (durability core,
-// most important first) first, then the most recent messages of the room in
-// chronological order, then knowledge and facts retrieved for the query by
-// hybrid search, above the relevance floor (r.MinScore). Sections skip
-// items that do not fit; unused share passes on.
+// BuildContext fills a token budget for c with the sections of the
+// request's providers, in its order (ContextRequest.Providers), or by
+// default: core memories (durability core, most important first), the
+// memory block when the request names one, the most recent messages of
+// the room in chronological order, then knowledge and facts retrieved for
+// the query by hybrid search, above the relevance floor (r.MinScore). ReserveTokens of the budget are left to the
+// caller's own prompt. Sections skip items that do not fit; unused share
+// passes on. A request with a MessageID is answered from the cache of
+// composed contexts while nothing was written in the org (WithContextCache).
 func (s *Service) BuildContext(ctx context.Context, c memory.Caller, r ContextRequest) (*ContextResult, error) {
 	if err := c.Valid(); err != nil {
 		return nil, err
@@ -221,7 +243,13 @@ func (s *Service) BuildContext(ctx context.Context, c memory.Caller, r ContextRe
 	if r.BudgetTokens < 1 || r.BudgetTokens > memory.MaxBudgetTokens {
 		return nil, memory.Errorf(memory.EINVALID, "budgetTokens: must be between 1 and %d", memory.MaxBudgetTokens)
 	}
+	if r.ReserveTokens < 0 || r.ReserveTokens >= r.BudgetTokens {
+		return nil, memory.Errorf(memory.EINVALID, "reserveTokens: must be at least 0 and less than budgetTokens (%d)", r.BudgetTokens)
+	}
 	if err := memory.ValidID("roomId", r.RoomID); err != nil {
+		return nil, err
+	}
+	if err := memory.ValidID("messageId", r.MessageID); err != nil {
 		return nil, err
 	}
 	if len(r.Query) > memory.MaxQueryBytes {
@@ -230,107 +258,33 @@ func (s *Service) BuildContext(ctx context.Context, c memory.Caller, r ContextRe
 	if strings.TrimSpace(r.Query) == "" && r.RoomID == "" && r.WorkstreamID == "" {
 		return nil, memory.Errorf(memory.EINVALID, "query or roomId (or workstreamId): at least one is required")
 	}
-	minScore := s.RelevanceFloor()
 	if r.MinScore != nil {
 		if err := memory.ValidUnit("minScore", *r.MinScore); err != nil {
 			return nil, err
 		}
-		minScore = *r.MinScore
 	}
-	budget := r.BudgetTokens
-	used := map[string]bool{}
-
-	core := newSection("core", "## Core memories")
-	cores, err := s.coreMemories(ctx, c)
+	if err := checkProviders(r.Providers); err != nil {
+		return nil, err
+	}
+	key, gen, err := s.contexts.key(c, r)
 	if err != nil {
 		return nil, err
 	}
-	for _, m := range cores {
-		if core.add(m, "- "+oneLine(m.Content.Text), m.Importance, int(coreShare*float64(budget))) {
-			used[m.ID] = true
-		}
+	if hit := s.contexts.get(key, gen, s.now()); hit != nil {
+		return hit, nil
 	}
-
-	block, err := s.blockSection(ctx, c, r, int(blockShare*float64(budget)))
+	names := r.Providers
+	if len(names) == 0 {
+		names = s.defaultProviders(r)
+	}
+	st := &composition{c: c, r: r, budget: r.BudgetTokens - r.ReserveTokens, used: map[string]bool{}}
+	secs, err := s.compose(ctx, st, names)
 	if err != nil {
 		return nil, err
 	}
 
-	recent := newSection("recent", "## Recent conversation")
-	if r.RoomID != "" {
-		f, err := c.Bind(memory.Filter{RoomID: r.RoomID, Types: []memory.Type{memory.TypeMessage}})
-		if err != nil {
-			return nil, err
-		}
-		page, err := s.store.List(ctx, memory.ListQuery{Filter: f, Limit: maxRecent})
-		if err != nil {
-			return nil, err
-		}
-		limit := int(recentShare*float64(budget)) + (int(coreShare*float64(budget)) - core.Tokens)
-		var picked []*memory.Memory
-		for _, m := range page.Memories { // newest first; stop at the first that does not fit
-			if used[m.ID] {
-				continue
-			}
-			if !recent.add(m, messageLine(m), 0, limit) {
-				break
-			}
-			picked = append(picked, m)
-			used[m.ID] = true
-		}
-		// Render oldest first, as a conversation reads.
-		for i, j := 0, len(picked)-1; i < j; i, j = i+1, j-1 {
-			recent.lines[i], recent.lines[j] = recent.lines[j], recent.lines[i]
-			recent.Items[i], recent.Items[j] = recent.Items[j], recent.Items[i]
-		}
-	}
-
-	// The question, read by the structured section and the search alike
-	// (the speakers it names are resolved once).
-	all, err := c.Bind(memory.Filter{})
-	if err != nil {
-		return nil, err
-	}
-	question := retrieval.NewQuery(r.Query, all, 0, nil)
-
-	structured := newSection("structured", "## Knowledge (entities, topics, their messages)")
-	if s.knowledgeContext != nil && strings.TrimSpace(r.Query) != "" {
-		limit := int(structuredShare * float64(budget-core.Tokens-block.Tokens-recent.Tokens))
-		if err := s.structuredSection(ctx, c, question, structured, limit, used); err != nil {
-			return nil, err
-		}
-	}
-
-	knowledge := newSection("knowledge", "## Relevant knowledge")
-	if strings.TrimSpace(r.Query) != "" {
-		found, err := s.search(ctx, c, SearchRequest{Query: r.Query, K: maxRetrieved, MinScore: minScore, speakersOf: question})
-		if err != nil {
-			return nil, err
-		}
-		hits := found.Results
-		limit := budget - core.Tokens - block.Tokens - recent.Tokens - structured.Tokens
-		for _, h := range hits {
-			if used[h.Memory.ID] {
-				continue
-			}
-			if knowledge.add(h.Memory, knowledgeLine(h.Memory), h.Score, limit) {
-				used[h.Memory.ID] = true
-				if err := s.addContested(ctx, c, knowledge, h.Memory, limit, used); err != nil {
-					return nil, err
-				}
-			}
-		}
-	}
-
-	res := &ContextResult{BudgetTokens: budget}
+	res := &ContextResult{BudgetTokens: r.BudgetTokens, ReserveTokens: r.ReserveTokens}
 	var parts []string
-	secs := []*section{core, recent, knowledge}
-	if s.knowledgeContext != nil {
-		secs = []*section{core, recent, structured, knowledge}
-	}
-	if r.WorkstreamID != "" {
-		secs = append([]*section{core, block}, secs[1:]...)
-	}
 	for _, sec := range secs {
 		res.Sections = append(res.Sections, sec.ContextSection)
 		res.UsedTokens += sec.Tokens
@@ -349,6 +303,7 @@ func (s *Service) BuildContext(ctx context.Context, c memory.Caller, r ContextRe
 		}
 	}
 	s.touchIDs(ctx, c, ids)
+	s.contexts.put(c.OrgID, key, gen, res, s.now())
 	return res, nil
 }
 

@@ -430,6 +430,7 @@ func (im *Importer) reserveMemories(ctx context.Context, todo []*memory.Memory, 
 
 // store embeds, stores, indexes and derives the new memories todo.
 func (im *Importer) store(ctx context.Context, todo []*memory.Memory) error {
+	defer im.s.Invalidate(im.c.OrgID) // composed contexts are stale
 	var embed []*memory.Memory
 	for _, m := range todo {
 		if m.Embedding == nil {
@@ -479,6 +480,7 @@ func (im *Importer) Finish(ctx context.Context) (ImportReport, error) {
 }
 
 func (im *Importer) finishRelations(ctx context.Context) error {
+	defer im.s.Invalidate(im.c.OrgID) // composed contexts are stale
 	if len(im.rels) == 0 {
 		return nil
 	}
@@ -544,6 +546,7 @@ func hasRelation(rs []memory.Relation, r memory.Relation) bool {
 }
 
 func (im *Importer) finishRecords(ctx context.Context) error {
+	defer im.s.Invalidate(im.c.OrgID) // composed contexts are stale
 	if len(im.recs) == 0 {
 		return nil
 	}

@@ -69,6 +69,7 @@ type tally struct {
 // forgetCounting is forget, adding to t (when not nil) the memories by
 // type, their relations and their knowledge refs.
 func (s *Service) forgetCounting(ctx context.Context, c memory.Caller, ms []*memory.Memory, t *tally) (Forgotten, error) {
+	defer s.Invalidate(c.OrgID) // composed contexts are stale
 	var out Forgotten
 	gone := map[string]bool{}
 	for round := 0; len(ms) > 0; round++ {
@@ -174,6 +175,7 @@ func (s *Service) dependents(ctx context.Context, orgID string, ids []string, t 
 // when no source is left, for the caller to forget it; nil when the fact
 // keeps another source (or is gone already).
 func (s *Service) unsource(ctx context.Context, orgID, id string, gone map[string]bool) (*memory.Memory, error) {
+	defer s.Invalidate(orgID)            // composed contexts are stale
 	rs := s.store.(memory.RelationStore) // dependents found it one
 	for attempt := 1; ; attempt++ {
 		m, err := s.store.Get(ctx, orgID, id)
@@ -316,6 +318,7 @@ func (s *Service) nextTurns(ctx context.Context, d *memory.Memory, gone map[stri
 // recontext recomputes the Context of message id from the store as it is
 // now, re-embeds and re-indexes it; it reports whether it changed.
 func (s *Service) recontext(ctx context.Context, orgID, id string, gone map[string]bool) (bool, error) {
+	defer s.Invalidate(orgID) // composed contexts are stale
 	for attempt := 1; ; attempt++ {
 		m, err := s.store.Get(ctx, orgID, id)
 		if memory.IsNotFound(err) {

@@ -18,6 +18,7 @@ func (s *Service) relationStore() (memory.RelationStore, error) {
 // memory that is absent or not visible, so no edge can reach another
 // tenant's memory.
 func (s *Service) Relate(ctx context.Context, c memory.Caller, rels []memory.Relation) error {
+	defer s.Invalidate(c.OrgID) // composed contexts are stale
 	rs, err := s.relationStore()
 	if err != nil {
 		return err
@@ -86,6 +87,7 @@ func (s *Service) CreateRelation(ctx context.Context, c memory.Caller, r memory.
 // memories c can see. Errors: EINVALID, ENOTFOUND (no such relation, or
 // either end not visible to c).
 func (s *Service) DeleteRelation(ctx context.Context, c memory.Caller, id string) error {
+	defer s.Invalidate(c.OrgID) // composed contexts are stale
 	if err := c.Valid(); err != nil {
 		return err
 	}
@@ -156,6 +158,7 @@ func (s *Service) Relations(ctx context.Context, c memory.Caller, id string) ([]
 // id) with the reason and time recorded in its metadata ("archivedReason",
 // "archivedAt").
 func (s *Service) Archive(ctx context.Context, c memory.Caller, id, reason string) error {
+	defer s.Invalidate(c.OrgID) // composed contexts are stale
 	for attempt := 1; ; attempt++ {
 		m, err := s.Get(ctx, c, id)
 		if err != nil {
@@ -195,6 +198,7 @@ func (s *Service) Archive(ctx context.Context, c memory.Caller, id, reason strin
 // and may change it (memory.Caller.CanChange). Errors: ENOTFOUND,
 // EFORBIDDEN.
 func (s *Service) Restore(ctx context.Context, c memory.Caller, id string) (*memory.Memory, error) {
+	defer s.Invalidate(c.OrgID) // composed contexts are stale
 	for attempt := 1; ; attempt++ {
 		m, err := s.Get(ctx, c, id)
 		if err != nil {
@@ -249,6 +253,7 @@ func (s *Service) Orgs(ctx context.Context) ([]string, error) {
 // SetImportance sets a memory's importance and metadata without touching
 // its content, retrying lost races; consolidation uses it.
 func (s *Service) SetImportance(ctx context.Context, c memory.Caller, id string, importance float64, metadata json.RawMessage) error {
+	defer s.Invalidate(c.OrgID) // composed contexts are stale
 	for attempt := 1; ; attempt++ {
 		m, err := s.Get(ctx, c, id)
 		if err != nil {

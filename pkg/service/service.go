@@ -37,6 +37,8 @@ type Service struct {
 	// blocks, when set, supplies the memory block section of a context
 	// that names a workstream (WithBlockSource).
 	blocks BlockSource
+	// contexts caches composed contexts (WithContextCache); nil: none.
+	contexts *contextCache
 	// sentences adds the sentence view to the vectors of messages
 	// (memory.EmbedMemories); on unless WithSentenceView(false).
 	sentences bool
@@ -271,6 +273,7 @@ func (s *Service) Create(ctx context.Context, c memory.Caller, in []NewMemory) (
 // create is Create; staged memories are stored pending, and neither indexed
 // nor derived until their document commits (see Stage).
 func (s *Service) create(ctx context.Context, c memory.Caller, in []NewMemory, staged bool) ([]memory.CreateResult, error) {
+	defer s.Invalidate(c.OrgID) // composed contexts are stale
 	if err := c.Valid(); err != nil {
 		return nil, err
 	}
@@ -424,6 +427,7 @@ func backoff(ctx context.Context, attempt int) error {
 // EPRECONDITION (p.IfVersion is not the stored version), ECONFLICT (the
 // new content duplicates another memory of the scope).
 func (s *Service) Update(ctx context.Context, c memory.Caller, id string, p Patch) (*memory.Memory, error) {
+	defer s.Invalidate(c.OrgID) // composed contexts are stale
 	if p.Content == nil && p.Metadata == nil && p.Importance == nil && p.Durability == nil {
 		if p.Redact {
 			return nil, memory.Errorf(memory.EINVALID, "redact: applies to a change; send the new content (or metadata) with it")

@@ -36,6 +36,7 @@ type CommitResult struct {
 // retired memories pending, which DiscardStaged removes on recovery, and
 // new memories missing from the index, which the start-up index check adds.
 func (s *Service) CommitDocument(ctx context.Context, c memory.Caller, docID string, keep map[string]bool, kind, id string, value any) (CommitResult, error) {
+	defer s.Invalidate(c.OrgID) // composed contexts are stale
 	var res CommitResult
 	if err := c.Valid(); err != nil {
 		return res, err
@@ -161,6 +162,7 @@ func (s *Service) commitStore(ctx context.Context, dc memory.DocumentCommit) ([]
 // (every document's when docID is empty): what a failed or interrupted run
 // staged, or what a commit retired. It reports how many it removed.
 func (s *Service) DiscardStaged(ctx context.Context, c memory.Caller, docID string) (int, error) {
+	defer s.Invalidate(c.OrgID) // composed contexts are stale
 	if err := c.Valid(); err != nil {
 		return 0, err
 	}

@@ -143,6 +143,8 @@ type Service struct {
 	llm memory.LLM
 	log *slog.Logger
 	now func() time.Time
+	// wrote is told the org of every write (WithOnWrite); nil: no one.
+	wrote func(org string)
 }
 
 // Option configures a Service.
@@ -157,6 +159,18 @@ func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
 
 // WithClock reads the time from now (tests).
 func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
+
+// WithOnWrite has every create, append and delete call f with its org,
+// once written: the context service's cache (service.Service.Invalidate)
+// drops what it composed from the org's blocks.
+func WithOnWrite(f func(org string)) Option { return func(s *Service) { s.wrote = f } }
+
+// written tells WithOnWrite's function of a write in org.
+func (s *Service) written(org string) {
+	if s.wrote != nil {
+		s.wrote(org)
+	}
+}
 
 // New returns the workstreams kept in rs.
 func New(rs memory.RecordStore, opts ...Option) *Service {
@@ -195,6 +209,7 @@ type NewEntry struct {
 // be (memory.Caller.WriteScope and Place). Errors: EINVALID (naming the
 // field), EFORBIDDEN, ECONFLICT (the id is taken).
 func (s *Service) Create(ctx context.Context, c memory.Caller, in NewWorkstream) (*Workstream, error) {
+	defer s.written(c.OrgID)
 	if err := c.Valid(); err != nil {
 		return nil, err
 	}
@@ -385,6 +400,7 @@ func (s *Service) List(ctx context.Context, c memory.Caller, p Page) ([]*Workstr
 // Delete removes workstream id, then its compaction history. Errors:
 // ENOTFOUND, EFORBIDDEN.
 func (s *Service) Delete(ctx context.Context, c memory.Caller, id string) error {
+	defer s.written(c.OrgID)
 	w, err := s.read(ctx, c, id)
 	if err != nil {
 		return err
@@ -416,6 +432,7 @@ func (s *Service) Delete(ctx context.Context, c memory.Caller, id string) error 
 // limit, compacts it. It returns the block as written. Errors: ENOTFOUND,
 // EINVALID, EFORBIDDEN, ECONFLICT (too many concurrent writers).
 func (s *Service) Append(ctx context.Context, c memory.Caller, id string, in NewEntry) (*Block, error) {
+	defer s.written(c.OrgID)
 	if err := checkRole(in.Role); err != nil {
 		return nil, err
 	}

@@ -37,6 +37,9 @@ export type Responses = [
   Check<Assignable<S["WorldPage"], T.WorldPage>>,
   Check<Assignable<S["RoomPage"], T.RoomPage>>,
   Check<Assignable<S["Participants"], T.Participants>>,
+  Check<Assignable<S["WorkstreamBlock"], T.WorkstreamBlock>>,
+  Check<Assignable<S["WorkstreamList"], T.WorkstreamList>>,
+  Check<Assignable<S["Relation"], T.Relation>>,
 ];
 
 // Requests: client -> spec.
@@ -55,4 +58,7 @@ export type Requests = [
   Check<Assignable<T.WorldPatch, S["WorldPatch"]>>,
   Check<Assignable<T.NewRoom, S["NewRoom"]>>,
   Check<Assignable<T.RoomPatch, S["RoomPatch"]>>,
+  Check<Assignable<T.NewWorkstream, S["NewWorkstream"]>>,
+  Check<Assignable<T.NewWorkstreamEntry, S["NewWorkstreamEntry"]>>,
+  Check<Assignable<T.NewRelation, S["RelationRequest"]>>,
 ];

@@ -6,7 +6,8 @@ import type {
   ExportOptions, Filter, KnowledgeListItem, KnowledgeListOptions, KnowledgeSearchRequest, KnowledgeSearchResponse,
   ListOptions, Memory, MemoryPage, MessagesRequest, MessagesResult, NewEntity, NewMemory, NewRoom, NewWorld, PageOptions,
   Participants, Patch, PromptContext, Room, RoomPage, RoomPatch, SearchRequest, SearchResponse, TermHint, Token,
-  TokenRequest, World, WorldPage, WorldPatch,
+  TokenRequest, World, WorldPage, WorldPatch, NewRelation, NewWorkstream, NewWorkstreamEntry, Relation, WorkstreamBlock,
+  WorkstreamList,
 } from "./types.js";
 
 /** How a client is built. */
@@ -443,6 +444,57 @@ export class AgentMemClient {
 
   removeParticipant(roomId: string, entityId: string, o?: RequestOptions): Promise<Participants> {
     return this.data({ method: "DELETE", path: "/v1/rooms/" + seg(roomId) + "/participants/" + seg(entityId) }, o);
+  }
+
+  // Agent state (docs/agent-state.md): memory blocks, relations, restore.
+
+  /** Creates a workstream (a memory block). */
+  createWorkstream(w: NewWorkstream, o?: RequestOptions): Promise<WorkstreamBlock> {
+    return this.data({ method: "POST", path: "/v1/workstreams", body: w, write: true }, o);
+  }
+
+  /** A workstream's block, its entries oldest first, and its compaction history. */
+  getWorkstream(id: string, o?: RequestOptions): Promise<WorkstreamBlock> {
+    return this.data({ method: "GET", path: "/v1/workstreams/" + seg(id) }, o);
+  }
+
+  /** A page of the workstreams the key sees. */
+  listWorkstreams(p: PageOptions = {}, o?: RequestOptions): Promise<WorkstreamList> {
+    return this.data({ method: "GET", path: "/v1/workstreams", query: pageQuery(p) }, o);
+  }
+
+  async deleteWorkstream(id: string, o?: RequestOptions): Promise<void> {
+    await this.send({ method: "DELETE", path: "/v1/workstreams/" + seg(id) }, o);
+  }
+
+  /** Appends a note and returns the block as written (compacted past its limit). */
+  appendWorkstreamEntry(id: string, e: NewWorkstreamEntry, o?: RequestOptions): Promise<WorkstreamBlock> {
+    return this.data({ method: "POST", path: "/v1/workstreams/" + seg(id) + "/entries", body: e, write: true }, o);
+  }
+
+  /** Stores an edge between two memories the key sees; the answer carries its id. */
+  createRelation(r: NewRelation, o?: RequestOptions): Promise<Relation> {
+    return this.data({ method: "POST", path: "/v1/relations", body: r, write: true }, o);
+  }
+
+  /** The edges of a memory, both directions, whose other end the key sees. */
+  async listRelations(memoryId: string, o?: RequestOptions): Promise<Relation[]> {
+    const res: { relations: Relation[] } = await this.data({ method: "GET", path: "/v1/memories/" + seg(memoryId) + "/relations" }, o);
+    return res.relations;
+  }
+
+  async deleteRelation(id: string, o?: RequestOptions): Promise<void> {
+    await this.send({ method: "DELETE", path: "/v1/relations/" + seg(id) }, o);
+  }
+
+  /** Archives a memory: out of search and lists until restored. */
+  archiveMemory(id: string, reason?: string, o?: RequestOptions): Promise<Memory> {
+    return this.data({ method: "POST", path: "/v1/memories/" + seg(id) + "/archive", body: reason ? { reason } : {} }, o);
+  }
+
+  /** Un-archives a memory (recorded in its history). */
+  restoreMemory(id: string, o?: RequestOptions): Promise<Memory> {
+    return this.data({ method: "POST", path: "/v1/memories/" + seg(id) + "/restore" }, o);
   }
 
   /** Ingests a document: text, or bytes sent as base64; the name's extension picks the loader. */

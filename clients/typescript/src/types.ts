@@ -178,6 +178,9 @@ export type ListScore = {
 
 /** A link between two memories. */
 export type Relation = {
+  /** The edge's id (deleteRelation). */
+  id?: string;
+  orgId?: string;
   fromId: string;
   type: string;
   toId: string;
@@ -218,7 +221,18 @@ export type ContextRequest = {
   /** The world served (default: the room's). */
   worldId?: string;
   budgetTokens?: number;
+  /** A workstream whose memory block the context carries (section "block"). */
+  workstreamId?: string;
+  /** The sections and their order (default: core, block, recent, knowledge, facts). */
+  providers?: ContextProvider[];
+  /** Tokens of the budget left to the caller's own system prompt and current message. */
+  reserveTokens?: number;
+  /** The message the context is for: the same request again is answered from the cache until a write. */
+  messageId?: string;
 };
+
+/** The providers a context can be composed from. */
+export type ContextProvider = "core" | "block" | "recent" | "knowledge" | "facts" | "documents" | "relations";
 
 /** A memory placed in a context, or an entity or topic (kind, name). */
 export type ContextItem = {
@@ -233,6 +247,8 @@ export type ContextItem = {
 /** One part of a prompt context. */
 export type ContextSection = {
   name: string;
+  /** The provider that filled it. */
+  provider: string;
   tokens: number;
   items: ContextItem[] | null;
 };
@@ -242,7 +258,10 @@ export type PromptContext = {
   context: string;
   budgetTokens: number;
   usedTokens: number;
+  reserveTokens?: number;
   sections: ContextSection[] | null;
+  /** Answered from the cache: an identical earlier request (same messageId), nothing written since. */
+  cached?: boolean;
 };
 
 /** A document to ingest: text, or bytes (PDF, DOCX) sent as base64. */
@@ -525,3 +544,76 @@ export type ExportLine = {
   relation?: Record<string, unknown>;
   record?: Record<string, unknown>;
 };
+
+/** One note of a memory block; summary marks one a compaction wrote, pinned one that says "remember". */
+export type WorkstreamEntry = {
+  seq: number;
+  role: string;
+  text: string;
+  importance: number;
+  at: number;
+  repeats?: number;
+  summary?: boolean;
+  folded?: number[];
+  pinned?: boolean;
+};
+
+/** One compaction of a block: what it merged and folded, word for word, and its summary. */
+export type WorkstreamCompaction = {
+  version: number;
+  at: number;
+  method: "offline" | "llm";
+  before: number;
+  after: number;
+  merged?: { entry: WorkstreamEntry; into: number }[];
+  replaced: WorkstreamEntry[];
+  summary?: WorkstreamEntry;
+};
+
+/** A memory block: role-labelled notes, compacted past its limit; placed as a memory. */
+export type Workstream = {
+  id: string;
+  name?: string;
+  agentId?: string;
+  visibility: Visibility;
+  roomId?: string;
+  worldId?: string;
+  userId?: string;
+  limit: number;
+  /** The block, oldest first (absent from a list). */
+  entries?: WorkstreamEntry[] | null;
+  nextSeq: number;
+  compactedAt?: number[];
+  createdAt: number;
+  updatedAt: number;
+  version: number;
+};
+
+/** A workstream with its compaction history. */
+export type WorkstreamBlock = Workstream & { entries: WorkstreamEntry[] | null; history: WorkstreamCompaction[] };
+
+/** A page of workstreams. */
+export type WorkstreamList = { workstreams: Workstream[]; nextCursor?: string };
+
+/** A workstream to create: id made when absent, limit 15 by default; placed as a memory. */
+export type NewWorkstream = {
+  id?: string;
+  name?: string;
+  limit?: number;
+  scope?: string;
+  visibility?: Visibility;
+  agentId?: string;
+  roomId?: string;
+  worldId?: string;
+  userId?: string;
+};
+
+/** A note to append; importance 0..1, 0.5 when absent. */
+export type NewWorkstreamEntry = { role: string; text: string; importance?: number };
+
+/** The types of an edge between memories. */
+export type RelationType =
+  | "supports" | "contradicts" | "supersedes" | "part_of" | "caused_by" | "depends_on" | "enriches" | "implements" | "relates_to";
+
+/** An edge to store between two memories the key sees; confidence 1 when absent. */
+export type NewRelation = { fromId: string; toId: string; type: RelationType; confidence?: number };

@@ -27,6 +27,12 @@ type Pipeline struct {
 	// default: such facts stay in the agent's scope like the rest. An
 	// org's settings may override it (ExtractionSettings.OrgFactsFromAgents).
 	OrgFactsFromAgents bool
+	// DualWriteOrgFacts writes such a fact to the org scope and to the
+	// agent's at once, the agent's copy relates_to the org's (Lota's dual
+	// writes), when the caller may write to the org scope. Off by
+	// default; an org's settings may override it
+	// (ExtractionSettings.DualWriteOrgFacts).
+	DualWriteOrgFacts bool
 	// Settings, when set, gives each job its org's extraction settings
 	// (see SettingsStore): the instructions and language steer a
 	// Steerable extractor, and facts outside the keep and drop lists are
@@ -47,6 +53,7 @@ type jobSettings struct {
 	memory.ExtractionSettings
 	version  int64
 	orgFacts bool                // facts about the org may leave an agent's scope
+	dual     bool                // and are written to the agent's scope too
 	names    *memory.EntityNames // the org's entities (Pipeline.Entities)
 }
 
@@ -61,6 +68,9 @@ type Outcome struct {
 	Why memory.FactDecision `json:"why"`
 	// AgentID is the scope the fact was written to ("" for the org scope).
 	AgentID string `json:"agentId,omitempty"`
+	// CopyID is the agent's copy of a fact about the org written to the
+	// org scope, under dual writes (Pipeline.DualWriteOrgFacts).
+	CopyID string `json:"copyId,omitempty"`
 }
 
 func (p *Pipeline) log() *slog.Logger {
@@ -83,7 +93,7 @@ func (p *Pipeline) Process(ctx context.Context, c memory.Caller, turns []Turn) (
 	if len(useful) == 0 {
 		return nil, nil
 	}
-	js := jobSettings{orgFacts: p.OrgFactsFromAgents}
+	js := jobSettings{orgFacts: p.OrgFactsFromAgents, dual: p.DualWriteOrgFacts}
 	if p.Settings != nil {
 		var err error
 		// Read before extracting: an org that drops a category must
@@ -93,6 +103,9 @@ func (p *Pipeline) Process(ctx context.Context, c memory.Caller, turns []Turn) (
 		}
 		if js.OrgFactsFromAgents != nil {
 			js.orgFacts = *js.OrgFactsFromAgents
+		}
+		if js.DualWriteOrgFacts != nil {
+			js.dual = *js.DualWriteOrgFacts
 		}
 	}
 	if p.Entities != nil {
@@ -173,15 +186,7 @@ func (p *Pipeline) thresholds() (float64, float64) {
 //   - Any other fact of a conversation in the org scope stays in the org
 //     scope, as before.
 func (p *Pipeline) scope(c memory.Caller, turns []Turn, f Fact, orgFacts bool) (scope, agent string) {
-	agent = c.AgentID
-	if agent == "" {
-		for _, t := range turns {
-			if t.AgentID != "" && slices.Contains(f.Sources, t.ID) {
-				agent = t.AgentID
-				break
-			}
-		}
-	}
+	agent = conversationAgent(c, turns, f)
 	if agent == "" {
 		return "org", ""
 	}
@@ -194,6 +199,21 @@ func (p *Pipeline) scope(c memory.Caller, turns []Turn, f Fact, orgFacts bool) (
 		return "agent", ""
 	}
 	return "agent", agent
+}
+
+// conversationAgent is the agent whose conversation f was drawn from: the
+// caller's, or the agent of a source turn written in an agent's scope;
+// "" for a conversation in the org scope.
+func conversationAgent(c memory.Caller, turns []Turn, f Fact) string {
+	if c.AgentID != "" {
+		return c.AgentID
+	}
+	for _, t := range turns {
+		if t.AgentID != "" && slices.Contains(f.Sources, t.ID) {
+			return t.AgentID
+		}
+	}
+	return ""
 }
 
 // candidates returns the known facts of f's subject that f is compared
@@ -277,7 +297,7 @@ func (p *Pipeline) merge(ctx context.Context, c memory.Caller, turns []Turn, f F
 	f.Subject = canonicalSubject(f.Subject, turns)
 	f.Slot = normalizeSlot(f.Slot)
 	o := Outcome{Fact: f}
-	scope, agent := p.scope(c, turns, f, js.orgFacts)
+	scope, agent := p.scope(c, turns, f, js.orgFacts || js.dual)
 	o.AgentID = agent
 	if scope == "agent" && agent == "" {
 		o.AgentID = c.AgentID
@@ -378,9 +398,41 @@ func (p *Pipeline) merge(ctx context.Context, c memory.Caller, turns []Turn, f F
 			return o, fmt.Errorf("extract: mark contested fact %s: %w", target.ID, err)
 		}
 	}
+	if from := conversationAgent(c, turns, f); js.dual && scope == "org" && from != "" {
+		if o.CopyID, err = p.copyToAgent(ctx, c, turns, f, from, o.ID, meta); err != nil {
+			return o, fmt.Errorf("extract: agent copy of org fact %s: %w", o.ID, err)
+		}
+	}
 	p.log().InfoContext(ctx, "fact merged", "org", c.OrgID, "agent", o.AgentID, "decision", o.Decision, "rule", why.Rule,
-		"id", o.ID, "target", o.Target, "slot", f.Slot)
+		"id", o.ID, "target", o.Target, "slot", f.Slot, "copy", o.CopyID)
 	return o, nil
+}
+
+// copyToAgent writes fact f, written to the org scope as orgID, to agent
+// from's scope too, where the conversation it was drawn from took place,
+// and links the copy to it (relates_to): Lota's dual writes. It returns
+// the copy's id ("" when the turns have no visibility the agent's copy
+// may take).
+func (p *Pipeline) copyToAgent(ctx context.Context, c memory.Caller, turns []Turn, f Fact, from, orgID string, meta []byte) (string, error) {
+	vis := &memory.Memory{AgentID: from}
+	if !vis.Inherit(sources(turns, f)...) {
+		return "", nil
+	}
+	scope, agent := "agent", from
+	if c.AgentID != "" {
+		agent = ""
+	}
+	conf, imp := f.Confidence, f.Importance
+	res, err := p.Service.Create(ctx, c, []service.NewMemory{{Scope: scope, AgentID: agent, Type: memory.TypeFact, Kind: f.Kind,
+		Visibility: string(vis.Visibility), UserID: vis.UserID, RoomID: vis.RoomID, WorldID: vis.WorldID,
+		EntityID: f.entity(), Content: memory.Content{Text: f.Text, Source: "extraction"}, Confidence: &conf, Importance: &imp,
+		Durability: f.Durability, Metadata: meta}})
+	if err != nil {
+		return "", err
+	}
+	id := res[0].ID
+	err = p.Service.Relate(ctx, c, []memory.Relation{{FromID: id, Type: memory.RelRelatesTo, ToID: orgID, Confidence: conf, Provenance: f.Sources}})
+	return id, err
 }
 
 // markContested records in fact id's metadata that it is contested by the

@@ -258,7 +258,8 @@ func TestTools(t *testing.T) {
 	}{{"http", connectHTTP}, {"stdio", connectStdio}} {
 		t.Run(tr.name, func(t *testing.T) {
 			a := tr.connect(t, e, "a")
-			want := []string{mcp.ToolForget, mcp.ToolGetContext, mcp.ToolKnowledgeSearch, mcp.ToolList, mcp.ToolRecall, mcp.ToolRemember}
+			want := []string{mcp.ToolForget, mcp.ToolGetContext, mcp.ToolKnowledgeSearch, mcp.ToolList, mcp.ToolRecall, mcp.ToolRemember,
+				mcp.ToolWorkstreamAppend, mcp.ToolWorkstreamGet}
 			if got := toolNames(t, a); !slices.Equal(got, want) {
 				t.Fatalf("tools %v, want %v", got, want)
 			}
@@ -373,7 +374,7 @@ func TestGrants(t *testing.T) {
 	}{{"http", connectHTTP}, {"stdio", connectStdio}} {
 		t.Run(tr.name, func(t *testing.T) {
 			ro := tr.connect(t, e, "ro")
-			want := []string{mcp.ToolGetContext, mcp.ToolKnowledgeSearch, mcp.ToolList, mcp.ToolRecall}
+			want := []string{mcp.ToolGetContext, mcp.ToolKnowledgeSearch, mcp.ToolList, mcp.ToolRecall, mcp.ToolWorkstreamGet}
 			if got := toolNames(t, ro); !slices.Equal(got, want) {
 				t.Fatalf("read-only tools %v, want %v", got, want)
 			}

@@ -25,6 +25,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/service"
 	"github.com/agentmem/agentmem/pkg/transport/contract"
+	"github.com/agentmem/agentmem/pkg/workstream"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -45,11 +46,13 @@ type Reserver interface {
 type Server struct {
 	svc       *service.Service
 	knowledge *knowledge.Explorer
-	quotas    Reserver
-	log       *slog.Logger
-	version   string
-	tools     []tool
-	cache     *sdk.SchemaCache
+	// workstreams serves the memory block tools (WithWorkstreams).
+	workstreams *workstream.Service
+	quotas      Reserver
+	log         *slog.Logger
+	version     string
+	tools       []tool
+	cache       *sdk.SchemaCache
 	// shared serves every HTTP request, its caller in the context: a
 	// server per request would cost the SDK's validation of every tool's
 	// schemas each time (BenchmarkForCaller).

@@ -45,7 +45,7 @@ func (s *Server) toolTable() []tool {
 			enums{"mode": []service.Mode{service.ModeFull, service.ModeHybrid, service.ModeSemantic, service.ModeKeyword, service.ModeKnowledge},
 				"types": memory.Types, "kinds": memory.Kinds}, s.recall),
 		define(s, ToolGetContext, "Get prompt context", contextDoc, memory.GrantRead,
-			&sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &f}, nil, s.getContext),
+			&sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &f}, enums{"providers": service.ProviderNames}, s.getContext),
 		define(s, ToolForget, "Forget", forgetDoc, memory.GrantDelete,
 			&sdk.ToolAnnotations{DestructiveHint: &t, OpenWorldHint: &f, IdempotentHint: true}, nil, s.forget),
 		define(s, ToolList, "List memories", listDoc, memory.GrantRead,
@@ -54,6 +54,9 @@ func (s *Server) toolTable() []tool {
 	if s.knowledge != nil {
 		tools = append(tools, define(s, ToolKnowledgeSearch, "Knowledge search", knowledgeDoc, memory.GrantRead,
 			&sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &f}, enums{"types": memory.Types, "kinds": memory.Kinds}, s.knowledgeSearch))
+	}
+	if s.workstreams != nil {
+		tools = append(tools, s.workstreamTools()...)
 	}
 	return tools
 }
@@ -338,6 +341,11 @@ type ContextInput struct {
 	WorldID      string `json:"worldId,omitempty" jsonschema:"the world served (default: the room's)"`
 	UserID       string `json:"userId,omitempty" jsonschema:"the end user served (an entity id): every section sees this user's memories and no other user's"`
 	BudgetTokens int    `json:"budgetTokens,omitempty" jsonschema:"the most tokens the context may take (default 2000)"`
+	// The composition: see service.ContextRequest.
+	WorkstreamID  string   `json:"workstreamId,omitempty" jsonschema:"a workstream whose memory block the context carries"`
+	Providers     []string `json:"providers,omitempty" jsonschema:"the sections and their order: core, block, recent, knowledge, facts, documents, relations (default: core, block, recent, knowledge, facts)"`
+	ReserveTokens int      `json:"reserveTokens,omitempty" jsonschema:"tokens of the budget left to your own system prompt and current message"`
+	MessageID     string   `json:"messageId,omitempty" jsonschema:"the message the context is for: the same request again is answered from a cache until a write"`
 }
 
 // ContextOutput is the result of get_context.
@@ -346,17 +354,20 @@ type ContextOutput struct {
 	BudgetTokens int              `json:"budgetTokens"`
 	UsedTokens   int              `json:"usedTokens"`
 	Sections     []ContextSection `json:"sections" jsonschema:"how the budget was spent"`
+	Cached       bool             `json:"cached,omitempty" jsonschema:"answered from the cache (same messageId, nothing written since)"`
 }
 
 // ContextSection is one section of a context.
 type ContextSection struct {
 	Name      string   `json:"name"`
+	Provider  string   `json:"provider" jsonschema:"the provider that filled it"`
 	Tokens    int      `json:"tokens"`
 	MemoryIDs []string `json:"memoryIds" jsonschema:"the memories placed in the section"`
 }
 
 func (s *Server) getContext(ctx context.Context, r Request, in ContextInput) (ContextOutput, error) {
-	req := service.ContextRequest{Query: in.Query, RoomID: in.RoomID, UserID: in.UserID, WorldID: in.WorldID, BudgetTokens: in.BudgetTokens}
+	req := service.ContextRequest{Query: in.Query, RoomID: in.RoomID, UserID: in.UserID, WorldID: in.WorldID, BudgetTokens: in.BudgetTokens,
+		WorkstreamID: in.WorkstreamID, Providers: in.Providers, ReserveTokens: in.ReserveTokens, MessageID: in.MessageID}
 	c, err := s.svc.Act(ctx, r.Caller, req.Acting())
 	if err != nil {
 		return ContextOutput{}, err
@@ -365,9 +376,9 @@ func (s *Server) getContext(ctx context.Context, r Request, in ContextInput) (Co
 	if err != nil {
 		return ContextOutput{}, err
 	}
-	out := ContextOutput{Context: res.Context, BudgetTokens: res.BudgetTokens, UsedTokens: res.UsedTokens, Sections: []ContextSection{}}
+	out := ContextOutput{Context: res.Context, BudgetTokens: res.BudgetTokens, UsedTokens: res.UsedTokens, Sections: []ContextSection{}, Cached: res.Cached}
 	for _, sec := range res.Sections {
-		cs := ContextSection{Name: sec.Name, Tokens: sec.Tokens, MemoryIDs: []string{}}
+		cs := ContextSection{Name: sec.Name, Provider: sec.Provider, Tokens: sec.Tokens, MemoryIDs: []string{}}
 		for _, it := range sec.Items {
 			if it.ID != "" {
 				cs.MemoryIDs = append(cs.MemoryIDs, it.ID)

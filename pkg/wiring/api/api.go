@@ -104,5 +104,8 @@ func MCP(p Parts, log *slog.Logger) httpapi.MountedHandler {
 	if p.Knowledge != nil {
 		opts = append(opts, mcp.WithKnowledge(p.Knowledge))
 	}
+	if p.Workstreams != nil {
+		opts = append(opts, mcp.WithWorkstreams(p.Workstreams))
+	}
 	return mcp.New(p.Service, opts...).Handler()
 }

@@ -73,9 +73,10 @@ func Open(ctx context.Context, dataDir string, embedder memory.Embedder, log *sl
 	if k != nil {
 		k.Entities = reg // speakers and mentions resolved by the entity registry
 	}
-	ws := workstream.New(store, workstream.WithLogger(log))
+	var svc *service.Service // told of the workstreams' writes once built
+	ws := workstream.New(store, workstream.WithLogger(log), workstream.WithOnWrite(func(org string) { svc.Invalidate(org) }))
 	base := append([]service.Option{service.WithLogger(log), service.WithRoomDirectory(reg), service.WithBlockSource(ws)}, wiring.KnowledgeServiceOptions(k)...)
-	svc := service.NewService(store, ix, embedder, append(base, opts...)...)
+	svc = service.NewService(store, ix, embedder, append(base, opts...)...)
 	return &Backend{Store: store, Index: ix, Embedder: embedder, Service: svc, Caps: Capabilities(store), Registry: reg, Workstreams: ws,
 		Knowledge: wiring.ShareRelated(wiring.KnowledgeExplorer(store, nil, log), k)}, nil
 }

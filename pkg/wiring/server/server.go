@@ -91,6 +91,15 @@ type Backend struct {
 	Reembedder *local.Reembedder
 }
 
+// The cache of composed contexts (service.WithContextCache): writes
+// through this process invalidate it at once; the TTL bounds what another
+// process writing the same store (memctl, a second memoryd on DynamoDB)
+// leaves stale.
+const (
+	contextCacheSize = 1000
+	contextCacheTTL  = time.Minute
+)
+
 // RecoverGrace is how long a document may stay pending in a shared store
 // (DynamoDB) before recovery rolls it back: longer than the ingest
 // function's timeout (15 minutes), so no run still in flight is touched.
@@ -237,9 +246,12 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 			k.Entities = b.Registry // speakers and mentions resolved by the entity registry
 		}
 		opts = append(opts, service.WithRoomDirectory(b.Registry))
-		b.Workstreams = workstream.New(b.Caps.Records, workstream.WithLLM(model), workstream.WithLogger(log))
+		b.Workstreams = workstream.New(b.Caps.Records, workstream.WithLLM(model), workstream.WithLogger(log),
+			workstream.WithOnWrite(func(org string) { b.Service.Invalidate(org) })) // b.Service is set below
 		opts = append(opts, service.WithBlockSource(b.Workstreams))
 	}
+	// One process serves memoryd: its cache of composed contexts sees every write.
+	opts = append(opts, service.WithContextCache(contextCacheSize, contextCacheTTL))
 	b.Service = service.NewService(store, index, tracedEmb, wiring.ServiceOptions(cfg, log, opts...)...)
 	b.closers.Add(b.Service.Close) // closed first: its queued accesses need the store
 	if k != nil && k.Related != nil {

@@ -40,6 +40,7 @@ from ._types import (
     NewMemory,
     NewRoom,
     NewWorld,
+    NewWorkstream,
     Participants,
     Patch,
     PromptContext,
@@ -50,8 +51,13 @@ from ._types import (
     TermHint,
     Token,
     Visibility,
+    Relation,
     World,
     WorldPage,
+    Workstream,
+    WorkstreamBlock,
+    WorkstreamEntry,
+    WorkstreamList,
 )
 
 __all__ = [
@@ -62,5 +68,5 @@ __all__ = [
     "KnowledgeSearchResponse", "Memory", "MemoryPage", "MessagesResult", "NewMemory", "Patch",
     "PromptContext", "SearchResponse", "SearchResult", "ChatMessage", "Entity", "EntityPage", "KnowledgeListItem",
     "NewEntity", "NewRoom", "NewWorld", "Participants", "Room", "RoomPage", "TermHint", "Token", "Visibility", "World",
-    "WorldPage",
+    "WorldPage", "NewWorkstream", "Relation", "Workstream", "WorkstreamBlock", "WorkstreamEntry", "WorkstreamList",
 ]

@@ -33,6 +33,7 @@ from ._types import (
     NewMemory,
     NewRoom,
     NewWorld,
+    NewWorkstream,
     Participants,
     Patch,
     PromptContext,
@@ -40,9 +41,12 @@ from ._types import (
     RoomPage,
     SearchResponse,
     TermHint,
+    Relation,
     Token,
     World,
     WorldPage,
+    WorkstreamBlock,
+    WorkstreamList,
 )
 
 DEFAULT_TIMEOUT = 60.0
@@ -230,9 +234,43 @@ class _Requests:
 
     @staticmethod
     def context(query: str, room_id: str | None, user_id: str | None, world_id: str | None,
-                budget_tokens: int | None) -> _Request:
-        return _Request("POST", "/v1/context", body=_drop_none({"query": query, "roomId": room_id, "userId": user_id,
-                                                                "worldId": world_id, "budgetTokens": budget_tokens}))
+                budget_tokens: int | None, more: Mapping[str, Any]) -> _Request:
+        providers = more.get("providers")
+        return _Request("POST", "/v1/context", body=_drop_none({
+            "query": query, "roomId": room_id, "userId": user_id, "worldId": world_id, "budgetTokens": budget_tokens,
+            "workstreamId": more.get("workstream_id"), "providers": None if providers is None else list(providers),
+            "reserveTokens": more.get("reserve_tokens"), "messageId": more.get("message_id")}))
+
+    # Agent state: workstreams (memory blocks), relations, restore.
+    @staticmethod
+    def create_workstream(workstream: NewWorkstream, idempotency_key: str | None) -> _Request:
+        return _Request("POST", "/v1/workstreams", body=dict(workstream), headers=_idem(idempotency_key), write=True)
+
+    @staticmethod
+    def append_entry(workstream_id: str, role: str, text: str, importance: float | None,
+                     idempotency_key: str | None) -> _Request:
+        return _Request("POST", "/v1/workstreams/" + _seg(workstream_id) + "/entries",
+                        body=_drop_none({"role": role, "text": text, "importance": importance}),
+                        headers=_idem(idempotency_key), write=True)
+
+    @staticmethod
+    def create_relation(from_id: str, to_id: str, type: str, confidence: float | None,
+                        idempotency_key: str | None) -> _Request:
+        return _Request("POST", "/v1/relations", body=_drop_none({"fromId": from_id, "toId": to_id, "type": type,
+                                                                  "confidence": confidence}),
+                        headers=_idem(idempotency_key), write=True)
+
+    @staticmethod
+    def relations(memory_id: str) -> _Request:
+        return _Request("GET", "/v1/memories/" + _seg(memory_id) + "/relations", parse=lambda r: r.json()["relations"])
+
+    @staticmethod
+    def archive(memory_id: str, reason: str | None) -> _Request:
+        return _Request("POST", "/v1/memories/" + _seg(memory_id) + "/archive", body=_drop_none({"reason": reason}))
+
+    @staticmethod
+    def restore(memory_id: str) -> _Request:
+        return _Request("POST", "/v1/memories/" + _seg(memory_id) + "/restore")
 
     @staticmethod
     def knowledge_search(query: Mapping[str, Any] | None, text: str | None, limit: int | None,
@@ -491,10 +529,17 @@ class Client(_Base):
 
     def context(self, query: str, *, room_id: str | None = None, user_id: str | None = None,
                 world_id: str | None = None, budget_tokens: int | None = None,
+                workstream_id: str | None = None, providers: Sequence[str] | None = None,
+                reserve_tokens: int | None = None, message_id: str | None = None,
                 timeout: float | None = None) -> PromptContext:
         """A prompt context for query within the token budget; room_id, user_id and world_id say whom it
-        serves (every section obeys them)."""
-        return self._send(_Requests.context(query, room_id, user_id, world_id, budget_tokens), timeout)
+        serves (every section obeys them). providers chooses and orders the sections (core, block, recent,
+        knowledge, facts, documents, relations), reserve_tokens leaves part of the budget to your own
+        prompt, workstream_id adds a memory block, and message_id lets the server answer the same request
+        again from its cache (cached: True) until a write."""
+        return self._send(_Requests.context(query, room_id, user_id, world_id, budget_tokens, dict(
+            workstream_id=workstream_id, providers=providers, reserve_tokens=reserve_tokens, message_id=message_id)),
+            timeout)
 
     def knowledge_search(self, *, query: Mapping[str, Any] | None = None, text: str | None = None, limit: int | None = None,
                          filters: Filters | None = None, timeout: float | None = None) -> KnowledgeSearchResponse:
@@ -638,6 +683,49 @@ class Client(_Base):
     def remove_participant(self, room_id: str, entity_id: str, *, timeout: float | None = None) -> Participants:
         return self._send(_Requests.participants(room_id, "DELETE", entity_id), timeout)
 
+    # Agent state (docs/agent-state.md): memory blocks, relations, restore.
+    def create_workstream(self, workstream: NewWorkstream, *, idempotency_key: str | None = None,
+                          timeout: float | None = None) -> WorkstreamBlock:
+        """Creates a workstream (a memory block), placed as a memory would be."""
+        return self._send(_Requests.create_workstream(workstream, idempotency_key), timeout)
+
+    def get_workstream(self, workstream_id: str, *, timeout: float | None = None) -> WorkstreamBlock:
+        """A workstream's block, its entries oldest first, and its compaction history."""
+        return self._send(_Requests.registry_get("workstreams", workstream_id), timeout)
+
+    def list_workstreams(self, *, limit: int | None = None, cursor: str | None = None,
+                         timeout: float | None = None) -> WorkstreamList:
+        """A page of the workstreams the key sees, without their history."""
+        return self._send(_Requests.registry_list("workstreams", limit, cursor), timeout)
+
+    def delete_workstream(self, workstream_id: str, *, timeout: float | None = None) -> None:
+        self._send(_Requests.registry_delete("workstreams", workstream_id, None), timeout)
+
+    def append_workstream_entry(self, workstream_id: str, role: str, text: str, *, importance: float | None = None,
+                                idempotency_key: str | None = None, timeout: float | None = None) -> WorkstreamBlock:
+        """Appends a note to a block and returns the block as written (compacted past its limit)."""
+        return self._send(_Requests.append_entry(workstream_id, role, text, importance, idempotency_key), timeout)
+
+    def create_relation(self, from_id: str, to_id: str, type: str, *, confidence: float | None = None,
+                        idempotency_key: str | None = None, timeout: float | None = None) -> Relation:
+        """Stores an edge between two memories the key sees; the answer carries its id."""
+        return self._send(_Requests.create_relation(from_id, to_id, type, confidence, idempotency_key), timeout)
+
+    def list_relations(self, memory_id: str, *, timeout: float | None = None) -> list[Relation]:
+        """The edges of a memory, both directions, whose other end the key sees."""
+        return self._send(_Requests.relations(memory_id), timeout)
+
+    def delete_relation(self, relation_id: str, *, timeout: float | None = None) -> None:
+        self._send(_Requests.registry_delete("relations", relation_id, None), timeout)
+
+    def archive_memory(self, memory_id: str, *, reason: str | None = None, timeout: float | None = None) -> Memory:
+        """Archives a memory: out of search and lists until restored."""
+        return self._send(_Requests.archive(memory_id, reason), timeout)
+
+    def restore_memory(self, memory_id: str, *, timeout: float | None = None) -> Memory:
+        """Un-archives a memory (recorded in its history)."""
+        return self._send(_Requests.restore(memory_id), timeout)
+
 
 class AsyncClient(_Base):
     """The asynchronous client: Client's methods, awaited. Cancelling the
@@ -759,10 +847,17 @@ class AsyncClient(_Base):
 
     async def context(self, query: str, *, room_id: str | None = None, user_id: str | None = None,
                       world_id: str | None = None, budget_tokens: int | None = None,
+                      workstream_id: str | None = None, providers: Sequence[str] | None = None,
+                      reserve_tokens: int | None = None, message_id: str | None = None,
                       timeout: float | None = None) -> PromptContext:
         """A prompt context for query within the token budget; room_id, user_id and world_id say whom it
-        serves (every section obeys them)."""
-        return await self._send(_Requests.context(query, room_id, user_id, world_id, budget_tokens), timeout)
+        serves (every section obeys them). providers chooses and orders the sections (core, block, recent,
+        knowledge, facts, documents, relations), reserve_tokens leaves part of the budget to your own
+        prompt, workstream_id adds a memory block, and message_id lets the server answer the same request
+        again from its cache (cached: True) until a write."""
+        return await self._send(_Requests.context(query, room_id, user_id, world_id, budget_tokens, dict(
+            workstream_id=workstream_id, providers=providers, reserve_tokens=reserve_tokens, message_id=message_id)),
+            timeout)
 
     async def knowledge_search(self, *, query: Mapping[str, Any] | None = None, text: str | None = None,
                                limit: int | None = None, filters: Filters | None = None,
@@ -908,3 +1003,46 @@ class AsyncClient(_Base):
 
     async def remove_participant(self, room_id: str, entity_id: str, *, timeout: float | None = None) -> Participants:
         return await self._send(_Requests.participants(room_id, "DELETE", entity_id), timeout)
+
+    # Agent state (docs/agent-state.md): memory blocks, relations, restore.
+    async def create_workstream(self, workstream: NewWorkstream, *, idempotency_key: str | None = None,
+                          timeout: float | None = None) -> WorkstreamBlock:
+        """Creates a workstream (a memory block), placed as a memory would be."""
+        return await self._send(_Requests.create_workstream(workstream, idempotency_key), timeout)
+
+    async def get_workstream(self, workstream_id: str, *, timeout: float | None = None) -> WorkstreamBlock:
+        """A workstream's block, its entries oldest first, and its compaction history."""
+        return await self._send(_Requests.registry_get("workstreams", workstream_id), timeout)
+
+    async def list_workstreams(self, *, limit: int | None = None, cursor: str | None = None,
+                         timeout: float | None = None) -> WorkstreamList:
+        """A page of the workstreams the key sees, without their history."""
+        return await self._send(_Requests.registry_list("workstreams", limit, cursor), timeout)
+
+    async def delete_workstream(self, workstream_id: str, *, timeout: float | None = None) -> None:
+        await self._send(_Requests.registry_delete("workstreams", workstream_id, None), timeout)
+
+    async def append_workstream_entry(self, workstream_id: str, role: str, text: str, *, importance: float | None = None,
+                                idempotency_key: str | None = None, timeout: float | None = None) -> WorkstreamBlock:
+        """Appends a note to a block and returns the block as written (compacted past its limit)."""
+        return await self._send(_Requests.append_entry(workstream_id, role, text, importance, idempotency_key), timeout)
+
+    async def create_relation(self, from_id: str, to_id: str, type: str, *, confidence: float | None = None,
+                        idempotency_key: str | None = None, timeout: float | None = None) -> Relation:
+        """Stores an edge between two memories the key sees; the answer carries its id."""
+        return await self._send(_Requests.create_relation(from_id, to_id, type, confidence, idempotency_key), timeout)
+
+    async def list_relations(self, memory_id: str, *, timeout: float | None = None) -> list[Relation]:
+        """The edges of a memory, both directions, whose other end the key sees."""
+        return await self._send(_Requests.relations(memory_id), timeout)
+
+    async def delete_relation(self, relation_id: str, *, timeout: float | None = None) -> None:
+        await self._send(_Requests.registry_delete("relations", relation_id, None), timeout)
+
+    async def archive_memory(self, memory_id: str, *, reason: str | None = None, timeout: float | None = None) -> Memory:
+        """Archives a memory: out of search and lists until restored."""
+        return await self._send(_Requests.archive(memory_id, reason), timeout)
+
+    async def restore_memory(self, memory_id: str, *, timeout: float | None = None) -> Memory:
+        """Un-archives a memory (recorded in its history)."""
+        return await self._send(_Requests.restore(memory_id), timeout)

@@ -152,8 +152,10 @@ class ListScore(TypedDict):
 
 
 class Relation(TypedDict, total=False):
-    """A link between two memories."""
+    """A link between two memories; id is the edge's (delete_relation)."""
 
+    id: str
+    orgId: str
     fromId: str
     type: str
     toId: str
@@ -196,9 +198,10 @@ class ContextItem(TypedDict):
 
 
 class ContextSection(TypedDict):
-    """One part of a prompt context."""
+    """One part of a prompt context, and the provider that filled it."""
 
     name: str
+    provider: str
     tokens: int
     items: list[ContextItem] | None
 
@@ -209,7 +212,9 @@ class PromptContext(TypedDict):
     context: str
     budgetTokens: int
     usedTokens: int
+    reserveTokens: NotRequired[int]
     sections: list[ContextSection] | None
+    cached: NotRequired[bool]
 
 
 class Document(TypedDict):
@@ -456,3 +461,63 @@ class TermHint(TypedDict, total=False):
     count: int
     kind: str
     role: str
+
+
+class WorkstreamEntry(TypedDict):
+    """One note of a memory block; summary marks one a compaction wrote, pinned one that says "remember"."""
+
+    seq: int
+    role: str
+    text: str
+    importance: float
+    at: int
+    repeats: NotRequired[int]
+    summary: NotRequired[bool]
+    folded: NotRequired[list[int]]
+    pinned: NotRequired[bool]
+
+
+class Workstream(TypedDict):
+    """A memory block: role-labelled notes, compacted past its limit."""
+
+    id: str
+    name: NotRequired[str]
+    agentId: NotRequired[str]
+    visibility: str
+    roomId: NotRequired[str]
+    worldId: NotRequired[str]
+    userId: NotRequired[str]
+    limit: int
+    entries: list[WorkstreamEntry] | None
+    nextSeq: int
+    compactedAt: NotRequired[list[int]]
+    createdAt: int
+    updatedAt: int
+    version: int
+
+
+class WorkstreamBlock(Workstream):
+    """A workstream with its compaction history (what each compaction merged and folded, word for word)."""
+
+    history: list[dict[str, Any]]
+
+
+class WorkstreamList(TypedDict):
+    """A page of workstreams."""
+
+    workstreams: list[Workstream]
+    nextCursor: NotRequired[str]
+
+
+class NewWorkstream(TypedDict, total=False):
+    """A workstream to create: id is made when absent, limit is 15 by default; placed as a memory."""
+
+    id: str
+    name: str
+    limit: int
+    scope: str
+    visibility: Visibility
+    agentId: str
+    roomId: str
+    worldId: str
+    userId: str
