@@ -23,7 +23,7 @@ func TestWorkstreams(t *testing.T) {
 		if i == 0 {
 			imp = 0.9
 		}
-		if w, err = x.AppendEntry(ctx, id, client.NewEntry{Role: "chief", Text: text, Importance: &imp}); err != nil {
+		if _, err = x.AppendEntry(ctx, id, client.NewEntry{Role: "chief", Text: text, Importance: &imp}); err != nil {
 			t.Fatalf("append %d: %v", i, err)
 		}
 	}
