@@ -510,3 +510,8 @@ func set(list string) map[string]bool {
 	}
 	return m
 }
+
+// StopWord reports whether a normalized word is no search term of a
+// question: a function word (memory.StopWord), an auxiliary, a pronoun, a
+// question word or a word about the conversation itself.
+func StopWord(w string) bool { return memory.StopWord(w) || queryStop[w] }
