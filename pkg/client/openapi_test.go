@@ -169,12 +169,14 @@ func TestTypesMatchTheOpenAPIDocument(t *testing.T) {
 		{"DocumentPage", reflect.TypeFor[client.DocumentPage]()},
 		{"MessagesResponse", reflect.TypeFor[client.MessagesResult]()},
 		{"KnowledgeSearchResult", reflect.TypeFor[client.KnowledgeSearchResponse]()},
+		{"KnowledgePrefetchResult", reflect.TypeFor[client.KnowledgePrefetchResponse]()},
 		// Requests: what the client sends.
 		{"NewMemory", reflect.TypeFor[client.NewMemory]()},
 		{"Patch", reflect.TypeFor[client.Patch]()},
 		{"SearchRequest", reflect.TypeFor[client.SearchRequest]()},
 		{"ContextRequest", reflect.TypeFor[client.ContextRequest]()},
 		{"KnowledgeSearchRequest", reflect.TypeFor[client.KnowledgeSearchRequest]()},
+		{"KnowledgePrefetchRequest", reflect.TypeFor[client.KnowledgePrefetchRequest]()},
 		{"Filters", reflect.TypeFor[client.Filter]()},
 	}
 	done := seen{}

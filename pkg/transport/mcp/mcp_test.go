@@ -254,7 +254,7 @@ func TestTools(t *testing.T) {
 	}{{"http", connectHTTP}, {"stdio", connectStdio}} {
 		t.Run(tr.name, func(t *testing.T) {
 			a := tr.connect(t, e, "a")
-			want := []string{mcp.ToolForget, mcp.ToolGetContext, mcp.ToolKnowledgeSearch, mcp.ToolList, mcp.ToolRecall, mcp.ToolRemember}
+			want := []string{mcp.ToolForget, mcp.ToolGetContext, mcp.ToolPrefetch, mcp.ToolKnowledgeSearch, mcp.ToolList, mcp.ToolRecall, mcp.ToolRemember}
 			if got := toolNames(t, a); !slices.Equal(got, want) {
 				t.Fatalf("tools %v, want %v", got, want)
 			}
@@ -293,6 +293,12 @@ func TestTools(t *testing.T) {
 			mustCall(t, a, mcp.ToolKnowledgeSearch, map[string]any{"query": map[string]any{"select": map[string]any{"entity": map[string]any{"name": "Kalymnos"}}}, "roomId": room}, &ks)
 			if len(ks.Memories) != 1 || ks.Memories[0].ID != rem.ID || ks.Expression == nil {
 				t.Fatalf("knowledge_search: %+v", ks)
+			}
+
+			var pf mcp.PrefetchOutput
+			mustCall(t, a, mcp.ToolPrefetch, map[string]any{"text": "where is kalym", "roomId": room}, &pf)
+			if len(pf.Completions) == 0 || pf.Completions[0] != "kalymnos" || len(pf.Memories) != 1 || pf.Memories[0].ID != rem.ID {
+				t.Fatalf("knowledge_prefetch: %+v", pf)
 			}
 
 			var fg mcp.ForgetOutput
@@ -357,7 +363,7 @@ func TestGrants(t *testing.T) {
 	}{{"http", connectHTTP}, {"stdio", connectStdio}} {
 		t.Run(tr.name, func(t *testing.T) {
 			ro := tr.connect(t, e, "ro")
-			want := []string{mcp.ToolGetContext, mcp.ToolKnowledgeSearch, mcp.ToolList, mcp.ToolRecall}
+			want := []string{mcp.ToolGetContext, mcp.ToolPrefetch, mcp.ToolKnowledgeSearch, mcp.ToolList, mcp.ToolRecall}
 			if got := toolNames(t, ro); !slices.Equal(got, want) {
 				t.Fatalf("read-only tools %v, want %v", got, want)
 			}
