@@ -88,3 +88,32 @@ func providedSuite(t *testing.T, c *apiClient, key string) {
 		t.Errorf("from kevin after deleting e3: got %v, want %v", got, want("e1"))
 	}
 }
+
+// prefetchSuite prefetches "what was the cac": the completion cactus and
+// the memories that name it.
+func prefetchSuite(t *testing.T, c *apiClient, key string) {
+	var ids []string
+	for _, text := range []string{"My cactus finally bloomed.", "We saw a giant cactus in the desert."} {
+		out := c.must(201, "POST", "/v1/memories", key, map[string]any{"type": "message", "roomId": "garden", "entityId": "ana", "content": map[string]any{"text": text}})
+		ids = append(ids, out["id"].(string))
+	}
+	slices.Sort(ids)
+	var got []string
+	var first string
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		out := c.must(200, "POST", "/v1/knowledge/prefetch", key, map[string]any{"text": "what was the cac", "filters": map[string]any{"roomId": "garden"}})
+		got, first = nil, ""
+		if cs, _ := out["completions"].([]any); len(cs) > 0 {
+			first, _ = cs[0].(map[string]any)["term"].(string)
+		}
+		ms, _ := out["memories"].([]any)
+		for _, m := range ms {
+			got = append(got, m.(map[string]any)["memory"].(map[string]any)["id"].(string))
+		}
+		slices.Sort(got)
+		if first == "cactus" && slices.Equal(got, ids) {
+			return
+		}
+	}
+	t.Errorf("prefetch of what was the cac: completion %q, memories %v, want cactus and %v", first, got, ids)
+}

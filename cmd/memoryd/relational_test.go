@@ -47,6 +47,7 @@ func TestStructuredRAG(t *testing.T) {
 			c := &apiClient{t: t, url: srv.url}
 			t.Run("relational queries", func(t *testing.T) { relationalSuite(t, &apiClient{t: t, url: c.url}, key) })
 			t.Run("provided structure", func(t *testing.T) { providedSuite(t, &apiClient{t: t, url: c.url}, key) })
+			t.Run("prefetch", func(t *testing.T) { prefetchSuite(t, &apiClient{t: t, url: c.url}, key) })
 		})
 	}
 }
