@@ -23,7 +23,7 @@ import (
 //     place entity, the subject as a topic;
 //   - an action "send", sender to each receiver, of the subject;
 //   - an entity for the message itself, named by its subject (or
-//     "message"), typed "message", with a facet per provided value (from,
+//     "message"), typed "message" (a fragment's "document"), with a facet per provided value (from,
 //     to, subject, location, and each key of role ProvidedProperty), which
 //     the property index keeps typed, so comparisons apply.
 
@@ -162,7 +162,11 @@ func Provided(m *memory.Memory, keys map[string]ProvidedRole) memory.Knowledge {
 	if len(subjects) > 0 {
 		name = subjects[0]
 	}
-	kn.Entities = append(kn.Entities, memory.Entity{Name: name, Types: []string{"message"}, Facets: facets})
+	kind := "document" // a fragment's
+	if m.Type == memory.TypeMessage {
+		kind = "message"
+	}
+	kn.Entities = append(kn.Entities, memory.Entity{Name: name, Types: []string{kind}, Facets: facets})
 	kn.Topics = append(kn.Topics, subjects...)
 	object := strings.Join(subjects, "; ")
 	for _, s := range senders {

@@ -40,11 +40,20 @@ func TestProvided(t *testing.T) {
 		{"not an object", `["from"]`, keys, memory.Knowledge{}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			m := &memory.Memory{ID: "m1", Metadata: json.RawMessage(tt.meta)}
+			m := &memory.Memory{ID: "m1", Type: memory.TypeMessage, Metadata: json.RawMessage(tt.meta)}
 			if got := Provided(m, tt.keys); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestProvidedFragment(t *testing.T) {
+	m := &memory.Memory{ID: "f1", Type: memory.TypeFragment, Metadata: json.RawMessage(`{"title": "Leave policy"}`)}
+	got := Provided(m, DefaultProvidedKeys)
+	if len(got.Entities) != 1 || got.Entities[0].Name != "Leave policy" || got.Entities[0].Types[0] != "document" ||
+		len(got.Topics) != 1 || len(got.Actions) != 0 {
+		t.Errorf("a fragment's title: %+v", got)
 	}
 }
 
