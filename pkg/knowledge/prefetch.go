@@ -143,16 +143,26 @@ func (e *Explorer) Prefetch(ctx context.Context, c memory.Caller, r PrefetchRequ
 			matched[id] = append(matched[id], p.Term)
 		}
 	}
-	if len(ids) > memory.MaxRefKeys {
-		ids = ids[:memory.MaxRefKeys]
-	}
-	mems, err := e.visible(ctx, c, f, ids)
-	if err != nil {
-		return nil, fmt.Errorf("knowledge: prefetch: load memories: %w", err)
-	}
-	for _, id := range ids {
-		if m := mems[id]; m != nil {
-			out.Memories = append(out.Memories, MemoryResult{Memory: m, Score: float64(len(matched[id])) / float64(len(out.Terms)), Terms: matched[id]})
+	// Load only what is shown: the candidates that match more terms first,
+	// then the newest (ids sort by time), a chunk at a time until limit
+	// memories the caller may see are found.
+	sort.SliceStable(ids, func(i, j int) bool {
+		if a, b := len(matched[ids[i]]), len(matched[ids[j]]); a != b {
+			return a > b
+		}
+		return ids[i] > ids[j]
+	})
+	for len(ids) > 0 && len(out.Memories) < limit {
+		chunk := ids[:min(len(ids), 2*limit, memory.MaxRefKeys)]
+		ids = ids[len(chunk):]
+		mems, err := e.visible(ctx, c, f, chunk)
+		if err != nil {
+			return nil, fmt.Errorf("knowledge: prefetch: load memories: %w", err)
+		}
+		for _, id := range chunk {
+			if m := mems[id]; m != nil {
+				out.Memories = append(out.Memories, MemoryResult{Memory: m, Score: float64(len(matched[id])) / float64(len(out.Terms)), Terms: matched[id]})
+			}
 		}
 	}
 	sort.SliceStable(out.Memories, func(i, j int) bool {
