@@ -292,6 +292,27 @@ func TestKnowledgeSearch(t *testing.T) {
 	}
 }
 
+func TestKnowledgePrefetch(t *testing.T) {
+	ctx := context.Background()
+	c := newClient(t, srv.org)
+	room := "pf-" + unique(t)
+	res, err := c.Create(ctx, client.NewMemory{Type: "message", RoomID: room, EntityID: "ana",
+		Content: client.Content{Text: "My cactus finally bloomed"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.KnowledgePrefetch(ctx, client.KnowledgePrefetchRequest{Text: "what was the cac", Filters: &client.Filter{RoomID: room}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Completions) == 0 || out.Completions[0].Term != "cactus" || len(out.Memories) != 1 || out.Memories[0].Memory.ID != res.ID {
+		t.Fatalf("prefetch: %+v, want cactus and %s", out, res.ID)
+	}
+	if _, err := c.KnowledgePrefetch(ctx, client.KnowledgePrefetchRequest{}); client.ErrorCode(err) != client.CodeInvalid || !strings.Contains(err.Error(), "text") {
+		t.Fatalf("an empty text: %v, want invalid naming text", err)
+	}
+}
+
 func TestDocuments(t *testing.T) {
 	ctx := context.Background()
 	c := newClient(t, srv.org)

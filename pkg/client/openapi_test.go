@@ -172,6 +172,7 @@ func TestTypesMatchTheOpenAPIDocument(t *testing.T) {
 		{"DocumentPage", reflect.TypeFor[client.DocumentPage]()},
 		{"MessagesResponse", reflect.TypeFor[client.MessagesResult]()},
 		{"KnowledgeSearchResult", reflect.TypeFor[client.KnowledgeSearchResponse]()},
+		{"KnowledgePrefetchResult", reflect.TypeFor[client.KnowledgePrefetchResponse]()},
 		// Requests: what the client sends.
 		{"NewMemory", reflect.TypeFor[client.NewMemory]()},
 		{"Patch", reflect.TypeFor[client.Patch]()},
@@ -181,6 +182,7 @@ func TestTypesMatchTheOpenAPIDocument(t *testing.T) {
 		{"NewWorkstreamEntry", reflect.TypeFor[client.NewEntry]()},
 		{"RelationRequest", reflect.TypeFor[client.NewRelation]()},
 		{"KnowledgeSearchRequest", reflect.TypeFor[client.KnowledgeSearchRequest]()},
+		{"KnowledgePrefetchRequest", reflect.TypeFor[client.KnowledgePrefetchRequest]()},
 		{"Filters", reflect.TypeFor[client.Filter]()},
 	}
 	done := seen{}

@@ -38,6 +38,17 @@ func (c *Client) KnowledgeSearch(ctx context.Context, req KnowledgeSearchRequest
 	return &out, nil
 }
 
+// KnowledgePrefetch prefetches a request being typed: the completions of
+// its partial last word (unless Text ends with a space) and the memories
+// of the terms it already names.
+func (c *Client) KnowledgePrefetch(ctx context.Context, req KnowledgePrefetchRequest) (*KnowledgePrefetchResponse, error) {
+	var out KnowledgePrefetchResponse
+	if _, err := c.do(ctx, call{op: "client.KnowledgePrefetch", method: http.MethodPost, path: "/v1/knowledge/prefetch", body: req}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // AddMessages stores conversation turns (type message; EntityID, the
 // speaker, required) and queues them for fact extraction. The POST's
 // Idempotency-Key keys the turns without an ExternalID, so a retry stores

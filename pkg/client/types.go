@@ -387,6 +387,26 @@ type KnowledgeSearchRequest struct {
 	Filters *Filter `json:"filters,omitempty"`
 }
 
+// KnowledgePrefetchRequest is a request as typed so far (Text), with the
+// most memories (Limit, default 10) and completions (TermLimit, default
+// 10).
+type KnowledgePrefetchRequest struct {
+	Text      string  `json:"text"`
+	Limit     int     `json:"limit,omitempty"`
+	TermLimit int     `json:"termLimit,omitempty"`
+	Filters   *Filter `json:"filters,omitempty"`
+}
+
+// KnowledgePrefetchResponse is what a partial request already finds: the
+// completions of its last word, the terms whose memories were fetched, and
+// those memories, the ones matching more terms first.
+type KnowledgePrefetchResponse struct {
+	Completions []TermHint        `json:"completions"`
+	Terms       []string          `json:"terms"`
+	Memories    []KnowledgeMemory `json:"memories"`
+	TookMs      float64           `json:"tookMs"`
+}
+
 // KnowledgeSource is a memory an item was found in, with the sentence.
 type KnowledgeSource struct {
 	MemoryID string `json:"memoryId"`

@@ -38,7 +38,10 @@ type Service struct {
 	// Entities, when set, resolves speakers and mentions to the org's
 	// registered entities (see resolveSpeakers and resolveMentions).
 	Entities memory.EntityDirectory
-	Log      *slog.Logger
+	// ProvidedKeys are the metadata keys (lower case) whose values become
+	// knowledge (Provided); nil means DefaultProvidedKeys, empty none.
+	ProvidedKeys map[string]ProvidedRole
+	Log          *slog.Logger
 
 	counts countCache // N of the BM25 idf, per filter
 }
@@ -122,7 +125,8 @@ func (k *Service) Index(ctx context.Context, orgID string, ms []*memory.Memory) 
 			}
 			attrs = cur.Attrs() // same text, newer attributes (archived, moved)
 		}
-		refs := resolveMentions(names, m.AgentID, got[i]).Refs(m.ID)
+		kn := withProvided(got[i], Provided(cur, k.providedKeys()))
+		refs := resolveMentions(names, m.AgentID, kn).Refs(m.ID)
 		if len(refs) > memory.MaxRefsPerMemory {
 			refs = refs[:memory.MaxRefsPerMemory]
 		}

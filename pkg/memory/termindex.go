@@ -92,9 +92,13 @@ type TermIndex interface {
 	// Errors: EINVALID (terms, roles, limit, filter); EUNAVAILABLE.
 	LookupTerms(ctx context.Context, q TermLookup) ([]TermPosting, error)
 	// LookupProperty returns the postings of the refs with the property
-	// (q.Name, q.Value) whose memory q.Filter selects, at most q.Limit,
-	// newest first (Attrs.CreatedAt, Ref.MemoryID, Ref.Ordinal descending).
-	// Errors: EINVALID (name, value, limit, filter); EUNAVAILABLE.
+	// (q.Name, q.Value), or with a property of q.Name that compares with
+	// q.Op to the operand (q.Ranges, read from the typed postings that
+	// PutKnowledge writes for StoredProperties), whose memory q.Filter
+	// selects, at most q.Limit, newest first (Attrs.CreatedAt, Ref.MemoryID,
+	// Ref.Ordinal descending), with their properties untyped
+	// (MergePropertyPostings). Errors: EINVALID (name, op, value, values,
+	// limit, filter); EUNAVAILABLE.
 	LookupProperty(ctx context.Context, q PropertyLookup) ([]PropertyPosting, error)
 	// Refs loads refs by key; keys absent from the org are absent from the
 	// map. It does not check visibility: callers load the keys of postings
@@ -234,12 +238,20 @@ type TermPosting struct {
 	Attrs Attrs         `json:"-"`
 }
 
-// PropertyLookup asks for the refs with one property.
+// PropertyLookup asks for the refs with one property, or whose property
+// of a name compares with an operand (Op; see compare.go).
 type PropertyLookup struct {
 	Filter Filter
 	Name   string // normalized facet name, required
-	Value  string // normalized facet value, required
-	Limit  int    // 0 means DefaultTermPostings
+	// Op is the comparison; OpExact (the zero value) asks for the value
+	// Value exactly, as a normalized string.
+	Op CompareOp
+	// Value is the normalized operand, required unless Op is OpIn.
+	Value string
+	// Values are the normalized operands of OpIn (1 to MaxInValues), and
+	// only of it.
+	Values []string
+	Limit  int // 0 means DefaultTermPostings
 }
 
 // PropertyPosting is one property of a ref, with the attributes of its
@@ -496,8 +508,28 @@ func (q PropertyLookup) Normalize() (PropertyLookup, error) {
 	if err := validNormalized(q.Name); err != nil {
 		return q, Errorf(EINVALID, "name: %s", err.Message)
 	}
-	if err := validNormalized(q.Value); err != nil {
-		return q, Errorf(EINVALID, "value: %s", err.Message)
+	if err := ValidCompareOp(q.Op); err != nil {
+		return q, err
+	}
+	if q.Op == OpIn {
+		if q.Value != "" {
+			return q, Errorf(EINVALID, "value: not with op in (values holds the operands)")
+		}
+		if len(q.Values) == 0 || len(q.Values) > MaxInValues {
+			return q, Errorf(EINVALID, "values: op in takes 1 to %d values", MaxInValues)
+		}
+		for i, v := range q.Values {
+			if err := validNormalized(v); err != nil {
+				return q, Errorf(EINVALID, "values[%d]: %s", i, err.Message)
+			}
+		}
+	} else {
+		if len(q.Values) > 0 {
+			return q, Errorf(EINVALID, "values: only with op in")
+		}
+		if err := validNormalized(q.Value); err != nil {
+			return q, Errorf(EINVALID, "value: %s", err.Message)
+		}
 	}
 	var err error
 	q.Limit, err = limit("limit", q.Limit, DefaultTermPostings, MaxTermPostings)

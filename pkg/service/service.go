@@ -1,6 +1,7 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -459,6 +460,9 @@ func (s *Service) Update(ctx context.Context, c memory.Caller, id string, p Patc
 				m.Metadata = nil
 			}
 		}
+		// Metadata may provide knowledge (structure such as a sender or a
+		// location): a change derives it again.
+		metaChanged := !bytes.Equal(m.Metadata, old.Metadata)
 		if p.Importance != nil {
 			m.Importance = *p.Importance
 		}
@@ -505,7 +509,7 @@ func (s *Service) Update(ctx context.Context, c memory.Caller, id string, p Patc
 			}
 			return nil, unavailable("index", err)
 		}
-		if textChanged {
+		if textChanged || metaChanged {
 			s.deriveKnowledge(ctx, c.OrgID, []*memory.Memory{&m})
 			if err := s.rederive(ctx, c, old, p.Redact); err != nil {
 				return nil, err

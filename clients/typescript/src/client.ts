@@ -3,7 +3,7 @@
 import { APIError, ConnectionError, TimeoutError, errorFromResponse } from "./errors.js";
 import type {
   ContextRequest, CreateResult, Document, DocumentPage, DocumentUpload, Entity, EntityPage, EntityPatch, ExportLine,
-  ExportOptions, Filter, KnowledgeListItem, KnowledgeListOptions, KnowledgeSearchRequest, KnowledgeSearchResponse,
+  ExportOptions, Filter, KnowledgeListItem, KnowledgeListOptions, KnowledgePrefetchRequest, KnowledgePrefetchResponse, KnowledgeSearchRequest, KnowledgeSearchResponse,
   ListOptions, Memory, MemoryPage, MessagesRequest, MessagesResult, NewEntity, NewMemory, NewRoom, NewWorld, PageOptions,
   Participants, Patch, PromptContext, Room, RoomPage, RoomPatch, SearchRequest, SearchResponse, TermHint, Token,
   TokenRequest, World, WorldPage, WorldPatch, NewRelation, NewWorkstream, NewWorkstreamEntry, Relation, WorkstreamBlock,
@@ -304,6 +304,11 @@ export class AgentMemClient {
       return Promise.reject(new TypeError("knowledgeSearch: give query (an expression) or text (a question), exactly one"));
     }
     return this.data({ method: "POST", path: "/v1/knowledge/search", body: req }, o);
+  }
+
+  /** Prefetches a request being typed: the completions of its partial last word and the memories of its terms. */
+  knowledgePrefetch(req: KnowledgePrefetchRequest, o?: RequestOptions): Promise<KnowledgePrefetchResponse> {
+    return this.data({ method: "POST", path: "/v1/knowledge/prefetch", body: req }, o);
   }
 
   /** Stores conversation turns (entityId, the speaker, required) and queues fact extraction. */

@@ -310,6 +310,22 @@ export type KnowledgeSearchRequest = {
   filters?: Filter;
 };
 
+/** A request being typed (text), with the most memories and completions. */
+export type KnowledgePrefetchRequest = {
+  text: string;
+  limit?: number;
+  termLimit?: number;
+  filters?: Filter;
+};
+
+/** What a request being typed already finds: completions of its last word, the terms fetched, their memories. */
+export type KnowledgePrefetchResponse = {
+  completions: TermHint[];
+  terms: string[];
+  memories: KnowledgeMemory[];
+  tookMs: number;
+};
+
 /** A memory an item was found in, with the sentence. */
 export type KnowledgeSource = {
   memoryId: string;

@@ -13,7 +13,8 @@
 // in-process (the Cohere request shape, scoring by shared words), which
 // measures the stage's own cost (candidate loading, the HTTP round trip,
 // JSON) without a model's: add the model's latency to it. The terms row is
-// the TermIndex prefix completion of /v1/knowledge/terms.
+// the TermIndex prefix completion of /v1/knowledge/terms, the prefetch row
+// POST /v1/knowledge/prefetch's use case.
 //
 // With -dir the data directory is kept, and a later run on it reuses the
 // memories already there (the generator is deterministic), so a large
@@ -44,6 +45,7 @@ import (
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/internal/synth"
 	"github.com/agentmem/agentmem/pkg/index/bolt"
+	"github.com/agentmem/agentmem/pkg/knowledge"
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/retrieval"
 	"github.com/agentmem/agentmem/pkg/wiring/server"
@@ -283,6 +285,9 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 		if err := measureTerms(ctx, b.Store, gen, queries, &r); err != nil {
 			return err
 		}
+		if err := measurePrefetch(ctx, b, caller, gen, queries, &r); err != nil {
+			return err
+		}
 		r.RSSMiB = rssMiB()
 		disk, err := diskBytes(ctx, b, dir)
 		if err != nil {
@@ -362,6 +367,27 @@ func measureTerms(ctx context.Context, store memory.Store, gen *synth.Generator,
 		xs = append(xs, ms(time.Since(t0)))
 	}
 	r.SearchMs["terms"] = map[string]float64{"p50": pct(xs, 50), "p95": pct(xs, 95), "p99": pct(xs, 99),
+		"p50_total": pct(xs, 50), "p95_total": pct(xs, 95), "p99_total": pct(xs, 99)}
+	return nil
+}
+
+// measurePrefetch times POST /v1/knowledge/prefetch's use case: two
+// complete words and the first letters of a third, as a user types them.
+func measurePrefetch(ctx context.Context, b *server.Backend, caller memory.Caller, gen *synth.Generator, n int, r *Result) error {
+	if b.Knowledge == nil {
+		return nil
+	}
+	var xs []float64
+	for i := 0; i < n; i++ {
+		w := gen.Word()
+		text := "what was " + gen.Word() + " " + gen.Word() + " " + w[:min(len(w), 1+i%3)]
+		t0 := time.Now()
+		if _, err := b.Knowledge.Prefetch(ctx, caller, knowledge.PrefetchRequest{Text: text}); err != nil {
+			return fmt.Errorf("prefetch %q: %w", text, err)
+		}
+		xs = append(xs, ms(time.Since(t0)))
+	}
+	r.SearchMs["prefetch"] = map[string]float64{"p50": pct(xs, 50), "p95": pct(xs, 95), "p99": pct(xs, 99),
 		"p50_total": pct(xs, 50), "p95_total": pct(xs, 95), "p99_total": pct(xs, 99)}
 	return nil
 }
@@ -562,7 +588,7 @@ func measureModes(ctx context.Context, b *server.Backend, emb *timedEmbedder, ca
 
 // printResult prints r's rows of the table and its hybrid stages.
 func printResult(r Result, createRate float64) {
-	for i, mode := range []string{"keyword", "semantic", "hybrid", string(modeHybridKnowledge), "full", string(modeRerank), "terms"} {
+	for i, mode := range []string{"keyword", "semantic", "hybrid", string(modeHybridKnowledge), "full", string(modeRerank), "terms", "prefetch"} {
 		s, ok := r.SearchMs[mode]
 		if !ok {
 			continue

@@ -367,15 +367,19 @@ func decodeNode(v any, path string, depth int) (*Node, error) {
 			}
 			n.Action = a
 		case "property":
-			pm, err := object(x, kp, "name", "value")
+			pm, err := object(x, kp, "name", "op", "value", "values")
 			if err != nil {
 				return nil, err
 			}
 			p := &PropertyLeaf{}
-			if p.Name, err = str(pm, "name", kp); err != nil {
-				return nil, err
+			var op string
+			for _, f := range []field{{"name", &p.Name}, {"op", &op}, {"value", &p.Value}} {
+				if *f.p, err = str(pm, f.k, kp); err != nil {
+					return nil, err
+				}
 			}
-			if p.Value, err = str(pm, "value", kp); err != nil {
+			p.Op = memory.CompareOp(op)
+			if p.Values, err = strs(pm, "values", kp); err != nil {
 				return nil, err
 			}
 			n.Property = p

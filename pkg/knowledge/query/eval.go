@@ -116,7 +116,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, f memory.Filter, x *Expr) (*Re
 	}
 	began := time.Now()
 	s := &evaluation{e: e, x: x, org: f.OrgID, posts: map[string]map[string][]memory.TermPosting{},
-		props: map[memory.Property][]memory.PropertyPosting{}, created: map[string]int64{},
+		props: map[propCond][]memory.PropertyPosting{}, created: map[string]int64{},
 		kinds: map[memory.RefKey]memory.KnowledgeKind{}, loaded: map[memory.RefKey]memory.SemanticRef{}}
 	s.loader, _ = e.Index.(RefLoader)
 	f, ok, err := s.narrow(ctx, f)
@@ -172,7 +172,32 @@ type alt struct {
 // part is one condition of a leaf: any of its alternatives, or a property.
 type part struct {
 	alts []alt
-	prop *memory.Property
+	prop *propCond
+}
+
+// propCond is a property condition: a name, a comparison and its operands
+// (the values of "in" joined by NUL), comparable as a map key.
+type propCond struct {
+	Name  string
+	Op    memory.CompareOp
+	Value string
+}
+
+// lookup is the property lookup of c under f.
+func (c propCond) lookup(f memory.Filter, limit int) memory.PropertyLookup {
+	q := memory.PropertyLookup{Filter: f, Name: c.Name, Op: c.Op, Value: c.Value, Limit: limit}
+	if c.Op == memory.OpIn {
+		q.Value, q.Values = "", strings.Split(c.Value, "\x00")
+	}
+	return q
+}
+
+// label is how c is shown among the terms a ref matched by.
+func (c propCond) label() string {
+	if c.Op == memory.OpExact {
+		return c.Name + "=" + c.Value
+	}
+	return c.Name + " " + string(c.Op) + " " + strings.ReplaceAll(c.Value, "\x00", ",")
 }
 
 type leaf struct {
@@ -207,7 +232,7 @@ type evaluation struct {
 	related map[string][]Related
 
 	posts     map[string]map[string][]memory.TermPosting // roles -> term -> postings
-	props     map[memory.Property][]memory.PropertyPosting
+	props     map[propCond][]memory.PropertyPosting
 	created   map[string]int64
 	kinds     map[memory.RefKey]memory.KnowledgeKind
 	loaded    map[memory.RefKey]memory.SemanticRef
@@ -410,7 +435,7 @@ func (s *evaluation) planNode(ctx context.Context, n *Node, positive bool) (*eno
 			if f.Value == "" {
 				l.parts = append(l.parts, exact(f.Name, memory.RoleFacetName))
 			} else {
-				l.parts = append(l.parts, part{prop: &memory.Property{Name: f.Name, Value: f.Value}})
+				l.parts = append(l.parts, part{prop: &propCond{Name: f.Name, Value: f.Value}})
 			}
 		}
 	case n.Action != nil:
@@ -445,7 +470,8 @@ func (s *evaluation) planNode(ctx context.Context, n *Node, positive bool) (*eno
 			return nil, err
 		}
 	case n.Property != nil:
-		l.parts = append(l.parts, part{prop: &memory.Property{Name: n.Property.Name, Value: n.Property.Value}})
+		l.parts = append(l.parts, part{prop: &propCond{Name: n.Property.Name, Op: n.Property.Op,
+			Value: n.Property.Value + strings.Join(n.Property.Values, "\x00")}})
 	}
 	out.leaf = len(s.leaves)
 	s.leaves = append(s.leaves, l)
@@ -520,7 +546,7 @@ func cleanRelated(t string, rs []Related) []Related {
 // memory.MaxQueryTerms terms) and one LookupProperty per property.
 func (s *evaluation) fetch(ctx context.Context) error {
 	want := map[string]map[string]bool{}
-	props := map[memory.Property]bool{}
+	props := map[propCond]bool{}
 	collect := func(p part) {
 		if p.prop != nil {
 			props[*p.prop] = true
@@ -562,13 +588,13 @@ func (s *evaluation) fetch(ctx context.Context) error {
 			s.df[rk+"\x00"+t] = distinctMemories(ps, func(p memory.TermPosting) string { return p.Ref.MemoryID })
 		}
 	}
-	for _, p := range slices.SortedFunc(maps.Keys(props), func(a, b memory.Property) int {
-		return strings.Compare(a.Name+"\x00"+a.Value, b.Name+"\x00"+b.Value)
+	for _, p := range slices.SortedFunc(maps.Keys(props), func(a, b propCond) int {
+		return strings.Compare(a.Name+"\x00"+string(a.Op)+"\x00"+a.Value, b.Name+"\x00"+string(b.Op)+"\x00"+b.Value)
 	}) {
-		ps, err := s.e.Index.LookupProperty(ctx, memory.PropertyLookup{Filter: s.f, Name: p.Name, Value: p.Value, Limit: s.e.postings()})
+		ps, err := s.e.Index.LookupProperty(ctx, p.lookup(s.f, s.e.postings()))
 		s.lookups++
 		if err != nil {
-			return fmt.Errorf("query: look up property %s=%s: %w", p.Name, p.Value, err)
+			return fmt.Errorf("query: look up property %s: %w", p.label(), err)
 		}
 		s.npostings += len(ps)
 		s.props[p] = ps
@@ -607,7 +633,7 @@ func (s *evaluation) partRefs(p part) map[memory.RefKey]hit {
 	if p.prop != nil {
 		ps := s.props[*p.prop]
 		w := s.idf(distinctMemories(ps, func(p memory.PropertyPosting) string { return p.Ref.MemoryID }))
-		label := p.prop.Name + "=" + p.prop.Value
+		label := p.prop.label()
 		for _, pp := range ps {
 			out[pp.Ref] = hit{score: w, terms: []string{label}}
 		}

@@ -87,10 +87,16 @@ type ActionLeaf struct {
 	Tense          string   `json:"tense,omitempty"`
 }
 
-// PropertyLeaf matches the refs with one facet, name and value.
+// PropertyLeaf matches the refs with one facet, name and value, or whose
+// facet of that name compares with Op to Value (or, for "in", to any of
+// Values): eq, ne, lt, lte, gt, gte, in, over numbers, dates and strings
+// as the facet values were typed when indexed (memory.ValueTypeOf). No Op
+// is the exact match of the normalized strings.
 type PropertyLeaf struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
+	Name   string           `json:"name"`
+	Op     memory.CompareOp `json:"op,omitempty"`
+	Value  string           `json:"value,omitempty"`
+	Values []string         `json:"values,omitempty"`
 }
 
 // Time bounds a query in time: an absolute range (Start, End, either open),
@@ -365,13 +371,42 @@ func property(p *PropertyLeaf, path string) (*PropertyLeaf, error) {
 	if p.Name == "" {
 		return nil, memory.Errorf(memory.EINVALID, "%s.name: required", path)
 	}
-	if p.Value == "" {
-		return nil, memory.Errorf(memory.EINVALID, "%s.value: required", path)
+	if err := memory.ValidCompareOp(p.Op); err != nil {
+		return nil, memory.Errorf(memory.EINVALID, "%s.%s", path, memory.ErrorMessage(err))
 	}
-	var out PropertyLeaf
+	out := PropertyLeaf{Op: p.Op}
 	var err error
 	if out.Name, err = term(p.Name, path+".name"); err != nil {
 		return nil, err
+	}
+	if p.Op == memory.OpIn {
+		if p.Value != "" {
+			return nil, memory.Errorf(memory.EINVALID, "%s.value: not with op in (values holds the operands)", path)
+		}
+		if len(p.Values) == 0 {
+			return nil, memory.Errorf(memory.EINVALID, "%s.values: required with op in", path)
+		}
+		if len(p.Values) > memory.MaxInValues {
+			return nil, memory.Errorf(memory.EINVALID, "%s.values: more than %d items", path, memory.MaxInValues)
+		}
+		seen := map[string]bool{}
+		for i, v := range p.Values {
+			n, err := term(v, fmt.Sprintf("%s.values[%d]", path, i))
+			if err != nil {
+				return nil, err
+			}
+			if !seen[n] {
+				seen[n] = true
+				out.Values = append(out.Values, n)
+			}
+		}
+		return &out, nil
+	}
+	if len(p.Values) > 0 {
+		return nil, memory.Errorf(memory.EINVALID, "%s.values: only with op in", path)
+	}
+	if p.Value == "" {
+		return nil, memory.Errorf(memory.EINVALID, "%s.value: required", path)
 	}
 	if out.Value, err = term(p.Value, path+".value"); err != nil {
 		return nil, err

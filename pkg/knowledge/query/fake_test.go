@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/agentmem/agentmem/pkg/memory"
@@ -107,7 +108,7 @@ func (f *fakeIndex) LookupProperty(_ context.Context, q memory.PropertyLookup) (
 			continue
 		}
 		for _, p := range memory.IndexedProperties(r) {
-			if p.Name == q.Name && p.Value == q.Value {
+			if p.Name == q.Name && fakeCompare(q, p.Value) {
 				out = append(out, memory.PropertyPosting{Property: p, Ref: r.Key(), Kind: r.Kind, Attrs: a})
 			}
 		}
@@ -133,3 +134,42 @@ func (f *fakeIndex) Refs(_ context.Context, orgID string, keys []memory.RefKey) 
 
 // lookupsOnly hides the fake's Refs: an Index that cannot load refs.
 type lookupsOnly struct{ Index }
+
+// fakeCompare is the reference semantics of a property comparison: the
+// value and the operand are of one type (memory.ValueTypeOf) and their keys
+// compare as the operator says.
+func fakeCompare(q memory.PropertyLookup, v string) bool {
+	if q.Op == memory.OpExact {
+		return v == q.Value
+	}
+	vt, vk := memory.ValueTypeOf(v)
+	cmp := func(operand string) (int, bool) {
+		ot, ok := memory.ValueTypeOf(operand)
+		return strings.Compare(vk, ok), vt == ot
+	}
+	if q.Op == memory.OpIn {
+		for _, o := range q.Values {
+			if c, same := cmp(o); same && c == 0 {
+				return true
+			}
+		}
+		return false
+	}
+	c, same := cmp(q.Value)
+	if !same {
+		return false
+	}
+	switch q.Op {
+	case memory.OpEq:
+		return c == 0
+	case memory.OpNe:
+		return c != 0
+	case memory.OpLt:
+		return c < 0
+	case memory.OpLte:
+		return c <= 0
+	case memory.OpGt:
+		return c > 0
+	}
+	return c >= 0
+}

@@ -95,7 +95,7 @@ func userMessage(text string, now time.Time) string {
 const translatorPrompt = `You translate a user's question into a search over a memory of past conversations. The memory holds knowledge extracted from every message: entities (people, places, things, with types such as person, city, book, sport, animal, and facets such as color=blue or occupation=nurse), actions (verbs in their base form with a subject, an object, an indirect object and a tense), and topics. Answer only by calling the search_query tool.
 
 How to write the query:
-- "select" is a boolean tree. Leaves: "entity" (name, types, facets), "action" (verbs, subject, object, indirectObject, tense), "topic", "term", "property" (name and value of a facet). Combine them with "or", "and", "not".
+- "select" is a boolean tree. Leaves: "entity" (name, types, facets), "action" (verbs, subject, object, indirectObject, tense), "topic", "term", "property" (name and value of a facet; with "op" one of eq, ne, lt, lte, gt, gte to compare numbers, dates (YYYY-MM-DD) or strings, or "in" with "values": "people older than 30" is {"property": {"name": "age", "op": "gt", "value": "30"}}). Combine them with "or", "and", "not".
 - Use entity leaves for specific, tangible people, places, organizations and things. Put the name as written (not a pronoun). Types are single singular nouns ("book", not "books"; never generic words like "thing" or "object").
 - A question asking for a kind of thing ("what sports", "which books", "who") becomes an entity leaf with only types: ["sport"], ["book"], ["person"]. "Where" becomes types ["place", "city", "country"].
 - Use an action leaf when the question names who did something: verbs in their base form ("move", not "moved").
@@ -138,14 +138,16 @@ func SearchQueryTool() memory.Tool {
 		"type":        "object",
 		"description": "Exactly one of: and, or, not, entity, action, topic, term, property.",
 		"properties": map[string]any{
-			"and":      map[string]any{"type": "array", "items": child},
-			"or":       map[string]any{"type": "array", "items": child},
-			"not":      child,
-			"entity":   entity,
-			"action":   action,
-			"topic":    str,
-			"term":     str,
-			"property": map[string]any{"type": "object", "required": []any{"name", "value"}, "properties": map[string]any{"name": str, "value": str}},
+			"and":    map[string]any{"type": "array", "items": child},
+			"or":     map[string]any{"type": "array", "items": child},
+			"not":    child,
+			"entity": entity,
+			"action": action,
+			"topic":  str,
+			"term":   str,
+			"property": map[string]any{"type": "object", "required": []any{"name"}, "properties": map[string]any{"name": str,
+				"op": map[string]any{"type": "string", "enum": []any{"eq", "ne", "lt", "lte", "gt", "gte", "in"}}, "value": str,
+				"values": map[string]any{"type": "array", "items": str}}},
 		},
 	}
 	return memory.Tool{

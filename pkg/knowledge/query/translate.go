@@ -115,6 +115,7 @@ func (tr Translator) Translate(text string, now time.Time) (*Expr, error) {
 	x := &Expr{}
 	q.times(now, x)
 	q.questionWords(x)
+	comparisons := q.comparisons()
 	q.names()
 	q.actions()
 	var leaves []Node
@@ -144,6 +145,25 @@ func (tr Translator) Translate(text string, now time.Time) (*Expr, error) {
 			x.Select = &leaves[0]
 		} else {
 			x.Select = &Node{Or: leaves}
+		}
+	}
+	if len(comparisons) > 0 { // a comparison restricts: every one must hold
+		and := comparisons
+		switch {
+		case x.Select != nil:
+			and = append(and, *x.Select)
+			x.Select = &Node{And: and}
+		case len(x.Terms) > 0:
+			var or []Node
+			for _, t := range x.Terms {
+				or = append(or, Node{Term: t})
+			}
+			x.Terms = nil
+			x.Select = &Node{And: append(and, Node{Or: or})}
+		case len(and) == 1:
+			x.Select = &and[0]
+		default:
+			x.Select = &Node{And: and}
 		}
 	}
 	if x.Select == nil && len(x.Terms) == 0 {
@@ -490,3 +510,8 @@ func set(list string) map[string]bool {
 	}
 	return m
 }
+
+// StopWord reports whether a normalized word is no search term of a
+// question: a function word (memory.StopWord), an auxiliary, a pronoun, a
+// question word or a word about the conversation itself.
+func StopWord(w string) bool { return memory.StopWord(w) || queryStop[w] }

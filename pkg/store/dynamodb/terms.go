@@ -333,7 +333,7 @@ func genItems(orgID, id, gen string, a memory.Attrs, extractor string, refs []me
 			it["term"], it["role"] = str(t.Term), str(t.Role)
 			out = append(out, it)
 		}
-		for _, p := range memory.IndexedProperties(r) {
+		for _, p := range memory.StoredProperties(r) {
 			it := posting(propPK(orgID, p.Name), propSK(p.Value, a, id, r.Ordinal, gen))
 			it["name"], it["value"] = str(p.Name), str(p.Value)
 			out = append(out, it)
@@ -1076,20 +1076,47 @@ func (s *Store) LookupProperty(ctx context.Context, q memory.PropertyLookup) ([]
 	if err != nil {
 		return nil, err
 	}
-	in := s.postingQuery(propPK(q.Filter.OrgID, q.Name), q.Value+sep, q.Filter, "", nil, true, min(maxPage, 2*q.Limit+10))
-	items, err := s.queryCurrent(ctx, in, s.newGens(q.Filter), q.Limit, func(it map[string]types.AttributeValue) bool {
-		return attrS(it, "value") == q.Value
-	})
-	if err != nil {
-		return nil, knowOp("lookup property", err)
+	if q.Op == memory.OpExact {
+		in := s.postingQuery(propPK(q.Filter.OrgID, q.Name), q.Value+sep, q.Filter, "", nil, true, min(maxPage, 2*q.Limit+10))
+		items, err := s.queryCurrent(ctx, in, s.newGens(q.Filter), q.Limit, func(it map[string]types.AttributeValue) bool {
+			return attrS(it, "value") == q.Value
+		})
+		if err != nil {
+			return nil, knowOp("lookup property", err)
+		}
+		return propPostings(items), nil
 	}
+	var all []memory.PropertyPosting
+	for _, r := range q.Ranges() {
+		// A range of values is in value order, not time order: it is
+		// read whole (up to maxRangePostings), then sorted.
+		in := s.postingQuery(propPK(q.Filter.OrgID, r.Name), "", q.Filter, "", nil, false, maxPage)
+		delete(in.ExpressionAttributeNames, "#sk")
+		delete(in.ExpressionAttributeValues, ":lo")
+		delete(in.ExpressionAttributeValues, ":hi")
+		in.KeyConditionExpression = aws.String("PK = :pk" + keyRange(r.Lo, r.Hi, in.ExpressionAttributeNames, in.ExpressionAttributeValues))
+		items, err := s.queryCurrent(ctx, in, s.newGens(q.Filter), maxRangePostings, nil)
+		if err != nil {
+			return nil, knowOp("lookup property", err)
+		}
+		all = append(all, propPostings(items)...)
+	}
+	return memory.MergePropertyPostings(all, q.Limit), nil
+}
+
+// maxRangePostings bounds the postings one range of a property comparison
+// reads.
+const maxRangePostings = 4 * memory.MaxTermPostings
+
+// propPostings decodes property posting items.
+func propPostings(items []map[string]types.AttributeValue) []memory.PropertyPosting {
 	out := make([]memory.PropertyPosting, len(items))
 	for i, it := range items {
 		out[i] = memory.PropertyPosting{Property: memory.Property{Name: attrS(it, "name"), Value: attrS(it, "value")},
 			Ref:  memory.RefKey{MemoryID: attrS(it, "memoryId"), Ordinal: int(attrN(it, "ordinal"))},
 			Kind: memory.KnowledgeKind(attrS(it, "refKind")), Attrs: itemAttrs(it)}
 	}
-	return out, nil
+	return out
 }
 
 // Refs implements memory.TermIndex: the statuses, then the refs of the

@@ -434,7 +434,7 @@ func (k *knowledgeRows) add(ctx context.Context, tx *sql.Tx, a memory.Attrs, mem
 				return err
 			}
 		}
-		for _, p := range memory.IndexedProperties(r) {
+		for _, p := range memory.StoredProperties(r) {
 			if err := prop.add(ctx, tx, append(append([]any{a.OrgID, p.Name, p.Value, a.CreatedAt, memoryID, r.Ordinal, string(r.Kind)},
 				rest...), a.Archived, a.WorldID, a.Audience)...); err != nil {
 				return err
@@ -667,10 +667,38 @@ func (s *Store) LookupProperty(ctx context.Context, q memory.PropertyLookup) ([]
 	if err != nil {
 		return nil, err
 	}
-	cond, args := where(q.Filter)
+	if q.Op == memory.OpExact {
+		return s.lookupProperty(ctx, q.Filter, q.Name, "value = ?", []any{q.Value}, q.Limit)
+	}
+	var all []memory.PropertyPosting
+	for _, r := range q.Ranges() {
+		var conds []string
+		var args []any
+		if r.Lo != "" {
+			conds, args = append(conds, "value >= ?"), append(args, r.Lo)
+		}
+		if r.Hi != "" {
+			conds, args = append(conds, "value < ?"), append(args, r.Hi)
+		}
+		if len(conds) == 0 {
+			conds = []string{"1"}
+		}
+		ps, err := s.lookupProperty(ctx, q.Filter, r.Name, strings.Join(conds, " AND "), args, q.Limit)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, ps...)
+	}
+	return memory.MergePropertyPostings(all, q.Limit), nil
+}
+
+// lookupProperty reads the newest postings of the property name whose
+// value meets cond (with args), at most limit.
+func (s *Store) lookupProperty(ctx context.Context, f memory.Filter, name, cond string, condArgs []any, limit int) ([]memory.PropertyPosting, error) {
+	fc, args := where(f)
+	args = append(append(append(args, name), condArgs...), limit)
 	rows, err := s.query(ctx, `SELECT name, value, memory_id, ordinal, ref_kind, `+attrCols+` FROM knowledge_props
-		WHERE `+cond+` AND name = ? AND value = ? ORDER BY created_at DESC, memory_id DESC, ordinal DESC LIMIT ?`,
-		append(args, q.Name, q.Value, q.Limit)...)
+		WHERE `+fc+` AND name = ? AND `+cond+` ORDER BY created_at DESC, memory_id DESC, ordinal DESC LIMIT ?`, args...)
 	if err != nil {
 		return nil, termsOp("lookup property", err)
 	}
@@ -682,7 +710,7 @@ func (s *Store) LookupProperty(ctx context.Context, q memory.PropertyLookup) ([]
 		if err := rows.Scan(dest...); err != nil {
 			return nil, termsOp("lookup property", err)
 		}
-		if p.Attrs.OrgID == q.Filter.OrgID {
+		if p.Attrs.OrgID == f.OrgID {
 			out = append(out, p)
 		}
 	}

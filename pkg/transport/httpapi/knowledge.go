@@ -36,6 +36,44 @@ func (s *Server) routeKnowledge() {
 	s.route("GET /v1/knowledge/entities", s.knowledgeEntities, memory.GrantRead)
 	s.route("GET /v1/knowledge/topics", s.knowledgeTopics, memory.GrantRead)
 	s.route("GET /v1/knowledge/terms", s.knowledgeTerms, memory.GrantRead)
+	s.route("POST /v1/knowledge/prefetch", s.knowledgePrefetch, memory.GrantRead)
+}
+
+// KnowledgePrefetchRequest is the body of POST /v1/knowledge/prefetch: a
+// request as typed so far (text), the most memories (limit) and
+// completions (termLimit), and filters as in /v1/search.
+type KnowledgePrefetchRequest struct {
+	Text      string  `json:"text"`
+	Limit     int     `json:"limit"`
+	TermLimit int     `json:"termLimit"`
+	Filters   Filters `json:"filters"`
+}
+
+// knowledgePrefetch answers POST /v1/knowledge/prefetch: the completions of
+// the partial last word and the memories of the terms already complete.
+func (s *Server) knowledgePrefetch(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
+	body, err := readBody(w, r)
+	if err != nil {
+		return err
+	}
+	var req KnowledgePrefetchRequest
+	if err := decodeStrict(body, &req); err != nil {
+		return err
+	}
+	if c, err = s.act(r, c, req.Filters); err != nil {
+		return err
+	}
+	start := time.Now()
+	res, err := s.knowledge.Prefetch(r.Context(), c, knowledge.PrefetchRequest{Text: req.Text, Limit: req.Limit,
+		TermLimit: req.TermLimit, Filter: req.Filters.filter()})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, struct {
+		*knowledge.PrefetchResult
+		TookMs float64 `json:"tookMs"`
+	}{res, float64(time.Since(start).Microseconds()) / 1000})
+	return nil
 }
 
 // KnowledgeSearchRequest is the body of POST /v1/knowledge/search: an

@@ -295,6 +295,8 @@ func TestOpenAPIResponsesMatchSchemas(t *testing.T) {
 		{name: "entities with limit 0", method: "GET", path: "/v1/knowledge/entities?limit=0", op: "/v1/knowledge/entities", key: admin, status: 400},
 		{name: "topics", method: "GET", path: "/v1/knowledge/topics", key: admin, status: 200},
 		{name: "topics with an entity type", method: "GET", path: "/v1/knowledge/topics?type=person", op: "/v1/knowledge/topics", key: admin, status: 400},
+		{name: "prefetch", method: "POST", path: "/v1/knowledge/prefetch", key: admin, body: map[string]any{"text": "where did Ana mo"}, status: 200},
+		{name: "prefetch without text", method: "POST", path: "/v1/knowledge/prefetch", key: admin, body: map[string]any{"limit": 3}, status: 400},
 		{name: "terms", method: "GET", path: "/v1/knowledge/terms?prefix=a&kinds=true", op: "/v1/knowledge/terms", key: admin, status: 200},
 		{name: "terms with a bad flag", method: "GET", path: "/v1/knowledge/terms?kinds=maybe", op: "/v1/knowledge/terms", key: admin, status: 400},
 		// registry: entities, worlds, rooms and participants

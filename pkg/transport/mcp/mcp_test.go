@@ -258,7 +258,7 @@ func TestTools(t *testing.T) {
 	}{{"http", connectHTTP}, {"stdio", connectStdio}} {
 		t.Run(tr.name, func(t *testing.T) {
 			a := tr.connect(t, e, "a")
-			want := []string{mcp.ToolForget, mcp.ToolGetContext, mcp.ToolKnowledgeSearch, mcp.ToolList, mcp.ToolRecall, mcp.ToolRemember,
+			want := []string{mcp.ToolForget, mcp.ToolGetContext, mcp.ToolPrefetch, mcp.ToolKnowledgeSearch, mcp.ToolList, mcp.ToolRecall, mcp.ToolRemember,
 				mcp.ToolWorkstreamAppend, mcp.ToolWorkstreamGet}
 			if got := toolNames(t, a); !slices.Equal(got, want) {
 				t.Fatalf("tools %v, want %v", got, want)
@@ -310,6 +310,12 @@ func TestTools(t *testing.T) {
 			}
 			if !strings.Contains(txt, "\n1. "+rem.ID+" [fact, ") && !strings.HasPrefix(txt, "1. "+rem.ID+" [fact, ") {
 				t.Fatalf("knowledge_search's text %q, want the memory on a numbered line", txt)
+			}
+
+			var pf mcp.PrefetchOutput
+			mustCall(t, a, mcp.ToolPrefetch, map[string]any{"text": "where is kalym", "roomId": room}, &pf)
+			if len(pf.Completions) == 0 || pf.Completions[0] != "kalymnos" || len(pf.Memories) != 1 || pf.Memories[0].ID != rem.ID {
+				t.Fatalf("knowledge_prefetch: %+v", pf)
 			}
 
 			var fg mcp.ForgetOutput
@@ -374,7 +380,7 @@ func TestGrants(t *testing.T) {
 	}{{"http", connectHTTP}, {"stdio", connectStdio}} {
 		t.Run(tr.name, func(t *testing.T) {
 			ro := tr.connect(t, e, "ro")
-			want := []string{mcp.ToolGetContext, mcp.ToolKnowledgeSearch, mcp.ToolList, mcp.ToolRecall, mcp.ToolWorkstreamGet}
+			want := []string{mcp.ToolGetContext, mcp.ToolPrefetch, mcp.ToolKnowledgeSearch, mcp.ToolList, mcp.ToolRecall, mcp.ToolWorkstreamGet}
 			if got := toolNames(t, ro); !slices.Equal(got, want) {
 				t.Fatalf("read-only tools %v, want %v", got, want)
 			}

@@ -23,6 +23,7 @@ const (
 	ToolForget          = "forget"
 	ToolList            = "list"
 	ToolKnowledgeSearch = "knowledge_search"
+	ToolPrefetch        = "knowledge_prefetch"
 )
 
 // tool is one row of the tool table: its name, the grant it needs (the
@@ -53,7 +54,9 @@ func (s *Server) toolTable() []tool {
 	}
 	if s.knowledge != nil {
 		tools = append(tools, define(s, ToolKnowledgeSearch, "Knowledge search", knowledgeDoc, memory.GrantRead,
-			&sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &f}, enums{"types": memory.Types, "kinds": memory.Kinds}, s.knowledgeSearch))
+			&sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &f}, enums{"types": memory.Types, "kinds": memory.Kinds}, s.knowledgeSearch),
+			define(s, ToolPrefetch, "Knowledge prefetch", prefetchDoc, memory.GrantRead,
+				&sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &f}, enums{"types": memory.Types, "kinds": memory.Kinds}, s.knowledgePrefetch))
 	}
 	if s.workstreams != nil {
 		tools = append(tools, s.workstreamTools()...)
@@ -69,6 +72,7 @@ const (
 	contextDoc   = `Build a ready-to-use prompt context for a query: the most relevant memories, recent turns and known facts, rendered as text within a token budget (budgetTokens, default 2000). Use it at the start of a task or conversation to ground your answer in memory; use recall instead when you need individual memories and their ids. Returns the context text itself (how the budget was spent per section is in the structured result).`
 	forgetDoc    = `Delete memories permanently. Give id to delete one memory (from recall or list), or an erasure filter (entity, sessionId, roomId, start, end, and agentId for an org-level key) to erase every memory that matches all the given fields, such as everything about a person who asked to be forgotten; an erasure is recorded in the audit log. Use it only when the user asks to forget or correct something. Returns how many memories were deleted. Cannot be undone.`
 	listDoc      = `List stored memories, newest first, a page at a time, without ranking: use it to browse or audit what is stored (for example every fact of a room, or an agent's memories), and recall to find what is relevant to a question. Filters narrow the list; limit is the page size (default 50, at most 1000) and nextCursor, when present, fetches the next page.`
+	prefetchDoc  = `Prefetch what a request being typed already finds: give text, the request so far ("what was the cac"). Returns the completions of its last, partial word (unless text ends with a space), most frequent first, and the memories of the terms it already names and of the first completion, those matching more terms first (limit, default 10, at most 100). Use it to warm a context or suggest terms while the user types; use knowledge_search for the finished question.`
 	knowledgeDoc = `Search the structured knowledge extracted from memories (entities, topics, actions such as "Ana moved to Lisbon") and the memories that state it. Use it for questions about named people, places, things or events ("what do we know about Ana?", "who moved last year?"); use recall for general questions. Give text, a question in natural language, or query, a query expression such as {"select": {"entity": {"name": "Ana"}}} or {"select": {"action": {"verbs": ["move"], "subject": "Ana"}}}, not both. Returns the matched entities, topics and actions with their sources, and the memories, best first (limit, default 20, at most 100).`
 )
 
@@ -582,4 +586,41 @@ func actionText(a memory.Action) string {
 		parts = append(parts, "("+a.Tense+")")
 	}
 	return strings.Join(parts, " ")
+}
+
+// PrefetchInput is the input of knowledge_prefetch.
+type PrefetchInput struct {
+	Text      string `json:"text" jsonschema:"the request as typed so far; its last word, unless followed by a space, is completed"`
+	Limit     int    `json:"limit,omitempty" jsonschema:"the most memories (default 10, at most 100)"`
+	TermLimit int    `json:"termLimit,omitempty" jsonschema:"the most completions (default 10, at most 100)"`
+	Filters
+}
+
+// PrefetchOutput is the result of knowledge_prefetch.
+type PrefetchOutput struct {
+	Completions []string          `json:"completions" jsonschema:"the completions of the partial word, most frequent first"`
+	Terms       []string          `json:"terms" jsonschema:"the terms whose memories were fetched"`
+	Memories    []KnowledgeMemory `json:"memories" jsonschema:"the memories of the terms, those matching more terms first"`
+}
+
+func (s *Server) knowledgePrefetch(ctx context.Context, r Request, in PrefetchInput) (PrefetchOutput, error) {
+	f, err := in.Filters.filter()
+	if err != nil {
+		return PrefetchOutput{}, err
+	}
+	if r.Caller, err = s.act(ctx, r.Caller, in.Filters); err != nil {
+		return PrefetchOutput{}, err
+	}
+	res, err := s.knowledge.Prefetch(ctx, r.Caller, knowledge.PrefetchRequest{Text: in.Text, Limit: in.Limit, TermLimit: in.TermLimit, Filter: f})
+	if err != nil {
+		return PrefetchOutput{}, err
+	}
+	out := PrefetchOutput{Completions: []string{}, Terms: res.Terms, Memories: []KnowledgeMemory{}}
+	for _, h := range res.Completions {
+		out.Completions = append(out.Completions, h.Term)
+	}
+	for _, m := range res.Memories {
+		out.Memories = append(out.Memories, KnowledgeMemory{Memory: memoryOut(m.Memory), Score: m.Score, Terms: m.Terms})
+	}
+	return out, nil
 }

@@ -25,6 +25,7 @@ from ._types import (
     EntityPage,
     Filters,
     KnowledgeListItem,
+    KnowledgePrefetchResponse,
     KnowledgeSearchResponse,
     Memory,
     MemoryPage,
@@ -279,6 +280,11 @@ class _Requests:
             raise ValueError("knowledge_search: give query (an expression) or text (a question), exactly one")
         return _Request("POST", "/v1/knowledge/search",
                         body=_drop_none({"query": query, "text": text, "limit": limit, "filters": filters}))
+
+    @staticmethod
+    def knowledge_prefetch(text: str, limit: int | None, term_limit: int | None, filters: Filters | None) -> _Request:
+        return _Request("POST", "/v1/knowledge/prefetch",
+                        body=_drop_none({"text": text, "limit": limit, "termLimit": term_limit, "filters": filters}))
 
     @staticmethod
     def add_messages(messages: Sequence[NewMemory | ChatMessage], idempotency_key: str | None,
@@ -545,6 +551,12 @@ class Client(_Base):
                          filters: Filters | None = None, timeout: float | None = None) -> KnowledgeSearchResponse:
         """A Structured RAG search by expression (query) or question (text)."""
         return self._send(_Requests.knowledge_search(query, text, limit, filters), timeout)
+
+    def knowledge_prefetch(self, text: str, *, limit: int | None = None, term_limit: int | None = None,
+                           filters: Filters | None = None, timeout: float | None = None) -> KnowledgePrefetchResponse:
+        """Prefetch a request being typed: the completions of its partial last word and the memories of the
+        terms it already names."""
+        return self._send(_Requests.knowledge_prefetch(text, limit, term_limit, filters), timeout)
 
     def add_messages(self, messages: Sequence[NewMemory | ChatMessage], *, room_id: str | None = None,
                      user_id: str | None = None, world_id: str | None = None, session_id: str | None = None,
@@ -864,6 +876,13 @@ class AsyncClient(_Base):
                                timeout: float | None = None) -> KnowledgeSearchResponse:
         """A Structured RAG search by expression (query) or question (text)."""
         return await self._send(_Requests.knowledge_search(query, text, limit, filters), timeout)
+
+    async def knowledge_prefetch(self, text: str, *, limit: int | None = None, term_limit: int | None = None,
+                                 filters: Filters | None = None,
+                                 timeout: float | None = None) -> KnowledgePrefetchResponse:
+        """Prefetch a request being typed: the completions of its partial last word and the memories of the
+        terms it already names."""
+        return await self._send(_Requests.knowledge_prefetch(text, limit, term_limit, filters), timeout)
 
     async def add_messages(self, messages: Sequence[NewMemory | ChatMessage], *, room_id: str | None = None,
                      user_id: str | None = None, world_id: str | None = None, session_id: str | None = None,

@@ -321,6 +321,16 @@ class KnowledgeSearchResponse(TypedDict):
     tookMs: float
 
 
+class KnowledgePrefetchResponse(TypedDict):
+    """What a request being typed already finds: the completions of its last
+    word, the terms whose memories were fetched, and those memories."""
+
+    completions: list[TermHint]
+    terms: list[str]
+    memories: list[KnowledgeMemory]
+    tookMs: float
+
+
 class ChatMessage(TypedDict, total=False):
     """A turn in OpenAI's chat shape; the speaker is name, else the request's
     userId for a user turn, else the role."""

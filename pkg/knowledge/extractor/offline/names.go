@@ -186,13 +186,13 @@ func (a *analysis) findTitles(s sentence) {
 // titleCue returns the kind of work a cue word before token i names
 // ("reading", "the movie", "a song called"), or "".
 func (a *analysis) titleCue(i int) string {
-	for k := i - 1; k >= 0 && k >= i-4; k-- {
+	for k := i - 1; k >= 0 && k >= i-6; k-- {
 		w := a.low(k)
 		if c, ok := titleCues[w]; ok {
 			return c
 		}
 		if w == "the" || w == "a" || w == "an" || w == "called" || w == "named" || w == "titled" || w == "to" ||
-			w == "is" || w == "was" ||
+			w == "is" || w == "was" || w == "of" || w == "all" || w == "time" || w == "ever" ||
 			w == "new" || w == "favorite" || w == "favourite" || w == "my" || w == "his" || w == "her" {
 			continue
 		}
@@ -232,6 +232,11 @@ func (a *analysis) findCapRuns(s sentence, midCaps map[string]bool) {
 				j += 2
 				continue
 			}
+			// a title with a possessive: "The Innovator's Dilemma"
+			if a.low(j) == "'s" && a.low(i) == "the" && j+1 < s.to && a.isCapWord(j+1) {
+				j += 2
+				continue
+			}
 			if (nameConnectors[a.low(j)] || a.toks[j].text == "&") && a.low(j) != "and" {
 				k := j + 1
 				for k < s.to && k < j+3 && nameConnectors[a.low(k)] && a.low(k) != "and" && !a.toks[k].cap {
@@ -243,6 +248,20 @@ func (a *analysis) findCapRuns(s sentence, midCaps map[string]bool) {
 				}
 			}
 			break
+		}
+		// a title of capitalized words joined by commas after a cue, to the
+		// end of the clause: "my favorite novel is Gödel, Escher, Bach".
+		if a.titleCue(i) != "" {
+			k := j
+			for k+1 < s.to && a.toks[k].text == "," && a.isCapWord(k+1) {
+				k += 2
+				for k < s.to && a.isCapWord(k) {
+					k++
+				}
+			}
+			if k > j && (k >= s.to || a.toks[k].kind == tPunct && a.toks[k].text != ",") {
+				j = k
+			}
 		}
 		if j-i > 8 {
 			j = i + 8
@@ -320,6 +339,13 @@ func (a *analysis) classify(i, j int, s sentence) []string {
 	if j-i > 1 && honorifics[firstLow] {
 		return []string{"person"}
 	}
+	if j-i > 1 && firstLow == "the" && next != "'s" {
+		// a title after a cue, whatever its last word: "reading The
+		// Remains of the Day"
+		if c := a.titleCue(i); c != "" {
+			return []string{c}
+		}
+	}
 	if j-i > 1 {
 		if t, ok := nameHeads[lastLow]; ok {
 			return t
@@ -339,6 +365,10 @@ func (a *analysis) classify(i, j int, s sentence) []string {
 	}
 	if relationNouns[prev] && a.toks[i-1].kind == tWord {
 		return []string{"person"}
+	}
+	// an apposition types the name: "the artist Paul Simon"
+	if occupations[prev] && a.toks[i-1].kind == tWord && (determiners[prev2] || prev2 == "") {
+		return []string{"person", prev}
 	}
 	if prev == "." && honorifics[prev2] {
 		return []string{"person"}

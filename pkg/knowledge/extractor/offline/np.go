@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/agentmem/agentmem/pkg/memory"
@@ -336,6 +337,15 @@ func (a *analysis) entity(n np) int {
 		types = categories[key]
 		if types == nil {
 			types = categories[en.Singular(key)]
+		}
+		// A plural common noun is not a person ("AI models", "the
+		// teachers"): only relatives and what someone owns are ("my
+		// parents").
+		if hs != head && n.owner == "" && !relationNouns[hs] && slices.Contains(types, "person") {
+			types = nil
+			if len(words) > 1 {
+				types = []string{hs}
+			}
 		}
 	} else if g := gazetteer(memory.NormalizeTerm(name)); g != nil {
 		types = g
