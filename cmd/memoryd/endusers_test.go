@@ -26,6 +26,16 @@ import (
 // token, every read path returns nothing of Bob's room- or user-visible
 // content, nor anything derived from it (his facts, their knowledge).
 func TestEndUserIsolation(t *testing.T) {
+	const key = "enduser-key-org-0000"
+	onBothBackends(t, "endusers", key, func(t *testing.T, c *apiClient) { endUserSuite(t, c, key) })
+}
+
+// onBothBackends builds memoryd and runs suite against it on the embedded
+// backend (SQLite + bbolt) and on DynamoDB Local + OpenSearch, with one
+// org key (key=acme) and the hashing embedder; name prefixes the
+// DynamoDB table and the OpenSearch alias.
+func onBothBackends(t *testing.T, name, key string, suite func(t *testing.T, c *apiClient)) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs the server")
 	}
@@ -33,7 +43,6 @@ func TestEndUserIsolation(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	const key = "enduser-key-org-0000"
 	backends := []struct {
 		name string
 		env  func(t *testing.T) []string
@@ -43,8 +52,8 @@ func TestEndUserIsolation(t *testing.T) {
 			ddb, os := testenv.Get(t, "DYNAMODB_ENDPOINT"), testenv.Get(t, "OPENSEARCH_URL")
 			stamp := time.Now().UnixNano()
 			return []string{"BACKEND=aws", "DYNAMODB_ENDPOINT=" + ddb, "DYNAMODB_CREATE_TABLE=true",
-				fmt.Sprintf("DYNAMODB_TABLE=endusers-%d", stamp), "INDEX=opensearch", "OPENSEARCH_URL=" + os,
-				fmt.Sprintf("OPENSEARCH_ALIAS=endusers-%d", stamp), "DATA_DIR=" + t.TempDir(),
+				fmt.Sprintf("DYNAMODB_TABLE=%s-%d", name, stamp), "INDEX=opensearch", "OPENSEARCH_URL=" + os,
+				fmt.Sprintf("OPENSEARCH_ALIAS=%s-%d", name, stamp), "DATA_DIR=" + t.TempDir(),
 				"AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local", "AWS_REGION=us-east-1"}
 		}},
 	}
@@ -53,7 +62,7 @@ func TestEndUserIsolation(t *testing.T) {
 			env := append(os.Environ(), append(b.env(t), "API_KEYS="+key+"=acme", "EMBEDDER=hash")...)
 			srv := start(t, bin, env)
 			defer srv.stop(t)
-			endUserSuite(t, &apiClient{t: t, url: srv.url}, key)
+			suite(t, &apiClient{t: t, url: srv.url})
 		})
 	}
 }

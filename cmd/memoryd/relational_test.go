@@ -1,55 +1,23 @@
 package main
 
 import (
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/internal/testenv"
 )
 
 // TestStructuredRAG runs the Structured RAG suites of issue 42 through the
 // API of both backends: relational queries with comparisons, and provided
 // structure as knowledge.
 func TestStructuredRAG(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the server")
-	}
-	bin := filepath.Join(t.TempDir(), "memoryd")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
 	const key = "relational-key-org-00"
-	backends := []struct {
-		name string
-		env  func(t *testing.T) []string
-	}{
-		{"sqlite+bolt", func(t *testing.T) []string { return []string{"DATA_DIR=" + t.TempDir()} }},
-		{"dynamodb+opensearch", func(t *testing.T) []string {
-			ddb, os := testenv.Get(t, "DYNAMODB_ENDPOINT"), testenv.Get(t, "OPENSEARCH_URL")
-			stamp := time.Now().UnixNano()
-			return []string{"BACKEND=aws", "DYNAMODB_ENDPOINT=" + ddb, "DYNAMODB_CREATE_TABLE=true",
-				fmt.Sprintf("DYNAMODB_TABLE=relational-%d", stamp), "INDEX=opensearch", "OPENSEARCH_URL=" + os,
-				fmt.Sprintf("OPENSEARCH_ALIAS=relational-%d", stamp), "DATA_DIR=" + t.TempDir(),
-				"AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local", "AWS_REGION=us-east-1"}
-		}},
-	}
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			env := append(os.Environ(), append(b.env(t), "API_KEYS="+key+"=acme", "EMBEDDER=hash")...)
-			srv := start(t, bin, env)
-			defer srv.stop(t)
-			c := &apiClient{t: t, url: srv.url}
-			t.Run("relational queries", func(t *testing.T) { relationalSuite(t, &apiClient{t: t, url: c.url}, key) })
-			t.Run("provided structure", func(t *testing.T) { providedSuite(t, &apiClient{t: t, url: c.url}, key) })
-			t.Run("prefetch", func(t *testing.T) { prefetchSuite(t, &apiClient{t: t, url: c.url}, key) })
-		})
-	}
+	onBothBackends(t, "relational", key, func(t *testing.T, c *apiClient) {
+		t.Run("relational queries", func(t *testing.T) { relationalSuite(t, &apiClient{t: t, url: c.url}, key) })
+		t.Run("provided structure", func(t *testing.T) { providedSuite(t, &apiClient{t: t, url: c.url}, key) })
+		t.Run("prefetch", func(t *testing.T) { prefetchSuite(t, &apiClient{t: t, url: c.url}, key) })
+	})
 }
 
 // relationalSuite posts people with ages and checks that a property
