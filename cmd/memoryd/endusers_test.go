@@ -184,6 +184,8 @@ func endUserSuite(t *testing.T, c *apiClient, key string) {
 				{"context", "POST", "/v1/context", merge(map[string]any{"query": question, "budgetTokens": 2000}, rd.body)},
 				{"knowledge search (text)", "POST", "/v1/knowledge/search", map[string]any{"text": "Who lives in Springfield?", "filters": filters()}},
 				{"knowledge search (terms)", "POST", "/v1/knowledge/search", map[string]any{"query": map[string]any{"terms": []string{"peanut", "springfield"}}, "filters": filters()}},
+				{"knowledge prefetch", "POST", "/v1/knowledge/prefetch", map[string]any{"text": "where does bob live in spring", "filters": filters()}},
+				{"knowledge prefetch (pea)", "POST", "/v1/knowledge/prefetch", map[string]any{"text": "allergic to pea", "filters": filters()}},
 				{"knowledge entities", "GET", "/v1/knowledge/entities?limit=1000&" + rd.qs, nil},
 				{"knowledge topics", "GET", "/v1/knowledge/topics?limit=1000&" + rd.qs, nil},
 				{"knowledge terms", "GET", "/v1/knowledge/terms?prefix=" + q("spr") + "&" + rd.qs, nil},
