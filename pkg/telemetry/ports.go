@@ -41,7 +41,7 @@ func Store(s memory.Store) memory.Store {
 	t := &tracedStore{s: s}
 	if f, ok := s.(FullStore); ok {
 		full := &tracedFullStore{FullStore: f, t: t}
-		if x, ok := s.(embeddedExtras); ok { // SQLite: vocabulary counters, ref names, one-transaction document commits, version scans
+		if x, ok := s.(embeddedExtras); ok { // SQLite: vocabulary counters, ref names, one-transaction document commits, version scans, the extraction log
 			return &tracedEmbeddedStore{tracedFullStore: full, embeddedExtras: x}
 		}
 		if x, ok := s.(memory.DocumentCommitter); ok { // DynamoDB: document commits keyed off a marker
@@ -53,7 +53,7 @@ func Store(s memory.Store) memory.Store {
 }
 
 // embeddedExtras are the optional capabilities the embedded store (SQLite)
-// adds to a FullStore.
+// adds to a FullStore, the durable local extraction log among them.
 type embeddedExtras interface {
 	memory.TermCounter
 	memory.RefNamer
@@ -61,6 +61,7 @@ type embeddedExtras interface {
 	memory.KnowledgeBatcher
 	memory.RecordBatcher
 	memory.VersionScanner
+	memory.ExtractionLog
 }
 
 // tracedEmbeddedStore is a traced FullStore with the embedded store's
