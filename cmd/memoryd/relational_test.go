@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // TestStructuredRAG runs the Structured RAG suites of issue 42 through the
