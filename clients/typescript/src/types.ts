@@ -322,7 +322,8 @@ export type KnowledgePrefetchRequest = {
 export type KnowledgePrefetchResponse = {
   completions: TermHint[];
   terms: string[];
-  memories: KnowledgeMemory[];
+  /** The memories of the complete terms (null when there are none). */
+  memories: Array<{ memory: Memory; score: number; terms: string[] | null }> | null;
   tookMs: number;
 };
 
