@@ -125,18 +125,67 @@ type vpState struct {
 	neg          bool
 }
 
+// predicate is the state of reading one verb phrase: what its auxiliaries
+// said, its main verb, and the action being built from it.
+type predicate struct {
+	sub subject
+	s   sentence
+	st  vpState
+	k   int // the next token to read
+	// be, perfect, do and would: the auxiliaries met ("was", "have
+	// been", "did", "would"); wanna: "wanna" stood for "want to".
+	be, perfect, do, would, wanna bool
+	times                         []int // time expressions met, as indexes+1 into a.times
+	w, lemma                      string
+	// w and lemma are the last verb's word and lemma, f and known the main
+	// verb's form and whether it is a known verb.
+	f       vform
+	known   bool
+	verbs   []string
+	act     memory.Action
+	subjEnt int
+	// the direct and indirect objects, when there are
+	obj, ind       np
+	hasObj, hasInd bool
+	objEnt         int
+}
+
 // parsePredicate reads the verb phrase after sub, adds the action or the
-// facets it states, and returns where it ends.
+// facets it states, and returns where it ends. Its steps: the
+// auxiliaries, the main verb (or a copula, a passive, a clause that
+// states nothing), the verb chain, the subject and tense, the objects and
+// prepositional phrases, what the action says of its subject and objects,
+// and a coordinated predicate after it.
 func (a *analysis) parsePredicate(sub subject, s sentence, inh vpState) int {
-	k := sub.end
-	st := inh
-	be, perfect, do, would := false, false, false, false
-	wanna := false
-	var times []int
+	p := &predicate{sub: sub, s: s, st: inh, objEnt: -1}
+	p.k = a.auxiliaries(p, sub.end)
+	if p.k >= s.to {
+		return p.k
+	}
+	isVerb := a.mainVerb(p)
+	if end, done := a.notAnAction(p, isVerb); done {
+		return end
+	}
+	a.verbChain(p)
+	a.actionSubject(p)
+	p.act.Tense = p.tense()
+	a.directObject(p)
+	a.prepPhrases(p)
+	a.objects(p)
+	p.subjectFacet()
+	a.possession(p)
+	a.keepAction(p)
+	return a.coordinated(p)
+}
+
+// auxiliaries reads the negations, adverbs, modals and auxiliaries from
+// k, noting them in p, and returns where the main verb may start.
+func (a *analysis) auxiliaries(p *predicate, k int) int {
+	s, st := p.s, &p.st
 	for k < s.to {
 		w := a.low(k)
 		if t := a.timeAt[k]; t != 0 {
-			times = append(times, t)
+			p.times = append(p.times, t)
 			k = a.times[t-1].to
 			continue
 		}
@@ -153,16 +202,15 @@ func (a *analysis) parsePredicate(sub subject, s sentence, inh vpState) int {
 			if _, f, known := lemmaVerb(a.low(a.skipAdv(k + 1))); w == "'d" && known && f == vPast {
 				st.past = true
 			} else {
-				would = true
+				p.would = true
 			}
 		case w == "wanna":
-			wanna = true
-			k++
-			goto verb
+			p.wanna = true
+			return k + 1
 		case modals[w]:
 			st.modal = w
-		case beForms[w] || (w == "'s" && sub.thirdSg && !a.possessiveS(k)):
-			be = true
+		case beForms[w] || (w == "'s" && p.sub.thirdSg && !a.possessiveS(k)):
+			p.be = true
 			if w == "was" || w == "were" {
 				st.past = true
 			}
@@ -175,54 +223,54 @@ func (a *analysis) parsePredicate(sub subject, s sentence, inh vpState) int {
 			}
 			_, f, known := lemmaVerb(a.low(nx))
 			if a.low(nx) == "been" || (f == vPast || f == vAmbig) && (known || f == vPast) && a.nameAt[nx] == 0 {
-				perfect = true
+				p.perfect = true
 				if w == "had" {
 					st.past = true
 				}
 				break
 			}
-			goto verb
+			return k
 		case doForms[w] && w != "done" && w != "doing":
 			nx := a.skipAdv(k + 1)
 			if _, f, known := lemmaVerb(a.low(nx)); (known && (f == vBase || f == vAmbig)) || (a.toks[min(nx, len(a.toks)-1)].kind == tWord && f == vNone && !knownWord(a.low(nx)) && a.nameAt[min(nx, len(a.toks)-1)] == 0 && nx < s.to) {
-				do = true
+				p.do = true
 				if w == "did" {
 					st.past = true
 				}
 				break
 			}
-			goto verb
+			return k
 		case w == "going" && a.low(k+1) == "to" && a.baseVerbAt(k+2, s):
 			st.future = true
 			k++
 		case w == "used" && a.low(k+1) == "to" && a.baseVerbAt(k+2, s):
 			st.past = true
 			k++
-		case w == "about" && a.low(k+1) == "to" && be && a.baseVerbAt(k+2, s):
+		case w == "about" && a.low(k+1) == "to" && p.be && a.baseVerbAt(k+2, s):
 			st.future = true
 			k++
 		default:
-			goto verb
+			return k
 		}
 		k++
 	}
-verb:
-	if k >= s.to {
-		return k
-	}
-	_ = do
-	// the main verb
+	return k
+}
+
+// mainVerb reads the word at p.k as the main verb: its lemma and form,
+// and whether it is a verb at all (not a name, a function word, a state).
+func (a *analysis) mainVerb(p *predicate) (isVerb bool) {
+	k, sub, st := p.k, p.sub, &p.st
 	w := a.low(k)
 	lemma, f, known := lemmaVerb(w)
-	if wanna {
+	if p.wanna {
 		lemma, f, known = "want", vBase, true
 		k-- // the verb after "wanna" is read as an infinitive below
 	}
-	isVerb := false
 	switch {
 	case a.toks[k].kind != tWord || a.nameAt[k] != 0 || functionWord(w) && !haveForms[w] && !doForms[w] && !beForms[w] && w != "like":
 	case beForms[w] || w == "'s":
-		be, isVerb = true, false
+		p.be, isVerb = true, false
 		if w == "was" || w == "were" {
 			st.past = true
 		}
@@ -230,46 +278,62 @@ verb:
 	case adjectives[w] || statusAdjectives[w] && f != vPast:
 		// "amazing", "excited": a state, not an action
 	case known:
-		isVerb = !(inCategory(w) && !baseVerbs[w] && f == vBase && !be) || sub.pron != ""
+		isVerb = !(inCategory(w) && !baseVerbs[w] && f == vBase && !p.be) || sub.pron != ""
 	case f == vPast || f == vIng:
-		isVerb = sub.pron != "" || be || perfect || st.modal != "" || st.future || f == vPast
+		isVerb = sub.pron != "" || p.be || p.perfect || st.modal != "" || st.future || f == vPast
 	case sub.pron != "" && sub.pron != "3" && f == vNone && a.toks[k].kind == tWord && !a.toks[k].cap &&
-		!knownWord(w) && isWordy(w) && !be:
+		!knownWord(w) && isWordy(w) && !p.be:
 		isVerb, lemma, f = true, w, vBase // an unknown verb: "I adore ..."
-	case sub.thirdSg && f == vNone && strings.HasSuffix(w, "s") && len(w) > 3 && !knownWord(w) && !a.toks[k].cap && !be:
+	case sub.thirdSg && f == vNone && strings.HasSuffix(w, "s") && len(w) > 3 && !knownWord(w) && !a.toks[k].cap && !p.be:
 		isVerb, lemma, f = true, strings.TrimSuffix(w, "s"), v3sg
 	}
+	p.k, p.w, p.lemma, p.f, p.known = k, w, lemma, f, known
+	return isVerb
+}
+
+// notAnAction handles the predicates that add no action of their own: a
+// question or a condition, a copula, a passive, no verb. It returns
+// where such a predicate ends, and whether it was one.
+func (a *analysis) notAnAction(p *predicate, isVerb bool) (end int, done bool) {
+	sub, s, k, w := p.sub, p.s, p.k, p.w
 	if s.question || hypothetical[a.low(sub.from-1)] {
 		// questions and conditions state nothing: skip the clause.
 		if isVerb {
 			a.verbAt[k] = true
-			return k + 1
+			return k + 1, true
 		}
-		return max(k, sub.end)
+		return max(k, sub.end), true
 	}
-	if be && !isVerb {
-		return a.copula(sub, s, k, st)
+	if p.be && !isVerb {
+		return a.copula(sub, s, k, p.st), true
 	}
-	if be && isVerb && f == vPast && lemma != "born" {
-		if adjectives[w] || statusAdjectives[w] || !known || a.low(k+1) == "to" && a.baseVerbAt(k+2, s) {
+	if p.be && isVerb && p.f == vPast && p.lemma != "born" {
+		if adjectives[w] || statusAdjectives[w] || !p.known || a.low(k+1) == "to" && a.baseVerbAt(k+2, s) {
 			// "excited", "determined to": a state
-			return a.copula(sub, s, k, st)
+			return a.copula(sub, s, k, p.st), true
 		}
-		return a.passive(sub, s, k, lemma, st, times)
+		return a.passive(sub, s, k, p.lemma, p.st, p.times), true
 	}
 	if !isVerb {
-		return k
+		return k, true
 	}
+	return 0, false
+}
+
+// verbChain reads the main verb, its particle, and the verbs it governs
+// ("want to learn", "started to paint") into p.verbs.
+func (a *analysis) verbChain(p *predicate) {
+	s, k := p.s, p.k
 	a.verbAt[k] = true
-	verbs := []string{lemma}
-	vtok := k
+	verbs := []string{p.lemma}
 	k++
 	if particles[a.low(k)] && a.timeAt[k] == 0 && !(a.low(k) == "over" && a.npStartAt(k+1, s.to)) {
 		verbs[0] += " " + a.low(k)
 		k++
 	}
 	// catenatives: "want to learn", "started to paint"
-	for len(verbs) < 3 && (catenatives[w] || catenatives[lemma] || wanna) {
+	wanna := p.wanna
+	for len(verbs) < 3 && (catenatives[p.w] || catenatives[p.lemma] || wanna) {
 		to := k
 		if !wanna {
 			if a.low(k) != "to" {
@@ -284,56 +348,77 @@ verb:
 		l2, _, _ := lemmaVerb(a.low(to))
 		a.verbAt[to] = true
 		verbs = append(verbs, l2)
-		w, lemma = a.low(to), l2
+		p.w, p.lemma = a.low(to), l2
 		k = to + 1
 		if particles[a.low(k)] && a.timeAt[k] == 0 {
 			verbs[len(verbs)-1] += " " + a.low(k)
 			k++
 		}
 	}
-	act := memory.Action{Verbs: verbs, Subject: sub.name, Negated: st.neg}
-	subjEnt := sub.ent
+	p.k, p.verbs, p.wanna = k, verbs, wanna
+}
+
+// actionSubject starts the action with its verbs, subject and negation,
+// and finds the subject's entity.
+func (a *analysis) actionSubject(p *predicate) {
+	sub := p.sub
+	p.act = memory.Action{Verbs: p.verbs, Subject: sub.name, Negated: p.st.neg}
+	p.subjEnt = sub.ent
 	if sub.isNP {
-		subjEnt = a.entity(sub.n)
-		act.Subject = a.npText(sub.n, subjEnt)
+		p.subjEnt = a.entity(sub.n)
+		p.act.Subject = a.npText(sub.n, p.subjEnt)
 	} else if sub.name != "" {
-		subjEnt = a.ents.find(sub.name)
+		p.subjEnt = a.ents.find(sub.name)
 	}
-	// the tense
+}
+
+// tense is the action's tense from its auxiliaries and main verb.
+func (p *predicate) tense() string {
+	st := p.st
 	switch {
 	case st.future:
-		act.Tense = memory.TenseFuture
-	case perfect && f == vIng && !st.past:
-		act.Tense = memory.TensePresent // "have been playing": still going on
-	case st.past || perfect || f == vPast && !be:
-		act.Tense = memory.TensePast
-	case f == vAmbig && sub.thirdSg && !do && st.modal == "":
-		act.Tense = memory.TensePast
+		return memory.TenseFuture
+	case p.perfect && p.f == vIng && !st.past:
+		return memory.TensePresent // "have been playing": still going on
+	case st.past || p.perfect || p.f == vPast && !p.be:
+		return memory.TensePast
+	case p.f == vAmbig && p.sub.thirdSg && !p.do && st.modal == "":
+		return memory.TensePast
 	default:
-		act.Tense = memory.TensePresent
+		return memory.TensePresent
 	}
-	// objects and prepositional phrases
-	var obj, ind np
-	objEnt, indEnt := -1, -1
-	hasObj, hasInd := false, false
+}
+
+// directObject reads the noun phrase after the verbs: the object, or an
+// indirect object and then the object ("bought me a bike"), or a measure.
+func (a *analysis) directObject(p *predicate) {
+	s, k := p.s, p.k
 	if k < s.to && !prepositions[a.low(k)] && a.timeAt[k] == 0 && !conjunctions[a.low(k)] && !subjectOnly(a.low(k)) {
 		if n, ok := a.parseNP(k, s.to); ok && n.measure == "" && n.time == 0 {
-			obj, hasObj = n, true
+			p.obj, p.hasObj = n, true
 			k = n.to
-			if ditransitives[lemma] && a.personish(n) && k < s.to && !prepositions[a.low(k)] && a.npStartAt(k, s.to) {
+			if ditransitives[p.lemma] && a.personish(n) && k < s.to && !prepositions[a.low(k)] && a.npStartAt(k, s.to) {
 				if n2, ok := a.parseNP(k, s.to); ok && n2.time == 0 && n2.measure == "" {
-					ind, hasInd, obj = obj, true, n2
+					p.ind, p.hasInd, p.obj = p.obj, true, n2
 					k = n2.to
 				}
 			}
 		} else if ok && n.measure != "" {
-			a.pendingParam(&act, memory.ActionParam{Name: n.measureKey, Value: a.surface(n.cfrom, n.cto)})
+			a.pendingParam(&p.act, memory.ActionParam{Name: n.measureKey, Value: a.surface(n.cfrom, n.cto)})
 			k = n.to
 		}
 	}
+	p.k = k
+}
+
+// prepPhrases reads up to four prepositional phrases after the object:
+// times, measures, a gerund ("thinking about adopting a cat"), the
+// indirect object, and the other phrases as the action's parameters.
+func (a *analysis) prepPhrases(p *predicate) {
+	s, k := p.s, p.k
 	for pp := 0; pp < 4 && k < s.to; {
 		if t := a.timeAt[k]; t != 0 {
-			times = append(times, t)
+			p.times = append(p.times, t)
 			k = a.times[t-1].to
 			continue
 		}
@@ -342,17 +427,17 @@ verb:
 			k++
 			continue
 		}
-		if !prepositions[w] || w == "like" && hasObj {
+		if !prepositions[w] || w == "like" && p.hasObj {
 			break
 		}
 		// a gerund: "thinking about adopting a cat"
-		if l, f, known := lemmaVerb(a.low(k + 1)); f == vIng && known && !inCategory(a.low(k+1)) && !hasObj &&
-			len(verbs) < 3 && w != "like" && a.nameAt[k+1] == 0 {
+		if l, f, known := lemmaVerb(a.low(k + 1)); f == vIng && known && !inCategory(a.low(k+1)) && !p.hasObj &&
+			len(p.verbs) < 3 && w != "like" && a.nameAt[k+1] == 0 {
 			a.verbAt[k+1] = true
-			verbs = append(verbs, l)
+			p.verbs = append(p.verbs, l)
 			k += 2
 			if n, ok := a.parseNP(k, s.to); ok && n.time == 0 && n.measure == "" && !subjectOnly(a.low(k)) {
-				obj, hasObj = n, true
+				p.obj, p.hasObj = n, true
 				k = n.to
 			}
 			continue
@@ -363,126 +448,160 @@ verb:
 		}
 		pp++
 		k = n.to
-		if n.time != 0 {
-			times = append(times, n.time)
-			continue
+		a.prepPhrase(p, w, n)
+	}
+	p.k = k
+}
+
+// prepPhrase adds what the phrase of preposition w and noun phrase n
+// says to the action: a time, a measure, the indirect object, a parameter.
+func (a *analysis) prepPhrase(p *predicate, w string, n np) {
+	if n.time != 0 {
+		p.times = append(p.times, n.time)
+		return
+	}
+	if n.measure != "" {
+		name := n.measureKey
+		if w != "for" && name == "duration" {
+			name = w
 		}
-		if n.measure != "" {
-			name := n.measureKey
-			if w != "for" && name == "duration" {
-				name = w
-			}
-			a.pendingParam(&act, memory.ActionParam{Name: name, Value: a.surface(n.cfrom, n.cto)})
-			continue
-		}
-		e := a.entity(n)
-		if e >= 0 && a.ents.list[e].Types != nil && len(a.ents.list[e].Types) == 0 && w == "in" || e >= 0 && w == "from" && len(a.ents.list[e].Types) == 0 {
-			a.ents.addType(e, "place")
-		}
-		text := a.npText(n, e)
-		if text == "" {
-			continue
-		}
-		switch {
-		case !hasInd && (w == "to" || w == "into" || w == "onto" || w == "at" || w == "in" || w == "from" || w == "on" || w == "toward" || w == "towards"):
-			ind, hasInd, indEnt = n, true, e
-			act.IndirectObject = text
-		default:
-			a.pendingParam(&act, memory.ActionParam{Name: w, Value: text})
-			if w == "as" && lemma == "work" && subjEnt >= 0 && !st.neg {
-				a.ents.addFacet(subjEnt, memory.Facet{Name: "occupation", Value: text})
-			}
+		a.pendingParam(&p.act, memory.ActionParam{Name: name, Value: a.surface(n.cfrom, n.cto)})
+		return
+	}
+	e := a.entity(n)
+	if e >= 0 && a.ents.list[e].Types != nil && len(a.ents.list[e].Types) == 0 && w == "in" || e >= 0 && w == "from" && len(a.ents.list[e].Types) == 0 {
+		a.ents.addType(e, "place")
+	}
+	text := a.npText(n, e)
+	if text == "" {
+		return
+	}
+	switch {
+	case !p.hasInd && (w == "to" || w == "into" || w == "onto" || w == "at" || w == "in" || w == "from" || w == "on" || w == "toward" || w == "towards"):
+		p.ind, p.hasInd = n, true
+		p.act.IndirectObject = text
+	default:
+		a.pendingParam(&p.act, memory.ActionParam{Name: w, Value: text})
+		if w == "as" && p.lemma == "work" && p.subjEnt >= 0 && !p.st.neg {
+			a.ents.addFacet(p.subjEnt, memory.Facet{Name: "occupation", Value: text})
 		}
 	}
-	act.Verbs = verbs
-	if hasObj && copulaLike[w] && len(verbs) == 1 && obj.pron == "" && obj.cto-obj.cfrom == 1 && !inCategory(a.low(obj.cfrom)) &&
+}
+
+// objects completes the action: its verbs, its objects' entities and
+// text, and the times met, which may also set its tense.
+func (a *analysis) objects(p *predicate) {
+	act, obj := &p.act, p.obj
+	act.Verbs = p.verbs
+	if p.hasObj && copulaLike[p.w] && len(p.verbs) == 1 && obj.pron == "" && obj.cto-obj.cfrom == 1 && !inCategory(a.low(obj.cfrom)) &&
 		a.nameAt[obj.cfrom] == 0 && obj.from == obj.cfrom {
-		hasObj = false // "I feel alive": a state
+		p.hasObj = false // "I feel alive": a state
 	}
-	if hasObj {
-		objEnt = a.entity(obj)
-		act.Object = a.npText(obj, objEnt)
+	if p.hasObj {
+		p.objEnt = a.entity(obj)
+		act.Object = a.npText(obj, p.objEnt)
 	}
-	if hasInd && act.IndirectObject == "" {
-		indEnt = a.entity(ind)
-		act.IndirectObject = a.npText(ind, indEnt)
+	if p.hasInd && act.IndirectObject == "" {
+		act.IndirectObject = a.npText(p.ind, a.entity(p.ind))
 	}
-	for _, t := range times {
-		a.pendingParam(&act, memory.ActionParam{Name: a.times[t-1].kind, Value: a.timeValue(t)})
-		if act.Tense == memory.TensePresent && !perfect {
+	for _, t := range p.times {
+		a.pendingParam(act, memory.ActionParam{Name: a.times[t-1].kind, Value: a.timeValue(t)})
+		if act.Tense == memory.TensePresent && !p.perfect {
 			if c := a.times[t-1].tense; c != "" {
 				act.Tense = c
 			}
 		}
 	}
-	// what the action says about its subject
+}
+
+// subjectFacet sets what the action says about its subject: what it
+// likes, dislikes or wants.
+func (p *predicate) subjectFacet() {
+	act, st, verbs := &p.act, p.st, p.verbs
 	value := act.Object
 	if len(verbs) > 1 {
 		value = strings.TrimSpace(strings.Join(verbs[1:], " ") + " " + act.Object)
 	}
 	first := verbs[0]
-	if value != "" {
-		switch {
-		case (likeVerbs[first] || likeVerbs[w] && len(verbs) == 1) && would:
-			act.SubjectFacet = &memory.Facet{Name: "wants", Value: value}
-		case likeVerbs[first] && st.neg:
-			act.SubjectFacet = &memory.Facet{Name: "dislikes", Value: value}
-		case likeVerbs[first]:
-			act.SubjectFacet = &memory.Facet{Name: "likes", Value: value}
-		case first == "stand" && st.neg && (st.modal == "can" || st.modal == "could"):
-			act.SubjectFacet = &memory.Facet{Name: "dislikes", Value: value} // "can't stand"
-		case dislikeVerbs[first] && !st.neg:
-			act.SubjectFacet = &memory.Facet{Name: "dislikes", Value: value}
-		case wantVerbs[first] && !st.neg:
-			act.SubjectFacet = &memory.Facet{Name: "wants", Value: value}
+	if value == "" {
+		return
+	}
+	switch {
+	case (likeVerbs[first] || likeVerbs[p.w] && len(verbs) == 1) && p.would:
+		act.SubjectFacet = &memory.Facet{Name: "wants", Value: value}
+	case likeVerbs[first] && st.neg:
+		act.SubjectFacet = &memory.Facet{Name: "dislikes", Value: value}
+	case likeVerbs[first]:
+		act.SubjectFacet = &memory.Facet{Name: "likes", Value: value}
+	case first == "stand" && st.neg && (st.modal == "can" || st.modal == "could"):
+		act.SubjectFacet = &memory.Facet{Name: "dislikes", Value: value} // "can't stand"
+	case dislikeVerbs[first] && !st.neg:
+		act.SubjectFacet = &memory.Facet{Name: "dislikes", Value: value}
+	case wantVerbs[first] && !st.neg:
+		act.SubjectFacet = &memory.Facet{Name: "wants", Value: value}
+	}
+}
+
+// possession reads ownership and kinship from the action: "I have a
+// dog", "we adopted two cats", "Mom bought me a bike".
+func (a *analysis) possession(p *predicate) {
+	act, st, verbs := p.act, p.st, p.verbs
+	if !(possessVerbs[verbs[0]] && len(verbs) == 1 && p.objEnt >= 0 && act.Subject != "" && !st.neg && !p.would &&
+		act.Tense != memory.TenseFuture && st.modal == "") {
+		return
+	}
+	e := a.ents.list[p.objEnt]
+	owner := act.Subject
+	if p.hasInd && ditransitives[p.lemma] && act.IndirectObject != "" {
+		owner = act.IndirectObject // "Mom bought me a bike": mine
+	}
+	hs := en.Singular(memory.NormalizeTerm(e.Name))
+	switch {
+	case relationNouns[hs] && verbs[0] == "have":
+		a.ents.addFacet(p.objEnt, memory.Facet{Name: "relation", Value: hs + " of " + act.Subject})
+	case owned(e.Types):
+		a.ents.addFacet(p.objEnt, memory.Facet{Name: "owner", Value: owner})
+		if a.ents.hasType(p.objEnt, "animal") {
+			a.ents.addType(p.objEnt, "pet")
 		}
 	}
-	// "I have a dog", "we adopted two cats": ownership and kinship.
-	if possessVerbs[verbs[0]] && len(verbs) == 1 && objEnt >= 0 && act.Subject != "" && !st.neg && !would &&
-		act.Tense != memory.TenseFuture && st.modal == "" {
-		e := a.ents.list[objEnt]
-		owner := act.Subject
-		if hasInd && ditransitives[lemma] && act.IndirectObject != "" {
-			owner = act.IndirectObject // "Mom bought me a bike": mine
-		}
-		hs := en.Singular(memory.NormalizeTerm(e.Name))
-		switch {
-		case relationNouns[hs] && verbs[0] == "have":
-			a.ents.addFacet(objEnt, memory.Facet{Name: "relation", Value: hs + " of " + act.Subject})
-		case owned(e.Types):
-			a.ents.addFacet(objEnt, memory.Facet{Name: "owner", Value: owner})
-			if a.ents.hasType(objEnt, "animal") {
-				a.ents.addType(objEnt, "pet")
-			}
-		}
-	}
+}
+
+// keepAction types a subject doing what people do as a person, and adds
+// the action when it says something of someone.
+func (a *analysis) keepAction(p *predicate) {
+	sub, act, w := p.sub, p.act, p.w
 	// a name doing what people do is a person.
-	if sub.isNP && subjEnt >= 0 && len(a.ents.list[subjEnt].Types) == 0 && (personVerbs[w] || likeVerbs[w] ||
-		dislikeVerbs[w] || wantVerbs[w] || humanVerbs[lemma]) {
-		a.ents.addType(subjEnt, "person")
-		a.personAt(sub.from, a.ents.list[subjEnt].Name)
+	if sub.isNP && p.subjEnt >= 0 && len(a.ents.list[p.subjEnt].Types) == 0 && (personVerbs[w] || likeVerbs[w] ||
+		dislikeVerbs[w] || wantVerbs[w] || humanVerbs[p.lemma]) {
+		a.ents.addType(p.subjEnt, "person")
+		a.personAt(sub.from, a.ents.list[p.subjEnt].Name)
 	}
-	keep := act.Object != "" || act.IndirectObject != "" || (!lightVerbs[first] && act.Subject != "") || act.SubjectFacet != nil
+	keep := act.Object != "" || act.IndirectObject != "" || (!lightVerbs[p.verbs[0]] && act.Subject != "") || act.SubjectFacet != nil
 	if (sub.pron == "3" || sub.pron == "3p") && act.Subject == "" {
 		keep = false // "they saw it": whose action is unknown
 	}
 	if keep && (act.Subject != "" || act.Object != "" || act.IndirectObject != "") {
-		a.addAction(act, a.rng(sub.from, k))
+		a.addAction(act, a.rng(sub.from, p.k))
 	}
-	_ = vtok
-	_ = indEnt
-	// "... and then played soccer": the same subject goes on.
-	if k < s.to && (a.low(k) == "and" || a.low(k) == "then" || a.low(k) == "&" || a.low(k) == "but") {
+}
+
+// coordinated reads a predicate coordinated with this one ("... and then
+// played soccer"), with the same subject, and returns where the last
+// ends.
+func (a *analysis) coordinated(p *predicate) int {
+	k, st := p.k, p.st
+	if k < p.s.to && (a.low(k) == "and" || a.low(k) == "then" || a.low(k) == "&" || a.low(k) == "but") {
 		nx := k + 1
 		if a.low(nx) == "then" || a.low(nx) == "also" {
 			nx++
 		}
 		if _, f, known := lemmaVerb(a.low(nx)); known && (f == vPast || f == v3sg || f == vBase && (st.future || st.modal != "")) &&
 			a.nameAt[nx] == 0 && !inCategory(a.low(nx)) {
-			next := sub
+			next := p.sub
 			next.end = nx
 			inh := vpState{future: st.future, modal: st.modal}
-			return a.parsePredicate(next, s, inh)
+			return a.parsePredicate(next, p.s, inh)
 		}
 	}
 	return k

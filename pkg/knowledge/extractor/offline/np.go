@@ -67,7 +67,8 @@ func (a *analysis) possessiveS(i int) bool {
 	return true
 }
 
-// parseNP reads a noun phrase at i, before end.
+// parseNP reads a noun phrase at i, before end: a name, a time, a
+// pronoun, or determiners, a count or measure, and content words.
 func (a *analysis) parseNP(i, end int) (np, bool) {
 	n := np{from: i, cfrom: i, cto: i}
 	if i >= end || i < 0 {
@@ -77,6 +78,16 @@ func (a *analysis) parseNP(i, end int) (np, bool) {
 		i++ // "The Hobbit"
 		n.from, n.cfrom, n.cto = i, i, i
 	}
+	if n, ok := a.npWhole(n, i, end); ok {
+		return n, true
+	}
+	return a.npContent(n, i, end)
+}
+
+// npWhole reads a noun phrase at i that is one unit: a name, a time or a
+// pronoun. It reports false for any other phrase, "that book" among
+// them.
+func (a *analysis) npWhole(n np, i, end int) (np, bool) {
 	if ni := a.nameAt[i]; ni != 0 && a.names[ni-1].from == i && a.low(a.names[ni-1].to) != "'s" {
 		s := a.names[ni-1]
 		n.cfrom, n.cto, n.to = s.from, s.to, s.to
@@ -89,25 +100,30 @@ func (a *analysis) parseNP(i, end int) (np, bool) {
 		n.time, n.to = t, a.times[t-1].to
 		return n, true
 	}
-	j := i
-	w := a.low(j)
+	w := a.low(i)
 	if p, ok := pronouns[w]; ok && !possessives[w] && w != "her" {
 		if w == "this" || w == "that" || w == "these" || w == "those" {
-			if j+1 < end && a.toks[j+1].kind == tWord && !functionWord(a.low(j+1)) && !adverbs[a.low(j+1)] {
-				goto content // "that book"
+			if i+1 < end && a.toks[i+1].kind == tWord && !functionWord(a.low(i+1)) && !adverbs[a.low(i+1)] {
+				return n, false // "that book"
 			}
 		}
-		n.pron, n.ref, n.to = p, a.resolve(j, p), j+1
+		n.pron, n.ref, n.to = p, a.resolve(i, p), i+1
 		return n, true
 	}
 	if w == "her" {
-		if j+1 >= end || a.toks[j+1].kind != tWord || functionWord(a.low(j+1)) || adverbs[a.low(j+1)] {
-			n.pron, n.ref, n.to = "3", a.resolve(j, "3"), j+1
+		if i+1 >= end || a.toks[i+1].kind != tWord || functionWord(a.low(i+1)) || adverbs[a.low(i+1)] {
+			n.pron, n.ref, n.to = "3", a.resolve(i, "3"), i+1
 			return n, true
 		}
 	}
-content:
+	return n, false
+}
+
+// npContent reads a noun phrase of determiners, a count or a measure,
+// and content words at j, before end.
+func (a *analysis) npContent(n np, j, end int) (np, bool) {
 	afterDet := false
+	var w string
 	for k := 0; k < 3 && j < end; k++ {
 		w = a.low(j)
 		if !(determiners[w] || possessives[w] || w == "her" || w == "this" || w == "that" || w == "these" || w == "those") {
@@ -141,7 +157,27 @@ content:
 			}
 		}
 	}
-	cstart := j
+	cstart, j, ok := a.npWords(&n, j, end, afterDet)
+	if !ok {
+		return n, false
+	}
+	n.cfrom, n.cto = cstart, j
+	for n.cto > n.cfrom && (adjectives[a.low(n.cto-1)] || adverbs[a.low(n.cto-1)]) && a.nameAt[n.cto-1] == 0 {
+		n.cto--
+	}
+	n.to = n.cto
+	if n.cto <= n.cfrom {
+		return n, false
+	}
+	return n, true
+}
+
+// npWords reads the content words of a noun phrase at j, before end (at
+// most six, names and compounds of the lexicon counting as one, with a
+// possessor noted in n), and returns where they start and end, or false
+// when the words are no noun phrase (a bare verb, a gerund clause).
+func (a *analysis) npWords(n *np, j, end int, afterDet bool) (cstart, to int, ok bool) {
+	cstart = j
 	for j < end && j-cstart < 6 {
 		t := a.toks[j]
 		if a.timeAt[j] != 0 {
@@ -195,43 +231,45 @@ content:
 			j += 2 // a compound of the lexicon: "support group", "ice cream"
 			continue
 		}
-		if _, f, known := lemmaVerb(w); !inCategory(w) && !occupations[w] {
-			bare := !afterDet && j == cstart
-			switch {
-			case known && (f == vBase || f == vAmbig) && bare:
-				return n, false
-			case known && f == vIng && bare && a.npStartAt(j+1, end):
-				return n, false // a gerund clause: "adopting a cat"
-			case f == vPast && (bare || j > cstart) && !adjectives[w]:
-				// "my sister adopted": the verb ends the phrase; a bare
-				// participle does not start one.
-				if j == cstart {
-					return n, false
-				}
-				goto done
-			case known && f == v3sg && j > cstart:
-				if a.npStartAt(j+1, end) {
-					goto done // "the dog loves walks"
-				}
-			case known && (f == vBase || f == vAmbig) && j > cstart && a.npStartAt(j+1, end) &&
-				(en.Singular(a.low(j-1)) != a.low(j-1) || en.IrregularPlural(a.low(j-1))):
-				// "the kids love it"; after a singular noun a base form is
-				// part of a compound: "a dance studio"
-				goto done
-			}
+		stop, fail := a.verbInNP(w, j, cstart, end, afterDet)
+		if fail {
+			return cstart, j, false
+		}
+		if stop {
+			break
 		}
 		j++
 	}
-done:
-	n.cfrom, n.cto = cstart, j
-	for n.cto > n.cfrom && (adjectives[a.low(n.cto-1)] || adverbs[a.low(n.cto-1)]) && a.nameAt[n.cto-1] == 0 {
-		n.cto--
+	return cstart, j, true
+}
+
+// verbInNP reports whether the word w at j, a verb form outside the
+// lexicon, ends the noun phrase whose content words start at cstart
+// (stop), or makes the words no noun phrase (fail).
+func (a *analysis) verbInNP(w string, j, cstart, end int, afterDet bool) (stop, fail bool) {
+	_, f, known := lemmaVerb(w)
+	if inCategory(w) || occupations[w] {
+		return false, false
 	}
-	n.to = n.cto
-	if n.cto <= n.cfrom {
-		return n, false
+	bare := !afterDet && j == cstart
+	switch {
+	case known && (f == vBase || f == vAmbig) && bare:
+		return false, true
+	case known && f == vIng && bare && a.npStartAt(j+1, end):
+		return false, true // a gerund clause: "adopting a cat"
+	case f == vPast && (bare || j > cstart) && !adjectives[w]:
+		// "my sister adopted": the verb ends the phrase; a bare
+		// participle does not start one.
+		return j != cstart, j == cstart
+	case known && f == v3sg && j > cstart:
+		return a.npStartAt(j+1, end), false // "the dog loves walks"
+	case known && (f == vBase || f == vAmbig) && j > cstart && a.npStartAt(j+1, end) &&
+		(en.Singular(a.low(j-1)) != a.low(j-1) || en.IrregularPlural(a.low(j-1))):
+		// "the kids love it"; after a singular noun a base form is
+		// part of a compound: "a dance studio"
+		return true, false
 	}
-	return n, true
+	return false, false
 }
 
 // npStartAt reports whether a noun phrase plainly starts at i.
