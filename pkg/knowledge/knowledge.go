@@ -22,6 +22,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/knowledge/query"
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/retrieval"
+	"github.com/agentmem/agentmem/pkg/text/en"
 )
 
 // Service extracts, indexes, forgets and retrieves knowledge. Store, Terms
@@ -560,7 +561,7 @@ func QueryTerms(text string) map[string][]string {
 		return !(r == '\'' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127)
 	}) {
 		w := memory.NormalizeTerm(strings.TrimSuffix(strings.TrimSuffix(raw, "'s"), "’s"))
-		if w == "" || memory.StopWord(w) || questionWords[w] || len(w) < 2 {
+		if w == "" || en.TermStopWord(w) || questionWords[w] || len(w) < 2 {
 			words = append(words, "")
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentmem/agentmem/pkg/knowledge/query"
 	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/text/en"
 )
 
 // Prefetch, after the associative memory of Structured RAG: while a
@@ -67,7 +68,7 @@ func prefetchWords(text string) (complete []string, partial string) {
 	seen := map[string]bool{}
 	for _, f := range fields {
 		t := memory.NormalizeTerm(f)
-		if t == "" || query.StopWord(t) || seen[t] || !memory.IndexableTerm(t) {
+		if t == "" || en.QuestionStopWord(t) || seen[t] || !memory.IndexableTerm(t) {
 			continue
 		}
 		seen[t] = true

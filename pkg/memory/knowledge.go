@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/agentmem/agentmem/pkg/text/en"
 )
 
 // The Structured RAG vocabulary, after TypeAgent's KnowPro: knowledge is
@@ -237,7 +239,7 @@ func (r SemanticRef) Terms() []RefTerm {
 		add(s, role)
 		if words := strings.Fields(NormalizeTerm(s)); len(words) > 1 {
 			for _, w := range words {
-				if !StopWord(w) {
+				if !en.TermStopWord(w) {
 					add(w, role)
 				}
 			}
@@ -329,21 +331,6 @@ func NormalizeTerm(s string) string {
 		return unicode.IsPunct(r) || unicode.IsSpace(r) || unicode.IsSymbol(r)
 	})
 }
-
-var stopWords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`a an the and or but of to in on at for with by from as is are was were be been
-		being it its this that these those my your his her their our me him them us i you he she we they
-		about into over than then so very just not no do does did have has had will would can could should
-		what which who whom whose when where why how all any some each more most other such own same too`) {
-		stopWords[w] = true
-	}
-}
-
-// StopWord reports whether w (normalized) is a function word that terms are
-// not indexed by on their own.
-func StopWord(w string) bool { return stopWords[w] }
 
 // ValidKnowledgeKind checks k against KnowledgeKinds.
 func ValidKnowledgeKind(k KnowledgeKind) error {

@@ -17,6 +17,7 @@ import (
 	"unicode"
 
 	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/text/en"
 )
 
 // Embedder is the hashing embedder. The zero value is not usable; use New.
@@ -95,25 +96,13 @@ func (e *Embedder) vector(text string) []float32 {
 	return v
 }
 
-// stop words carry no topic; dropping them keeps short texts from matching
-// on "the" and "is".
-var stop = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`a an and are as at be but by for from has have he her his i in is it its
-		me my of on or our she so that the their them they this to was we were what when where which who will
-		with you your do did does am been being than then there these those us`) {
-		stop[w] = true
-	}
-}
-
 func tokens(text string) []string {
 	fields := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
 	})
 	out := fields[:0]
 	for _, f := range fields {
-		if !stop[f] {
+		if !en.EmbedStopWord(f) {
 			out = append(out, f)
 		}
 	}

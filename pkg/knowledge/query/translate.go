@@ -68,18 +68,6 @@ func tokenize(text string) []token {
 	return out
 }
 
-// queryStop are the words of a question that are not search terms: the
-// root stop words (memory.StopWord), auxiliaries, pronouns, question words,
-// and words about the conversation itself rather than its content.
-var queryStop = set(`am be been being is are was were do does did done doing have has had having will would
-	shall should can could may might must i me my mine you your yours he him his she her hers it its we us our
-	ours they them their theirs myself yourself himself herself ourselves themselves someone somebody anyone
-	anybody everyone everybody what which who whom whose when where why how whatever whenever wherever
-	tell told say said says saying mention mentioned mentions talk talked talking talks discuss discussed
-	discussion conversation chat chatted topic topics subject remember recall know knew think ever also really
-	much many lot lots thing things something anything everything nothing stuff kind kinds type types sort sorts
-	else there here way please yes ok okay got get gets getting one ones`)
-
 // auxiliaries that can open a question before its subject.
 var auxiliaries = set(`do does did have has had will would is are was were can could should shall may might`)
 
@@ -206,7 +194,7 @@ func (q *question) low(i int) string {
 	return ""
 }
 
-func (q *question) stop(w string) bool { return memory.StopWord(w) || queryStop[w] }
+func (q *question) stop(w string) bool { return en.QuestionStopWord(w) }
 
 func (q *question) isKnown(t string) bool { return q.known != nil && t != "" && q.known(t) }
 
@@ -510,8 +498,3 @@ func set(list string) map[string]bool {
 	}
 	return m
 }
-
-// StopWord reports whether a normalized word is no search term of a
-// question: a function word (memory.StopWord), an auxiliary, a pronoun, a
-// question word or a word about the conversation itself.
-func StopWord(w string) bool { return memory.StopWord(w) || queryStop[w] }

@@ -3,6 +3,8 @@ package query
 import (
 	"strings"
 	"time"
+
+	"github.com/agentmem/agentmem/pkg/text/en"
 )
 
 // Questions that ask when, and memories that say when. A question such as
@@ -115,17 +117,11 @@ var subjects = map[string]bool{"i": true, "we": true, "he": true, "she": true, "
 // one, or a word in -ed that is not a feeling ("just wanted to say",
 // "I'm just amazed"), which tells no event.
 func pastTense(w string) bool {
-	if irregularPast[w] {
+	if en.CommonIrregularPast(w) {
 		return true
 	}
 	return len(w) > 4 && strings.HasSuffix(w, "ed") && !feelings[w]
 }
-
-// irregularPast are common irregular simple pasts.
-var irregularPast = map[string]bool{"got": true, "went": true, "made": true, "took": true, "won": true, "had": true,
-	"began": true, "bought": true, "found": true, "came": true, "ran": true, "saw": true, "did": true, "met": true,
-	"left": true, "gave": true, "sent": true, "built": true, "wrote": true, "drove": true, "flew": true, "sold": true,
-	"spent": true, "threw": true, "caught": true, "taught": true, "held": true, "read": true}
 
 // feelings are words in -ed that tell a state of mind, not an event.
 var feelings = map[string]bool{"wanted": true, "needed": true, "loved": true, "liked": true, "hoped": true,

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/agentmem/agentmem/pkg/text/en"
 )
 
 // This file turns what a speaker says into standalone third-person
@@ -89,15 +91,7 @@ var (
 		"literally", "only", "seriously", "currently", "once", "rarely", "hardly", "generally", "normally", "mainly",
 		"especially", "probably", "certainly", "personally", "gradually", "slowly", "officially", "proudly", "happily",
 		"sorta", "so", "super", "def", "lately")
-	modals    = set("can", "could", "will", "would", "shall", "should", "may", "might", "must", "cannot")
-	pastVerbs = set("went", "got", "made", "saw", "had", "took", "came", "gave", "found", "knew", "thought", "told", "felt",
-		"left", "kept", "began", "bought", "brought", "caught", "taught", "built", "sent", "spent", "lost", "won", "met",
-		"ran", "wrote", "drove", "rode", "ate", "drank", "swam", "sang", "sat", "stood", "understood", "heard", "held",
-		"led", "paid", "said", "sold", "slept", "became", "broke", "chose", "fell", "forgot", "flew", "grew", "hung",
-		"hid", "hit", "hurt", "let", "put", "quit", "set", "shut", "cut", "threw", "woke", "wore", "did", "was", "were",
-		"been", "gotten", "taken", "done", "seen", "given", "known", "spoken", "written", "begun", "drawn", "read",
-		"learnt", "burnt", "dreamt", "meant", "lent", "dealt", "fought", "sought", "struck", "stuck", "swore", "tore",
-		"bit", "shot", "lit", "fed", "bred", "bled", "fled", "slid", "spun", "won", "used")
+	modals = set("can", "could", "will", "would", "shall", "should", "may", "might", "must", "cannot")
 )
 
 func set(ws ...string) map[string]bool {
@@ -133,7 +127,7 @@ func conjugate(v string) string {
 		return "was"
 	case l == "don't":
 		return "doesn't"
-	case l == "" || modals[l] || pastVerbs[l] || strings.HasSuffix(l, "ed"):
+	case l == "" || modals[l] || en.PastVerbForm(l) || strings.HasSuffix(l, "ed"):
 		return v
 	case l == "be" || l == "am":
 		return "is"
@@ -392,7 +386,7 @@ func elided(c string) string {
 	switch {
 	case feelings[w]:
 		return "I'm"
-	case w == "been" || w == "just" || w == "finally" || pastVerbs[w] || strings.HasSuffix(w, "ed"):
+	case w == "been" || w == "just" || w == "finally" || en.PastVerbForm(w) || strings.HasSuffix(w, "ed"):
 		if anchored && !imperatives[w] {
 			return "I"
 		}
@@ -492,7 +486,7 @@ func verbLike(w string) bool {
 		"could", "isn't", "wasn't", "never", "always", "just", "also", "really", "still", "recently", "finally", "won't":
 		return true
 	}
-	return len(l) > 3 && (strings.HasSuffix(l, "s") && !strings.HasSuffix(l, "ss") || strings.HasSuffix(l, "ed")) || pastVerbs[l]
+	return len(l) > 3 && (strings.HasSuffix(l, "s") && !strings.HasSuffix(l, "ss") || strings.HasSuffix(l, "ed")) || en.PastVerbForm(l)
 }
 
 // rewrite turns a clause said by speaker into a third-person statement;

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/text/en"
 )
 
 // Local is the extractor that needs no model. It reads each turn that is
@@ -48,16 +49,6 @@ var (
 	epistemicRe  = regexp.MustCompile(`(?i)^i (?:think|guess|believe|feel like|reckon|suppose|bet|know|hope|mean|swear|figure|realized|realised|have to say|must say|gotta say|can say) (?:that )?`)
 	leadAdverbRe = regexp.MustCompile(`(?i)^(?:(?:\d+%|really|also|just|still|actually|recently|finally|even|already|totally|definitely|absolutely|kinda|so|super|now|currently|officially|lately|truly|seriously|honestly|literally|only|sometimes|usually|often|mostly|proudly|happily|once) )+`)
 	skipPredRe   = regexp.MustCompile(`^(?:knows|agrees|understands|means|appreciates|guesses|bets|wonders|supposes|sees|hears|gets it|is sure|is not sure|is afraid|doubts|promises|swears|admits|can imagine|cannot imagine|can tell|feels the same|is the same|is with them|has to say|must say|would say|is just saying|hopes (?:so|that|it|this|everything|all)|wishes (?:that|it|this|everything|all|they)|was wondering|is wondering|was thinking|was just thinking|can relate|totally agrees|remembers that|thinks so|is kidding|is joking|might |may |could )`)
-	stopWords    = set(strings.Fields(`a an the and or but if so of to in on at by for with from about as into like through over after before
-		under again further then once here there when where why how all any both each few more most other some such no nor not only own same
-		than too very can will just don should now is am are was were be been being have has had having do does did doing would could might
-		must shall may it its it's this that these those they them their theirs themselves he him his she her hers i me my we us our you your
-		what which who whom whose also really still even ever never always much many lot lots thing things stuff something anything everything
-		nothing way kind sort bit pretty quite get gets got getting go goes going went make makes made one ones time times day days today
-		yesterday tomorrow week month year last next new good great nice cool awesome amazing fun happy glad sure totally definitely
-		absolutely gonna wanna gotta yeah yes oh wow lol haha okay ok well because since while though although until unless whether
-		said says say tell told know knows think thinks feel feels felt love loves like likes want wants need needs see sees
-		ago back out up down off around there's that's what's`)...)
 )
 
 // rule is one predicate pattern of the offline extractor: it matches the
@@ -221,7 +212,7 @@ func contentWords(s string) int {
 	n := 0
 	for _, w := range strings.Fields(strings.ToLower(s)) {
 		w = strings.Trim(w, ".,!?;:\"'()")
-		if len(w) >= 3 && !stopWords[w] {
+		if len(w) >= 3 && !en.ChatStopWord(w) {
 			n++
 		}
 	}

@@ -38,7 +38,7 @@ var (
 func knownWord(w string) bool {
 	if determiners[w] || possessives[w] || prepositions[w] || conjunctions[w] || beForms[w] || haveForms[w] ||
 		doForms[w] || modals[w] || negations[w] || adverbs[w] || adjectives[w] || interjections[w] ||
-		genericNouns[w] || timeWords[w] || memory.StopWord(w) || wh[w] {
+		genericNouns[w] || timeWords[w] || en.TermStopWord(w) || wh[w] {
 		return true
 	}
 	if _, ok := pronouns[w]; ok {
@@ -284,7 +284,7 @@ func (a *analysis) findCapRuns(s sentence, midCaps map[string]bool) {
 }
 
 func allFunction(w string) bool {
-	return determiners[w] || prepositions[w] || conjunctions[w] || memory.StopWord(w) || interjections[w]
+	return determiners[w] || prepositions[w] || conjunctions[w] || en.TermStopWord(w) || interjections[w]
 }
 
 // vocativeEnd reports whether the clause after a comma at j is short

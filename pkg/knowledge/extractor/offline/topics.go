@@ -84,7 +84,7 @@ func (a *analysis) topicWord(i int, s sentence) bool {
 		return true
 	}
 	w := t.low
-	if functionWord(w) || memory.StopWord(w) || adverbs[w] || adjectives[w] || interjections[w] ||
+	if functionWord(w) || en.TermStopWord(w) || adverbs[w] || adjectives[w] || interjections[w] ||
 		strings.HasPrefix(w, "'") || len(w) < 2 || !isWordy(w) {
 		return false
 	}
