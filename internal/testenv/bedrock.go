@@ -33,8 +33,9 @@ type Bedrock struct {
 	// once now and at most.
 	Requests, InFlight, MaxFlight atomic.Int32
 
-	// Converse answers POST /model/{model}/converse, its body decoded
-	// (nil: 400 ValidationException).
+	// Converse answers POST /model/{model}/converse, its JSON body
+	// (Content-Type application/json, else 400) decoded (nil: 400
+	// ValidationException).
 	Converse func(w http.ResponseWriter, model string, req ConverseRequest)
 	// Invoke answers POST /model/{model}/invoke (nil: 400).
 	Invoke func(w http.ResponseWriter, r *http.Request, model string, body []byte)
@@ -96,6 +97,10 @@ func (b *Bedrock) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	parts := strings.Split(strings.TrimPrefix(r.URL.Path, "/"), "/")
 	switch {
 	case len(parts) == 3 && parts[0] == "model" && parts[2] == "converse" && b.Converse != nil:
+		if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+			BedrockFail(w, 400, "ValidationException", "content type "+ct)
+			return
+		}
 		var req ConverseRequest
 		if err := json.Unmarshal(body, &req); err != nil {
 			BedrockFail(w, 400, "ValidationException", err.Error())

@@ -55,6 +55,7 @@ func TestBedrockChecksAndRoutes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			req.Header.Set("Content-Type", "application/json")
 			if tc.auth != "" {
 				req.Header.Set("Authorization", tc.auth)
 				req.Header.Set("X-Amz-Date", "20240101T000000Z")
@@ -73,7 +74,24 @@ func TestBedrockChecksAndRoutes(t *testing.T) {
 			}
 		})
 	}
-	if n := b.Requests.Load(); n != int32(len(tests)) {
-		t.Errorf("%d requests counted, want %d", n, len(tests))
+	// a Converse body not sent as JSON is refused, as Bedrock refuses it
+	req, err := http.NewRequest("POST", b.URL+"/model/claude/converse", strings.NewReader(converse))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "text/plain")
+	req.Header.Set("Authorization", signed)
+	req.Header.Set("X-Amz-Date", "20240101T000000Z")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 400 || resp.Header.Get("X-Amzn-ErrorType") != "ValidationException" || !strings.Contains(string(raw), "content type") {
+		t.Errorf("converse as text/plain: %d %q %s; want 400 ValidationException", resp.StatusCode, resp.Header.Get("X-Amzn-ErrorType"), raw)
+	}
+	if n := b.Requests.Load(); n != int32(len(tests)+1) {
+		t.Errorf("%d requests counted, want %d", n, len(tests)+1)
 	}
 }

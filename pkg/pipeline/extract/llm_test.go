@@ -2,60 +2,44 @@ package extract_test
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/agentmem/agentmem/internal/testenv"
 	"github.com/agentmem/agentmem/pkg/llm/bedrock"
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/pipeline/extract"
 )
 
-// fakeModel plays Bedrock's Converse endpoint over HTTP: it checks the real
-// request (path, SigV4, the forced record_facts tool with its schema) and
-// answers, in the documented response format, with the facts a model would
-// find in the scripted conversation.
+// fakeModel plays the model behind the one local Bedrock stand-in
+// (testenv.StartBedrock, which checks the SigV4 signature, the route and
+// the JSON body): it checks the forced record_facts tool with its schema
+// and answers, in the documented response format, with the facts a model
+// would find in the scripted conversation.
 func fakeModel(t *testing.T) string {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		if !strings.HasSuffix(r.URL.Path, "/converse") || !strings.HasPrefix(r.Header.Get("Authorization"), "AWS4-HMAC-SHA256") {
-			http.Error(w, `{"message":"bad request"}`, 400)
-			return
+	b := testenv.StartBedrock(t, &testenv.Bedrock{Converse: func(w http.ResponseWriter, _ string, req testenv.ConverseRequest) {
+		var schema struct {
+			Type       string          `json:"type"`
+			Properties json.RawMessage `json:"properties"`
 		}
-		var req struct {
-			Messages []struct {
-				Content []struct{ Text string } `json:"content"`
-			} `json:"messages"`
-			ToolConfig struct {
-				ToolChoice struct {
-					Tool struct{ Name string } `json:"tool"`
-				} `json:"toolChoice"`
-				Tools []struct {
-					ToolSpec struct {
-						InputSchema struct {
-							JSON map[string]any `json:"json"`
-						} `json:"inputSchema"`
-					} `json:"toolSpec"`
-				} `json:"tools"`
-			} `json:"toolConfig"`
-		}
-		json.Unmarshal(body, &req)
-		if req.ToolConfig.ToolChoice.Tool.Name != "record_facts" || req.ToolConfig.Tools[0].ToolSpec.InputSchema.JSON["type"] != "object" {
-			w.Header().Set("X-Amzn-ErrorType", "ValidationException")
-			http.Error(w, `{"message":"tool not forced"}`, 400)
+		tool, raw := req.ForcedTool()
+		json.Unmarshal(raw, &schema)
+		if tool != "record_facts" || schema.Type != "object" {
+			testenv.BedrockFail(w, 400, "ValidationException", "tool not forced")
 			return
 		}
 		// The tool asks for each fact's subject, slot and importance.
-		items, _ := json.Marshal(req.ToolConfig.Tools[0].ToolSpec.InputSchema.JSON["properties"])
 		for _, field := range []string{`"subject"`, `"slot"`, `"value"`, `"importance"`, `"durability"`, `"negated"`, `"change"`} {
-			if !strings.Contains(string(items), field) {
-				w.Header().Set("X-Amzn-ErrorType", "ValidationException")
-				http.Error(w, `{"message":"schema without `+field+`"}`, 400)
+			if !strings.Contains(string(schema.Properties), field) {
+				testenv.BedrockFail(w, 400, "ValidationException", "schema without "+field)
 				return
 			}
+		}
+		if len(req.Messages) == 0 || len(req.Messages[0].Content) == 0 {
+			testenv.BedrockFail(w, 400, "ValidationException", "no message")
+			return
 		}
 		convo := req.Messages[0].Content[0].Text
 		id := regexp.MustCompile(`\[([0-9a-f]+)\] Ana:`).FindStringSubmatch(convo)
@@ -71,14 +55,9 @@ func fakeModel(t *testing.T) string {
 				"quote": "Actually I prefer coffee now, tea keeps me awake", "sources": []string{id[1]}},
 				map[string]any{"text": "An ungrounded claim", "kind": "fact", "confidence": 0.9, "subject": "Ana", "slot": "", "importance": 0.5, "durability": "standard", "sources": []string{"not-a-turn"}})
 		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{
-			"output":     map[string]any{"message": map[string]any{"role": "assistant", "content": []any{map[string]any{"toolUse": map[string]any{"toolUseId": "t1", "name": "record_facts", "input": map[string]any{"facts": facts}}}}}},
-			"stopReason": "tool_use", "usage": map[string]any{"inputTokens": 200, "outputTokens": 50, "totalTokens": 250},
-		})
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL
+		testenv.ConverseToolUse(w, "record_facts", map[string]any{"facts": facts})
+	}})
+	return b.URL
 }
 
 func TestLLMExtractionSupersedes(t *testing.T) {
@@ -92,7 +71,7 @@ func TestLLMExtractionSupersedes(t *testing.T) {
 	}
 	p, svc := setup(t, extract.LLM{LLM: llm})
 	checkSupersede(t, p, svc)
-	if u := llm.Usage(); u.Calls < 2 || u.InputTokens != 200*u.Calls {
+	if u := llm.Usage(); u.Calls < 2 || u.InputTokens != testenv.ConverseInputTokens*u.Calls {
 		t.Fatalf("token accounting %+v", u)
 	}
 }

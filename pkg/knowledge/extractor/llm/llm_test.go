@@ -5,19 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/agentmem/agentmem/internal/testenv"
 	"github.com/agentmem/agentmem/pkg/knowledge/extractor/llm"
 	"github.com/agentmem/agentmem/pkg/llm/bedrock"
 	"github.com/agentmem/agentmem/pkg/memory"
@@ -25,127 +23,61 @@ import (
 
 const modelID = "anthropic.claude-3-5-haiku-20241022-v1:0"
 
-// converse is a local stand-in for the Bedrock runtime Converse endpoint.
-// It checks the request as Bedrock would (path, SigV4 headers, body shape)
-// and that the tool configuration carries the knowledge schema and forces
-// the tool, then lets the test's model answer.
+// converse is the test's model behind the one local Bedrock stand-in
+// (testenv.StartBedrock, which checks the signature, the method, the
+// route and the JSON body, and counts the requests). It checks what the
+// extractor must send (the model, one user message, a system prompt
+// naming the tool, a token limit, temperature 0, and the knowledge schema
+// as the one tool, forced), then lets the test's model answer.
 type converse struct {
-	t        *testing.T
-	requests atomic.Int32
-	mu       sync.Mutex
-	users    []string
+	testenv.Bedrock
+	mu    sync.Mutex
+	users []string
 	// model answers one request: a tool input, or an HTTP failure.
 	model func(user string) (input any, status int, errType string)
 }
 
-func (c *converse) fail(w http.ResponseWriter, status int, kind, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Amzn-ErrorType", kind)
-	w.WriteHeader(status)
-	fmt.Fprintf(w, `{"message":%q}`, msg)
-}
-
-var pathRe = regexp.MustCompile(`^/model/([^/]+)/converse$`)
-
-func (c *converse) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	c.requests.Add(1)
-	auth := r.Header.Get("Authorization")
-	if !strings.HasPrefix(auth, "AWS4-HMAC-SHA256 Credential=local/") || !strings.Contains(auth, "/bedrock/aws4_request") ||
-		!strings.Contains(auth, "SignedHeaders=") || !strings.Contains(auth, "Signature=") || r.Header.Get("X-Amz-Date") == "" {
-		c.fail(w, 403, "AccessDeniedException", "missing or malformed SigV4 signature")
+func (c *converse) converse(w http.ResponseWriter, model string, req testenv.ConverseRequest) {
+	if model != modelID {
+		testenv.BedrockFail(w, 404, "ResourceNotFoundException", "no model "+model)
 		return
 	}
-	m := pathRe.FindStringSubmatch(r.URL.EscapedPath())
-	if r.Method != http.MethodPost || m == nil || strings.ReplaceAll(m[1], "%3A", ":") != modelID {
-		c.fail(w, 404, "ResourceNotFoundException", "no route "+r.Method+" "+r.URL.EscapedPath())
-		return
-	}
-	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		c.fail(w, 400, "ValidationException", "content type "+ct)
-		return
-	}
-	body, _ := io.ReadAll(r.Body)
-	var req struct {
-		Messages []struct {
-			Role    string `json:"role"`
-			Content []struct {
-				Text string `json:"text"`
-			} `json:"content"`
-		} `json:"messages"`
-		System []struct {
-			Text string `json:"text"`
-		} `json:"system"`
-		InferenceConfig struct {
-			MaxTokens   int      `json:"maxTokens"`
-			Temperature *float64 `json:"temperature"`
-		} `json:"inferenceConfig"`
-		ToolConfig struct {
-			Tools []struct {
-				ToolSpec struct {
-					Name        string `json:"name"`
-					Description string `json:"description"`
-					InputSchema struct {
-						JSON map[string]any `json:"json"`
-					} `json:"inputSchema"`
-				} `json:"toolSpec"`
-			} `json:"tools"`
-			ToolChoice struct {
-				Tool struct {
-					Name string `json:"name"`
-				} `json:"tool"`
-			} `json:"toolChoice"`
-		} `json:"toolConfig"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
-		c.fail(w, 400, "ValidationException", err.Error())
-		return
-	}
-	tc := req.ToolConfig
-	if len(req.Messages) != 1 || req.Messages[0].Role != "user" || len(req.Messages[0].Content) != 1 ||
-		len(req.System) != 1 || !strings.Contains(req.System[0].Text, llm.ToolName) || req.InferenceConfig.MaxTokens == 0 ||
-		req.InferenceConfig.Temperature == nil || *req.InferenceConfig.Temperature != 0 || len(tc.Tools) != 1 {
-		c.fail(w, 400, "ValidationException", "converse request shape: "+string(body))
+	user, ok := req.OneUserMessage()
+	if !ok || !strings.Contains(req.System[0].Text, llm.ToolName) || req.InferenceConfig.MaxTokens == 0 ||
+		req.InferenceConfig.Temperature == nil || *req.InferenceConfig.Temperature != 0 {
+		testenv.BedrockFail(w, 400, "ValidationException", "converse request shape: "+string(req.Body))
 		return
 	}
 	// the tool is the knowledge schema, and it is forced
-	var want map[string]any
+	var want, got map[string]any
 	b, _ := json.Marshal(llm.Tool().Schema)
 	json.Unmarshal(b, &want)
-	spec := tc.Tools[0].ToolSpec
-	if spec.Name != llm.ToolName || tc.ToolChoice.Tool.Name != llm.ToolName || spec.Description == "" ||
-		!reflect.DeepEqual(spec.InputSchema.JSON, want) {
-		c.fail(w, 400, "ValidationException", "tool config: "+string(body))
+	name, schema := req.ForcedTool()
+	if name != llm.ToolName || req.ToolConfig.Tools[0].ToolSpec.Description == "" ||
+		json.Unmarshal(schema, &got) != nil || !reflect.DeepEqual(got, want) {
+		testenv.BedrockFail(w, 400, "ValidationException", "tool config: "+string(req.Body))
 		return
 	}
-	user := req.Messages[0].Content[0].Text
 	c.mu.Lock()
 	c.users = append(c.users, user)
 	c.mu.Unlock()
 	input, status, errType := c.model(user)
-	if status != 0 {
-		c.fail(w, status, errType, "model says no")
-		return
+	switch {
+	case status != 0:
+		testenv.BedrockFail(w, status, errType, "model says no")
+	case input == nil:
+		testenv.ConverseText(w, "Here is what I found in the messages.")
+	default:
+		testenv.ConverseToolUse(w, llm.ToolName, input)
 	}
-	content := []any{map[string]any{"toolUse": map[string]any{"toolUseId": "tooluse_k1", "name": llm.ToolName, "input": input}}}
-	stop := "tool_use"
-	if input == nil {
-		content, stop = []any{map[string]any{"text": "Here is what I found in the messages."}}, "end_turn"
-	}
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{
-		"output":     map[string]any{"message": map[string]any{"role": "assistant", "content": content}},
-		"stopReason": stop,
-		"usage":      map[string]any{"inputTokens": 300, "outputTokens": 90, "totalTokens": 390},
-		"metrics":    map[string]any{"latencyMs": 420},
-	})
 }
 
 func start(t *testing.T, model func(string) (any, int, string), attempts int) (*converse, *bedrock.Converser) {
 	t.Helper()
-	c := &converse{t: t, model: model}
-	srv := httptest.NewServer(c)
-	t.Cleanup(srv.Close)
-	client, err := bedrock.NewClient(context.Background(), bedrock.ClientOptions{Endpoint: srv.URL, Region: "us-east-1",
+	c := &converse{model: model}
+	c.Converse = c.converse
+	testenv.StartBedrock(t, &c.Bedrock)
+	client, err := bedrock.NewClient(context.Background(), bedrock.ClientOptions{Endpoint: c.URL, Region: "us-east-1",
 		AccessKey: "local", SecretKey: "local", MaxAttempts: attempts, MaxBackoff: 5 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -245,8 +177,8 @@ func TestWireRecordKnowledge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ks) != len(srcs) || c.requests.Load() != 1 {
-		t.Fatalf("%d results after %d requests", len(ks), c.requests.Load())
+	if len(ks) != len(srcs) || c.Requests.Load() != 1 {
+		t.Fatalf("%d results after %d requests", len(ks), c.Requests.Load())
 	}
 	// the prompt numbers the messages with text, with speaker, listener and date
 	msgs := messagesOf(c.users[0])
@@ -307,7 +239,7 @@ func TestWireRecordKnowledge(t *testing.T) {
 	if d := x.Dropped(); d != 2*(3+2+1)+3 {
 		t.Errorf("%d items dropped", d)
 	}
-	if u := x.Usage(); u.Calls != 1 || u.InputTokens != 300 || u.OutputTokens != 90 {
+	if u := x.Usage(); u.Calls != 1 || u.InputTokens != testenv.ConverseInputTokens || u.OutputTokens != testenv.ConverseOutputTokens {
 		t.Errorf("usage %+v", u)
 	}
 	// the refs of the merged knowledge index the model's terms
@@ -336,7 +268,7 @@ func TestWireBatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := c.requests.Load(); n != 3 {
+	if n := c.Requests.Load(); n != 3 {
 		t.Errorf("%d requests for 19 messages in batches of 8", n)
 	}
 	for i, k := range ks {
@@ -351,7 +283,7 @@ func TestWireBatches(t *testing.T) {
 	if _, err := x2.Extract(context.Background(), srcs[:6]); err != nil {
 		t.Fatal(err)
 	}
-	if n := c2.requests.Load(); n != 3 {
+	if n := c2.Requests.Load(); n != 3 {
 		t.Errorf("%d requests for 6 messages of ~22 bytes within 60 bytes a call", n)
 	}
 }
