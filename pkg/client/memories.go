@@ -58,6 +58,25 @@ func (c *Client) PutByKey(ctx context.Context, key string, m NewMemory, opts ...
 	return mem, created, nil
 }
 
+// GetByKey returns the memory whose ExternalID is key in the caller's
+// scope (GET /v1/memories/by-key/{key}).
+func (c *Client) GetByKey(ctx context.Context, key string) (*Memory, error) {
+	if key == "" {
+		return nil, fmt.Errorf("client.GetByKey: key: required")
+	}
+	return send[Memory](ctx, c, call{op: "client.GetByKey", method: http.MethodGet, path: "/v1/memories/by-key/" + url.PathEscape(key)})
+}
+
+// DeleteByKey deletes the memory whose ExternalID is key in the caller's
+// scope.
+func (c *Client) DeleteByKey(ctx context.Context, key string) error {
+	if key == "" {
+		return fmt.Errorf("client.DeleteByKey: key: required")
+	}
+	_, err := c.do(ctx, call{op: "client.DeleteByKey", method: http.MethodDelete, path: "/v1/memories/by-key/" + url.PathEscape(key)}, nil)
+	return err
+}
+
 // decodePut reads a put's answer: the memory, bare or as {"memory": ...},
 // or a create result; created is a 201, or the body's "created".
 func decodePut(raw json.RawMessage, status int) (*Memory, bool, error) {
@@ -105,6 +124,35 @@ func (c *Client) Update(ctx context.Context, id string, p Patch, opts ...Request
 func (c *Client) Delete(ctx context.Context, id string) error {
 	_, err := c.do(ctx, call{op: "client.Delete", method: http.MethodDelete, path: "/v1/memories/" + url.PathEscape(id)}, nil)
 	return err
+}
+
+// Revision is one version of a memory: the operation that wrote it
+// (create, update, import, redact, archive, restore), when (ms since the
+// epoch), by whom, and the memory as it left it.
+type Revision struct {
+	Version int64      `json:"version"`
+	Op      string     `json:"op"`
+	At      int64      `json:"at"`
+	By      RevisionBy `json:"by"`
+	Memory  *Memory    `json:"memory,omitempty"`
+}
+
+// RevisionBy is who made a change: the key's id (never the key) and its
+// agent; empty for the service's own pipelines.
+type RevisionBy struct {
+	KeyID   string `json:"keyId,omitempty"`
+	AgentID string `json:"agentId,omitempty"`
+}
+
+// MemoryHistory is each version of a memory, oldest first.
+type MemoryHistory struct {
+	ID       string     `json:"id"`
+	Versions []Revision `json:"versions"`
+}
+
+// MemoryHistory returns the versions of memory id, oldest first.
+func (c *Client) MemoryHistory(ctx context.Context, id string) (*MemoryHistory, error) {
+	return send[MemoryHistory](ctx, c, call{op: "client.MemoryHistory", method: http.MethodGet, path: "/v1/memories/" + url.PathEscape(id) + "/history"})
 }
 
 // DeleteWhere deletes every memory f selects (at least one field must be

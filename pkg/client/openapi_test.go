@@ -173,6 +173,15 @@ func TestTypesMatchTheOpenAPIDocument(t *testing.T) {
 		{"MessagesResponse", reflect.TypeFor[client.MessagesResult]()},
 		{"KnowledgeSearchResult", reflect.TypeFor[client.KnowledgeSearchResponse]()},
 		{"KnowledgePrefetchResult", reflect.TypeFor[client.KnowledgePrefetchResponse]()},
+		{"ForgetResponse", reflect.TypeFor[client.ForgetReport]()},
+		{"ImportReport", reflect.TypeFor[client.ImportReport]()},
+		{"MemoryHistory", reflect.TypeFor[client.MemoryHistory]()},
+		{"Whoami", reflect.TypeFor[client.Whoami]()},
+		{"CreateKeyResponse", reflect.TypeFor[client.CreatedKey]()},
+		{"UsageResponse", reflect.TypeFor[client.Usage]()},
+		{"AuditEntry", reflect.TypeFor[client.AuditEntry]()},
+		{"ConsolidationReport", reflect.TypeFor[client.ConsolidationReport]()},
+		{"SettingsResponse", reflect.TypeFor[client.StoredSettings]()},
 		// Requests: what the client sends.
 		{"NewMemory", reflect.TypeFor[client.NewMemory]()},
 		{"Patch", reflect.TypeFor[client.Patch]()},
@@ -184,6 +193,9 @@ func TestTypesMatchTheOpenAPIDocument(t *testing.T) {
 		{"KnowledgeSearchRequest", reflect.TypeFor[client.KnowledgeSearchRequest]()},
 		{"KnowledgePrefetchRequest", reflect.TypeFor[client.KnowledgePrefetchRequest]()},
 		{"Filters", reflect.TypeFor[client.Filter]()},
+		{"ForgetRequest", reflect.TypeFor[client.ForgetRequest]()},
+		{"CreateKeyRequest", reflect.TypeFor[client.KeyRequest]()},
+		{"ExtractionSettings", reflect.TypeFor[client.ExtractionSettings]()},
 	}
 	done := seen{}
 	for _, tc := range tests {

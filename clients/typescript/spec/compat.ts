@@ -41,6 +41,16 @@ export type Responses = [
   Check<Assignable<S["WorkstreamBlock"], T.WorkstreamBlock>>,
   Check<Assignable<S["WorkstreamList"], T.WorkstreamList>>,
   Check<Assignable<S["Relation"], T.Relation>>,
+  Check<Assignable<S["ForgetResponse"], T.ForgetResult>>,
+  Check<Assignable<S["ImportReport"], T.ImportReport>>,
+  Check<Assignable<S["MemoryHistory"], T.MemoryHistory>>,
+  Check<Assignable<S["Whoami"], T.Whoami>>,
+  Check<Assignable<S["CreateKeyResponse"], T.CreatedKey>>,
+  Check<Assignable<S["APIKey"], T.APIKey>>,
+  Check<Assignable<S["UsageResponse"], T.Usage>>,
+  Check<Assignable<S["AuditEntry"], T.AuditEntry>>,
+  Check<Assignable<S["ConsolidationReport"], T.ConsolidationReport>>,
+  Check<Assignable<S["SettingsResponse"], T.StoredSettings>>,
 ];
 
 // Requests: client -> spec.
@@ -63,4 +73,7 @@ export type Requests = [
   Check<Assignable<T.NewWorkstream, S["NewWorkstream"]>>,
   Check<Assignable<T.NewWorkstreamEntry, S["NewWorkstreamEntry"]>>,
   Check<Assignable<T.NewRelation, S["RelationRequest"]>>,
+  Check<Assignable<T.ForgetRequest, S["ForgetRequest"]>>,
+  Check<Assignable<T.KeyRequest, S["CreateKeyRequest"]>>,
+  Check<Assignable<T.ExtractionSettings, S["ExtractionSettings"]>>,
 ];

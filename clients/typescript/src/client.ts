@@ -7,7 +7,8 @@ import type {
   ListOptions, Memory, MemoryPage, MessagesRequest, MessagesResult, NewEntity, NewMemory, NewRoom, NewWorld, PageOptions,
   Participants, Patch, PromptContext, Room, RoomPage, RoomPatch, SearchRequest, SearchResponse, TermHint, Token,
   TokenRequest, World, WorldPage, WorldPatch, NewRelation, NewWorkstream, NewWorkstreamEntry, Relation, WorkstreamBlock,
-  WorkstreamList,
+  WorkstreamList, APIKey, AuditPage, ConsolidationReport, CreatedKey, ExtractionSettings, ForgetRequest, ForgetResult,
+  ImportReport, KeyRequest, MemoryHistory, StoredSettings, Usage, Whoami,
 } from "./types.js";
 
 /** How a client is built. */
@@ -60,6 +61,8 @@ interface Call {
   write?: boolean;
   /** The body is returned as text (NDJSON), not parsed. */
   raw?: boolean;
+  /** Sent as the body as it is (an import's NDJSON), instead of body as JSON. */
+  ndjson?: string;
 }
 
 function ifMatch(o: UpdateOptions): Record<string, string> {
@@ -162,9 +165,10 @@ export class AgentMemClient {
       Authorization: `Bearer ${this.apiKey}`, Accept: "application/json, application/problem+json", ...c.headers,
     };
     if (c.body !== undefined) headers["Content-Type"] = "application/json";
+    if (c.ndjson !== undefined) headers["Content-Type"] = "application/x-ndjson";
     if (o.idempotencyKey) headers["Idempotency-Key"] = o.idempotencyKey;
     else if (c.write) headers["Idempotency-Key"] = crypto.randomUUID();
-    const body = c.body === undefined ? undefined : JSON.stringify(c.body);
+    const body = c.ndjson ?? (c.body === undefined ? undefined : JSON.stringify(c.body));
     const timeoutMs = o.timeoutMs ?? this.timeoutMs;
     for (let attempt = 1; ; attempt++) {
       const signals: AbortSignal[] = [];
@@ -539,5 +543,85 @@ export class AgentMemClient {
   /** Deletes a document and its fragments. */
   async deleteDocument(id: string, o?: RequestOptions): Promise<void> {
     await this.send({ method: "DELETE", path: "/v1/documents/" + seg(id) }, o);
+  }
+
+  // The key, the document, history, erasure, import and administration
+  // (/v1/admin: org-level keys with the admin grant).
+
+  /** The server's OpenAPI document. */
+  openapi(o?: RequestOptions): Promise<Record<string, unknown>> {
+    return this.data({ method: "GET", path: "/v1/openapi.json" }, o);
+  }
+
+  /** What the client's key (or token) is bound to and may do; any valid key may ask. */
+  whoami(o?: RequestOptions): Promise<Whoami> {
+    return this.data({ method: "GET", path: "/v1/whoami" }, o);
+  }
+
+  /** Each version of a memory, oldest first: the operation, when, by whom, and the memory as it left it. */
+  memoryHistory(id: string, o?: RequestOptions): Promise<MemoryHistory> {
+    return this.data({ method: "GET", path: "/v1/memories/" + seg(id) + "/history" }, o);
+  }
+
+  /** Erases the memories matching every field of req (at least one), with what was drawn from them; audited. */
+  forget(req: ForgetRequest, o?: RequestOptions): Promise<ForgetResult> {
+    return this.data({ method: "POST", path: "/v1/forget", body: req, write: true }, o);
+  }
+
+  /**
+   * Reads an export back into the key's org, idempotently: NDJSON (a string or bytes), or the lines export
+   * returns. Lines it cannot take are listed in the report's errors.
+   */
+  importMemories(lines: string | Uint8Array | Iterable<unknown>, o?: RequestOptions): Promise<ImportReport> {
+    let ndjson: string;
+    if (typeof lines === "string") ndjson = lines;
+    else if (lines instanceof Uint8Array) ndjson = new TextDecoder().decode(lines);
+    else ndjson = Array.from(lines, (l) => JSON.stringify(l) + "\n").join("");
+    return this.data({ method: "POST", path: "/v1/import", ndjson, write: true }, o);
+  }
+
+  /** A page of the org's audit log (the erasures), newest first. */
+  auditLog(p: PageOptions = {}, o?: RequestOptions): Promise<AuditPage> {
+    return this.data({ method: "GET", path: "/v1/admin/audit", query: pageQuery(p) }, o);
+  }
+
+  /** The report of the org's last consolidation (NotFoundError before the first). */
+  lastConsolidation(o?: RequestOptions): Promise<ConsolidationReport> {
+    return this.data({ method: "GET", path: "/v1/admin/consolidation" }, o);
+  }
+
+  /** Runs a consolidation of the org now and returns its report. */
+  consolidate(o?: RequestOptions): Promise<ConsolidationReport> {
+    return this.data({ method: "POST", path: "/v1/admin/consolidate" }, o);
+  }
+
+  /** The org's extraction settings and their version. */
+  getExtractionSettings(o?: RequestOptions): Promise<StoredSettings> {
+    return this.data({ method: "GET", path: "/v1/admin/settings/extraction" }, o);
+  }
+
+  /** Replaces the org's extraction settings; with ifMatch only over that version. */
+  putExtractionSettings(settings: ExtractionSettings, o: UpdateOptions = {}): Promise<StoredSettings> {
+    return this.data({ method: "PUT", path: "/v1/admin/settings/extraction", body: settings, headers: ifMatch(o) }, o);
+  }
+
+  /** Creates an API key of the org (bound to req.agentId when given); its secret is shown once. */
+  createKey(req: KeyRequest, o?: RequestOptions): Promise<CreatedKey> {
+    return this.data({ method: "POST", path: "/v1/admin/keys", body: req }, o);
+  }
+
+  /** The org's stored keys, without their secrets. */
+  async listKeys(o?: RequestOptions): Promise<APIKey[]> {
+    return (await this.data<{ keys: APIKey[] | null }>({ method: "GET", path: "/v1/admin/keys" }, o)).keys ?? [];
+  }
+
+  /** Revokes a key (by its id, not its secret) and returns it. */
+  async revokeKey(id: string, o?: RequestOptions): Promise<APIKey> {
+    return (await this.data<{ key: APIKey }>({ method: "DELETE", path: "/v1/admin/keys/" + seg(id) }, o)).key;
+  }
+
+  /** The org's usage and quotas (0 is unlimited). */
+  usage(o?: RequestOptions): Promise<Usage> {
+    return this.data({ method: "GET", path: "/v1/admin/usage" }, o);
   }
 }

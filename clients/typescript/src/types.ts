@@ -634,3 +634,139 @@ export type RelationType =
 
 /** An edge to store between two memories the key sees; confidence 1 when absent. */
 export type NewRelation = { fromId: string; toId: string; type: RelationType; confidence?: number };
+
+/** An erasure request: the memories matching every field given (at least one) are deleted, with what was drawn from them. */
+export type ForgetRequest = {
+  /** An entity's name. */
+  entity?: string;
+  sessionId?: string;
+  roomId?: string;
+  /** ms since the epoch. */
+  start?: number;
+  end?: number;
+  /** Narrows an org-level key's erasure to one agent, or to the org scope with "_org". */
+  agentId?: string;
+};
+
+/** What an erasure removed. */
+export type ForgetReport = {
+  matched: number;
+  memories: number;
+  facts: number;
+  contextsRewritten: number;
+  referencesRemoved: number;
+  byType: Record<string, number> | null;
+  relations: number;
+  knowledgeRefs: number;
+};
+
+/** What an erasure removed, and the audit entry that records it. */
+export type ForgetResult = ForgetReport & { auditId: string };
+
+/** One kind of import line, counted by outcome. */
+export type ImportCounts = { created: number; existing: number; duplicate?: number; failed: number };
+
+/** What an import did; errors lists the lines it could not take. */
+export type ImportReport = {
+  lines: number;
+  memories: ImportCounts;
+  relations: ImportCounts;
+  records: ImportCounts;
+  errors: { line: number; code: string; message: string }[];
+  errorsTruncated?: boolean;
+};
+
+/** One version of a memory: the operation, when (ms), by whom, and the memory as it left it. */
+export type Revision = {
+  version: number;
+  op: "create" | "update" | "import" | "redact" | "archive" | "restore";
+  at: number;
+  by: { keyId?: string; agentId?: string };
+  memory?: Memory | null;
+};
+
+/** Each version of a memory, oldest first. */
+export type MemoryHistory = { id: string; versions: Revision[] };
+
+/** What the key (or token) is bound to and may do, and the endpoint groups the server serves. */
+export type Whoami = {
+  orgId: string;
+  agentId?: string;
+  grants: string[];
+  features: Record<string, boolean>;
+  binding?: { userId?: string; roomId?: string; worldId?: string };
+};
+
+/** A new API key of the org: bound to agentId when given, with at least one grant. */
+export type KeyRequest = { name?: string; agentId?: string; grants: ("read" | "write" | "delete" | "delete:org" | "admin" | "write:org")[] };
+
+/** A stored API key, without its secret (prefix is the secret's start). */
+export type APIKey = {
+  id: string;
+  orgId: string;
+  agentId?: string;
+  name?: string;
+  grants: string[];
+  prefix: string;
+  createdAt: string;
+  revokedAt?: string;
+};
+
+/** A new key and its secret, shown once. */
+export type CreatedKey = { key: APIKey; secret: string };
+
+/** What an org stores, or its limits (0 is unlimited). */
+export type OrgUsage = { memories: number; bytes: number; documents: number };
+
+/** The org's usage and quotas. */
+export type Usage = { orgId: string; usage: OrgUsage; limits: OrgUsage };
+
+/** One entry of the org's audit log (an erasure and its report). */
+export type AuditEntry = {
+  id: string;
+  action: string;
+  at: number;
+  doneAt?: number;
+  orgId: string;
+  agentId?: string;
+  keyId?: string;
+  requestId?: string;
+  filter: Record<string, unknown>;
+  status: string;
+  report: ForgetReport;
+  error?: string;
+};
+
+/** A page of the audit log, newest first. */
+export type AuditPage = { entries: AuditEntry[] | null; nextCursor: string };
+
+/** What a consolidation run did. */
+export type ConsolidationReport = {
+  orgId: string;
+  startedAt: number;
+  finishedAt?: number;
+  /** Where an interrupted run resumes. */
+  cursor?: string;
+  scanned: number;
+  decayed: number;
+  archived: number;
+  deleted: number;
+  merged: number;
+  contradictionsResolved: number;
+  contested: number;
+};
+
+/** The org's settings of fact extraction. */
+export type ExtractionSettings = {
+  instructions?: string;
+  keepKinds?: Kind[];
+  dropKinds?: Kind[];
+  keepCategories?: string[];
+  dropCategories?: string[];
+  language?: string;
+  orgFactsFromAgents?: boolean;
+  dualWriteOrgFacts?: boolean;
+};
+
+/** The extraction settings as stored, with their version (ifMatch of the next put). */
+export type StoredSettings = { settings: ExtractionSettings; version: number };

@@ -103,7 +103,8 @@ func TestOpenAPIErrorStatusesAreTheTable(t *testing.T) {
 
 // TestOpenAPIOperations: each operation has a unique operationId, a
 // summary, and grants that are grant names; a public one has none, every
-// other one exactly one.
+// other one exactly one; x-agentmem-no-client, when present, gives its
+// reason.
 func TestOpenAPIOperations(t *testing.T) {
 	s := loadSpec(t)
 	if v, _ := s.Doc["openapi"].(string); !strings.HasPrefix(v, "3.1.") {
@@ -139,8 +140,12 @@ func TestOpenAPIOperations(t *testing.T) {
 			t.Errorf("%s needs a key: x-agentmem-grants must name its one grant, has %v", o, o.Grants)
 		}
 		op, _ := s.Resolve("#/paths/" + strings.ReplaceAll(o.Path, "/", "~1") + "/" + strings.ToLower(o.Method))
-		if m, _ := op.(map[string]any); m["summary"] == nil || m["description"] == nil {
+		m, _ := op.(map[string]any)
+		if m["summary"] == nil || m["description"] == nil {
 			t.Errorf("%s needs a summary and a description", o)
+		}
+		if v, ok := m["x-agentmem-no-client"]; ok && o.NoClient == "" {
+			t.Errorf("%s: x-agentmem-no-client is %v; it must be the reason the clients have no method, a non-empty string", o, v)
 		}
 	}
 }

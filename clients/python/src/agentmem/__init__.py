@@ -23,6 +23,21 @@ from ._errors import (
     error_from_response,
 )
 from ._types import (
+    APIKey,
+    AuditEntry,
+    AuditPage,
+    ConsolidationReport,
+    CreatedKey,
+    ExtractionSettings,
+    ForgetReport,
+    ImportCounts,
+    ImportReport,
+    MemoryHistory,
+    OrgUsage,
+    Revision,
+    StoredSettings,
+    Usage,
+    Whoami,
     ChatMessage,
     Content,
     CreateResult,
@@ -70,4 +85,6 @@ __all__ = [
     "PromptContext", "SearchResponse", "SearchResult", "ChatMessage", "Entity", "EntityPage", "KnowledgeListItem",
     "NewEntity", "NewRoom", "NewWorld", "Participants", "Room", "RoomPage", "TermHint", "Token", "Visibility", "World",
     "WorldPage", "NewWorkstream", "Relation", "Workstream", "WorkstreamBlock", "WorkstreamEntry", "WorkstreamList",
+    "APIKey", "AuditEntry", "AuditPage", "ConsolidationReport", "CreatedKey", "ExtractionSettings", "ForgetReport", "ImportCounts",
+    "ImportReport", "MemoryHistory", "OrgUsage", "Revision", "StoredSettings", "Usage", "Whoami",
 ]

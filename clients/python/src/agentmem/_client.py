@@ -10,14 +10,25 @@ import random
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable, Iterator, Mapping, Sequence
+from typing import Any, AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from urllib.parse import quote
 
 import httpx
 
 from ._errors import APIConnectionError, APIError, APITimeoutError, error_from_response
 from ._types import (
+    APIKey,
+    AuditPage,
     ChatMessage,
+    ConsolidationReport,
+    CreatedKey,
+    ExtractionSettings,
+    ForgetReport,
+    ImportReport,
+    MemoryHistory,
+    StoredSettings,
+    Usage,
+    Whoami,
     CreateResult,
     Document,
     DocumentPage,
@@ -139,6 +150,8 @@ class _Request:
     path: str
     params: dict[str, Any] = field(default_factory=dict)
     body: Any = None
+    # content, when set, is sent as the body as it is (an import's NDJSON), instead of body as JSON.
+    content: bytes | None = None
     headers: dict[str, str] = field(default_factory=dict)
     parse: Callable[[httpx.Response], Any] = lambda r: r.json() if r.content else None
     # write marks a POST that stores something: it carries an
@@ -370,6 +383,74 @@ class _Requests:
     def healthz() -> _Request:
         return _Request("GET", "/v1/healthz")
 
+    @staticmethod
+    def openapi() -> _Request:
+        return _Request("GET", "/v1/openapi.json")
+
+    @staticmethod
+    def whoami() -> _Request:
+        return _Request("GET", "/v1/whoami")
+
+    @staticmethod
+    def memory_history(memory_id: str) -> _Request:
+        return _Request("GET", "/v1/memories/" + _seg(memory_id) + "/history")
+
+    @staticmethod
+    def forget(fields: Mapping[str, Any], idempotency_key: str | None) -> _Request:
+        body = _drop_none({"entity": fields["entity"], "sessionId": fields["session_id"], "roomId": fields["room_id"],
+                           "start": fields["start"], "end": fields["end"], "agentId": fields["agent_id"]})
+        return _Request("POST", "/v1/forget", body=body, headers=_idem(idempotency_key), write=True)
+
+    @staticmethod
+    def import_memories(export: bytes | str | Iterable[Mapping[str, Any]], idempotency_key: str | None) -> _Request:
+        if isinstance(export, str):
+            content = export.encode()
+        elif isinstance(export, (bytes, bytearray)):
+            content = bytes(export)
+        else:
+            content = "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in export).encode()
+        return _Request("POST", "/v1/import", content=content, headers=_idem(idempotency_key), write=True)
+
+    # Administration (/v1/admin): org-level keys with the admin grant.
+    @staticmethod
+    def audit_log(limit: int | None, cursor: str | None) -> _Request:
+        return _Request("GET", "/v1/admin/audit", params=_drop_none({"limit": None if limit is None else str(limit),
+                                                                     "cursor": cursor or None}))
+
+    @staticmethod
+    def last_consolidation() -> _Request:
+        return _Request("GET", "/v1/admin/consolidation")
+
+    @staticmethod
+    def consolidate() -> _Request:
+        return _Request("POST", "/v1/admin/consolidate")
+
+    @staticmethod
+    def get_extraction_settings() -> _Request:
+        return _Request("GET", "/v1/admin/settings/extraction")
+
+    @staticmethod
+    def put_extraction_settings(settings: ExtractionSettings, if_match: int | None) -> _Request:
+        headers = {"If-Match": f'"{if_match}"'} if if_match else {}
+        return _Request("PUT", "/v1/admin/settings/extraction", body=dict(settings), headers=headers)
+
+    @staticmethod
+    def create_key(grants: Sequence[str], name: str | None, agent_id: str | None) -> _Request:
+        return _Request("POST", "/v1/admin/keys", body=_drop_none({"name": name, "agentId": agent_id,
+                                                                   "grants": list(grants)}))
+
+    @staticmethod
+    def list_keys() -> _Request:
+        return _Request("GET", "/v1/admin/keys", parse=lambda r: r.json()["keys"] or [])
+
+    @staticmethod
+    def revoke_key(key_id: str) -> _Request:
+        return _Request("DELETE", "/v1/admin/keys/" + _seg(key_id), parse=lambda r: r.json()["key"])
+
+    @staticmethod
+    def usage() -> _Request:
+        return _Request("GET", "/v1/admin/usage")
+
 
 def _idem(key: str | None) -> dict[str, str]:
     return {"Idempotency-Key": key} if key else {}
@@ -397,6 +478,9 @@ class _Base:
         kw: dict[str, Any] = {"headers": headers, "params": req.params}
         if req.body is not None:
             kw["json"] = req.body
+        if req.content is not None:
+            kw["content"] = req.content
+            headers["Content-Type"] = "application/x-ndjson"
         return kw
 
     def _delay(self, attempt: int, err: APIError) -> float | None:
@@ -738,6 +822,75 @@ class Client(_Base):
         """Un-archives a memory (recorded in its history)."""
         return self._send(_Requests.restore(memory_id), timeout)
 
+    # The key, the document, history, erasure, import and administration (org-level keys with admin).
+
+    def openapi(self, *, timeout: float | None = None) -> dict[str, Any]:
+        """The server's OpenAPI document."""
+        return self._send(_Requests.openapi(), timeout)
+
+    def whoami(self, *, timeout: float | None = None) -> Whoami:
+        """What the client's key (or token) is bound to and may do; any valid key may ask."""
+        return self._send(_Requests.whoami(), timeout)
+
+    def memory_history(self, memory_id: str, *, timeout: float | None = None) -> MemoryHistory:
+        """Each version of a memory, oldest first: the operation, when, by whom, and the memory as it left it."""
+        return self._send(_Requests.memory_history(memory_id), timeout)
+
+    def forget(self, *, entity: str | None = None, session_id: str | None = None,
+               room_id: str | None = None, start: int | None = None, end: int | None = None,
+               agent_id: str | None = None, idempotency_key: str | None = None,
+               timeout: float | None = None) -> ForgetReport:
+        """Erases the memories matching every field given (at least one; start and end in ms since the epoch), with
+        what was drawn from them; agent_id narrows an org-level key's erasure to one agent (_org: the org
+        scope). The report carries the audit entry's id (auditId)."""
+        return self._send(_Requests.forget(dict(entity=entity, session_id=session_id, room_id=room_id,
+            start=start, end=end, agent_id=agent_id), idempotency_key), timeout)
+
+    def import_memories(self, export: bytes | str | Iterable[Mapping[str, Any]], *,
+                        idempotency_key: str | None = None, timeout: float | None = None) -> ImportReport:
+        """Reads an export back into the key's org, idempotently: NDJSON (bytes or str), or the lines export
+        returns. Lines it cannot take are listed in the report's errors."""
+        return self._send(_Requests.import_memories(export, idempotency_key), timeout)
+
+    def audit_log(self, *, limit: int | None = None, cursor: str | None = None,
+                  timeout: float | None = None) -> AuditPage:
+        """A page of the org's audit log (the erasures), newest first."""
+        return self._send(_Requests.audit_log(limit, cursor), timeout)
+
+    def last_consolidation(self, *, timeout: float | None = None) -> ConsolidationReport:
+        """The report of the org's last consolidation (NotFoundError before the first)."""
+        return self._send(_Requests.last_consolidation(), timeout)
+
+    def consolidate(self, *, timeout: float | None = None) -> ConsolidationReport:
+        """Runs a consolidation of the org now and returns its report."""
+        return self._send(_Requests.consolidate(), timeout)
+
+    def get_extraction_settings(self, *, timeout: float | None = None) -> StoredSettings:
+        """The org's extraction settings and their version."""
+        return self._send(_Requests.get_extraction_settings(), timeout)
+
+    def put_extraction_settings(self, settings: ExtractionSettings, *, if_match: int | None = None,
+                                timeout: float | None = None) -> StoredSettings:
+        """Replaces the org's extraction settings; with if_match (a version) only over that version."""
+        return self._send(_Requests.put_extraction_settings(settings, if_match), timeout)
+
+    def create_key(self, grants: Sequence[str], *, name: str | None = None,
+                   agent_id: str | None = None, timeout: float | None = None) -> CreatedKey:
+        """Creates an API key of the org (bound to agent_id when given); its secret is shown once."""
+        return self._send(_Requests.create_key(grants, name, agent_id), timeout)
+
+    def list_keys(self, *, timeout: float | None = None) -> builtins.list[APIKey]:
+        """The org's stored keys, without their secrets."""
+        return self._send(_Requests.list_keys(), timeout)
+
+    def revoke_key(self, key_id: str, *, timeout: float | None = None) -> APIKey:
+        """Revokes a key (by its id, not its secret) and returns it."""
+        return self._send(_Requests.revoke_key(key_id), timeout)
+
+    def usage(self, *, timeout: float | None = None) -> Usage:
+        """The org's usage and quotas (0 is unlimited)."""
+        return self._send(_Requests.usage(), timeout)
+
 
 class AsyncClient(_Base):
     """The asynchronous client: Client's methods, awaited. Cancelling the
@@ -1065,3 +1218,72 @@ class AsyncClient(_Base):
     async def restore_memory(self, memory_id: str, *, timeout: float | None = None) -> Memory:
         """Un-archives a memory (recorded in its history)."""
         return await self._send(_Requests.restore(memory_id), timeout)
+
+    # The key, the document, history, erasure, import and administration (org-level keys with admin).
+
+    async def openapi(self, *, timeout: float | None = None) -> dict[str, Any]:
+        """The server's OpenAPI document."""
+        return await self._send(_Requests.openapi(), timeout)
+
+    async def whoami(self, *, timeout: float | None = None) -> Whoami:
+        """What the client's key (or token) is bound to and may do; any valid key may ask."""
+        return await self._send(_Requests.whoami(), timeout)
+
+    async def memory_history(self, memory_id: str, *, timeout: float | None = None) -> MemoryHistory:
+        """Each version of a memory, oldest first: the operation, when, by whom, and the memory as it left it."""
+        return await self._send(_Requests.memory_history(memory_id), timeout)
+
+    async def forget(self, *, entity: str | None = None, session_id: str | None = None,
+                     room_id: str | None = None, start: int | None = None, end: int | None = None,
+                     agent_id: str | None = None, idempotency_key: str | None = None,
+                     timeout: float | None = None) -> ForgetReport:
+        """Erases the memories matching every field given (at least one; start and end in ms since the epoch), with
+        what was drawn from them; agent_id narrows an org-level key's erasure to one agent (_org: the org
+        scope). The report carries the audit entry's id (auditId)."""
+        return await self._send(_Requests.forget(dict(entity=entity, session_id=session_id, room_id=room_id,
+            start=start, end=end, agent_id=agent_id), idempotency_key), timeout)
+
+    async def import_memories(self, export: bytes | str | Iterable[Mapping[str, Any]], *,
+                              idempotency_key: str | None = None, timeout: float | None = None) -> ImportReport:
+        """Reads an export back into the key's org, idempotently: NDJSON (bytes or str), or the lines export
+        returns. Lines it cannot take are listed in the report's errors."""
+        return await self._send(_Requests.import_memories(export, idempotency_key), timeout)
+
+    async def audit_log(self, *, limit: int | None = None, cursor: str | None = None,
+                        timeout: float | None = None) -> AuditPage:
+        """A page of the org's audit log (the erasures), newest first."""
+        return await self._send(_Requests.audit_log(limit, cursor), timeout)
+
+    async def last_consolidation(self, *, timeout: float | None = None) -> ConsolidationReport:
+        """The report of the org's last consolidation (NotFoundError before the first)."""
+        return await self._send(_Requests.last_consolidation(), timeout)
+
+    async def consolidate(self, *, timeout: float | None = None) -> ConsolidationReport:
+        """Runs a consolidation of the org now and returns its report."""
+        return await self._send(_Requests.consolidate(), timeout)
+
+    async def get_extraction_settings(self, *, timeout: float | None = None) -> StoredSettings:
+        """The org's extraction settings and their version."""
+        return await self._send(_Requests.get_extraction_settings(), timeout)
+
+    async def put_extraction_settings(self, settings: ExtractionSettings, *,
+                                      if_match: int | None = None, timeout: float | None = None) -> StoredSettings:
+        """Replaces the org's extraction settings; with if_match (a version) only over that version."""
+        return await self._send(_Requests.put_extraction_settings(settings, if_match), timeout)
+
+    async def create_key(self, grants: Sequence[str], *, name: str | None = None,
+                         agent_id: str | None = None, timeout: float | None = None) -> CreatedKey:
+        """Creates an API key of the org (bound to agent_id when given); its secret is shown once."""
+        return await self._send(_Requests.create_key(grants, name, agent_id), timeout)
+
+    async def list_keys(self, *, timeout: float | None = None) -> builtins.list[APIKey]:
+        """The org's stored keys, without their secrets."""
+        return await self._send(_Requests.list_keys(), timeout)
+
+    async def revoke_key(self, key_id: str, *, timeout: float | None = None) -> APIKey:
+        """Revokes a key (by its id, not its secret) and returns it."""
+        return await self._send(_Requests.revoke_key(key_id), timeout)
+
+    async def usage(self, *, timeout: float | None = None) -> Usage:
+        """The org's usage and quotas (0 is unlimited)."""
+        return await self._send(_Requests.usage(), timeout)

@@ -531,3 +531,160 @@ class NewWorkstream(TypedDict, total=False):
     roomId: str
     worldId: str
     userId: str
+
+
+class ForgetReport(TypedDict):
+    """What an erasure removed, and the audit entry that records it (auditId)."""
+
+    matched: int
+    memories: int
+    facts: int
+    contextsRewritten: int
+    referencesRemoved: int
+    byType: dict[str, int] | None
+    relations: int
+    knowledgeRefs: int
+    auditId: NotRequired[str]
+
+
+class ImportCounts(TypedDict):
+    """One kind of import line, counted by outcome."""
+
+    created: int
+    existing: int
+    duplicate: NotRequired[int]
+    failed: int
+
+
+class ImportReport(TypedDict):
+    """What an import did; errors lists the lines it could not take."""
+
+    lines: int
+    memories: ImportCounts
+    relations: ImportCounts
+    records: ImportCounts
+    errors: list[dict[str, Any]]
+    errorsTruncated: NotRequired[bool]
+
+
+class Revision(TypedDict):
+    """One version of a memory: the operation, when (ms), who ({"keyId", "agentId"}), the memory as it left it."""
+
+    version: int
+    op: str
+    at: int
+    by: dict[str, str]
+    memory: NotRequired[Memory | None]
+
+
+class MemoryHistory(TypedDict):
+    """Each version of a memory, oldest first."""
+
+    id: str
+    versions: list[Revision]
+
+
+class Whoami(TypedDict):
+    """What the key (or token) is bound to and may do, and the endpoint groups the server serves."""
+
+    orgId: str
+    agentId: NotRequired[str]
+    grants: list[str]
+    features: dict[str, bool]
+    binding: NotRequired[dict[str, str]]
+
+
+class APIKey(TypedDict):
+    """A stored API key, without its secret (prefix is the secret's start)."""
+
+    id: str
+    orgId: str
+    agentId: NotRequired[str]
+    name: NotRequired[str]
+    grants: list[str]
+    prefix: str
+    createdAt: str
+    revokedAt: NotRequired[str]
+
+
+class CreatedKey(TypedDict):
+    """A new key and its secret, shown once."""
+
+    key: APIKey
+    secret: str
+
+
+class OrgUsage(TypedDict):
+    """What an org stores, or its limits (0 is unlimited)."""
+
+    memories: int
+    bytes: int
+    documents: int
+
+
+class Usage(TypedDict):
+    """The org's usage and quotas."""
+
+    orgId: str
+    usage: OrgUsage
+    limits: OrgUsage
+
+
+class AuditEntry(TypedDict):
+    """One entry of the org's audit log (an erasure and its report)."""
+
+    id: str
+    action: str
+    at: int
+    doneAt: NotRequired[int]
+    orgId: str
+    agentId: NotRequired[str]
+    keyId: NotRequired[str]
+    requestId: NotRequired[str]
+    filter: dict[str, Any]
+    status: str
+    report: ForgetReport
+    error: NotRequired[str]
+
+
+class AuditPage(TypedDict):
+    """A page of the audit log, newest first."""
+
+    entries: list[AuditEntry] | None
+    nextCursor: str
+
+
+class ConsolidationReport(TypedDict):
+    """What a consolidation run did."""
+
+    orgId: str
+    startedAt: int
+    finishedAt: NotRequired[int]
+    cursor: NotRequired[str]
+    scanned: int
+    decayed: int
+    archived: int
+    deleted: int
+    merged: int
+    contradictionsResolved: int
+    contested: int
+
+
+class ExtractionSettings(TypedDict, total=False):
+    """The org's settings of fact extraction."""
+
+    instructions: str
+    keepKinds: list[str]
+    dropKinds: list[str]
+    keepCategories: list[str]
+    dropCategories: list[str]
+    language: str
+    orgFactsFromAgents: bool
+    dualWriteOrgFacts: bool
+
+
+class StoredSettings(TypedDict):
+    """The extraction settings as stored, with their version (if_match of the next put)."""
+
+    settings: ExtractionSettings
+    version: int

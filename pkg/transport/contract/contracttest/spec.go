@@ -62,6 +62,10 @@ type Operation struct {
 	// (x-agentmem-any-key): the route table registers it without a grant
 	// and its handler authenticates the caller itself.
 	AnyKey bool
+	// NoClient is the reason the clients have no method for the operation
+	// (x-agentmem-no-client: a page, a script, MCP); empty for the others,
+	// which each client must cover.
+	NoClient string
 	// Statuses are the documented response statuses ("200", "404"...).
 	Statuses []string
 }
@@ -116,6 +120,7 @@ func (s *Spec) Operations() []Operation {
 			o.Planned, _ = op["x-agentmem-planned"].(bool)
 			o.Outside, _ = op["x-agentmem-outside-route-table"].(bool)
 			o.AnyKey, _ = op["x-agentmem-any-key"].(bool)
+			o.NoClient, _ = op["x-agentmem-no-client"].(string)
 			resp, _ := op["responses"].(map[string]any)
 			for st := range resp {
 				o.Statuses = append(o.Statuses, st)
