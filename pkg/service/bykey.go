@@ -128,7 +128,7 @@ func (s *Service) PutByKey(ctx context.Context, c memory.Caller, n NewMemory, co
 		return nil, false, memory.Errorf(memory.EINVALID, "key: required")
 	}
 	for attempt := 1; ; attempt++ {
-		old, err := s.byKey(ctx, c, n.keyScope(c, s.now().UnixMilli()), n.ExternalID)
+		old, err := s.byKey(ctx, c, keyScope(n, c, s.now().UnixMilli()), n.ExternalID)
 		switch {
 		case memory.IsNotFound(err):
 			if cond.IfVersion != 0 {
@@ -180,7 +180,7 @@ func (s *Service) PutByKey(ctx context.Context, c memory.Caller, n NewMemory, co
 func (s *Service) replace(ctx context.Context, c memory.Caller, old *memory.Memory, n NewMemory) (*memory.Memory, error) {
 	defer s.Invalidate(c.OrgID) // composed contexts are stale
 	now := s.now().UnixMilli()
-	m, err := n.build(c, now)
+	m, err := build(&n, c, now)
 	if err != nil {
 		return nil, err
 	}
@@ -220,9 +220,9 @@ func (s *Service) replace(ctx context.Context, c memory.Caller, old *memory.Memo
 // keyScope is the one place n's key is held: the audience a create of n
 // would give it (or, when n cannot be built, n's fields as given, for
 // byKey's own errors).
-func (n NewMemory) keyScope(c memory.Caller, now int64) KeyScope {
+func keyScope(n NewMemory, c memory.Caller, now int64) KeyScope {
 	ks := KeyScope{Scope: n.Scope, Visibility: n.Visibility, AgentID: n.AgentID, RoomID: n.RoomID, WorldID: n.WorldID, UserID: n.UserID}
-	if m, err := n.build(c, now); err == nil {
+	if m, err := build(&n, c, now); err == nil {
 		ks.Visibility = string(m.EffectiveVisibility())
 		ks.RoomID, ks.WorldID, ks.UserID = m.RoomID, m.WorldID, m.UserID
 	}

@@ -172,39 +172,9 @@ func (s *Service) Retrieval() *retrieval.Pipeline { return s.retrieval }
 // Embedder returns the service's embedder.
 func (s *Service) Embedder() memory.Embedder { return s.embedder }
 
-// NewMemory is what a caller sends to create a memory. Scope and AgentID
-// choose the agent scope (see Caller.WriteScope); the org is never taken
-// from it.
-type NewMemory struct {
-	// Scope is the agent scope (org, agent) or, with ElizaOS's names, the
-	// visibility (shared, private, room, world, user); Visibility names the
-	// visibility alone (see memory.WriteScopeOf and Caller.Place).
-	Scope      string `json:"scope,omitempty"`
-	Visibility string `json:"visibility,omitempty"`
-	AgentID    string `json:"agentId,omitempty"`
-	// UserID is the end user the memory belongs to (an entity id).
-	UserID string      `json:"userId,omitempty"`
-	Type   memory.Type `json:"type,omitempty"`
-	Kind   memory.Kind `json:"kind,omitempty"`
-	// ExternalID is the client's key for the memory, unique per scope: a
-	// second create with the same one is a duplicate (its result carries
-	// the existing id), whatever the content. Messages are deduplicated by
-	// it alone.
-	ExternalID string            `json:"externalId,omitempty"`
-	Content    memory.Content    `json:"content"`
-	EntityID   string            `json:"entityId,omitempty"`
-	RoomID     string            `json:"roomId,omitempty"`
-	WorldID    string            `json:"worldId,omitempty"`
-	SessionID  string            `json:"sessionId,omitempty"`
-	Metadata   json.RawMessage   `json:"metadata,omitempty"`
-	Importance *float64          `json:"importance,omitempty"`
-	Durability memory.Durability `json:"durability,omitempty"`
-	Confidence *float64          `json:"confidence,omitempty"`
-	DocumentID string            `json:"documentId,omitempty"`
-	Position   *int              `json:"position,omitempty"`
-	// CreatedAt (ms) lets callers import history; default now.
-	CreatedAt int64 `json:"createdAt,omitempty"`
-}
+// NewMemory is what a caller sends to create a memory (memory.NewMemory,
+// named here for the service's callers).
+type NewMemory = memory.NewMemory
 
 // Defaults applied to new memories.
 const (
@@ -213,7 +183,7 @@ const (
 )
 
 // build turns n into a validated Memory owned by c (without id and embedding).
-func (n *NewMemory) build(c memory.Caller, now int64) (*memory.Memory, error) {
+func build(n *NewMemory, c memory.Caller, now int64) (*memory.Memory, error) {
 	scope, vis, err := memory.WriteScopeOf(n.Scope, n.Visibility)
 	if err != nil {
 		return nil, err
@@ -287,7 +257,7 @@ func (s *Service) create(ctx context.Context, c memory.Caller, in []NewMemory, s
 	now := s.now()
 	ms := make([]*memory.Memory, len(in))
 	for i := range in {
-		m, err := in[i].build(c, now.UnixMilli())
+		m, err := build(&in[i], c, now.UnixMilli())
 		if err != nil {
 			if len(in) > 1 {
 				return nil, prefixed(fmt.Sprintf("memories[%d].", i), err)
