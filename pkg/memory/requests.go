@@ -75,3 +75,26 @@ type CommitResult struct {
 	Committed int // staged memories made visible
 	Retired   int // visible memories of the replaced version, deleted
 }
+
+// Forgotten counts what one deletion removed or rewrote. It carries ids and
+// counts, never content, so it can be logged and audited.
+type Forgotten struct {
+	Memories int `json:"memories"` // memories deleted, dependent facts included
+	// Facts is how many of Memories were facts whose only sources were
+	// deleted.
+	Facts int `json:"facts"`
+	// ContextsRewritten counts following turns whose Context held deleted
+	// text and was recomputed.
+	ContextsRewritten int `json:"contextsRewritten"`
+	// ReferencesRemoved counts facts that kept other sources and lost the
+	// reference to a deleted one.
+	ReferencesRemoved int `json:"referencesRemoved"`
+}
+
+// DeleteOptions qualify the delete of one memory.
+type DeleteOptions struct {
+	// IfVersion, when non-zero, makes the delete conditional: the memory
+	// must be at that version (EPRECONDITION otherwise). The check and the
+	// delete are two steps: a change landing between them is deleted too.
+	IfVersion int64
+}

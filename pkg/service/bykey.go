@@ -105,18 +105,6 @@ func (s *Service) GetByKey(ctx context.Context, c memory.Caller, ks KeyScope, ke
 	return s.byKey(ctx, c, ks, key)
 }
 
-// DeleteByKey deletes the memory holding key in ks, at version ifVersion
-// when non-zero (EPRECONDITION otherwise), with every derived copy of its
-// content. Errors: as GetByKey, and as DeleteIf.
-func (s *Service) DeleteByKey(ctx context.Context, c memory.Caller, ks KeyScope, key string, ifVersion int64) error {
-	m, err := s.byKey(ctx, c, ks, key)
-	if err != nil {
-		return err
-	}
-	_, err = s.DeleteIf(ctx, c, m.ID, ifVersion)
-	return err
-}
-
 // PutByKey creates or replaces the memory whose ExternalID is n.ExternalID
 // in n's scope: created reports which. A replacement takes every field of
 // n (what n leaves out gets its default, as on a create) and keeps the

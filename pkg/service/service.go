@@ -495,33 +495,26 @@ func stale(id string, got, want int64) error {
 	return memory.Errorf(memory.EPRECONDITION, "memory %q is at version %d, not %d", id, got, want)
 }
 
-// Delete removes memory id and every derived copy of its content (see
-// Forgotten). It is the one rule of a single delete, for every transport:
-// an agent-bound caller deletes what is in its own scope, and org-scope
-// memories, which every agent of the org shares, only with the delete:org
-// grant; never another agent's. Errors: ENOTFOUND if c cannot see it;
-// EFORBIDDEN when an agent-bound caller without delete:org targets an
-// org-scope memory.
-func (s *Service) Delete(ctx context.Context, c memory.Caller, id string) error {
-	_, err := s.DeleteOne(ctx, c, id)
-	return err
-}
+// DeleteOptions qualify a Delete (memory.DeleteOptions, named here for the
+// service's callers).
+type DeleteOptions = memory.DeleteOptions
 
-// DeleteOne is Delete, reporting what was forgotten.
-func (s *Service) DeleteOne(ctx context.Context, c memory.Caller, id string) (Forgotten, error) {
-	return s.DeleteIf(ctx, c, id, 0)
-}
-
-// DeleteIf is DeleteOne, conditional when ifVersion is non-zero: the
-// memory must be at that version (EPRECONDITION otherwise). The check and
-// the delete are two steps: a change landing between them is deleted too.
-func (s *Service) DeleteIf(ctx context.Context, c memory.Caller, id string, ifVersion int64) (Forgotten, error) {
+// Delete removes memory id and every derived copy of its content, and
+// reports what was forgotten (see Forgotten). It is the one rule of a
+// single delete, for every transport: an agent-bound caller deletes what
+// is in its own scope, and org-scope memories, which every agent of the
+// org shares, only with the delete:org grant; never another agent's. A
+// delete by key finds the memory with GetByKey, then deletes it here.
+// Errors: ENOTFOUND if c cannot see it; EFORBIDDEN when an agent-bound
+// caller without delete:org targets an org-scope memory; EPRECONDITION
+// (o.IfVersion).
+func (s *Service) Delete(ctx context.Context, c memory.Caller, id string, o DeleteOptions) (Forgotten, error) {
 	m, err := s.Get(ctx, c, id)
 	if err != nil {
 		return Forgotten{}, err
 	}
-	if ifVersion != 0 && m.Version != ifVersion {
-		return Forgotten{}, stale(id, m.Version, ifVersion)
+	if o.IfVersion != 0 && m.Version != o.IfVersion {
+		return Forgotten{}, stale(id, m.Version, o.IfVersion)
 	}
 	if c.AgentID != "" && m.AgentID == "" && !c.Grants.Has(memory.GrantDeleteOrg) {
 		return Forgotten{}, memory.Errorf(memory.EFORBIDDEN, "memory %q is in the org scope: deleting it needs an org-level key or the delete:org grant", id)
@@ -577,37 +570,24 @@ func (s *Service) Count(ctx context.Context, c memory.Caller, f memory.Filter) (
 // narrow the selection by at least one field (EINVALID otherwise), with
 // every derived copy of their content, and returns how many matched. An
 // agent-bound caller deletes within its own agent's scope only: naming the
-// org scope is EFORBIDDEN.
+// org scope is EFORBIDDEN. The audited erasure of a person is Forget.
 func (s *Service) DeleteWhere(ctx context.Context, c memory.Caller, f memory.Filter) (int, error) {
-	res, err := s.ForgetWhere(ctx, c, f)
-	return res.Matched, err
-}
-
-// ForgetResult is what ForgetWhere removed.
-type ForgetResult struct {
-	// Matched is how many memories the filter selected.
-	Matched int `json:"matched"`
-	Forgotten
-}
-
-// ForgetWhere is DeleteWhere, reporting what was forgotten.
-func (s *Service) ForgetWhere(ctx context.Context, c memory.Caller, f memory.Filter) (ForgetResult, error) {
-	var res ForgetResult
+	matched := 0
 	if err := c.Valid(); err != nil {
-		return res, err
+		return matched, err
 	}
 	if !f.Narrowed() {
-		return res, memory.Errorf(memory.EINVALID, "filter: bulk delete requires at least one filter (type, kind, roomId, entityId, sessionId, agentId, documentId, start or end)")
+		return matched, memory.Errorf(memory.EINVALID, "filter: bulk delete requires at least one filter (type, kind, roomId, entityId, sessionId, agentId, documentId, start or end)")
 	}
 	if c.AgentID != "" {
 		if f.AgentID == memory.OrgScope {
-			return res, memory.Errorf(memory.EFORBIDDEN, "agentId: org-scope memories are shared by every agent: only an org-level key may delete them")
+			return matched, memory.Errorf(memory.EFORBIDDEN, "agentId: org-scope memories are shared by every agent: only an org-level key may delete them")
 		}
 		f.AgentID = c.AgentID
 	}
 	f, err := c.Bind(f)
 	if err != nil {
-		return res, err
+		return matched, err
 	}
 	f.IncludeArchived = true
 	// Page by page from the newest: each page is forgotten before the next
@@ -615,19 +595,14 @@ func (s *Service) ForgetWhere(ctx context.Context, c memory.Caller, f memory.Fil
 	for {
 		p, err := s.store.List(ctx, memory.ListQuery{Filter: f, Limit: memory.MaxListLimit})
 		if err != nil {
-			return res, err
+			return matched, err
 		}
 		if len(p.Memories) == 0 {
-			return res, nil
+			return matched, nil
 		}
-		res.Matched += len(p.Memories)
-		got, err := s.forget(ctx, c, p.Memories)
-		res.Memories += got.Memories
-		res.Facts += got.Facts
-		res.ContextsRewritten += got.ContextsRewritten
-		res.ReferencesRemoved += got.ReferencesRemoved
-		if err != nil {
-			return res, err
+		matched += len(p.Memories)
+		if _, err := s.forget(ctx, c, p.Memories); err != nil {
+			return matched, err
 		}
 	}
 }

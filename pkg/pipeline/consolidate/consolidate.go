@@ -129,7 +129,7 @@ type Service interface {
 	Relations(ctx context.Context, c memory.Caller, id string) ([]memory.Relation, error)
 	SetImportance(ctx context.Context, c memory.Caller, id string, importance float64, metadata json.RawMessage) error
 	Archive(ctx context.Context, c memory.Caller, id, reason string) error
-	Delete(ctx context.Context, c memory.Caller, id string) error
+	Delete(ctx context.Context, c memory.Caller, id string, o memory.DeleteOptions) (memory.Forgotten, error)
 }
 
 // Job consolidates orgs.
@@ -251,7 +251,7 @@ func (j *Job) one(ctx context.Context, c memory.Caller, m *memory.Memory, now ti
 			at = float64(m.UpdatedAt)
 		}
 		if now.Sub(time.UnixMilli(int64(at))) >= cfg.Retention {
-			if err := j.Service.Delete(ctx, c, m.ID); err != nil && !memory.IsNotFound(err) {
+			if _, err := j.Service.Delete(ctx, c, m.ID, memory.DeleteOptions{}); err != nil && !memory.IsNotFound(err) {
 				return err
 			}
 			rep.Deleted++
