@@ -82,14 +82,10 @@ func walk(root string) ([]string, error) {
 	return files, err
 }
 
-// ingestLocal ingests files through the ingestion pipeline of b, with
-// the keys ORG/AGENT-or-_org/relative/path.
+// ingestLocal ingests files through the ingestion pipeline of b, named by
+// their paths relative to root (the keys ingest.Key makes of them).
 func ingestLocal(ctx context.Context, b *server.Backend, org, agent, root string, files []string, start time.Time) (ingestStats, error) {
 	var st ingestStats
-	seg := memory.OrgScope
-	if agent != "" {
-		seg = agent
-	}
 	c := memory.Caller{OrgID: org, AgentID: agent}
 	for i, p := range files {
 		rel, _ := filepath.Rel(root, p)
@@ -98,7 +94,7 @@ func ingestLocal(ctx context.Context, b *server.Backend, org, agent, root string
 			return st, err
 		}
 		st.bytes += len(data)
-		ds, err := b.Documents.Ingest(ctx, c, org+"/"+seg+"/"+filepath.ToSlash(rel), data, "")
+		ds, err := b.Documents.Submit(ctx, c, filepath.ToSlash(rel), data)
 		switch code := memory.ErrorCode(err); {
 		case err == nil:
 			st.indexed++

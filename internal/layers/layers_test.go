@@ -54,8 +54,10 @@ var rows = []layer{
 		[]string{domain, support}},
 	{useCase, []string{"pkg/service/...", "pkg/retrieval/...", "pkg/knowledge/...", "pkg/auth/...", "pkg/registry/...", "pkg/workstream/..."},
 		[]string{domain, support, useCase}},
+	// Pipelines declare what they use of the service as an interface of
+	// their own (service.Worker is one): they import no use case.
 	{pipeline, []string{"pkg/pipeline/..."},
-		[]string{domain, support, useCase, pipeline}},
+		[]string{domain, support, pipeline}},
 	{transport, []string{"pkg/transport/..."},
 		[]string{domain, support, useCase, pipeline, transport}},
 	// The Go client is another program's library: it shares support only.

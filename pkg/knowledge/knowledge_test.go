@@ -93,7 +93,7 @@ func TestKnowledgeList(t *testing.T) {
 			}
 		})
 	}
-	if err := svc.Delete(ctx, org, fencing); err != nil {
+	if _, err := svc.Delete(ctx, org, fencing, service.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := search(org, "What sports has Ana tried?"); len(got) != 1 || got[0] != private[0].ID {

@@ -176,7 +176,7 @@ func TestRelatedTerms(t *testing.T) {
 	if _, err := b.Store.GetRecord(ctx, "o", knowledge.RelatedVectorKind, id, &rec); err != nil {
 		t.Fatalf("the vector of a vocabulary term is not stored: %v", err)
 	}
-	if err := svc.Delete(ctx, org, bookMemory); err != nil {
+	if _, err := svc.Delete(ctx, org, bookMemory, service.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// The delete itself drops it, before any lookup.

@@ -105,18 +105,6 @@ func (s *Service) GetByKey(ctx context.Context, c memory.Caller, ks KeyScope, ke
 	return s.byKey(ctx, c, ks, key)
 }
 
-// DeleteByKey deletes the memory holding key in ks, at version ifVersion
-// when non-zero (EPRECONDITION otherwise), with every derived copy of its
-// content. Errors: as GetByKey, and as DeleteIf.
-func (s *Service) DeleteByKey(ctx context.Context, c memory.Caller, ks KeyScope, key string, ifVersion int64) error {
-	m, err := s.byKey(ctx, c, ks, key)
-	if err != nil {
-		return err
-	}
-	_, err = s.DeleteIf(ctx, c, m.ID, ifVersion)
-	return err
-}
-
 // PutByKey creates or replaces the memory whose ExternalID is n.ExternalID
 // in n's scope: created reports which. A replacement takes every field of
 // n (what n leaves out gets its default, as on a create) and keeps the
@@ -128,7 +116,7 @@ func (s *Service) PutByKey(ctx context.Context, c memory.Caller, n NewMemory, co
 		return nil, false, memory.Errorf(memory.EINVALID, "key: required")
 	}
 	for attempt := 1; ; attempt++ {
-		old, err := s.byKey(ctx, c, n.keyScope(c, s.now().UnixMilli()), n.ExternalID)
+		old, err := s.byKey(ctx, c, keyScope(n, c, s.now().UnixMilli()), n.ExternalID)
 		switch {
 		case memory.IsNotFound(err):
 			if cond.IfVersion != 0 {
@@ -180,7 +168,7 @@ func (s *Service) PutByKey(ctx context.Context, c memory.Caller, n NewMemory, co
 func (s *Service) replace(ctx context.Context, c memory.Caller, old *memory.Memory, n NewMemory) (*memory.Memory, error) {
 	defer s.Invalidate(c.OrgID) // composed contexts are stale
 	now := s.now().UnixMilli()
-	m, err := n.build(c, now)
+	m, err := build(&n, c, now)
 	if err != nil {
 		return nil, err
 	}
@@ -220,9 +208,9 @@ func (s *Service) replace(ctx context.Context, c memory.Caller, old *memory.Memo
 // keyScope is the one place n's key is held: the audience a create of n
 // would give it (or, when n cannot be built, n's fields as given, for
 // byKey's own errors).
-func (n NewMemory) keyScope(c memory.Caller, now int64) KeyScope {
+func keyScope(n NewMemory, c memory.Caller, now int64) KeyScope {
 	ks := KeyScope{Scope: n.Scope, Visibility: n.Visibility, AgentID: n.AgentID, RoomID: n.RoomID, WorldID: n.WorldID, UserID: n.UserID}
-	if m, err := n.build(c, now); err == nil {
+	if m, err := build(&n, c, now); err == nil {
 		ks.Visibility = string(m.EffectiveVisibility())
 		ks.RoomID, ks.WorldID, ks.UserID = m.RoomID, m.WorldID, m.UserID
 	}

@@ -2,6 +2,7 @@
 // memories, search them through the retrieval pipeline, build prompt
 // context, keep relations, forget (the delete cascade and erasure) and
 // rebuild an index from the store. Every method takes the authenticated
-// memory.Caller and derives the org from it; the pipelines call it through
-// their own explicit methods (Similar, Orgs, Now, Archive, SetImportance).
+// memory.Caller and derives the org from it. Service is the callers' face;
+// the pipelines drive a second one, Worker (Service.Pipelines): staging and
+// committing documents, Similar, Orgs, Now, SetImportance.
 package service

@@ -23,20 +23,9 @@ import (
 //   - its Structured RAG refs (the Forgetter hooks, for example the term
 //     index).
 
-// Forgotten counts what one deletion removed or rewrote. It carries ids and
-// counts, never content, so it can be logged and audited.
-type Forgotten struct {
-	Memories int `json:"memories"` // memories deleted, dependent facts included
-	// Facts is how many of Memories were facts whose only sources were
-	// deleted.
-	Facts int `json:"facts"`
-	// ContextsRewritten counts following turns whose Context held deleted
-	// text and was recomputed.
-	ContextsRewritten int `json:"contextsRewritten"`
-	// ReferencesRemoved counts facts that kept other sources and lost the
-	// reference to a deleted one.
-	ReferencesRemoved int `json:"referencesRemoved"`
-}
+// Forgotten counts what one deletion removed or rewrote (memory.Forgotten,
+// named here for the service's callers).
+type Forgotten = memory.Forgotten
 
 // Forgetter removes what an adapter derived from memories that are being
 // deleted, for example their semantic refs. It is called after the memories

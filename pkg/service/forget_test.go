@@ -60,7 +60,7 @@ func TestDeleteForgetsEveryCopy(t *testing.T) {
 	if len(revs) == 0 || !strings.Contains(revs[0].Memory.Content.Text, "4111") {
 		t.Fatalf("precondition: the history of the secret turn is %+v", revs)
 	}
-	res, err := svc.DeleteOne(ctx, orgA, secret)
+	res, err := svc.Delete(ctx, orgA, secret, service.DeleteOptions{})
 	check(t, err)
 	for _, id := range []string{secret, only} {
 		if _, err := b.Store.History(ctx, "org-a", id); !memory.IsNotFound(err) {
@@ -136,7 +136,7 @@ func TestAgentKeysCannotDeleteTheOrgScope(t *testing.T) {
 		run  func() error
 		code string
 	}{
-		{"delete one org-scope memory", func() error { return svc.Delete(ctx, agentX, shared) }, memory.EFORBIDDEN},
+		{"delete one org-scope memory", func() error { _, err := svc.Delete(ctx, agentX, shared, service.DeleteOptions{}); return err }, memory.EFORBIDDEN},
 		{"bulk delete of the org scope", func() error {
 			_, err := svc.DeleteWhere(ctx, agentX, memory.Filter{AgentID: memory.OrgScope})
 			return err
@@ -187,5 +187,50 @@ func TestContextCountsOnlyPlacedAccesses(t *testing.T) {
 		if (m.AccessCount > 0) != placed[m.ID] {
 			t.Fatalf("memory %s: %d accesses, placed %v", m.ID, m.AccessCount, placed[m.ID])
 		}
+	}
+}
+
+// TestDeleteOptions: the one delete of a memory, unconditional or at a
+// version, and by key (GetByKey, then Delete): a stale version deletes
+// nothing, a missing memory is ENOTFOUND, and a delete reports what it
+// forgot.
+func TestDeleteOptions(t *testing.T) {
+	b := open(t)
+	svc := b.Service
+	ms := create(t, svc, orgA,
+		service.NewMemory{Content: text("the build runs nightly at two")},
+		service.NewMemory{Content: text("the staging cluster is in Frankfurt")},
+		service.NewMemory{Content: text("release notes go out on Fridays"), ExternalID: "notes"})
+	byKey := func(key string) string {
+		m, err := svc.GetByKey(ctx, orgA, service.KeyScope{}, key)
+		check(t, err)
+		return m.ID
+	}
+	for _, tc := range []struct {
+		name string
+		id   func() string
+		o    service.DeleteOptions
+		code string // "" when the memory goes
+	}{
+		{"a stale version", func() string { return ms[0].ID }, service.DeleteOptions{IfVersion: 7}, memory.EPRECONDITION},
+		{"at its version", func() string { return ms[0].ID }, service.DeleteOptions{IfVersion: 1}, ""},
+		{"gone already", func() string { return ms[0].ID }, service.DeleteOptions{}, memory.ENOTFOUND},
+		{"unconditional", func() string { return ms[1].ID }, service.DeleteOptions{}, ""},
+		{"by key", func() string { return byKey("notes") }, service.DeleteOptions{IfVersion: 1}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id := tc.id()
+			got, err := svc.Delete(ctx, orgA, id, tc.o)
+			if memory.ErrorCode(err) != tc.code {
+				t.Fatalf("got %+v, %v, want code %q", got, err, tc.code)
+			}
+			_, gerr := svc.Get(ctx, orgA, id)
+			switch {
+			case tc.code == "" && (got.Memories != 1 || !memory.IsNotFound(gerr)):
+				t.Fatalf("deleted %+v, then get: %v", got, gerr)
+			case tc.code == memory.EPRECONDITION && gerr != nil:
+				t.Fatalf("a refused delete removed the memory: %v", gerr)
+			}
+		})
 	}
 }

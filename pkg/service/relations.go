@@ -238,35 +238,3 @@ func (s *Service) Restore(ctx context.Context, c memory.Caller, id string) (*mem
 		return m, s.index.Upsert(ctx, []*memory.Memory{m})
 	}
 }
-
-// Orgs lists every org of the store, for scheduled jobs. The wiring checks
-// at start that the store can (memory.OrgLister); a store that cannot
-// gives EINTERNAL here.
-func (s *Service) Orgs(ctx context.Context) ([]string, error) {
-	l, ok := s.store.(memory.OrgLister)
-	if !ok {
-		return nil, memory.Errorf(memory.EINTERNAL, "the store cannot list its orgs")
-	}
-	return l.Orgs(ctx)
-}
-
-// SetImportance sets a memory's importance and metadata without touching
-// its content, retrying lost races; consolidation uses it.
-func (s *Service) SetImportance(ctx context.Context, c memory.Caller, id string, importance float64, metadata json.RawMessage) error {
-	defer s.Invalidate(c.OrgID) // composed contexts are stale
-	for attempt := 1; ; attempt++ {
-		m, err := s.Get(ctx, c, id)
-		if err != nil {
-			return err
-		}
-		m.Importance, m.Metadata, m.UpdatedAt = importance, metadata, s.now().UnixMilli()
-		err = s.store.Update(ctx, m)
-		if memory.IsConflict(err) && attempt < maxUpdateAttempts {
-			if err := backoff(ctx, attempt); err != nil {
-				return err
-			}
-			continue
-		}
-		return err
-	}
-}

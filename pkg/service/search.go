@@ -62,27 +62,15 @@ type SearchRequest struct {
 	Rerank *bool
 
 	// similar is set by Similar, the pipelines' comparison of memories.
-	similar *SimilarRequest
+	similar *memory.SimilarRequest
 	// speakersOf, set by BuildContext, is the question its structured
 	// section read: the search shares the speakers it resolved.
 	speakersOf *retrieval.Query
 }
 
-// SearchResult is one ranked memory. Score is the score of the final order:
-// the reranker's relevance when reranked, the fused RRF score when several
-// lists ran, the list's own score (BM25, cosine...) when one did. Scores
-// holds each list's score and rank, and the rerank stage's; Keyword and
-// Semantic repeat those two lists' (where clients have read them).
-type SearchResult struct {
-	Memory   *memory.Memory               `json:"memory"`
-	Score    float64                      `json:"score"`
-	Scores   map[string]*memory.ModeScore `json:"scores,omitempty"`
-	Keyword  *memory.ModeScore            `json:"keyword,omitempty"`
-	Semantic *memory.ModeScore            `json:"semantic,omitempty"`
-	// RelatedTo is set on a memory added by ExpandRelations: the result it
-	// is related to and how.
-	RelatedTo *memory.Relation `json:"relatedTo,omitempty"`
-}
+// SearchResult is one ranked memory (memory.SearchResult, named here for
+// the service's callers).
+type SearchResult = memory.SearchResult
 
 // SearchResponse is a search's results and how they were ranked.
 type SearchResponse struct {

@@ -172,39 +172,9 @@ func (s *Service) Retrieval() *retrieval.Pipeline { return s.retrieval }
 // Embedder returns the service's embedder.
 func (s *Service) Embedder() memory.Embedder { return s.embedder }
 
-// NewMemory is what a caller sends to create a memory. Scope and AgentID
-// choose the agent scope (see Caller.WriteScope); the org is never taken
-// from it.
-type NewMemory struct {
-	// Scope is the agent scope (org, agent) or, with ElizaOS's names, the
-	// visibility (shared, private, room, world, user); Visibility names the
-	// visibility alone (see memory.WriteScopeOf and Caller.Place).
-	Scope      string `json:"scope,omitempty"`
-	Visibility string `json:"visibility,omitempty"`
-	AgentID    string `json:"agentId,omitempty"`
-	// UserID is the end user the memory belongs to (an entity id).
-	UserID string      `json:"userId,omitempty"`
-	Type   memory.Type `json:"type,omitempty"`
-	Kind   memory.Kind `json:"kind,omitempty"`
-	// ExternalID is the client's key for the memory, unique per scope: a
-	// second create with the same one is a duplicate (its result carries
-	// the existing id), whatever the content. Messages are deduplicated by
-	// it alone.
-	ExternalID string            `json:"externalId,omitempty"`
-	Content    memory.Content    `json:"content"`
-	EntityID   string            `json:"entityId,omitempty"`
-	RoomID     string            `json:"roomId,omitempty"`
-	WorldID    string            `json:"worldId,omitempty"`
-	SessionID  string            `json:"sessionId,omitempty"`
-	Metadata   json.RawMessage   `json:"metadata,omitempty"`
-	Importance *float64          `json:"importance,omitempty"`
-	Durability memory.Durability `json:"durability,omitempty"`
-	Confidence *float64          `json:"confidence,omitempty"`
-	DocumentID string            `json:"documentId,omitempty"`
-	Position   *int              `json:"position,omitempty"`
-	// CreatedAt (ms) lets callers import history; default now.
-	CreatedAt int64 `json:"createdAt,omitempty"`
-}
+// NewMemory is what a caller sends to create a memory (memory.NewMemory,
+// named here for the service's callers).
+type NewMemory = memory.NewMemory
 
 // Defaults applied to new memories.
 const (
@@ -213,7 +183,7 @@ const (
 )
 
 // build turns n into a validated Memory owned by c (without id and embedding).
-func (n *NewMemory) build(c memory.Caller, now int64) (*memory.Memory, error) {
+func build(n *NewMemory, c memory.Caller, now int64) (*memory.Memory, error) {
 	scope, vis, err := memory.WriteScopeOf(n.Scope, n.Visibility)
 	if err != nil {
 		return nil, err
@@ -287,7 +257,7 @@ func (s *Service) create(ctx context.Context, c memory.Caller, in []NewMemory, s
 	now := s.now()
 	ms := make([]*memory.Memory, len(in))
 	for i := range in {
-		m, err := in[i].build(c, now.UnixMilli())
+		m, err := build(&in[i], c, now.UnixMilli())
 		if err != nil {
 			if len(in) > 1 {
 				return nil, prefixed(fmt.Sprintf("memories[%d].", i), err)
@@ -525,33 +495,26 @@ func stale(id string, got, want int64) error {
 	return memory.Errorf(memory.EPRECONDITION, "memory %q is at version %d, not %d", id, got, want)
 }
 
-// Delete removes memory id and every derived copy of its content (see
-// Forgotten). It is the one rule of a single delete, for every transport:
-// an agent-bound caller deletes what is in its own scope, and org-scope
-// memories, which every agent of the org shares, only with the delete:org
-// grant; never another agent's. Errors: ENOTFOUND if c cannot see it;
-// EFORBIDDEN when an agent-bound caller without delete:org targets an
-// org-scope memory.
-func (s *Service) Delete(ctx context.Context, c memory.Caller, id string) error {
-	_, err := s.DeleteOne(ctx, c, id)
-	return err
-}
+// DeleteOptions qualify a Delete (memory.DeleteOptions, named here for the
+// service's callers).
+type DeleteOptions = memory.DeleteOptions
 
-// DeleteOne is Delete, reporting what was forgotten.
-func (s *Service) DeleteOne(ctx context.Context, c memory.Caller, id string) (Forgotten, error) {
-	return s.DeleteIf(ctx, c, id, 0)
-}
-
-// DeleteIf is DeleteOne, conditional when ifVersion is non-zero: the
-// memory must be at that version (EPRECONDITION otherwise). The check and
-// the delete are two steps: a change landing between them is deleted too.
-func (s *Service) DeleteIf(ctx context.Context, c memory.Caller, id string, ifVersion int64) (Forgotten, error) {
+// Delete removes memory id and every derived copy of its content, and
+// reports what was forgotten (see Forgotten). It is the one rule of a
+// single delete, for every transport: an agent-bound caller deletes what
+// is in its own scope, and org-scope memories, which every agent of the
+// org shares, only with the delete:org grant; never another agent's. A
+// delete by key finds the memory with GetByKey, then deletes it here.
+// Errors: ENOTFOUND if c cannot see it; EFORBIDDEN when an agent-bound
+// caller without delete:org targets an org-scope memory; EPRECONDITION
+// (o.IfVersion).
+func (s *Service) Delete(ctx context.Context, c memory.Caller, id string, o DeleteOptions) (Forgotten, error) {
 	m, err := s.Get(ctx, c, id)
 	if err != nil {
 		return Forgotten{}, err
 	}
-	if ifVersion != 0 && m.Version != ifVersion {
-		return Forgotten{}, stale(id, m.Version, ifVersion)
+	if o.IfVersion != 0 && m.Version != o.IfVersion {
+		return Forgotten{}, stale(id, m.Version, o.IfVersion)
 	}
 	if c.AgentID != "" && m.AgentID == "" && !c.Grants.Has(memory.GrantDeleteOrg) {
 		return Forgotten{}, memory.Errorf(memory.EFORBIDDEN, "memory %q is in the org scope: deleting it needs an org-level key or the delete:org grant", id)
@@ -607,37 +570,24 @@ func (s *Service) Count(ctx context.Context, c memory.Caller, f memory.Filter) (
 // narrow the selection by at least one field (EINVALID otherwise), with
 // every derived copy of their content, and returns how many matched. An
 // agent-bound caller deletes within its own agent's scope only: naming the
-// org scope is EFORBIDDEN.
+// org scope is EFORBIDDEN. The audited erasure of a person is Forget.
 func (s *Service) DeleteWhere(ctx context.Context, c memory.Caller, f memory.Filter) (int, error) {
-	res, err := s.ForgetWhere(ctx, c, f)
-	return res.Matched, err
-}
-
-// ForgetResult is what ForgetWhere removed.
-type ForgetResult struct {
-	// Matched is how many memories the filter selected.
-	Matched int `json:"matched"`
-	Forgotten
-}
-
-// ForgetWhere is DeleteWhere, reporting what was forgotten.
-func (s *Service) ForgetWhere(ctx context.Context, c memory.Caller, f memory.Filter) (ForgetResult, error) {
-	var res ForgetResult
+	matched := 0
 	if err := c.Valid(); err != nil {
-		return res, err
+		return matched, err
 	}
 	if !f.Narrowed() {
-		return res, memory.Errorf(memory.EINVALID, "filter: bulk delete requires at least one filter (type, kind, roomId, entityId, sessionId, agentId, documentId, start or end)")
+		return matched, memory.Errorf(memory.EINVALID, "filter: bulk delete requires at least one filter (type, kind, roomId, entityId, sessionId, agentId, documentId, start or end)")
 	}
 	if c.AgentID != "" {
 		if f.AgentID == memory.OrgScope {
-			return res, memory.Errorf(memory.EFORBIDDEN, "agentId: org-scope memories are shared by every agent: only an org-level key may delete them")
+			return matched, memory.Errorf(memory.EFORBIDDEN, "agentId: org-scope memories are shared by every agent: only an org-level key may delete them")
 		}
 		f.AgentID = c.AgentID
 	}
 	f, err := c.Bind(f)
 	if err != nil {
-		return res, err
+		return matched, err
 	}
 	f.IncludeArchived = true
 	// Page by page from the newest: each page is forgotten before the next
@@ -645,19 +595,14 @@ func (s *Service) ForgetWhere(ctx context.Context, c memory.Caller, f memory.Fil
 	for {
 		p, err := s.store.List(ctx, memory.ListQuery{Filter: f, Limit: memory.MaxListLimit})
 		if err != nil {
-			return res, err
+			return matched, err
 		}
 		if len(p.Memories) == 0 {
-			return res, nil
+			return matched, nil
 		}
-		res.Matched += len(p.Memories)
-		got, err := s.forget(ctx, c, p.Memories)
-		res.Memories += got.Memories
-		res.Facts += got.Facts
-		res.ContextsRewritten += got.ContextsRewritten
-		res.ReferencesRemoved += got.ReferencesRemoved
-		if err != nil {
-			return res, err
+		matched += len(p.Memories)
+		if _, err := s.forget(ctx, c, p.Memories); err != nil {
+			return matched, err
 		}
 	}
 }

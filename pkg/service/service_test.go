@@ -371,8 +371,8 @@ func TestSearchQueryVector(t *testing.T) {
 			return svc.Search(ctx, orgA, service.SearchRequest{Query: q, Mode: service.ModeSemantic})
 		}
 	}
-	similar := func(r service.SimilarRequest) func() ([]service.SearchResult, error) {
-		return func() ([]service.SearchResult, error) { return svc.Similar(ctx, orgA, r) }
+	similar := func(r memory.SimilarRequest) func() ([]service.SearchResult, error) {
+		return func() ([]service.SearchResult, error) { return svc.Pipelines().Similar(ctx, orgA, r) }
 	}
 	for _, tc := range []struct {
 		name      string
@@ -382,9 +382,9 @@ func TestSearchQueryVector(t *testing.T) {
 		code      string
 	}{
 		{"question", question(stored.Content.Text), []memory.Purpose{memory.PurposeQuery}, false, ""},
-		{"similar to a stored text", similar(service.SimilarRequest{Text: stored.Content.Text}), []memory.Purpose{memory.PurposeDocument}, true, ""},
-		{"similar to a stored vector", similar(service.SimilarRequest{Text: stored.Content.Text, Vector: stored.Embedding}), nil, true, ""},
-		{"vector of another size", similar(service.SimilarRequest{Text: "x", Vector: make([]float32, 3)}), nil, false, memory.EINVALID},
+		{"similar to a stored text", similar(memory.SimilarRequest{Text: stored.Content.Text}), []memory.Purpose{memory.PurposeDocument}, true, ""},
+		{"similar to a stored vector", similar(memory.SimilarRequest{Text: stored.Content.Text, Vector: stored.Embedding}), nil, true, ""},
+		{"vector of another size", similar(memory.SimilarRequest{Text: "x", Vector: make([]float32, 3)}), nil, false, memory.EINVALID},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			emb.Purposes()

@@ -7,7 +7,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/memory"
 )
 
-// Staging is the explicit API of pipelines that publish many memories as
+// Staging is the part of the Worker face for pipelines that publish many memories as
 // one unit, a document and its fragments: Stage stores them pending
 // (invisible to get, list, search and context), CommitDocument makes them
 // visible at once, and DiscardStaged drops what a failed or interrupted run
@@ -17,14 +17,8 @@ import (
 // publishes their document. They are stored with their embeddings but not
 // indexed. A staged memory whose content duplicates a visible one of its
 // scope is not stored again: its result carries the visible memory's id.
-func (s *Service) Stage(ctx context.Context, c memory.Caller, in []NewMemory) ([]memory.CreateResult, error) {
+func (s *Worker) Stage(ctx context.Context, c memory.Caller, in []NewMemory) ([]memory.CreateResult, error) {
 	return s.create(ctx, c, in, true)
-}
-
-// CommitResult is what CommitDocument published and removed.
-type CommitResult struct {
-	Committed int // staged memories made visible
-	Retired   int // visible memories of the replaced version, deleted
 }
 
 // CommitDocument publishes document docID of c's org: its staged memories
@@ -35,9 +29,9 @@ type CommitResult struct {
 // batch and the retired ones forgotten. A crash after the store step leaves
 // retired memories pending, which DiscardStaged removes on recovery, and
 // new memories missing from the index, which the start-up index check adds.
-func (s *Service) CommitDocument(ctx context.Context, c memory.Caller, docID string, keep map[string]bool, kind, id string, value any) (CommitResult, error) {
+func (s *Worker) CommitDocument(ctx context.Context, c memory.Caller, docID string, keep map[string]bool, kind, id string, value any) (memory.CommitResult, error) {
 	defer s.Invalidate(c.OrgID) // composed contexts are stale
-	var res CommitResult
+	var res memory.CommitResult
 	if err := c.Valid(); err != nil {
 		return res, err
 	}
@@ -161,7 +155,7 @@ func (s *Service) commitStore(ctx context.Context, dc memory.DocumentCommit) ([]
 // DiscardStaged forgets the pending memories of document docID in c's org
 // (every document's when docID is empty): what a failed or interrupted run
 // staged, or what a commit retired. It reports how many it removed.
-func (s *Service) DiscardStaged(ctx context.Context, c memory.Caller, docID string) (int, error) {
+func (s *Worker) DiscardStaged(ctx context.Context, c memory.Caller, docID string) (int, error) {
 	defer s.Invalidate(c.OrgID) // composed contexts are stale
 	if err := c.Valid(); err != nil {
 		return 0, err
@@ -220,7 +214,7 @@ func (s *Service) DiscardStaged(ctx context.Context, c memory.Caller, docID stri
 
 // ListStaged returns a page of the staged memories of f.OrgID that match f
 // (Pending is implied), for a pipeline's recovery.
-func (s *Service) ListStaged(ctx context.Context, f memory.Filter, cursor string) (memory.Page, error) {
+func (s *Worker) ListStaged(ctx context.Context, f memory.Filter, cursor string) (memory.Page, error) {
 	if f.OrgID == "" {
 		return memory.Page{}, memory.Errorf(memory.EINTERNAL, "list staged: no org")
 	}

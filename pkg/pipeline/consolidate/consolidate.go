@@ -28,7 +28,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agentmem/agentmem/pkg/service"
 	"log/slog"
 	"math"
 	"regexp"
@@ -117,9 +116,25 @@ const (
 	archivedAtKey = "archivedAt"
 )
 
+// Service is what the job uses of the memory service (service.Worker is
+// one): every org's memories are listed, decayed, merged with their near
+// duplicates and contradictions, and expired, on the service's clock.
+type Service interface {
+	Orgs(ctx context.Context) ([]string, error)
+	Now() time.Time
+	Embedder() memory.Embedder
+	List(ctx context.Context, c memory.Caller, f memory.Filter, limit int, cursor string) (memory.Page, error)
+	Get(ctx context.Context, c memory.Caller, id string) (*memory.Memory, error)
+	Similar(ctx context.Context, c memory.Caller, r memory.SimilarRequest) ([]memory.SearchResult, error)
+	Relations(ctx context.Context, c memory.Caller, id string) ([]memory.Relation, error)
+	SetImportance(ctx context.Context, c memory.Caller, id string, importance float64, metadata json.RawMessage) error
+	Archive(ctx context.Context, c memory.Caller, id, reason string) error
+	Delete(ctx context.Context, c memory.Caller, id string, o memory.DeleteOptions) (memory.Forgotten, error)
+}
+
 // Job consolidates orgs.
 type Job struct {
-	Service *service.Service
+	Service Service
 	Records memory.RecordStore
 	Config  Config
 	Log     *slog.Logger
@@ -236,7 +251,7 @@ func (j *Job) one(ctx context.Context, c memory.Caller, m *memory.Memory, now ti
 			at = float64(m.UpdatedAt)
 		}
 		if now.Sub(time.UnixMilli(int64(at))) >= cfg.Retention {
-			if err := j.Service.Delete(ctx, c, m.ID); err != nil && !memory.IsNotFound(err) {
+			if _, err := j.Service.Delete(ctx, c, m.ID, memory.DeleteOptions{}); err != nil && !memory.IsNotFound(err) {
 				return err
 			}
 			rep.Deleted++
@@ -277,7 +292,7 @@ func (j *Job) one(ctx context.Context, c memory.Caller, m *memory.Memory, now ti
 	// Near duplicates: keep the more confident, then newer one.
 	// Compared as stored texts; the memory's own embedding when it is the
 	// current model's, so nothing is embedded again.
-	req := service.SimilarRequest{Text: m.SearchText(), K: 3,
+	req := memory.SimilarRequest{Text: m.SearchText(), K: 3,
 		Filter: memory.Filter{Types: []memory.Type{m.Type}, EntityID: m.EntityID, AgentID: scopeOf(m)}}
 	if e := j.Service.Embedder(); m.EmbeddingModel == e.Model() && len(m.Embedding) == e.Dimensions() {
 		req.Vector = m.Embedding

@@ -61,7 +61,7 @@ func TestRun(t *testing.T) {
 	defer b.Close()
 	emb := &memorytest.RecordingEmbedder{Embedder: b.Embedder}
 	svc := service.NewService(b.Store, b.Index, emb, service.WithClock(clock))
-	job := &consolidate.Job{Service: svc, Records: b.Store, Log: quiet, Config: consolidate.Config{PageSize: 3}}
+	job := &consolidate.Job{Service: svc.Pipelines(), Records: b.Store, Log: quiet, Config: consolidate.Config{PageSize: 3}}
 	c := memory.Caller{OrgID: "acme"}
 	f := func(v float64) *float64 { return &v }
 	mk := func(n service.NewMemory) string {
@@ -184,7 +184,7 @@ func TestResumeFromCheckpoint(t *testing.T) {
 	started := time.Now().Add(-time.Hour).UnixMilli()
 	b.Store.PutRecord(ctx, "acme", "JOB", "consolidation-checkpoint",
 		consolidate.Report{OrgID: "acme", StartedAt: started, Cursor: page.Next.Encode(), Scanned: 4}, 0)
-	job := &consolidate.Job{Service: b.Service, Records: b.Store, Log: quiet}
+	job := &consolidate.Job{Service: b.Service.Pipelines(), Records: b.Store, Log: quiet}
 	rep, err := job.Run(ctx, "acme")
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +208,7 @@ func TestRunAll(t *testing.T) {
 	for _, org := range []string{"acme", "globex", "initech"} {
 		b.Service.Create(ctx, memory.Caller{OrgID: org}, []service.NewMemory{{Content: memory.Content{Text: "hello from " + org}}})
 	}
-	job := &consolidate.Job{Service: b.Service, Records: b.Store, Log: quiet}
+	job := &consolidate.Job{Service: b.Service.Pipelines(), Records: b.Store, Log: quiet}
 	reps, err := job.RunAll(ctx)
 	if err != nil || len(reps) != 3 {
 		t.Fatalf("run all: %+v %v", reps, err)
@@ -233,7 +233,7 @@ func TestImportedHistorySurvives(t *testing.T) {
 	}
 	defer b.Close()
 	svc := service.NewService(b.Store, b.Index, b.Embedder, service.WithClock(clock))
-	job := &consolidate.Job{Service: svc, Records: b.Store, Log: quiet}
+	job := &consolidate.Job{Service: svc.Pipelines(), Records: b.Store, Log: quiet}
 	c := memory.Caller{OrgID: "acme"}
 	half := 0.5
 	twoYearsAgo := now.Add(-730 * day).UnixMilli()
@@ -295,7 +295,7 @@ func TestContradictionResolution(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer b.Close()
-			job := &consolidate.Job{Service: b.Service, Records: b.Store, Log: quiet}
+			job := &consolidate.Job{Service: b.Service.Pipelines(), Records: b.Store, Log: quiet}
 			c := memory.Caller{OrgID: "acme"}
 			mk := func(text string, conf float64, aged time.Duration, neg bool) string {
 				meta, _ := json.Marshal(memory.FactMeta{Subject: "Bo", Slot: "home", Value: text[len("Bo lives in "):], Negated: neg})
@@ -343,7 +343,7 @@ func TestNearDuplicatesOfDifferentValues(t *testing.T) {
 	}
 	defer b.Close()
 	// A duplicate threshold so low that every pair of facts qualifies.
-	job := &consolidate.Job{Service: b.Service, Records: b.Store, Log: quiet, Config: consolidate.Config{DuplicateAt: 0.01}}
+	job := &consolidate.Job{Service: b.Service.Pipelines(), Records: b.Store, Log: quiet, Config: consolidate.Config{DuplicateAt: 0.01}}
 	c := memory.Caller{OrgID: "acme"}
 	mk := func(text, slot, value string, neg bool) string {
 		meta, _ := json.Marshal(memory.FactMeta{Subject: "Ana", Slot: slot, Value: value, Negated: neg})

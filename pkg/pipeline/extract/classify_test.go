@@ -49,8 +49,8 @@ func backend(t *testing.T, ex extract.Extractor) (*extract.Pipeline, *consolidat
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
-	p := &extract.Pipeline{Service: b.Service, Extractor: ex, Log: quiet, RelatedAt: 0.01}
-	return p, &consolidate.Job{Service: b.Service, Records: b.Store, Log: quiet}, b.Service
+	p := &extract.Pipeline{Service: b.Service.Pipelines(), Extractor: ex, Log: quiet, RelatedAt: 0.01}
+	return p, &consolidate.Job{Service: b.Service.Pipelines(), Records: b.Store, Log: quiet}, b.Service
 }
 
 // TestGlutenIsNotABirthday: a dietary fact and a birthday of the same

@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentmem/agentmem/pkg/memory"
-	"github.com/agentmem/agentmem/pkg/service"
 )
 
 // The decision rules, tried against every known fact of the same subject
@@ -54,7 +53,7 @@ type known struct {
 
 var negatedRe = regexp.MustCompile(`(?i)\b(don't|do not|does not|doesn't|never|no longer|not|isn't|can't|cannot|won't|hates?|dislikes?)\b`)
 
-func knownOf(r service.SearchResult) known {
+func knownOf(r memory.SearchResult) known {
 	meta := memory.FactMetaOf(r.Memory)
 	k := known{m: r.Memory, slot: normalizeSlot(meta.Slot), value: normalizeValue(meta.Value), negated: meta.Negated}
 	subject := meta.Subject

@@ -28,7 +28,7 @@ func setup(t *testing.T, ex extract.Extractor) (*extract.Pipeline, *service.Serv
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
-	return &extract.Pipeline{Service: b.Service, Extractor: ex, Log: quiet}, b.Service
+	return &extract.Pipeline{Service: b.Service.Pipelines(), Extractor: ex, Log: quiet}, b.Service
 }
 
 // converse writes turns as message memories and returns them as Turns.
@@ -226,7 +226,7 @@ func TestFactsAreComparedAsStoredTexts(t *testing.T) {
 	t.Cleanup(func() { b.Close() })
 	emb := &memorytest.RecordingEmbedder{Embedder: b.Embedder}
 	svc := service.NewService(b.Store, b.Index, emb)
-	p := &extract.Pipeline{Service: svc, Extractor: extract.Local{}, Log: quiet}
+	p := &extract.Pipeline{Service: svc.Pipelines(), Extractor: extract.Local{}, Log: quiet}
 	c := memory.Caller{OrgID: "acme"}
 	for _, turns := range [][]string{{"Ana: I love green tea in the morning."}, {"Ana: Actually I prefer coffee now, tea keeps me awake."}} {
 		in := converse(t, svc, c, turns...)

@@ -28,7 +28,7 @@ func TestSubjectsResolvedByTheRegistry(t *testing.T) {
 	if _, err := b.Registry.CreateEntity(ctx, c, registry.NewEntity{ID: "u-bob", Names: []string{"Bob", "Robert"}}); err != nil {
 		t.Fatal(err)
 	}
-	p := &extract.Pipeline{Service: b.Service, Extractor: extract.Local{}, Log: quiet, Entities: b.Registry}
+	p := &extract.Pipeline{Service: b.Service.Pipelines(), Extractor: extract.Local{}, Log: quiet, Entities: b.Registry}
 	for _, tc := range []struct {
 		name, line  string
 		entity      string

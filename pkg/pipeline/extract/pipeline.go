@@ -8,12 +8,24 @@ import (
 	"slices"
 
 	"github.com/agentmem/agentmem/pkg/memory"
-	"github.com/agentmem/agentmem/pkg/service"
 )
+
+// Service is what the pipeline uses of the memory service
+// (service.Worker is one): facts are compared with the known ones, written,
+// related to their sources and to what they replace, and contested facts
+// marked, as the job's caller.
+type Service interface {
+	Similar(ctx context.Context, c memory.Caller, r memory.SimilarRequest) ([]memory.SearchResult, error)
+	Create(ctx context.Context, c memory.Caller, in []memory.NewMemory) ([]memory.CreateResult, error)
+	Get(ctx context.Context, c memory.Caller, id string) (*memory.Memory, error)
+	Relate(ctx context.Context, c memory.Caller, rels []memory.Relation) error
+	Archive(ctx context.Context, c memory.Caller, id, reason string) error
+	SetImportance(ctx context.Context, c memory.Caller, id string, importance float64, metadata json.RawMessage) error
+}
 
 // Pipeline extracts facts from turns and merges them into the store.
 type Pipeline struct {
-	Service   *service.Service
+	Service   Service
 	Extractor Extractor
 	Log       *slog.Logger
 	// DuplicateAt is the cosine similarity from which a fact of the same
@@ -239,11 +251,11 @@ func (p *Pipeline) candidates(ctx context.Context, c memory.Caller, f Fact, agen
 		}
 		c.Acting = &memory.Acting{UserID: vis.UserID, RoomID: vis.RoomID, WorldID: vis.WorldID}
 	}
-	found, err := p.Service.Similar(ctx, c, service.SimilarRequest{Text: f.Text, K: 10, Filter: filter})
+	found, err := p.Service.Similar(ctx, c, memory.SimilarRequest{Text: f.Text, K: 10, Filter: filter})
 	if err != nil {
 		return nil, nil, err
 	}
-	var same, org []service.SearchResult
+	var same, org []memory.SearchResult
 	for _, r := range found {
 		if r.Memory.Audience() == aud {
 			same = append(same, r)
@@ -253,11 +265,11 @@ func (p *Pipeline) candidates(ctx context.Context, c memory.Caller, f Fact, agen
 	}
 	if agent != "" && aud == "" {
 		filter.AgentID = memory.OrgScope
-		if org, err = p.Service.Similar(ctx, c, service.SimilarRequest{Text: f.Text, K: 3, Filter: filter}); err != nil {
+		if org, err = p.Service.Similar(ctx, c, memory.SimilarRequest{Text: f.Text, K: 3, Filter: filter}); err != nil {
 			return nil, nil, err
 		}
 	}
-	conv := func(rs []service.SearchResult) []known {
+	conv := func(rs []memory.SearchResult) []known {
 		ks := make([]known, len(rs))
 		for i, r := range rs {
 			ks[i] = knownOf(r)
@@ -353,7 +365,7 @@ func (p *Pipeline) merge(ctx context.Context, c memory.Caller, turns []Turn, f F
 		return o, fmt.Errorf("extract: fact metadata: %w", err)
 	}
 	conf, imp := f.Confidence, f.Importance
-	res, err := p.Service.Create(ctx, c, []service.NewMemory{{Scope: scope, AgentID: agent, Type: memory.TypeFact, Kind: f.Kind,
+	res, err := p.Service.Create(ctx, c, []memory.NewMemory{{Scope: scope, AgentID: agent, Type: memory.TypeFact, Kind: f.Kind,
 		Visibility: string(vis.Visibility), UserID: vis.UserID, RoomID: vis.RoomID, WorldID: vis.WorldID,
 		EntityID: f.entity(), Content: memory.Content{Text: f.Text, Source: "extraction"}, Confidence: &conf, Importance: &imp,
 		Durability: f.Durability, Metadata: meta}})
@@ -423,7 +435,7 @@ func (p *Pipeline) copyToAgent(ctx context.Context, c memory.Caller, turns []Tur
 		agent = ""
 	}
 	conf, imp := f.Confidence, f.Importance
-	res, err := p.Service.Create(ctx, c, []service.NewMemory{{Scope: scope, AgentID: agent, Type: memory.TypeFact, Kind: f.Kind,
+	res, err := p.Service.Create(ctx, c, []memory.NewMemory{{Scope: scope, AgentID: agent, Type: memory.TypeFact, Kind: f.Kind,
 		Visibility: string(vis.Visibility), UserID: vis.UserID, RoomID: vis.RoomID, WorldID: vis.WorldID,
 		EntityID: f.entity(), Content: memory.Content{Text: f.Text, Source: "extraction"}, Confidence: &conf, Importance: &imp,
 		Durability: f.Durability, Metadata: meta}})
@@ -438,7 +450,7 @@ func (p *Pipeline) copyToAgent(ctx context.Context, c memory.Caller, turns []Tur
 // markContested records in fact id's metadata that it is contested by the
 // facts others (contested: true, contestedWith: their ids), keeping its
 // importance and the rest of its metadata. Marking again changes nothing.
-func markContested(ctx context.Context, svc *service.Service, c memory.Caller, id string, others ...string) error {
+func markContested(ctx context.Context, svc Service, c memory.Caller, id string, others ...string) error {
 	m, err := svc.Get(ctx, c, id)
 	if err != nil {
 		return err

@@ -62,7 +62,7 @@ func visible(t *testing.T, svc *service.Service, c memory.Caller, docID, word st
 
 func staged(t *testing.T, svc *service.Service, org string) int {
 	t.Helper()
-	p, err := svc.ListStaged(ctx, memory.Filter{OrgID: org, IncludeArchived: true}, "")
+	p, err := svc.Pipelines().ListStaged(ctx, memory.Filter{OrgID: org, IncludeArchived: true}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestIngestIsAllOrNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer b.Close()
-			p := &ingest.Pipeline{Service: b.Service, Records: b.Store, Splitter: ingest.Splitter{Size: 200, Overlap: 0}, Log: quiet}
+			p := &ingest.Pipeline{Service: b.Service.Pipelines(), Records: b.Store, Splitter: ingest.Splitter{Size: 200, Overlap: 0}, Log: quiet}
 			v1, err := p.Ingest(ctx, c, key, doc("alpha", 150), "")
 			if err != nil || v1.State != ingest.StateIndexed || v1.Fragments < 50 {
 				t.Fatalf("version 1: %+v %v", v1, err)
@@ -176,7 +176,7 @@ func TestRecover(t *testing.T) {
 	}
 	defer b.Close()
 	now := time.Now()
-	p := &ingest.Pipeline{Service: b.Service, Records: b.Store, Splitter: ingest.Splitter{Size: 200}, Log: quiet,
+	p := &ingest.Pipeline{Service: b.Service.Pipelines(), Records: b.Store, Splitter: ingest.Splitter{Size: 200}, Log: quiet,
 		Now: func() time.Time { return now }}
 	c := memory.Caller{OrgID: "org-r"}
 	other := memory.Caller{OrgID: "org-s"}
@@ -198,7 +198,7 @@ func TestRecover(t *testing.T) {
 			in = append(in, service.NewMemory{Type: memory.TypeFragment, DocumentID: id, Position: &pos,
 				Content: memory.Content{Text: fmt.Sprintf("%s fragment %d", word, i)}})
 		}
-		if _, err := b.Service.Stage(ctx, org, in); err != nil {
+		if _, err := b.Service.Pipelines().Stage(ctx, org, in); err != nil {
 			t.Fatal(err)
 		}
 		return id
@@ -214,7 +214,7 @@ func TestRecover(t *testing.T) {
 		retired = append(retired, service.NewMemory{Type: memory.TypeFragment, DocumentID: done.ID, Position: &pos,
 			Content: memory.Content{Text: fmt.Sprintf("retired fragment %d", i)}})
 	}
-	if _, err := b.Service.Stage(ctx, c, retired); err != nil {
+	if _, err := b.Service.Pipelines().Stage(ctx, c, retired); err != nil {
 		t.Fatal(err)
 	}
 	if n := staged(t, b.Service, c.OrgID); n != 30+5+4 {
@@ -272,7 +272,7 @@ func TestStagingIsolation(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	p := &ingest.Pipeline{Service: b.Service, Records: b.Store, Splitter: ingest.Splitter{Size: 200}, Log: quiet}
+	p := &ingest.Pipeline{Service: b.Service.Pipelines(), Records: b.Store, Splitter: ingest.Splitter{Size: 200}, Log: quiet}
 	x, y := memory.Caller{OrgID: "org-a", AgentID: "x"}, memory.Caller{OrgID: "org-a", AgentID: "y"}
 	ob := memory.Caller{OrgID: "org-b"}
 	owners := []struct {

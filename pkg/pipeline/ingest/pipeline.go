@@ -9,7 +9,6 @@ import (
 	"hash/fnv"
 	"sync"
 
-	"github.com/agentmem/agentmem/pkg/service"
 	"log/slog"
 	"path"
 	"strings"
@@ -46,9 +45,20 @@ type Status struct {
 	IndexMs    int64  `json:"indexMs"`
 }
 
+// Service is what the pipeline uses of the memory service
+// (service.Worker is one): documents are staged, then committed or
+// discarded as one unit, and a document's memories deleted with it.
+type Service interface {
+	Stage(ctx context.Context, c memory.Caller, in []memory.NewMemory) ([]memory.CreateResult, error)
+	CommitDocument(ctx context.Context, c memory.Caller, docID string, keep map[string]bool, kind, id string, value any) (memory.CommitResult, error)
+	DiscardStaged(ctx context.Context, c memory.Caller, docID string) (int, error)
+	ListStaged(ctx context.Context, f memory.Filter, cursor string) (memory.Page, error)
+	DeleteWhere(ctx context.Context, c memory.Caller, f memory.Filter) (int, error)
+}
+
 // Pipeline loads, splits, embeds and indexes documents through the service.
 type Pipeline struct {
-	Service  *service.Service
+	Service  Service
 	Records  memory.RecordStore
 	Splitter Splitter
 	// MaxBytes bounds a document (default 25 MiB); it overrides
@@ -179,12 +189,12 @@ func (p *Pipeline) Ingest(ctx context.Context, c memory.Caller, key string, data
 	meta := func(extra string) []byte {
 		return []byte(fmt.Sprintf(`{"key":%q,"name":%q%s}`, key, st.Name, extra))
 	}
-	in := []service.NewMemory{{Scope: scope, Type: memory.TypeDocument, DocumentID: st.ID,
+	in := []memory.NewMemory{{Scope: scope, Type: memory.TypeDocument, DocumentID: st.ID,
 		Content:  memory.Content{Text: st.Name + "\n" + string(head), Source: key},
 		Metadata: meta(fmt.Sprintf(`,"bytes":%d,"fragments":%d`, len(data), len(chunks)))}}
 	for _, ch := range chunks {
 		pos := ch.Position
-		in = append(in, service.NewMemory{Scope: scope, Type: memory.TypeFragment, DocumentID: st.ID, Position: &pos,
+		in = append(in, memory.NewMemory{Scope: scope, Type: memory.TypeFragment, DocumentID: st.ID, Position: &pos,
 			Content:  memory.Content{Text: ch.Text, Source: key},
 			Metadata: meta(fmt.Sprintf(`,"start":%d,"end":%d,"total":%d`, ch.Start, ch.End, len(chunks)))})
 	}

@@ -53,7 +53,7 @@ func setup(t *testing.T) env {
 		data, obj, err := blobs.Get(ctx, key)
 		return data, obj.ETag, err
 	}
-	return env{pipe: &ingest.Pipeline{Service: b.Service, Records: b.Store, Splitter: ingest.Splitter{Size: 300, Overlap: 60}, Log: quiet},
+	return env{pipe: &ingest.Pipeline{Service: b.Service.Pipelines(), Records: b.Store, Splitter: ingest.Splitter{Size: 300, Overlap: 60}, Log: quiet},
 		svc: b.Service, blobs: blobs, fetch: fetch}
 }
 

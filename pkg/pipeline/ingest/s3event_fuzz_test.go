@@ -33,7 +33,7 @@ func FuzzHandleS3(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { b.Close() })
-	pipe := &ingest.Pipeline{Service: b.Service, Records: b.Store, Splitter: ingest.Splitter{Size: 200, Overlap: 40}, Log: quiet,
+	pipe := &ingest.Pipeline{Service: b.Service.Pipelines(), Records: b.Store, Splitter: ingest.Splitter{Size: 200, Overlap: 40}, Log: quiet,
 		Limits: ingest.Limits{MaxFragments: 50, Timeout: 10 * time.Second}}
 	for _, name := range []string{"s3-put.json", "s3-delete.json"} {
 		raw, err := os.ReadFile("../../../events/" + name)

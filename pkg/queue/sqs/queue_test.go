@@ -71,7 +71,7 @@ func TestJobsThroughSQS(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	pipe := &extract.Pipeline{Service: b.Service, Extractor: extract.Local{}, Log: quiet}
+	pipe := &extract.Pipeline{Service: b.Service.Pipelines(), Extractor: extract.Local{}, Log: quiet}
 	acme := memory.Caller{OrgID: "acme"}
 	res, err := b.Service.Create(ctx, acme, []service.NewMemory{{Type: memory.TypeMessage, EntityID: "Ana", RoomID: "r",
 		Content: memory.Content{Text: "My favourite season is autumn."}}})

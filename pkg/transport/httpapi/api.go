@@ -568,7 +568,7 @@ func (s *Server) deleteMemory(w http.ResponseWriter, r *http.Request, c memory.C
 	if err != nil {
 		return err
 	}
-	if _, err := s.svc.DeleteIf(r.Context(), c, r.PathValue("id"), ifVersion); err != nil { // the service holds the scope rule
+	if _, err := s.svc.Delete(r.Context(), c, r.PathValue("id"), service.DeleteOptions{IfVersion: ifVersion}); err != nil { // the service holds the scope rule
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -53,11 +53,11 @@ func newServerQueue(t *testing.T) (*httpapi.Server, *extract.LocalQueue) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs := &ingest.Pipeline{Service: b.Service, Records: b.Store, Splitter: ingest.Splitter{Size: 200, Overlap: 40}, Log: log}
+	docs := &ingest.Pipeline{Service: b.Service.Pipelines(), Records: b.Store, Splitter: ingest.Splitter{Size: 200, Overlap: 40}, Log: log}
 	settings := extract.NewSettingsStore(b.Store)
-	queue := extract.NewLocalQueue(&extract.Pipeline{Service: b.Service, Extractor: extract.Local{}, Log: log, Settings: settings}, 100)
+	queue := extract.NewLocalQueue(&extract.Pipeline{Service: b.Service.Pipelines(), Extractor: extract.Local{}, Log: log, Settings: settings}, 100)
 	t.Cleanup(queue.Close)
-	job := &consolidate.Job{Service: b.Service, Records: b.Store, Log: log}
+	job := &consolidate.Job{Service: b.Service.Pipelines(), Records: b.Store, Log: log}
 	idem, err := b.Store.Idempotency(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -100,7 +100,7 @@ func (s *Server) deleteByKey(w http.ResponseWriter, r *http.Request, c memory.Ca
 	if err != nil {
 		return err
 	}
-	if _, err := s.svc.DeleteIf(r.Context(), c, m.ID, ifVersion); err != nil {
+	if _, err := s.svc.Delete(r.Context(), c, m.ID, service.DeleteOptions{IfVersion: ifVersion}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

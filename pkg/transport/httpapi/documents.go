@@ -56,12 +56,7 @@ func (s *Server) createDocument(w http.ResponseWriter, r *http.Request, c memory
 		return err
 	}
 	defer release()
-	owner := memory.Caller{OrgID: c.OrgID, AgentID: agent}
-	seg := memory.OrgScope
-	if agent != "" {
-		seg = agent
-	}
-	st, err := s.docs.Ingest(r.Context(), owner, c.OrgID+"/"+seg+"/"+name, data, "")
+	st, err := s.docs.Submit(r.Context(), memory.Caller{OrgID: c.OrgID, AgentID: agent}, name, data)
 	s.observeIngest(st, err)
 	if err != nil {
 		return err
@@ -108,14 +103,7 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request, c memory.
 }
 
 func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
-	st, err := s.docs.Get(r.Context(), c, r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	if err := checkDocumentDelete(c, st.AgentID, st.ID); err != nil {
-		return err
-	}
-	if _, err := s.docs.Remove(r.Context(), memory.Caller{OrgID: st.OrgID, AgentID: st.AgentID}, st.Key); err != nil {
+	if _, err := s.docs.Delete(r.Context(), c, r.PathValue("id")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -241,10 +241,10 @@ func fuzzServer(f *testing.F) (*Server, *jobRecorder) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	docs := &ingest.Pipeline{Service: b.Service, Records: b.Store, Splitter: ingest.Splitter{Size: 200, Overlap: 40}, Log: log,
+	docs := &ingest.Pipeline{Service: b.Service.Pipelines(), Records: b.Store, Splitter: ingest.Splitter{Size: 200, Overlap: 40}, Log: log,
 		Limits: ingest.Limits{MaxFragments: 50}}
 	q := &jobRecorder{org: "org-a"}
-	job := &consolidate.Job{Service: b.Service, Records: b.Store, Log: log}
+	job := &consolidate.Job{Service: b.Service.Pipelines(), Records: b.Store, Log: log}
 	return New(b.Service, keys, log, WithDocuments(docs), WithExtraction(q), WithConsolidation(job),
 		WithSettings(extract.NewSettingsStore(b.Store))), q
 }

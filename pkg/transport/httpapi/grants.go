@@ -57,16 +57,6 @@ func (s *Server) deleteWhere(ctx context.Context, c memory.Caller, f memory.Filt
 	return s.svc.DeleteWhere(ctx, c, f)
 }
 
-// checkDocumentDelete refuses an agent-bound key without delete:org the
-// deletion of an org-scope document (its fragments are org-scope
-// memories).
-func checkDocumentDelete(c memory.Caller, docAgent, id string) error {
-	if c.AgentID != "" && docAgent == "" && !orgDeleter(c) {
-		return memory.Errorf(memory.EFORBIDDEN, "document %q is in the org scope: deleting it needs an org-level key or the delete:org grant", id)
-	}
-	return nil
-}
-
 // adminOnly is the admin endpoints' check beyond the admin grant: an
 // org-level key (no agent-bound key or end-user token holds admin; this
 // guards the rule).

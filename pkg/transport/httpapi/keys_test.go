@@ -34,11 +34,11 @@ func newKeyedServer(t *testing.T, limits memory.OrgUsage) (*httpapi.Server, *loc
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs := &ingest.Pipeline{Service: b.Service, Records: b.Store, Splitter: ingest.Splitter{Size: 200, Overlap: 40}, Log: log}
+	docs := &ingest.Pipeline{Service: b.Service.Pipelines(), Records: b.Store, Splitter: ingest.Splitter{Size: 200, Overlap: 40}, Log: log}
 	settings := extract.NewSettingsStore(b.Store)
-	queue := extract.NewLocalQueue(&extract.Pipeline{Service: b.Service, Extractor: extract.Local{}, Log: log, Settings: settings}, 100)
+	queue := extract.NewLocalQueue(&extract.Pipeline{Service: b.Service.Pipelines(), Extractor: extract.Local{}, Log: log, Settings: settings}, 100)
 	t.Cleanup(queue.Close)
-	job := &consolidate.Job{Service: b.Service, Records: b.Store, Log: log}
+	job := &consolidate.Job{Service: b.Service.Pipelines(), Records: b.Store, Log: log}
 	quotas := &httpapi.Quotas{Limits: limits, Usage: b.Store, Overrides: b.Store}
 	srv := httpapi.New(b.Service, auth.Chain{static, auth.StoreKeys{Store: b.Store}}, log, httpapi.WithDocuments(docs),
 		httpapi.WithExtraction(queue), httpapi.WithConsolidation(job), httpapi.WithKeys(b.Store), httpapi.WithQuotas(quotas),

@@ -98,7 +98,7 @@ func TestQueueFullRetryIsExtracted(t *testing.T) {
 	}
 	t.Cleanup(func() { b.Close() })
 	keys, _ := auth.ParseKeys(keyA + "=org-a")
-	lq := extract.NewLocalQueue(&extract.Pipeline{Service: b.Service, Extractor: extract.Local{}, Log: log}, 10)
+	lq := extract.NewLocalQueue(&extract.Pipeline{Service: b.Service.Pipelines(), Extractor: extract.Local{}, Log: log}, 10)
 	t.Cleanup(lq.Close)
 	c := newClient(t, httpapi.New(b.Service, keys, log, httpapi.WithExtraction(&fullOnce{Queue: lq})))
 	body := map[string]any{"messages": []map[string]any{

@@ -419,7 +419,7 @@ func (s *Server) forget(ctx context.Context, r Request, in ForgetInput) (ForgetO
 		if filtered {
 			return ForgetOutput{}, memory.Errorf(memory.EINVALID, "id: give either id or the erasure filter (entity, sessionId, roomId, start, end, agentId), not both")
 		}
-		if err := s.svc.Delete(ctx, r.Caller, in.ID); err != nil { // the service's rule, as DELETE /v1/memories/{id}
+		if _, err := s.svc.Delete(ctx, r.Caller, in.ID, service.DeleteOptions{}); err != nil { // the service's rule, as DELETE /v1/memories/{id}
 			return ForgetOutput{}, err
 		}
 		return ForgetOutput{Deleted: 1}, nil

@@ -22,7 +22,7 @@ func New(svc *service.Service, caps wiring.Capabilities, cfg config.Consolidatio
 	if err := caps.Require(Consumer, wiring.Records, wiring.OrgListing); err != nil {
 		return nil, err
 	}
-	return &consolidate.Job{Service: svc, Records: caps.Records, Log: log, Config: consolidate.Config{
+	return &consolidate.Job{Service: svc.Pipelines(), Records: caps.Records, Log: log, Config: consolidate.Config{
 		HalfLifeStandard: cfg.HalfLifeStandard, HalfLifeEphemeral: cfg.HalfLifeEphemeral,
 		ArchiveBelow: cfg.ArchiveBelow, Retention: cfg.Retention}}, nil
 }

@@ -36,7 +36,7 @@ func New(svc *service.Service, caps wiring.Capabilities, model memory.LLM, log *
 	if model != nil {
 		ex = extract.LLM{LLM: model}
 	}
-	p := &extract.Pipeline{Service: svc, Extractor: ex, Log: log}
+	p := &extract.Pipeline{Service: svc.Pipelines(), Extractor: ex, Log: log}
 	if caps.Has(wiring.Records) {
 		p.Settings = extract.NewSettingsStore(caps.Records)
 		// Speakers and subjects resolved by the entity registry kept in

@@ -58,7 +58,7 @@ func TestNew(t *testing.T) {
 	}
 	for _, tc := range tests {
 		p, err := extraction.New(b.Service, b.Caps, tc.model, nil)
-		if err != nil || p.Extractor.Name() != tc.want || p.Service != b.Service {
+		if w, ok := p.Service.(*service.Worker); err != nil || p.Extractor.Name() != tc.want || !ok || w.Service != b.Service {
 			t.Errorf("%s: %+v %v, want extractor %s", tc.name, p, err, tc.want)
 		}
 		// The store keeps records: jobs follow their org's settings.

@@ -27,7 +27,7 @@ func New(svc *service.Service, caps wiring.Capabilities, cfg config.Ingest, log 
 	if err := caps.Require(Consumer, wiring.Records); err != nil {
 		return nil, err
 	}
-	p := &ingest.Pipeline{Service: svc, Records: caps.Records, Log: log, MaxBytes: cfg.MaxBytes,
+	p := &ingest.Pipeline{Service: svc.Pipelines(), Records: caps.Records, Log: log, MaxBytes: cfg.MaxBytes,
 		Splitter: ingest.Splitter{Size: cfg.ChunkSize, Overlap: cfg.ChunkOverlap}}
 	if cs, ok := caps.Records.(ingest.CommitSettler); ok { // DynamoDB: commits keyed off a marker
 		p.Commits = cs

@@ -161,7 +161,7 @@ func TestScheduledMaintenanceOnDynamoDB(t *testing.T) {
 			in = append(in, service.NewMemory{Scope: "org", Type: memory.TypeFragment, DocumentID: id, Position: &pos,
 				Content: memory.Content{Text: fmt.Sprintf("unpublished version, fragment %d of %s", i, key), Source: key}})
 		}
-		if _, err := b.Service.Stage(ctx, c, in); err != nil {
+		if _, err := b.Service.Pipelines().Stage(ctx, c, in); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -113,7 +113,7 @@ func TestStartupCheckRepairsByStamp(t *testing.T) {
 	if err := b.Store.Delete(ctx, c.OrgID, ids[2]); err != nil {
 		t.Fatal(err)
 	}
-	staged, err := b.Service.Stage(ctx, c, []service.NewMemory{{Type: memory.TypeFragment, DocumentID: "doc-1",
+	staged, err := b.Service.Pipelines().Stage(ctx, c, []service.NewMemory{{Type: memory.TypeFragment, DocumentID: "doc-1",
 		Content: memory.Content{Text: "a staged fragment about zeppelins"}}})
 	if err != nil {
 		t.Fatal(err)
