@@ -19,7 +19,7 @@ type Whoami struct {
 	// to; absent for an API key.
 	Binding *memory.Acting `json:"binding,omitempty"`
 	// Features names the optional endpoint groups served: documents,
-	// messages, knowledge, consolidation.
+	// messages, knowledge, consolidation, workstreams.
 	Features map[string]bool `json:"features"`
 }
 
@@ -35,6 +35,7 @@ func (s *Server) whoami(w http.ResponseWriter, r *http.Request, _ memory.Caller)
 		"messages":      s.queue != nil,
 		"knowledge":     s.knowledge != nil,
 		"consolidation": s.consolidation != nil,
+		"workstreams":   s.workstreams != nil,
 	}})
 	return nil
 }

@@ -59,13 +59,36 @@ func (s *Server) createWorkstream(w http.ResponseWriter, r *http.Request, c memo
 	return nil
 }
 
-func (s *Server) listWorkstreams(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
+// actWorkstreams returns c acting for whom a workstream read serves: the
+// userId, roomId and worldId of its query, as on GET /v1/memories (an org
+// key that names nobody keeps the admin view). Any other parameter than
+// those and allowed is EINVALID.
+func (s *Server) actWorkstreams(r *http.Request, c memory.Caller, allowed ...string) (memory.Caller, error) {
 	q := r.URL.Query()
+	var f Filters
 	for k := range q {
-		if k != "limit" && k != "cursor" {
-			return memory.Errorf(memory.EINVALID, "query parameter %q is not supported", k)
+		switch k {
+		case "userId":
+			f.UserID = q.Get(k)
+		case "roomId":
+			f.RoomID = q.Get(k)
+		case "worldId":
+			f.WorldID = q.Get(k)
+		default:
+			if !contains(allowed, k) {
+				return c, memory.Errorf(memory.EINVALID, "query parameter %q is not supported", k)
+			}
 		}
 	}
+	return s.act(r, c, f)
+}
+
+func (s *Server) listWorkstreams(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
+	c, err := s.actWorkstreams(r, c, "limit", "cursor")
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
 	limit, err := intParam(r, "limit")
 	if err != nil {
 		return err
@@ -82,6 +105,10 @@ func (s *Server) listWorkstreams(w http.ResponseWriter, r *http.Request, c memor
 }
 
 func (s *Server) getWorkstream(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
+	c, err := s.actWorkstreams(r, c)
+	if err != nil {
+		return err
+	}
 	b, err := s.workstreams.Get(r.Context(), c, r.PathValue("id"))
 	if err != nil {
 		return err

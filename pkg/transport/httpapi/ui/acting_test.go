@@ -36,6 +36,18 @@ func TestExplorerActsAsUser(t *testing.T) {
 			t.Fatalf("seed %v: %d %v", m, st, out)
 		}
 	}
+	for _, ws := range []struct{ id, text string }{{"bob-block", "Bob's walrus locker"}, {"office-block", "Springfield office keys"}} {
+		body := map[string]any{"id": ws.id, "visibility": "shared"}
+		if ws.id == "bob-block" {
+			body = map[string]any{"id": ws.id, "visibility": "user", "userId": "bob"}
+		}
+		if st, out := d.api(t, "POST", "/v1/workstreams", "a", body); st != 201 {
+			t.Fatalf("seed %s: %d %v", ws.id, st, out)
+		}
+		if st, out := d.api(t, "POST", "/v1/workstreams/"+ws.id+"/entries", "a", map[string]any{"role": "note", "text": ws.text}); st != 201 {
+			t.Fatalf("seed %s's entry: %d %v", ws.id, st, out)
+		}
+	}
 	// Wait for the facts learnt from Bob's turn, so that the views are
 	// checked against them too.
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
@@ -93,6 +105,12 @@ func TestExplorerActsAsUser(t *testing.T) {
 		b.visit("#/operations")
 		b.settled("operations")
 		check("operations")
+		b.visit("#/workstreams")
+		b.settled("workstreams")
+		b.waitText("#workstreams", "office-block")
+		check("workstreams")
+		b.visit("#/workstreams/bob-block")
+		b.waitText("#block", "not visible to this key")
 	}
 
 	t.Run("as Alice's userId", func(t *testing.T) {
@@ -132,6 +150,8 @@ func TestExplorerActsAsUser(t *testing.T) {
 		b.waitText("#acting-status", "admin view")
 		b.visit("#/memories")
 		b.waitText("#memory-list", "walrus-nine")
+		b.visit("#/workstreams/bob-block")
+		b.waitText("#block-entries", "walrus locker")
 		b.signOut() // also forgets whom the page acted for
 	})
 

@@ -42,11 +42,14 @@ export function setActing({ userId, roomId } = {}) {
  * body's filters, or at the top of the body. Every read the page makes is
  * here, except reads of one item (a memory, its relations) that a listing
  * led to and documents, which are the org's or an agent's, never a user's.
+ * Workstreams are read acting, their list and each block alike: the block
+ * is all their view shows, and another user's is 404.
  */
 const ACTING_READS = [
   ['GET', /^\/v1\/memories(\/count)?$/, 'query'],
   ['GET', /^\/v1\/knowledge\/(entities|topics|terms)$/, 'query'],
   ['GET', /^\/v1\/export$/, 'query'],
+  ['GET', /^\/v1\/workstreams(\/[^/]+)?$/, 'query'],
   ['POST', /^\/v1\/(search|knowledge\/search)$/, 'filters'],
   ['POST', /^\/v1\/context$/, 'body'],
 ];

@@ -7,9 +7,10 @@ import * as search from './search.js';
 import * as knowledge from './knowledge.js';
 import * as conversations from './conversations.js';
 import * as documents from './documents.js';
+import * as workstreams from './workstreams.js';
 import * as operations from './operations.js';
 
-const views = { memories, search, knowledge, conversations, documents, operations };
+const views = { memories, search, knowledge, conversations, workstreams, documents, operations };
 const root = document.getElementById('view');
 const nav = document.getElementById('nav');
 const who = document.getElementById('who');

@@ -304,6 +304,7 @@ func seed(t *testing.T, d *daemon) map[string]string {
 		t.Fatalf("seed y document: %d %v", st, out)
 	}
 	create("b-note", "b", map[string]any{"type": "fact", "content": map[string]any{"text": "Org B secret: project Nightjar launches soon"}})
+	seedBlocks(t, d)
 	// Extraction runs in the server's queue: wait for the facts of the
 	// conversation (and of agent Y's room) before the views read them.
 	deadline := time.Now().Add(60 * time.Second)
@@ -321,6 +322,36 @@ func seed(t *testing.T, d *daemon) map[string]string {
 		time.Sleep(200 * time.Millisecond)
 	}
 	return ids
+}
+
+// launchEntries are appended to the org's "launch" block, whose limit is
+// 3: the block compacts, and each text must stay in the block or be named
+// in its compaction history.
+var launchEntries = [][2]string{
+	{"chief", "We ship on Friday"}, {"cto", "Use postgres for the ledger"}, {"ops", "Pager rotation from Monday"},
+	{"chief", "We ship on Friday"}, {"chief", "Remember the demo on the 14th"}, {"cto", "Freeze the schema on Wednesday"},
+}
+
+// seedBlocks writes the memory blocks: org A's shared "launch" block
+// (compacted), and agent Y's own block, which agent X must not see.
+func seedBlocks(t *testing.T, d *daemon) {
+	t.Helper()
+	for _, ws := range []struct {
+		who, id, name string
+		entries       [][2]string
+	}{
+		{"a", "launch", "Launch plan", launchEntries},
+		{"y", "y-vault", "Agent Y vault", [][2]string{{"y", "The quokka door opens at nine"}}},
+	} {
+		if st, out := d.api(t, "POST", "/v1/workstreams", ws.who, map[string]any{"id": ws.id, "name": ws.name, "limit": 3}); st != 201 {
+			t.Fatalf("seed workstream %s: %d %v", ws.id, st, out)
+		}
+		for _, e := range ws.entries {
+			if st, out := d.api(t, "POST", "/v1/workstreams/"+ws.id+"/entries", ws.who, map[string]any{"role": e[0], "text": e[1]}); st != 201 {
+				t.Fatalf("seed entry of %s: %d %v", ws.id, st, out)
+			}
+		}
+	}
 }
 
 // TestExplorer signs in, creates a memory through the page and finds it
@@ -556,12 +587,41 @@ func TestExplorer(t *testing.T) {
 		b.shot("operations", "")
 	})
 
+	run("memory blocks", func(t *testing.T) {
+		b.t = t
+		b.visit("#/workstreams")
+		b.settled("workstreams")
+		b.waitText("#workstreams", "Launch plan")
+		b.waitText("#workstreams", "Agent Y vault") // the org key's admin view
+		b.do("open the launch block", chromedp.Click(chromedp.JSPath(`[...document.querySelectorAll('#workstreams a')].find(e => e.innerText === 'Launch plan')`)))
+		b.waitText("#block", "of 3 entries")
+		b.waitText("#block-history", "Version")
+		b.waitText("#block-entries", "remember: never folded")
+		// Nothing disappears: every text appended is in the block, or
+		// named in a compaction record, as the page shows them.
+		shown := b.eval(`document.querySelector('#block-entries').innerText + '\n' + document.querySelector('#block-history').innerText`)
+		for _, e := range launchEntries {
+			if !strings.Contains(shown, e[1]) {
+				t.Errorf("%q is neither in the block nor in its history as shown:\n%s", e[1], shown)
+			}
+		}
+		const note = "Demo dry run on Tuesday"
+		b.do("append", chromedp.SetValue(chromedp.CSS("#entry-role"), "qa"), chromedp.SetValue(chromedp.CSS("#entry-text"), note),
+			chromedp.Click(chromedp.CSS("#entry-submit")))
+		b.waitText("#block-entries", note)
+		if _, out := d.api(t, "GET", "/v1/workstreams/launch", "a", nil); !strings.Contains(fmt.Sprint(out["entries"]), note) {
+			t.Fatalf("the appended entry is not in the block: %v", out["entries"])
+		}
+		b.settled("workstreams")
+		b.shot("workstreams", "#block")
+	})
+
 	run("agent-bound key sees only its scope", func(t *testing.T) {
 		b.t = t
 		b.signOut()
 		b.signIn("x")
 		b.waitText("#who", "agent x")
-		forbidden := []string{"tango-seven", "Zanzibar", "zanzibar", "y-private-room", "y-handbook", "Quokka", "quokka", "Nightjar", "omar"}
+		forbidden := []string{"Agent Y vault", "y-vault", "tango-seven", "Zanzibar", "zanzibar", "y-private-room", "y-handbook", "Quokka", "quokka", "Nightjar", "omar"}
 		check := func(view string) {
 			t.Helper()
 			page := b.eval(`document.querySelector('#view').innerText`)
@@ -596,6 +656,16 @@ func TestExplorer(t *testing.T) {
 		b.visit("#/documents")
 		b.settled("documents")
 		check("documents")
+		b.visit("#/workstreams")
+		b.settled("workstreams")
+		b.waitText("#workstreams", "Launch plan") // the org's shared block
+		check("workstreams")
+		b.visit("#/workstreams/y-vault")
+		b.waitText("#block", "not visible to this key")
+		// The error names the id asked for, and nothing of the block.
+		if page := b.eval(`document.querySelector('#view').innerText`); strings.Contains(page, "Agent Y vault") || strings.Contains(page, "quokka") {
+			t.Fatalf("agent x sees agent y's block:\n%s", page)
+		}
 		b.visit("#/operations")
 		b.settled("operations")
 		b.waitText("#consolidation", "org-level key")
