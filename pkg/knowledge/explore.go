@@ -179,7 +179,7 @@ func (e *Explorer) Search(ctx context.Context, c memory.Caller, r SearchRequest)
 	if x.Limit == 0 {
 		x.Limit = query.DefaultLimit
 	}
-	ev := &query.Evaluator{Index: e.Index, Related: e.Related, Now: e.now, Logger: e.Log}
+	ev := &query.Evaluator{Index: e.Index, Related: e.Related, Now: e.now, Logger: e.Log, Scopes: e}
 	res, err := ev.Evaluate(ctx, f, x)
 	if err != nil {
 		if memory.ErrorCode(err) == memory.EINVALID {
