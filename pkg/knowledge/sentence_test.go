@@ -1,12 +1,14 @@
 package knowledge_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/agentmem/agentmem/pkg/knowledge"
 	"github.com/agentmem/agentmem/pkg/knowledge/extractor/offline"
 	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/service"
 )
 
 // TestOfflineTopicSentence holds the offline rule to its examples: the
@@ -42,6 +44,60 @@ func TestCutTopicSentence(t *testing.T) {
 		got := memory.CutTopicSentence(c.in)
 		if got != c.want || len(got) > memory.MaxTopicSentenceBytes {
 			t.Errorf("CutTopicSentence(%.20q...) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestListTopicsWithSentences: the topics list holds the turns' topic
+// sentences beside the noun-phrase topics, told apart by kind, in name
+// order, and pages of any size read each item once.
+func TestListTopicsWithSentences(t *testing.T) {
+	b := open(t)
+	org := memory.Caller{OrgID: "o"}
+	var in []service.NewMemory
+	for i, s := range []string{"I painted a sunset over the lake.", "Bo sent me an email about the budget.",
+		"We bought a canoe for the river trip.", "My sister adopted a puppy from the shelter."} {
+		in = append(in, say("Ana", s, int64(1000*(i+1))))
+	}
+	if _, err := b.Service.Create(ctx, org, in); err != nil {
+		t.Fatal(err)
+	}
+	all, err := b.Knowledge.List(ctx, org, knowledge.ListRequest{Kind: memory.KnowledgeTopic, Limit: memory.MaxKnowledgePage})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[memory.KnowledgeKind]int{}
+	var want []string
+	for _, it := range all.Items {
+		kinds[it.Kind]++
+		want = append(want, string(it.Kind)+" "+it.Name)
+	}
+	if kinds[memory.KnowledgeSentence] != 4 || kinds[memory.KnowledgeTopic] == 0 || len(kinds) != 2 || all.Next != "" {
+		t.Fatalf("kinds listed %v: %v", kinds, all.Items)
+	}
+	if !slices.IsSortedFunc(all.Items, func(a, b memory.KnowledgeItem) int { return strings.Compare(a.Name, b.Name) }) {
+		t.Errorf("not in name order: %v", want)
+	}
+	for _, limit := range []int{1, 2, 3} {
+		var got []string
+		cursor := ""
+		for pages := 0; ; pages++ {
+			if pages > len(want) {
+				t.Fatalf("limit %d: the pages do not end", limit)
+			}
+			p, err := b.Knowledge.List(ctx, org, knowledge.ListRequest{Kind: memory.KnowledgeTopic, Limit: limit, Cursor: cursor})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, it := range p.Items {
+				got = append(got, string(it.Kind)+" "+it.Name)
+			}
+			if cursor = p.Next; cursor == "" {
+				break
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("limit %d: %v, want %v", limit, got, want)
 		}
 	}
 }
