@@ -13,7 +13,8 @@ import (
 )
 
 // The answer context, after KnowPro's: for a question, the entities and
-// topics its terms (and their related terms) match, each with its types,
+// topics (noun phrases, and the topic sentences of turns) its terms (and
+// their related terms) match, each with its types,
 // facets and counts among the memories the caller can see, then the
 // memories they point to. The service renders it as the structured section
 // of the prompt context, within the budget.
@@ -79,7 +80,7 @@ func (a answerContext) AnswerContext(ctx context.Context, question *retrieval.Qu
 	var keys []memory.RefKey
 	score := map[memory.RefKey]float64{}
 	for _, r := range res.Refs {
-		if (r.Kind == memory.KnowledgeEntity || r.Kind == memory.KnowledgeTopic) && len(keys) < memory.MaxRefKeys {
+		if (r.Kind == memory.KnowledgeEntity || r.Kind == memory.KnowledgeTopic || r.Kind == memory.KnowledgeSentence) && len(keys) < memory.MaxRefKeys {
 			keys = append(keys, r.Ref)
 			score[r.Ref] = r.Score
 		}
@@ -123,7 +124,7 @@ func (a answerContext) AnswerContext(ctx context.Context, question *retrieval.Qu
 	})
 	for _, n := range ranked {
 		list, max := &out.Entities, AnswerEntities
-		if n.kind == memory.KnowledgeTopic {
+		if n.kind != memory.KnowledgeEntity { // a topic or a turn's topic sentence
 			list, max = &out.Topics, AnswerTopics
 		}
 		if len(*list) >= max {

@@ -109,6 +109,9 @@ type TopicResult struct {
 	Topic string `json:"topic"`
 	// Tag marks a tag rather than a topic.
 	Tag bool `json:"tag,omitempty"`
+	// Sentence marks a turn's topic sentence rather than a noun-phrase
+	// topic.
+	Sentence bool `json:"sentence,omitempty"`
 	Item
 }
 
@@ -176,7 +179,7 @@ func (e *Explorer) Search(ctx context.Context, c memory.Caller, r SearchRequest)
 	if x.Limit == 0 {
 		x.Limit = query.DefaultLimit
 	}
-	ev := &query.Evaluator{Index: e.Index, Related: e.Related, Now: e.now, Logger: e.Log}
+	ev := &query.Evaluator{Index: e.Index, Related: e.Related, Now: e.now, Logger: e.Log, Scopes: e}
 	res, err := ev.Evaluate(ctx, f, x)
 	if err != nil {
 		if memory.ErrorCode(err) == memory.EINVALID {
@@ -315,8 +318,9 @@ type entityAcc struct {
 
 type topicAcc struct {
 	acc
-	topic string
-	tag   bool
+	topic    string
+	tag      bool
+	sentence bool
 }
 
 type actionAcc struct {
@@ -382,11 +386,11 @@ func (g *grouper) add(ref memory.SemanticRef, sr query.ScoredRef, m *memory.Memo
 			}
 		}
 		a.add(g.order, sr, ref, m)
-	case memory.KnowledgeTopic, memory.KnowledgeTag:
+	case memory.KnowledgeTopic, memory.KnowledgeTag, memory.KnowledgeSentence:
 		key := string(ref.Kind) + "\x00" + memory.NormalizeTerm(ref.Topic)
 		a := g.topics[key]
 		if a == nil {
-			a = &topicAcc{topic: ref.Topic, tag: ref.Kind == memory.KnowledgeTag}
+			a = &topicAcc{topic: ref.Topic, tag: ref.Kind == memory.KnowledgeTag, sentence: ref.Kind == memory.KnowledgeSentence}
 			g.topics[key] = a
 		}
 		a.add(g.order, sr, ref, m)
@@ -442,7 +446,7 @@ func (g *grouper) results() ([]EntityResult, []TopicResult, []ActionResult) {
 	}
 	ts := []TopicResult{}
 	for _, a := range best(g.topics, func(a *topicAcc) *acc { return &a.acc }, g.limit) {
-		ts = append(ts, TopicResult{Topic: a.topic, Tag: a.tag, Item: a.item()})
+		ts = append(ts, TopicResult{Topic: a.topic, Tag: a.tag, Sentence: a.sentence, Item: a.item()})
 	}
 	as := []ActionResult{}
 	for _, a := range best(g.actions, func(a *actionAcc) *acc { return &a.acc }, g.limit) {
@@ -517,7 +521,9 @@ func isSpace(b byte) bool { return b == ' ' || b == '\n' || b == '\t' || b == '\
 // ListRequest asks for a page of entities or topics.
 type ListRequest struct {
 	// Kind is memory.KnowledgeEntity or memory.KnowledgeTopic (tags and
-	// actions are listed too).
+	// actions are listed too). Topics are listed with the turns' topic
+	// sentences beside them (Kind memory.KnowledgeSentence on the item),
+	// unless Name asks for one topic.
 	Kind memory.KnowledgeKind
 	// Filter narrows to the knowledge of some memories (room, session,
 	// agent, time...); the org and viewer come from the caller.
@@ -580,6 +586,9 @@ func (e *Explorer) List(ctx context.Context, c memory.Caller, r ListRequest) (me
 		q.Prefix, q.Limit = name, 1
 	case typ != "": // read larger pages of the port, most of whose items the type drops
 		q.Limit = min(memory.MaxKnowledgePage, max(4*limit, memory.DefaultKnowledgePage))
+	}
+	if typ == "" && name == "" && r.Kind == memory.KnowledgeTopic {
+		return e.listTopics(ctx, q)
 	}
 	if typ == "" && name == "" {
 		p, err := e.Index.ListKnowledge(ctx, q)

@@ -126,7 +126,7 @@ func (k *Service) Index(ctx context.Context, orgID string, ms []*memory.Memory) 
 			}
 			attrs = cur.Attrs() // same text, newer attributes (archived, moved)
 		}
-		kn := withProvided(got[i], Provided(cur, k.providedKeys()))
+		kn := withProvided(withTopicSentence(m, got[i]), Provided(cur, k.providedKeys()))
 		refs := resolveMentions(names, m.AgentID, kn).Refs(m.ID)
 		if len(refs) > memory.MaxRefsPerMemory {
 			refs = refs[:memory.MaxRefsPerMemory]

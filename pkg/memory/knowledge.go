@@ -29,10 +29,18 @@ const (
 	KnowledgeAction KnowledgeKind = "action"
 	KnowledgeTopic  KnowledgeKind = "topic"
 	KnowledgeTag    KnowledgeKind = "tag"
+	// KnowledgeSentence is a turn's topic sentence (Knowledge.TopicSentence):
+	// what the turn is about, in a short sentence, indexed by its words in
+	// the topic role.
+	KnowledgeSentence KnowledgeKind = "sentence"
 )
 
 // KnowledgeKinds lists every valid KnowledgeKind.
-var KnowledgeKinds = []KnowledgeKind{KnowledgeEntity, KnowledgeAction, KnowledgeTopic, KnowledgeTag}
+var KnowledgeKinds = []KnowledgeKind{KnowledgeEntity, KnowledgeAction, KnowledgeTopic, KnowledgeTag, KnowledgeSentence}
+
+// MaxTopicSentenceBytes bounds a topic sentence; extractors cut longer ones
+// at a word (CutTopicSentence).
+const MaxTopicSentenceBytes = 160
 
 // Quantity is a measured facet value ("3 years", "5 km").
 type Quantity struct {
@@ -112,6 +120,10 @@ type Knowledge struct {
 	Actions  []Action `json:"actions,omitempty"`
 	Topics   []string `json:"topics,omitempty"`
 	Tags     []string `json:"tags,omitempty"`
+	// TopicSentence is what the memory (a conversation turn) is about, in
+	// one short sentence ("Caroline went to an LGBTQ support group"); ""
+	// when the extractor made none.
+	TopicSentence string `json:"topicSentence,omitempty"`
 
 	EntityRanges []TextRange `json:"entityRanges,omitempty"`
 	ActionRanges []TextRange `json:"actionRanges,omitempty"`
@@ -128,7 +140,24 @@ func rangeAt(rs []TextRange, n, i int) TextRange {
 
 // Empty reports whether k holds nothing.
 func (k Knowledge) Empty() bool {
-	return len(k.Entities) == 0 && len(k.Actions) == 0 && len(k.Topics) == 0 && len(k.Tags) == 0
+	return len(k.Entities) == 0 && len(k.Actions) == 0 && len(k.Topics) == 0 && len(k.Tags) == 0 && k.TopicSentence == ""
+}
+
+// CutTopicSentence folds white space in s and cuts it at a word to at most
+// MaxTopicSentenceBytes, without trailing punctuation.
+func CutTopicSentence(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > MaxTopicSentenceBytes {
+		cut := MaxTopicSentenceBytes
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut]
+		if i := strings.LastIndexByte(s, ' '); i > 0 {
+			s = s[:i]
+		}
+	}
+	return strings.TrimRightFunc(s, func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSpace(r) })
 }
 
 // TextRange is a span of a memory's content text, in bytes, [Start, End).
@@ -139,7 +168,8 @@ type TextRange struct {
 }
 
 // SemanticRef is one knowledge item and where it came from. Exactly one of
-// Entity, Action and Topic (which also holds a tag) is set, as Kind says.
+// Entity, Action and Topic (which also holds a tag or a topic sentence) is
+// set, as Kind says.
 type SemanticRef struct {
 	MemoryID string        `json:"memoryId"`
 	Ordinal  int           `json:"ordinal"` // position among the memory's refs
@@ -160,7 +190,7 @@ type RefKey struct {
 func (r SemanticRef) Key() RefKey { return RefKey{MemoryID: r.MemoryID, Ordinal: r.Ordinal} }
 
 // Refs turns the knowledge of one memory into its semantic refs, numbered
-// in order: entities, actions, topics, then tags, each with its text range
+// in order: entities, actions, topics, tags, then the topic sentence, each with its text range
 // when the knowledge has them. Items that are empty after normalization are
 // dropped.
 func (k Knowledge) Refs(memoryID string) []SemanticRef {
@@ -192,6 +222,9 @@ func (k Knowledge) Refs(memoryID string) []SemanticRef {
 		if NormalizeTerm(t) != "" {
 			add(SemanticRef{Kind: KnowledgeTag, Topic: t})
 		}
+	}
+	if t := CutTopicSentence(k.TopicSentence); NormalizeTerm(t) != "" {
+		add(SemanticRef{Kind: KnowledgeSentence, Topic: t})
 	}
 	return out
 }
@@ -275,6 +308,14 @@ func (r SemanticRef) Terms() []RefTerm {
 		}
 	case KnowledgeTopic:
 		addWords(r.Topic, RoleTopic)
+	case KnowledgeSentence:
+		// by its content words only: a whole sentence is no term of the
+		// vocabulary (which related terms embed term by term)
+		for _, w := range strings.Fields(NormalizeTerm(r.Topic)) {
+			if w = NormalizeTerm(w); !StopWord(w) {
+				add(w, RoleTopic)
+			}
+		}
 	case KnowledgeTag:
 		add(r.Topic, RoleTag)
 	}

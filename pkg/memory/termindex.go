@@ -359,7 +359,7 @@ func DistinctTerms(r SemanticRef) []string {
 
 // KnowledgeName is the normalized name r is listed under by ListKnowledge: an
 // entity's name, an action's verbs, a topic or a tag; "" (not listed) when
-// it is not IndexableTerm.
+// it is not IndexableTerm. A topic sentence is listed under itself.
 func KnowledgeName(r SemanticRef) string {
 	var s string
 	switch r.Kind {
@@ -371,7 +371,7 @@ func KnowledgeName(r SemanticRef) string {
 		if r.Action != nil {
 			s = strings.Join(r.Action.Verbs, " ")
 		}
-	case KnowledgeTopic, KnowledgeTag:
+	case KnowledgeTopic, KnowledgeTag, KnowledgeSentence:
 		s = r.Topic
 	}
 	s = NormalizeTerm(s)

@@ -229,7 +229,7 @@ func decodeExpr(v any) (*Expr, error) {
 		}
 	}
 	if s, ok := m["scope"]; ok {
-		sm, err := object(s, "scope", "roomId", "sessionId", "agentId")
+		sm, err := object(s, "scope", scopeKeys...)
 		if err != nil {
 			return nil, err
 		}
@@ -238,6 +238,9 @@ func decodeExpr(v any) (*Expr, error) {
 			if *f.p, err = str(sm, f.k, "scope"); err != nil {
 				return nil, err
 			}
+		}
+		if err := decodeScopeRanges(sm, x.Scope); err != nil {
+			return nil, err
 		}
 	}
 	if b, ok := m["relatedTerms"]; ok {

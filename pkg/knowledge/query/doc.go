@@ -12,7 +12,7 @@
 //	  "select": NODE,             // a boolean tree whose leaves match semantic refs
 //	  "terms": ["sports", "climbing"], // free terms, OR'ed, in any role
 //	  "time": TIME,               // bounds the memories' creation time
-//	  "scope": {"roomId": "r1", "sessionId": "s1", "agentId": "a1"},
+//	  "scope": {"roomId": "r1", "sessionId": "s1", "agentId": "a1"}, // also ranges and topics, below
 //	  "relatedTerms": true,       // expand terms with related terms (default true)
 //	  "limit": 20,                // memories returned, 1..100 (default 20)
 //	  "askTime": true             // the question asks "when": prefer timed actions
@@ -200,6 +200,18 @@
 // (its first mention). "before" keeps memories created before it, "after"
 // those created after it. An anchor that matches nothing leaves the time
 // unbounded.
+//
+// A scope can also name a range or a topic (scope.go): documentId with
+// fromPosition and toPosition (the fragments' positions, inclusive); a
+// message range of sessionId, from fromMessageId or fromTime to
+// toMessageId (included) or toTime (excluded); and a topic description,
+// topic, that keeps the stretches of conversation whose turns' topic
+// sentences share at least half of its content words (a run of matching
+// turns survives one turn between them that does not match). The
+// Evaluator's ScopeResolver (knowledge.Explorer) resolves them to a set of
+// memories within the caller's filter, whose time bounds are pushed into
+// the lookups and whose postings alone are kept; without a resolver they
+// are rejected.
 //
 // The evaluator reads the newest postings of each term, at most
 // Evaluator.Postings (memory.DefaultTermPostings); older ones are not seen.

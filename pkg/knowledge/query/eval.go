@@ -78,6 +78,9 @@ type Evaluator struct {
 	// Logger receives a debug line per evaluation and warnings (default:
 	// discard).
 	Logger *slog.Logger
+	// Scopes resolves position and message ranges and topic descriptions
+	// (see scope.go); without it such scopes are rejected.
+	Scopes ScopeResolver
 }
 
 // Result is what an expression matched, best first.
@@ -114,12 +117,16 @@ func (e *Evaluator) Evaluate(ctx context.Context, f memory.Filter, x *Expr) (*Re
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
+	e, f, ok, err := e.withinScope(ctx, f, x.Scope) // scope.go: documents, ranges, topics
+	if err != nil || !ok {
+		return &Result{}, err
+	}
 	began := time.Now()
 	s := &evaluation{e: e, x: x, org: f.OrgID, posts: map[string]map[string][]memory.TermPosting{},
 		props: map[propCond][]memory.PropertyPosting{}, created: map[string]int64{},
 		kinds: map[memory.RefKey]memory.KnowledgeKind{}, loaded: map[memory.RefKey]memory.SemanticRef{}}
 	s.loader, _ = e.Index.(RefLoader)
-	f, ok, err := s.narrow(ctx, f)
+	f, ok, err = s.narrow(ctx, f)
 	if err != nil || !ok {
 		return &Result{}, err
 	}

@@ -110,12 +110,29 @@ type Time struct {
 	Anchor     []string `json:"anchor,omitempty"`     // terms of the anchor event
 }
 
-// Scope narrows a query to one room, session or agent, within what the
+// Scope narrows a query to one room, session, agent or document, to a
+// range of a document's positions or of a session's messages, or to the
+// stretches of conversation about a topic (see scope.go), within what the
 // caller may see.
 type Scope struct {
 	RoomID    string `json:"roomId,omitempty"`
 	SessionID string `json:"sessionId,omitempty"`
 	AgentID   string `json:"agentId,omitempty"`
+	// DocumentID narrows to one document's fragments; FromPosition and
+	// ToPosition (inclusive) to a range of their positions.
+	DocumentID   string `json:"documentId,omitempty"`
+	FromPosition *int   `json:"fromPosition,omitempty"`
+	ToPosition   *int   `json:"toPosition,omitempty"`
+	// A message range of the session SessionID: from FromMessageID
+	// (included) or FromTime (RFC 3339, included), to ToMessageID
+	// (included) or ToTime (RFC 3339, excluded).
+	FromMessageID string `json:"fromMessageId,omitempty"`
+	ToMessageID   string `json:"toMessageId,omitempty"`
+	FromTime      string `json:"fromTime,omitempty"`
+	ToTime        string `json:"toTime,omitempty"`
+	// Topic is a topic description: the stretches of conversation whose
+	// turns' topic sentences match it.
+	Topic string `json:"topic,omitempty"`
 }
 
 // Parse decodes and validates an expression. Decoding is strict: unknown
@@ -537,6 +554,9 @@ func scope(s *Scope) (*Scope, error) {
 		}
 	}
 	c := *s
+	if err := validRanges(s, &c); err != nil {
+		return nil, err
+	}
 	return &c, nil
 }
 

@@ -68,6 +68,9 @@ func KnowledgeOf(i int) memory.Knowledge {
 	if i%2 == 1 {
 		k.Tags = []string{kTags[i%3]}
 	}
+	if i%3 == 1 { // a topic sentence, listed under itself, indexed by its words
+		k.TopicSentence = kNames[i%n] + " talks about " + kTopics[i%4] + "."
+	}
 	return k
 }
 

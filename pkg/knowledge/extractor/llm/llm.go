@@ -259,6 +259,7 @@ const systemPrompt = `You index a conversation for a long-term memory. For every
 - actions: what an entity did, does or will do. verbs: the verb in its base form, usually one word ("adopt", "move"); tense: past, present or future; subject, object and indirectObject: names of entities of the list, or "none"; params: other details as name and value, such as time (as said: "last summer"), date (the calendar date, when the message date makes it certain), place, duration, with, reason; negated: true when the message says it did not or will not happen; subjectFacet: the lasting property the action implies about its subject (a hobby, a liking, a dislike, a wish), such as likes: jazz.
 - inverseActions: the reverse form of actions that can be said the other way round ("Ana gave Bo a book" also gives "Bo receive book from Ana"), fully filled in.
 - topics: detailed, descriptive topics and keywords of the message.
+- topicSentence: one short sentence, at most 15 words, saying what the message is about, with the speaker and the listeners named ("Ana plans a hiking trip to the Alps with Bo"); empty for greetings, thanks and small talk.
 
 Record only what is stated or certainly implied; record nothing for greetings, thanks, questions and small talk (empty lists). Do not copy information from one message into another.`
 
@@ -303,7 +304,7 @@ func Tool() memory.Tool {
 	}
 	return memory.Tool{
 		Name:        ToolName,
-		Description: "Record the entities, actions and topics of each numbered message.",
+		Description: "Record the entities, actions, topics and topic sentence of each numbered message.",
 		Schema: map[string]any{
 			"type":     "object",
 			"required": []string{"messages"},
@@ -319,6 +320,7 @@ func Tool() memory.Tool {
 							"actions":        map[string]any{"type": "array", "items": action},
 							"inverseActions": map[string]any{"type": "array", "items": action},
 							"topics":         strs,
+							"topicSentence":  map[string]any{"type": "string", "description": "what the message is about, in one short sentence"},
 						},
 					},
 				},

@@ -150,7 +150,8 @@ func scripted(user string) (any, int, string) {
 			"inverseActions": []any{
 				map[string]any{"verbs": []any{"receive"}, "tense": "yesterday", "subject": p, "object": "you", "indirectObject": "none"},
 			},
-			"topics": []any{"trip to " + p, 7, "  ", "TO " + p, "trip to " + p},
+			"topics":        []any{"trip to " + p, 7, "  ", "TO " + p, "trip to " + p},
+			"topicSentence": "  Sam   travelled to " + p + " by train.  ",
 		})
 	}
 	entries = append(entries, map[string]any{"id": 99, "topics": []any{"nobody"}}, map[string]any{"id": "x"}, "junk")
@@ -230,6 +231,15 @@ func TestWireRecordKnowledge(t *testing.T) {
 			src.Text[k.TopicRanges[1].Start:k.TopicRanges[1].End] != "to "+p {
 			t.Errorf("%s: topics %q %+v", src.MemoryID, k.Topics, k.TopicRanges)
 		}
+	}
+	// the topic sentence: white space folded, the final stop dropped, and
+	// its ref indexed by its words as a topic
+	if want := "Sam travelled to " + place(srcs[0].Text) + " by train"; ks[0].TopicSentence != want {
+		t.Errorf("topic sentence %q, want %q", ks[0].TopicSentence, want)
+	}
+	if refs := ks[0].Refs("m1"); refs[len(refs)-1].Kind != memory.KnowledgeSentence ||
+		!slices.Contains(refs[len(refs)-1].Terms(), memory.RefTerm{Term: "travelled", Role: memory.RoleTopic}) {
+		t.Errorf("topic sentence ref %+v", refs[len(refs)-1])
 	}
 	// the message without text: metadata only
 	if len(ks[1].Entities) != 2 || len(ks[1].Actions) != 1 || len(ks[1].Topics) != 0 {

@@ -22,6 +22,7 @@ type wireMessage struct {
 	Actions        []jsonRaw `json:"actions"`
 	InverseActions []jsonRaw `json:"inverseActions"`
 	Topics         []jsonRaw `json:"topics"`
+	TopicSentence  jsonRaw   `json:"topicSentence"`
 }
 
 type wireFacet struct {
@@ -141,6 +142,14 @@ func parse(raw []byte, who []speakerInfo) ([]memory.Knowledge, int, error) {
 			}
 			if t = clean(t); t != "" && len(k.Topics) < MaxTopics && !hasString(k.Topics, t) {
 				k.Topics = append(k.Topics, t)
+			}
+		}
+		if len(m.TopicSentence) > 0 {
+			var t string
+			if json.Unmarshal(m.TopicSentence, &t) != nil {
+				dropped++
+			} else {
+				k.TopicSentence = clean(memory.CutTopicSentence(t))
 			}
 		}
 	}
@@ -398,8 +407,12 @@ func merge(meta, model memory.Knowledge, src memory.KnowledgeSource) memory.Know
 			k.Actions = append(k.Actions, a)
 		}
 	}
-	k.Topics = model.Topics
-	for len(k.Entities)+len(k.Actions)+len(k.Topics)+len(k.Tags) > memory.MaxRefsPerMemory {
+	k.Topics, k.TopicSentence = model.Topics, model.TopicSentence
+	sentence := 0
+	if k.TopicSentence != "" {
+		sentence = 1
+	}
+	for len(k.Entities)+len(k.Actions)+len(k.Topics)+len(k.Tags)+sentence > memory.MaxRefsPerMemory {
 		switch {
 		case len(k.Topics) > 0:
 			k.Topics = k.Topics[:len(k.Topics)-1]
