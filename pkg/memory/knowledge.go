@@ -312,7 +312,7 @@ func (r SemanticRef) Terms() []RefTerm {
 		// by its content words only: a whole sentence is no term of the
 		// vocabulary (which related terms embed term by term)
 		for _, w := range strings.Fields(NormalizeTerm(r.Topic)) {
-			if w = NormalizeTerm(w); !StopWord(w) {
+			if w = NormalizeTerm(w); !en.TermStopWord(w) {
 				add(w, RoleTopic)
 			}
 		}
