@@ -41,7 +41,10 @@ type Service struct {
 	// ProvidedKeys are the metadata keys (lower case) whose values become
 	// knowledge (Provided); nil means DefaultProvidedKeys, empty none.
 	ProvidedKeys map[string]ProvidedRole
-	Log          *slog.Logger
+	// Settings, when set, reads each org's extraction settings, whose
+	// ProvidedKeys apply over ProvidedKeys to that org's memories.
+	Settings OrgSettings
+	Log      *slog.Logger
 
 	counts countCache // N of the BM25 idf, per filter
 }
@@ -91,7 +94,11 @@ func (k *Service) Index(ctx context.Context, orgID string, ms []*memory.Memory) 
 		srcs[i], ids[i] = source(m), m.ID
 	}
 	var got []memory.Knowledge
-	names, err := k.entityNames(ctx, orgID)
+	keys, err := k.providedKeysOf(ctx, orgID)
+	var names *memory.EntityNames
+	if err == nil {
+		names, err = k.entityNames(ctx, orgID)
+	}
 	if err == nil {
 		got, err = k.Extractor.Extract(ctx, resolveSpeakers(names, todo, srcs))
 	}
@@ -125,7 +132,7 @@ func (k *Service) Index(ctx context.Context, orgID string, ms []*memory.Memory) 
 			}
 			attrs = cur.Attrs() // same text, newer attributes (archived, moved)
 		}
-		kn := withProvided(got[i], Provided(cur, k.providedKeys()))
+		kn := withProvided(got[i], Provided(cur, keys))
 		refs := resolveMentions(names, m.AgentID, kn).Refs(m.ID)
 		if len(refs) > memory.MaxRefsPerMemory {
 			refs = refs[:memory.MaxRefsPerMemory]

@@ -268,6 +268,9 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		return fail(err)
 	}
 	b.Settings = extraction.SettingsOf(b.Facts)
+	if k != nil && b.Settings != nil {
+		k.Settings = b.Settings // an org's provided keys, changed through the API, apply to its next write
+	}
 	if b.Registry != nil {
 		b.Facts.Entities = b.Registry // the API's registry: its entity changes are seen at once
 	}
