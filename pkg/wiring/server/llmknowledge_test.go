@@ -172,23 +172,32 @@ func TestLLMKnowledgeExtraction(t *testing.T) {
 			if err != nil || st[res[0].ID].State != memory.KnowledgeDone || st[res[0].ID].Extractor != "offline-v1" || st[res[0].ID].Refs == 0 {
 				t.Errorf("after a model failure: status %+v %v, want done by offline-v1", st, err)
 			}
-			if n := b.Extraction.Fallbacks(); n != 1 {
-				t.Errorf("%d fallbacks counted, want 1", n)
+			if n := b.Extraction.Fallbacks(); n < 1 || n > 2 {
+				t.Errorf("%d fallbacks counted, want 1 (2 with the backfill)", n)
 			}
 		})
 	}
 }
 
-// checkModelCall checks that the model got one record_knowledge request
-// asking for related terms, with the message numbered and its speaker.
+// checkModelCall checks that the model got record_knowledge requests
+// asking for related terms, with the message numbered and its speaker:
+// one from the write, and possibly one from the backfill that server.Open
+// starts, if it lists the org before the write's extraction is recorded.
 func checkModelCall(t *testing.T, m *knowledgeModel, speaker, text string) {
 	t.Helper()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.calls) != 1 {
-		t.Fatalf("%d model calls, want 1", len(m.calls))
+	if len(m.calls) == 0 || len(m.calls) > 2 {
+		t.Fatalf("%d model calls, want 1 (2 with the backfill)", len(m.calls))
 	}
-	c := m.calls[0]
+	for _, c := range m.calls {
+		checkCall(t, c, speaker, text)
+	}
+}
+
+// checkCall checks one request of checkModelCall.
+func checkCall(t *testing.T, c modelCall, speaker, text string) {
+	t.Helper()
 	var schema struct {
 		Properties struct {
 			Messages struct {
