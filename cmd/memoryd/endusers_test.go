@@ -36,6 +36,13 @@ func TestEndUserIsolation(t *testing.T) {
 // DynamoDB table and the OpenSearch alias.
 func onBothBackends(t *testing.T, name, key string, suite func(t *testing.T, c *apiClient)) {
 	t.Helper()
+	onBothBackendsKeys(t, name, key+"=acme", suite)
+}
+
+// onBothBackendsKeys is onBothBackends with the server's API_KEYS
+// (key=org, comma-separated), for suites of several orgs.
+func onBothBackendsKeys(t *testing.T, name, apiKeys string, suite func(t *testing.T, c *apiClient)) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs the server")
 	}
@@ -59,7 +66,7 @@ func onBothBackends(t *testing.T, name, key string, suite func(t *testing.T, c *
 	}
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
-			env := append(os.Environ(), append(b.env(t), "API_KEYS="+key+"=acme", "EMBEDDER=hash")...)
+			env := append(os.Environ(), append(b.env(t), "API_KEYS="+apiKeys, "EMBEDDER=hash")...)
 			srv := start(t, bin, env)
 			defer srv.stop(t)
 			suite(t, &apiClient{t: t, url: srv.url})

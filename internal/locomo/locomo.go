@@ -60,6 +60,7 @@ type Session struct {
 // Question is one question of the qa list.
 type Question struct {
 	Question string
+	Answer   string   // the gold answer as text (a number written out); "" when absent
 	Evidence []string // dia_ids of the turns that answer it
 	Category int
 }
@@ -212,6 +213,7 @@ func questions(raw json.RawMessage) ([]Question, error) {
 		Question string `json:"question"`
 		Evidence []any  `json:"evidence"`
 		Category int    `json:"category"`
+		Answer   any    `json:"answer"`
 	}
 	if err := json.Unmarshal(raw, &qa); err != nil {
 		return nil, err
@@ -224,7 +226,14 @@ func questions(raw json.RawMessage) ([]Question, error) {
 				ev = append(ev, splitIDs(s)...)
 			}
 		}
-		out = append(out, Question{Question: q.Question, Evidence: ev, Category: q.Category})
+		var answer string
+		switch a := q.Answer.(type) {
+		case string:
+			answer = a
+		case float64:
+			answer = strconv.FormatFloat(a, 'f', -1, 64)
+		}
+		out = append(out, Question{Question: q.Question, Answer: answer, Evidence: ev, Category: q.Category})
 	}
 	return out, nil
 }

@@ -111,12 +111,12 @@ func TestLoad(t *testing.T) {
 			name: "evidence split, categories kept",
 			doc: `{"qa":[
 				{"question":"Where does Bo live?","answer":"Porto","evidence":["D1:2"],"category":1},
-				{"question":"What does Ana drink?","evidence":["D1:3; D1:5","D2:1,D2:2 D2:3", 7],"category":4},
+				{"question":"What does Ana drink?","answer":2022,"evidence":["D1:3; D1:5","D2:1,D2:2 D2:3", 7],"category":4},
 				{"question":"What is unknown?","evidence":[],"category":5}]}`,
 			check: func(t *testing.T, c *Conversation) {
 				want := []Question{
-					{Question: "Where does Bo live?", Evidence: []string{"D1:2"}, Category: 1},
-					{Question: "What does Ana drink?", Evidence: []string{"D1:3", "D1:5", "D2:1", "D2:2", "D2:3"}, Category: 4},
+					{Question: "Where does Bo live?", Answer: "Porto", Evidence: []string{"D1:2"}, Category: 1},
+					{Question: "What does Ana drink?", Answer: "2022", Evidence: []string{"D1:3", "D1:5", "D2:1", "D2:2", "D2:3"}, Category: 4},
 					{Question: "What is unknown?", Category: 5},
 				}
 				if !reflect.DeepEqual(c.Questions, want) {

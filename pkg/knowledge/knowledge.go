@@ -16,6 +16,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentmem/agentmem/pkg/knowledge/extractor/offline"
@@ -42,7 +43,17 @@ type Service struct {
 	// ProvidedKeys are the metadata keys (lower case) whose values become
 	// knowledge (Provided); nil means DefaultProvidedKeys, empty none.
 	ProvidedKeys map[string]ProvidedRole
-	Log          *slog.Logger
+	// Settings, when set, reads each org's extraction settings, whose
+	// ProvidedKeys apply over ProvidedKeys to that org's memories.
+	Settings OrgSettings
+	// Fallback, when set, extracts when Extractor fails (a language
+	// model down or answering nonsense): the memories get its knowledge,
+	// recorded under its name, instead of waiting as pending. Each
+	// fallback is logged and counted (Fallbacks).
+	Fallback memory.KnowledgeExtractor
+	Log      *slog.Logger
+
+	fallbacks atomic.Int64 // memories extracted by Fallback
 
 	counts countCache // N of the BM25 idf, per filter
 }
@@ -92,12 +103,22 @@ func (k *Service) Index(ctx context.Context, orgID string, ms []*memory.Memory) 
 		srcs[i], ids[i] = source(m), m.ID
 	}
 	var got []memory.Knowledge
-	names, err := k.entityNames(ctx, orgID)
+	keys, err := k.providedKeysOf(ctx, orgID)
+	var names *memory.EntityNames
 	if err == nil {
-		got, err = k.Extractor.Extract(ctx, resolveSpeakers(names, todo, srcs))
+		names, err = k.entityNames(ctx, orgID)
 	}
-	if err == nil && len(got) != len(srcs) {
-		err = fmt.Errorf("knowledge: the extractor returned %d results for %d memories", len(got), len(srcs))
+	ex := k.Extractor
+	if err == nil {
+		in := resolveSpeakers(names, todo, srcs)
+		got, err = extract(ctx, ex, in)
+		if err != nil && k.Fallback != nil && ctx.Err() == nil {
+			n := k.fallbacks.Add(int64(len(in)))
+			k.log().WarnContext(ctx, "knowledge: extractor failed, its fallback extracts", "org", orgID, "extractor", ex.Name(),
+				"fallback", k.Fallback.Name(), "memories", len(in), "total", n, "err", err)
+			ex = k.Fallback
+			got, err = extract(ctx, ex, in)
+		}
 	}
 	if err != nil {
 		if perr := k.Terms.MarkKnowledgePending(context.WithoutCancel(ctx), orgID, ids); perr != nil {
@@ -126,14 +147,14 @@ func (k *Service) Index(ctx context.Context, orgID string, ms []*memory.Memory) 
 			}
 			attrs = cur.Attrs() // same text, newer attributes (archived, moved)
 		}
-		kn := withProvided(withTopicSentence(m, got[i]), Provided(cur, k.providedKeys()))
+		kn := withProvided(withTopicSentence(m, got[i]), Provided(cur, keys))
 		refs := resolveMentions(names, m.AgentID, kn).Refs(m.ID)
 		if len(refs) > memory.MaxRefsPerMemory {
 			refs = refs[:memory.MaxRefsPerMemory]
 		}
 		puts = append(puts, memory.KnowledgePut{MemoryID: m.ID, Attrs: attrs, Refs: refs})
 	}
-	written, err := k.put(ctx, orgID, puts)
+	written, err := k.put(ctx, orgID, ex.Name(), puts)
 	if err != nil {
 		return err
 	}
@@ -168,15 +189,28 @@ func (k *Service) Index(ctx context.Context, orgID string, ms []*memory.Memory) 
 	return nil
 }
 
+// extract runs ex on srcs and checks it returned one result per source.
+func extract(ctx context.Context, ex memory.KnowledgeExtractor, srcs []memory.KnowledgeSource) ([]memory.Knowledge, error) {
+	got, err := ex.Extract(ctx, srcs)
+	if err == nil && len(got) != len(srcs) {
+		err = fmt.Errorf("knowledge: the extractor %s returned %d results for %d memories", ex.Name(), len(got), len(srcs))
+	}
+	return got, err
+}
+
+// Fallbacks returns how many memories the Fallback extractor extracted
+// because the Extractor failed, since the service started.
+func (k *Service) Fallbacks() int64 { return k.fallbacks.Load() }
+
 // put writes the puts' knowledge, in one call when the term index takes
 // batches (memory.KnowledgeBatcher), and returns the ids written; memories
 // forgotten since are skipped.
-func (k *Service) put(ctx context.Context, orgID string, puts []memory.KnowledgePut) ([]string, error) {
+func (k *Service) put(ctx context.Context, orgID, extractor string, puts []memory.KnowledgePut) ([]string, error) {
 	if len(puts) == 0 {
 		return nil, nil
 	}
 	if b, ok := k.Terms.(memory.KnowledgeBatcher); ok {
-		written, err := b.PutKnowledgeMany(ctx, orgID, k.Extractor.Name(), puts)
+		written, err := b.PutKnowledgeMany(ctx, orgID, extractor, puts)
 		if err != nil {
 			return nil, fmt.Errorf("knowledge: index %d memories: %w", len(puts), err)
 		}
@@ -184,7 +218,7 @@ func (k *Service) put(ctx context.Context, orgID string, puts []memory.Knowledge
 	}
 	var written []string
 	for _, p := range puts {
-		err := k.Terms.PutKnowledge(ctx, orgID, p.MemoryID, p.Attrs, k.Extractor.Name(), p.Refs)
+		err := k.Terms.PutKnowledge(ctx, orgID, p.MemoryID, p.Attrs, extractor, p.Refs)
 		if memory.IsNotFound(err) {
 			continue // forgotten since
 		}

@@ -2,7 +2,10 @@ package knowledge
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,17 +30,18 @@ import (
 //     to, subject, location, and each key of role ProvidedProperty), which
 //     the property index keeps typed, so comparisons apply.
 
-// ProvidedRole is what the value of a metadata key is.
-type ProvidedRole string
+// ProvidedRole is what the value of a metadata key is (the vocabulary's,
+// which an org's settings name).
+type ProvidedRole = memory.ProvidedRole
 
-// The provided roles.
+// The provided roles (memory.ProvidedRoles).
 const (
-	ProvidedSender   ProvidedRole = "from"
-	ProvidedReceiver ProvidedRole = "to"
-	ProvidedSubject  ProvidedRole = "subject"
-	ProvidedLocation ProvidedRole = "location"
-	// ProvidedProperty: a facet of the message named by the key.
-	ProvidedProperty ProvidedRole = "property"
+	ProvidedSender   = memory.ProvidedSender
+	ProvidedReceiver = memory.ProvidedReceiver
+	ProvidedSubject  = memory.ProvidedSubject
+	ProvidedLocation = memory.ProvidedLocation
+	ProvidedProperty = memory.ProvidedProperty
+	ProvidedNone     = memory.ProvidedNone
 )
 
 // DefaultProvidedKeys are the metadata keys read as structure when a
@@ -62,6 +66,41 @@ func (k *Service) providedKeys() map[string]ProvidedRole {
 		return k.ProvidedKeys
 	}
 	return DefaultProvidedKeys
+}
+
+// OrgSettings reads an org's extraction settings (extract.SettingsStore,
+// which caches them).
+type OrgSettings interface {
+	ExtractionSettings(ctx context.Context, org string) (memory.ExtractionSettings, int64, error)
+}
+
+// providedKeysOf returns the keys read as structure in orgID's memories:
+// k's keys with the org's ProvidedKeys setting over them (ProvidedNone
+// taking a key away). Errors: the settings store's, wrapped.
+func (k *Service) providedKeysOf(ctx context.Context, orgID string) (map[string]ProvidedRole, error) {
+	keys := k.providedKeys()
+	if k.Settings == nil {
+		return keys, nil
+	}
+	set, _, err := k.Settings.ExtractionSettings(ctx, orgID)
+	if err != nil {
+		return nil, fmt.Errorf("knowledge: the provided keys of org %s: %w", orgID, err)
+	}
+	if len(set.ProvidedKeys) == 0 {
+		return keys, nil
+	}
+	out := maps.Clone(keys)
+	if out == nil {
+		out = map[string]ProvidedRole{}
+	}
+	for key, role := range set.ProvidedKeys {
+		if role == ProvidedNone {
+			delete(out, strings.ToLower(key))
+		} else {
+			out[strings.ToLower(key)] = role
+		}
+	}
+	return out, nil
 }
 
 // providedValues returns the string values of one metadata value: a
@@ -125,7 +164,7 @@ func Provided(m *memory.Memory, keys map[string]ProvidedRole) memory.Knowledge {
 	var facets []memory.Facet
 	for _, name := range names {
 		role, ok := keys[strings.ToLower(name)]
-		if !ok {
+		if !ok || role == ProvidedNone {
 			continue
 		}
 		vs := providedValues(obj[name], role == ProvidedReceiver)

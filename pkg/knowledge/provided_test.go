@@ -1,7 +1,9 @@
 package knowledge
 
 import (
+	"context"
 	"encoding/json"
+	"maps"
 	"reflect"
 	"testing"
 
@@ -69,5 +71,61 @@ func TestWithProvidedKeepsRanges(t *testing.T) {
 	}
 	if len(kn.Entities) != 1 {
 		t.Errorf("withProvided changed its argument: %+v", kn)
+	}
+}
+
+// orgSettings is a fake OrgSettings: each org's settings, or err.
+type orgSettings struct {
+	by  map[string]memory.ExtractionSettings
+	err error
+}
+
+func (s orgSettings) ExtractionSettings(_ context.Context, org string) (memory.ExtractionSettings, int64, error) {
+	return s.by[org], 1, s.err
+}
+
+func TestProvidedKeysOf(t *testing.T) {
+	settings := orgSettings{by: map[string]memory.ExtractionSettings{
+		"a": {ProvidedKeys: map[string]ProvidedRole{"venue": ProvidedLocation, "title": ProvidedNone, "from": ProvidedProperty}},
+	}}
+	base := map[string]ProvidedRole{"from": ProvidedSender, "title": ProvidedSubject}
+	for _, tt := range []struct {
+		name string
+		k    *Service
+		org  string
+		want map[string]ProvidedRole
+	}{
+		{"no settings store: the service's keys", &Service{ProvidedKeys: base}, "a", base},
+		{"an org without the setting", &Service{ProvidedKeys: base, Settings: settings}, "b", base},
+		{"the org's keys over the service's", &Service{ProvidedKeys: base, Settings: settings}, "a",
+			map[string]ProvidedRole{"from": ProvidedProperty, "venue": ProvidedLocation}},
+		{"over the defaults", &Service{Settings: settings}, "a", func() map[string]ProvidedRole {
+			m := maps.Clone(DefaultProvidedKeys)
+			m["from"], m["venue"] = ProvidedProperty, ProvidedLocation
+			delete(m, "title")
+			return m
+		}()},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.k.providedKeysOf(context.Background(), tt.org)
+			if err != nil || !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %v %v, want %v", got, err, tt.want)
+			}
+		})
+	}
+	if _, ok := DefaultProvidedKeys["venue"]; ok {
+		t.Fatal("an org's key leaked into the defaults")
+	}
+	failing := &Service{Settings: orgSettings{err: memory.Errorf(memory.EUNAVAILABLE, "store down")}}
+	if _, err := failing.providedKeysOf(context.Background(), "a"); memory.ErrorCode(err) != memory.EUNAVAILABLE {
+		t.Errorf("a failing settings store: %v, want its EUNAVAILABLE", err)
+	}
+}
+
+func TestProvidedNoneKey(t *testing.T) {
+	m := &memory.Memory{ID: "m1", Type: memory.TypeMessage, Metadata: json.RawMessage(`{"from": "Kevin", "venue": "Redmond"}`)}
+	got := Provided(m, map[string]ProvidedRole{"from": ProvidedNone, "venue": ProvidedLocation})
+	if len(got.Actions) != 0 || len(got.Entities) != 2 || got.Entities[0].Name != "Redmond" || got.Entities[0].Types[0] != "place" {
+		t.Errorf("a key of role none: %+v, want Redmond as a place and no sender", got)
 	}
 }

@@ -127,9 +127,11 @@ const (
 const RelatedVectorKind = "related-term-vector"
 
 // aliasFacets are the facet names whose value is another name of the
-// entity.
+// entity, the terms a model offered as related to it among them
+// (memory.FacetRelatedTerm).
 var aliasFacets = map[string]bool{"alias": true, "aka": true, "also known as": true, "nickname": true,
-	"other name": true, "full name": true, "short name": true, "abbreviation": true, "known as": true}
+	"other name": true, "full name": true, "short name": true, "abbreviation": true, "known as": true,
+	memory.FacetRelatedTerm: true}
 
 // RelatedIndex finds the related terms of query terms in an org's
 // vocabulary. Terms is required; without Embedder there are no neighbours

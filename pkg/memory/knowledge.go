@@ -68,6 +68,12 @@ func (f Facet) String() string {
 	return f.Value
 }
 
+// FacetRelatedTerm is the facet name of a term a language model offered,
+// during extraction, as related to an entity (another name, an
+// abbreviation, a close synonym): the related-terms index takes it as an
+// alias of the entity's name, marked by this name as the model's.
+const FacetRelatedTerm = "related term"
+
 // Entity is a person, place, thing or concept a memory mentions, with its
 // types ("person", "book", "city") and facets. ID is the org's registered
 // entity (EntityProfile) the name resolved to, when one did: Name is then

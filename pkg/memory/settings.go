@@ -2,6 +2,7 @@ package memory
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -73,13 +74,42 @@ type ExtractionSettings struct {
 	// at once, the two linked by a relates_to relation (Lota's dual
 	// writes); it implies the promotion OrgFactsFromAgents allows.
 	DualWriteOrgFacts *bool `json:"dualWriteOrgFacts,omitempty"`
+	// ProvidedKeys are the org's metadata keys read as structure by
+	// knowledge extraction (issue 42), each with its role: added to the
+	// service's keys, the org's role winning, ProvidedNone taking a
+	// service key away. Keys are metadata keys (ValidMetadataKey),
+	// compared in lower case; at most MaxProvidedKeys.
+	ProvidedKeys map[string]ProvidedRole `json:"providedKeys,omitempty"`
 }
+
+// ProvidedRole is what the value of a metadata key read as structure is
+// (see package knowledge, Provided).
+type ProvidedRole string
+
+// The provided roles.
+const (
+	ProvidedSender   ProvidedRole = "from"     // a person, the sender
+	ProvidedReceiver ProvidedRole = "to"       // persons, the receivers (a list, or comma-separated)
+	ProvidedSubject  ProvidedRole = "subject"  // a topic, and the name of the message
+	ProvidedLocation ProvidedRole = "location" // a place entity
+	// ProvidedProperty: a facet of the message named by the key.
+	ProvidedProperty ProvidedRole = "property"
+	// ProvidedNone: the key is not read as structure (an org's way to
+	// take a key of the service's away).
+	ProvidedNone ProvidedRole = "none"
+)
+
+// ProvidedRoles lists every valid ProvidedRole.
+var ProvidedRoles = []ProvidedRole{ProvidedSender, ProvidedReceiver, ProvidedSubject, ProvidedLocation, ProvidedProperty, ProvidedNone}
+
+// MaxProvidedKeys bounds ExtractionSettings.ProvidedKeys.
+const MaxProvidedKeys = 32
 
 // IsZero reports whether s changes nothing.
 func (s ExtractionSettings) IsZero() bool {
 	return s.Instructions == "" && len(s.KeepKinds) == 0 && len(s.DropKinds) == 0 && len(s.KeepCategories) == 0 &&
 		len(s.DropCategories) == 0 && s.Language == "" && s.OrgFactsFromAgents == nil &&
-		s.DualWriteOrgFacts == nil
+		s.DualWriteOrgFacts == nil && len(s.ProvidedKeys) == 0
 }
 
 // languageRe is a BCP 47 tag in its common forms: a language of two or
@@ -177,6 +207,36 @@ func (s *ExtractionSettings) Normalize() error {
 			return err
 		}
 	}
+	return s.normalizeProvidedKeys()
+}
+
+// normalizeProvidedKeys checks ProvidedKeys (valid metadata keys, known
+// roles, at most MaxProvidedKeys) and lower-cases the keys; an empty map
+// becomes nil.
+func (s *ExtractionSettings) normalizeProvidedKeys() error {
+	if len(s.ProvidedKeys) > MaxProvidedKeys {
+		return Errorf(EINVALID, "providedKeys: %d keys exceed the limit of %d", len(s.ProvidedKeys), MaxProvidedKeys)
+	}
+	if len(s.ProvidedKeys) == 0 {
+		s.ProvidedKeys = nil
+		return nil
+	}
+	out := make(map[string]ProvidedRole, len(s.ProvidedKeys))
+	for _, k := range slices.Sorted(maps.Keys(s.ProvidedKeys)) {
+		role := s.ProvidedKeys[k]
+		if !ValidMetadataKey(k) {
+			return Errorf(EINVALID, "providedKeys.%s: keys are 1-%d of A-Z a-z 0-9 _ - . :", clipForError(k), MaxMetadataKeyLen)
+		}
+		if !slices.Contains(ProvidedRoles, role) {
+			return Errorf(EINVALID, "providedKeys.%s: %q is not one of %s", k, clipForError(string(role)), joinEnum(ProvidedRoles))
+		}
+		low := strings.ToLower(k)
+		if prev, ok := out[low]; ok && prev != role {
+			return Errorf(EINVALID, "providedKeys.%s: the key is also given, in another case, another role", k)
+		}
+		out[low] = role
+	}
+	s.ProvidedKeys = out
 	return nil
 }
 
@@ -217,6 +277,6 @@ func (s ExtractionSettings) Keeps(k Kind, cat string) bool {
 
 // String summarizes s for logs, without the instructions' text.
 func (s ExtractionSettings) String() string {
-	return fmt.Sprintf("instructions=%d chars keepKinds=%v dropKinds=%v keepCategories=%v dropCategories=%v language=%q",
-		utf8.RuneCountInString(s.Instructions), s.KeepKinds, s.DropKinds, s.KeepCategories, s.DropCategories, s.Language)
+	return fmt.Sprintf("instructions=%d chars keepKinds=%v dropKinds=%v keepCategories=%v dropCategories=%v language=%q providedKeys=%v",
+		utf8.RuneCountInString(s.Instructions), s.KeepKinds, s.DropKinds, s.KeepCategories, s.DropCategories, s.Language, s.ProvidedKeys)
 }

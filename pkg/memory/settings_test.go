@@ -2,6 +2,7 @@ package memory
 
 import (
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -36,6 +37,15 @@ func TestExtractionSettingsNormalize(t *testing.T) {
 		{"instructions too long", ExtractionSettings{Instructions: strings.Repeat("é", MaxInstructionsLen+1)}, ExtractionSettings{}, "instructions: 2001 characters exceeds the limit of 2000"},
 		{"instructions at the limit", ExtractionSettings{Instructions: strings.Repeat("é", MaxInstructionsLen)}, ExtractionSettings{Instructions: strings.Repeat("é", MaxInstructionsLen)}, ""},
 		{"instructions with a control character", ExtractionSettings{Instructions: "keep\x00this"}, ExtractionSettings{}, "instructions: contains a control character"},
+		{"provided keys lower-cased", ExtractionSettings{ProvidedKeys: map[string]ProvidedRole{"Venue": ProvidedLocation, "title": ProvidedNone, "x.y": ProvidedProperty}},
+			ExtractionSettings{ProvidedKeys: map[string]ProvidedRole{"venue": ProvidedLocation, "title": ProvidedNone, "x.y": ProvidedProperty}}, ""},
+		{"no provided keys", ExtractionSettings{ProvidedKeys: map[string]ProvidedRole{}}, ExtractionSettings{}, ""},
+		{"provided key role unknown", ExtractionSettings{ProvidedKeys: map[string]ProvidedRole{"venue": "place"}}, ExtractionSettings{},
+			`providedKeys.venue: "place" is not one of from, to, subject, location, property, none`},
+		{"provided key invalid", ExtractionSettings{ProvidedKeys: map[string]ProvidedRole{"the venue": ProvidedLocation}}, ExtractionSettings{}, "providedKeys.the venue: keys are 1-64 of"},
+		{"provided key twice", ExtractionSettings{ProvidedKeys: map[string]ProvidedRole{"Venue": ProvidedLocation, "venue": ProvidedSender}}, ExtractionSettings{}, "providedKeys.venue: the key is also given"},
+		{"too many provided keys", ExtractionSettings{ProvidedKeys: manyKeys(MaxProvidedKeys + 1)}, ExtractionSettings{}, "providedKeys: 33 keys exceed the limit of 32"},
+		{"provided keys at the limit", ExtractionSettings{ProvidedKeys: manyKeys(MaxProvidedKeys)}, ExtractionSettings{ProvidedKeys: manyKeys(MaxProvidedKeys)}, ""},
 		{"instructions not UTF-8", ExtractionSettings{Instructions: "keep \xff"}, ExtractionSettings{}, "instructions: not valid UTF-8"},
 	}
 	for _, tc := range tests {
@@ -53,6 +63,15 @@ func TestExtractionSettingsNormalize(t *testing.T) {
 			}
 		})
 	}
+}
+
+// manyKeys returns n provided keys k0, k1... of role property.
+func manyKeys(n int) map[string]ProvidedRole {
+	out := map[string]ProvidedRole{}
+	for i := range n {
+		out["k"+strconv.Itoa(i)] = ProvidedProperty
+	}
+	return out
 }
 
 func TestExtractionSettingsKeeps(t *testing.T) {

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/agentmem/agentmem/pkg/knowledge"
+	kllm "github.com/agentmem/agentmem/pkg/knowledge/extractor/llm"
 	"github.com/agentmem/agentmem/pkg/knowledge/extractor/offline"
 	"github.com/agentmem/agentmem/pkg/knowledge/query"
 	"github.com/agentmem/agentmem/pkg/retrieval"
@@ -116,6 +117,24 @@ func NewKnowledge(store memory.Store, emb memory.Embedder, log *slog.Logger) *kn
 		rel.Records, k.Records = rs, rs
 	}
 	return k
+}
+
+// KnowledgeModel makes k extract knowledge with model, when there is one
+// (LLM_PROVIDER): the LLM knowledge extractor (knowledge/extractor/llm),
+// whose entities keep the related terms the model offers, with the
+// offline extractor as its fallback when the model fails (logged and
+// counted: knowledge.Service.Fallbacks). Without k or model, k stays
+// offline.
+func KnowledgeModel(k *knowledge.Service, model memory.LLM, log *slog.Logger) error {
+	if k == nil || model == nil {
+		return nil
+	}
+	x, err := kllm.New(model, kllm.Options{Logger: log})
+	if err != nil {
+		return fmt.Errorf("knowledge: the LLM extractor: %w", err)
+	}
+	k.Fallback, k.Extractor = k.Extractor, x
+	return nil
 }
 
 // KnowledgeServiceOptions plugs the time, entity and when lists, the

@@ -65,31 +65,9 @@ func listQuestions(c client, conv *locomo.Conversation) ([]listQuestion, error) 
 	}
 	var out []listQuestion
 	for _, sp := range slices.Sorted(maps.Keys(speakers)) {
-		byType := map[string][]string{}
-		cursor := ""
-		for {
-			var page struct {
-				Entities   []memory.KnowledgeItem `json:"entities"`
-				NextCursor string                 `json:"nextCursor"`
-			}
-			q := url.Values{"entityId": {sp}, "limit": {"500"}}
-			if cursor != "" {
-				q.Set("cursor", cursor)
-			}
-			if err := c.get("/v1/knowledge/entities", q, &page); err != nil {
-				return nil, err
-			}
-			for _, e := range page.Entities {
-				for _, t := range e.Types {
-					if !strings.EqualFold(e.Name, sp) && !strings.EqualFold(t, e.Name) {
-						byType[t] = append(byType[t], e.Name)
-					}
-				}
-			}
-			if page.NextCursor == "" {
-				break
-			}
-			cursor = page.NextCursor
+		byType, err := speakerEntities(c, sp)
+		if err != nil {
+			return nil, err
 		}
 		for _, t := range slices.Sorted(maps.Keys(byType)) {
 			if items := byType[t]; len(items) >= minListItems && len(items) <= maxListItems {
@@ -98,6 +76,38 @@ func listQuestions(c client, conv *locomo.Conversation) ([]listQuestion, error) 
 		}
 	}
 	return out, nil
+}
+
+// speakerEntities returns the names of the entities of speaker sp's turns
+// by type, from the entity index (GET /v1/knowledge/entities), the
+// speaker and the entities named as their type left out.
+func speakerEntities(c client, sp string) (map[string][]string, error) {
+	byType := map[string][]string{}
+	cursor := ""
+	for {
+		var page struct {
+			Entities   []memory.KnowledgeItem `json:"entities"`
+			NextCursor string                 `json:"nextCursor"`
+		}
+		q := url.Values{"entityId": {sp}, "limit": {"500"}}
+		if cursor != "" {
+			q.Set("cursor", cursor)
+		}
+		if err := c.get("/v1/knowledge/entities", q, &page); err != nil {
+			return nil, err
+		}
+		for _, e := range page.Entities {
+			for _, t := range e.Types {
+				if !strings.EqualFold(e.Name, sp) && !strings.EqualFold(t, e.Name) {
+					byType[t] = append(byType[t], e.Name)
+				}
+			}
+		}
+		if page.NextCursor == "" {
+			return byType, nil
+		}
+		cursor = page.NextCursor
+	}
 }
 
 // named returns the fraction of items that text names: the item as a

@@ -268,7 +268,7 @@ func main() {
 	misses := flag.String("misses", "", "write the questions whose evidence is not all in the top 10 to this file, with what came instead")
 	only := flag.String("modes", "", "run only these comma-separated modes (default: all; \"none\" for none)")
 	flag.Float64Var(&minScore, "min-score", 0, "relevance floor of every search, as a context applies it (0.57 is bge-small's calibrated floor; 0 none)")
-	lists := flag.String("lists", "", "also run the list questions (\"List every X that Y mentioned\", from the entity index) at these comma-separated token budgets, e.g. 1000,3000")
+	lists := flag.String("lists", "", "also run the list questions (\"List every X that Y mentioned\", from the entity index) at these comma-separated token budgets, e.g. 1000,3000, and the books demo")
 	flag.Parse()
 	if *only == "none" {
 		modes = nil
@@ -445,6 +445,9 @@ func run(data, jsonOut, svgOut, missesOut, lists string, withFacts bool) error {
 	}
 	if len(budgets) > 0 {
 		if err := runLists(clients, convs, budgets); err != nil {
+			return err
+		}
+		if err := runBooks(clients, convs); err != nil {
 			return err
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/knowledge"
 	"github.com/agentmem/agentmem/pkg/llm/bedrock"
 	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/pipeline/extract"
 	"github.com/agentmem/agentmem/pkg/registry"
 	"github.com/agentmem/agentmem/pkg/service"
 	"github.com/agentmem/agentmem/pkg/store/dynamodb"
@@ -95,7 +96,8 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...serv
 	ts, tix, temb := telemetry.Ports(store, ix, emb)
 	k := wiring.NewKnowledge(ts, temb, log)
 	if k != nil {
-		k.Entities = b.Registry // speakers and mentions resolved by the entity registry
+		k.Entities = b.Registry                      // speakers and mentions resolved by the entity registry
+		k.Settings = extract.NewSettingsStore(store) // each org's provided keys
 	}
 	b.Knowledge = wiring.ShareRelated(wiring.KnowledgeExplorer(store, nil, log), k)
 	b.Extraction = k

@@ -79,6 +79,10 @@ type Backend struct {
 	// language with the configured LLM when there is one; nil when the
 	// store keeps no term index.
 	Knowledge *knowledge.Explorer
+	// Extraction is the Structured RAG service that extracts knowledge
+	// as memories are written (with the LLM when one is configured); nil
+	// when the store keeps no term index.
+	Extraction *knowledge.Service
 	// Registry keeps the orgs' entities, worlds and rooms in the store's
 	// records (nil when the store keeps none).
 	Registry *registry.Registry
@@ -239,6 +243,10 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 	// The service sees the ports traced when tracing is on; the Backend keeps them bare.
 	store, index, tracedEmb := telemetry.Ports(b.Store, b.Index, emb)
 	k := wiring.NewKnowledge(store, tracedEmb, log)
+	if err := wiring.KnowledgeModel(k, model, log); err != nil {
+		return fail(err)
+	}
+	b.Extraction = k
 	opts = append(append(wiring.KnowledgeServiceOptions(k), rerank.Options(cfg.Rerank, rr)...), opts...)
 	if b.Caps.Records != nil {
 		b.Registry = registry.New(b.Caps.Records)
@@ -268,6 +276,9 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		return fail(err)
 	}
 	b.Settings = extraction.SettingsOf(b.Facts)
+	if k != nil && b.Settings != nil {
+		k.Settings = b.Settings // an org's provided keys, changed through the API, apply to its next write
+	}
 	if b.Registry != nil {
 		b.Facts.Entities = b.Registry // the API's registry: its entity changes are seen at once
 	}

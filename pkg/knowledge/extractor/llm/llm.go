@@ -45,6 +45,7 @@ const (
 	MaxActions       = 64
 	MaxTopics        = 32
 	MaxFacets        = 16
+	MaxRelatedTerms  = 8 // per entity
 	MaxTypes         = 8
 	MaxVerbs         = 4
 	MaxParams        = 8
@@ -256,6 +257,7 @@ func (e *Extractor) prompt(sources []memory.KnowledgeSource, batch []int) string
 const systemPrompt = `You index a conversation for a long-term memory. For every numbered message you are given, call the tool ` + ToolName + ` once with one entry per message number, holding what that message itself states:
 
 - entities: the specific, tangible people, places, institutions, works and things it mentions ("Bach", "Lisbon", "The Hobbit", "frog", "piano"), not abstract ideas. Name them as written, and name the speaker and the listeners by their names, never "I", "me" or "you". Types are single lower-case words, several if they apply: person, place, city, country, animal, pet, book, movie, song, instrument, food, sport, school, company, event... Facets are concise lasting properties of the entity: relation (sister of Ana), occupation (nurse), age (with amount and units), color, favorite book, likes... not passing moods or one-off actions.
+- relatedTerms of an entity: other words a person could search for it by, as you know them: its other names, abbreviations and spellings, and close synonyms ("AI" for "artificial intelligence", "NYC" for "New York City", "sneakers" for "trainers"), at most 8, none if you know none.
 - actions: what an entity did, does or will do. verbs: the verb in its base form, usually one word ("adopt", "move"); tense: past, present or future; subject, object and indirectObject: names of entities of the list, or "none"; params: other details as name and value, such as time (as said: "last summer"), date (the calendar date, when the message date makes it certain), place, duration, with, reason; negated: true when the message says it did not or will not happen; subjectFacet: the lasting property the action implies about its subject (a hobby, a liking, a dislike, a wish), such as likes: jazz.
 - inverseActions: the reverse form of actions that can be said the other way round ("Ana gave Bo a book" also gives "Bo receive book from Ana"), fully filled in.
 - topics: detailed, descriptive topics and keywords of the message.
@@ -300,6 +302,8 @@ func Tool() memory.Tool {
 			"name":   str,
 			"types":  strs,
 			"facets": map[string]any{"type": "array", "items": facet},
+			"relatedTerms": map[string]any{"type": "array", "items": str, "maxItems": MaxRelatedTerms,
+				"description": "other names, abbreviations and close synonyms of the entity"},
 		},
 	}
 	return memory.Tool{

@@ -386,3 +386,44 @@ func TestNew(t *testing.T) {
 		t.Errorf("%+v %v %+v", ks, err, x.Usage())
 	}
 }
+
+// TestRelatedTermsOffered: the related terms the model offers for an
+// entity are kept as facets named memory.FacetRelatedTerm, cleaned,
+// without repeats (in any case), the name itself or non-strings, at most
+// llm.MaxRelatedTerms.
+func TestRelatedTermsOffered(t *testing.T) {
+	many := []any{"AI", "ai", 7, "none", "artificial intelligence", "  machine   intelligence ", ""}
+	for i := range llm.MaxRelatedTerms + 2 {
+		many = append(many, fmt.Sprintf("term %d", i))
+	}
+	_, cv := start(t, func(user string) (any, int, string) {
+		return map[string]any{"messages": []any{map[string]any{"id": 1, "actions": []any{}, "topics": []any{},
+			"entities": []any{map[string]any{"name": "artificial intelligence", "types": []any{"field"}, "relatedTerms": many}}}}}, 0, ""
+	}, 1)
+	x, err := llm.New(cv, llm.Options{OmitSayActions: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks, err := x.Extract(context.Background(), []memory.KnowledgeSource{{MemoryID: "m1", Type: memory.TypeMessage, Text: "I study artificial intelligence."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range ks[0].Entities {
+		if e.Name != "artificial intelligence" {
+			continue
+		}
+		for _, f := range e.Facets {
+			if f.Name == memory.FacetRelatedTerm {
+				got = append(got, f.Value)
+			}
+		}
+	}
+	want := []string{"AI", "machine intelligence"} // "ai" repeats "AI"
+	for i := range llm.MaxRelatedTerms - len(want) {
+		want = append(want, fmt.Sprintf("term %d", i))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("related terms %q, want %q", got, want)
+	}
+}

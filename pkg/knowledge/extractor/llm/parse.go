@@ -37,6 +37,9 @@ type wireEntity struct {
 	Types  strList   `json:"types"`
 	Type   strList   `json:"type"` // KnowPro's own spelling
 	Facets []jsonRaw `json:"facets"`
+	// RelatedTerms are the terms the model offers as related to the
+	// entity, kept as facets named memory.FacetRelatedTerm.
+	RelatedTerms []jsonRaw `json:"relatedTerms"`
 }
 
 type wireParam struct {
@@ -280,6 +283,18 @@ func parseEntity(r jsonRaw, w speakerInfo) (memory.Entity, bool) {
 	for _, fr := range we.Facets {
 		if f, ok := parseFacet(fr); ok && len(e.Facets) < MaxFacets && !hasFacet(e.Facets, f) {
 			e.Facets = append(e.Facets, f)
+		}
+	}
+	n := 0
+	for _, rr := range we.RelatedTerms {
+		var t string
+		if json.Unmarshal(rr, &t) != nil {
+			continue
+		}
+		f := memory.Facet{Name: memory.FacetRelatedTerm, Value: clean(t)}
+		if f.Value != "" && n < MaxRelatedTerms && !strings.EqualFold(f.Value, e.Name) && !hasFacet(e.Facets, f) {
+			e.Facets = append(e.Facets, f)
+			n++
 		}
 	}
 	return e, true

@@ -135,7 +135,8 @@ var (
 
 	titleCues = map[string]string{
 		"book": "book", "books": "book", "novel": "book", "novels": "book", "read": "book", "reading": "book",
-		"reads": "book", "author": "book", "memoir": "book", "series": "show", "show": "show", "shows": "show",
+		"reads": "book", "author": "book", "memoir": "book", "reread": "book", "rereads": "book", "rereading": "book",
+		"copy": "book", "copies": "book", "audiobook": "book", "paperback": "book", "hardcover": "book", "series": "show", "show": "show", "shows": "show",
 		"movie": "movie", "movies": "movie", "film": "movie", "films": "movie", "watched": "movie", "watch": "movie",
 		"watching": "movie", "documentary": "movie", "song": "song", "songs": "song", "track": "song",
 		"album": "album", "band": "band", "listening": "song", "listened": "song", "sang": "song",

@@ -250,8 +250,10 @@ func (a *analysis) findCapRuns(s sentence, midCaps map[string]bool) {
 			break
 		}
 		// a title of capitalized words joined by commas after a cue, to the
-		// end of the clause: "my favorite novel is Gödel, Escher, Bach".
-		if a.titleCue(i) != "" {
+		// end of the clause: "my favorite novel is Gödel, Escher, Bach";
+		// one that goes on across "and the" (titleAnd).
+		if a.workCue(i, true) != "" {
+			j = a.titleAnd(j, s.to)
 			k := j
 			for k+1 < s.to && a.toks[k].text == "," && a.isCapWord(k+1) {
 				k += 2
@@ -259,7 +261,7 @@ func (a *analysis) findCapRuns(s sentence, midCaps map[string]bool) {
 					k++
 				}
 			}
-			if k > j && (k >= s.to || a.toks[k].kind == tPunct && a.toks[k].text != ",") {
+			if k > j && a.commaTitleEnd(k, s.to) {
 				j = k
 			}
 		}
@@ -339,10 +341,10 @@ func (a *analysis) classify(i, j int, s sentence) []string {
 	if j-i > 1 && honorifics[firstLow] {
 		return []string{"person"}
 	}
-	if j-i > 1 && firstLow == "the" && next != "'s" {
+	if j-i > 1 && (firstLow == "the" || a.hasAnd(i, j)) && next != "'s" {
 		// a title after a cue, whatever its last word: "reading The
-		// Remains of the Day"
-		if c := a.titleCue(i); c != "" {
+		// Remains of the Day", "wrote Klara and the Sun"
+		if c := a.workCue(i, true); c != "" {
 			return []string{c}
 		}
 	}
@@ -374,7 +376,7 @@ func (a *analysis) classify(i, j int, s sentence) []string {
 		return []string{"person"}
 	}
 	if next != "'s" {
-		if c := a.titleCue(i); c != "" {
+		if c := a.workCue(i, j-i > 1); c != "" {
 			return []string{c}
 		}
 	}
