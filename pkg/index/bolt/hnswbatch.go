@@ -115,7 +115,11 @@ func (g *hnsw) planOne(s space, ps []planned, i int) {
 				cands = append(cands, peer)
 			}
 		}
-		me.nbs[l] = g.selectNeighbours(s, cands, g.m, scratch)
+		links := g.m
+		if l == 0 {
+			links = layer0Links(g)
+		}
+		me.nbs[l] = g.selectNeighbours(s, cands, links, keepPruned, scratch)
 	}
 }
 
