@@ -138,6 +138,7 @@ func TestLayerOf(t *testing.T) {
 		{"pkg/telemetry/emf", adapter},
 		{"pkg/store/dynamodb/schema", adapter},
 		{"pkg/knowledge/query", useCase},
+		{"pkg/knowledge/related", useCase},
 		{"pkg/pipeline/ingest", pipeline},
 		{"pkg/pipeline/ingest/ingesttest", support},
 		{"pkg/transport/contract", transport},
