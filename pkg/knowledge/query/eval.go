@@ -101,6 +101,11 @@ type ScoredRef struct {
 // Evaluate runs x within the base filter f (the caller's org, visibility
 // and any narrowing), adding x's scope and time. Errors: EINVALID for a bad
 // expression or filter; the index's errors (EUNAVAILABLE...) wrapped.
+//
+// An evaluation narrows f by x's scope and time (here, with the anchor
+// event's lookup), then runs three steps: plan (plan.go: what to look up,
+// no I/O), fetch (fetch.go: related terms, term and property lookups) and
+// score (score.go: the postings combined into ranked memories and refs).
 func (e *Evaluator) Evaluate(ctx context.Context, f memory.Filter, x *Expr) (*Result, error) {
 	x, err := x.Normalized()
 	if err != nil {
@@ -119,9 +124,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, f memory.Filter, x *Expr) (*Re
 		return &Result{}, err
 	}
 	s.f = f
-	if err := s.plan(ctx); err != nil {
-		return nil, err
-	}
+	s.plan()
 	if err := s.fetch(ctx); err != nil {
 		return nil, err
 	}
@@ -156,6 +159,9 @@ func (e *Evaluator) postings() int {
 	return memory.DefaultTermPostings
 }
 
+// evaluation is the state of one Evaluate: the plan (root, leaves, free),
+// what fetch read (related, posts, props, created, kinds, df), the refs
+// loaded for scoring, and counters for the debug line.
 type evaluation struct {
 	e      *Evaluator
 	x      *Expr

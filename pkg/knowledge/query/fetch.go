@@ -16,9 +16,13 @@ import (
 // for, the property comparisons pushed down to the index, and the refs the
 // score step loads to check a tense or a time.
 
-// fetch runs the lookups: one LookupTerms per role set (in batches of
-// memory.MaxQueryTerms terms) and one LookupProperty per property.
+// fetch runs the lookups: the related terms of the expandable terms, then
+// one LookupTerms per role set (in batches of memory.MaxQueryTerms terms)
+// and one LookupProperty per property.
 func (s *evaluation) fetch(ctx context.Context) error {
+	if err := s.expandRelated(ctx); err != nil {
+		return err
+	}
 	want := map[string]map[string]bool{}
 	props := map[propCond]bool{}
 	collect := func(p part) {
@@ -77,6 +81,72 @@ func (s *evaluation) fetch(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// expandRelated adds after each expandable alternative of the plan its
+// related terms, weighted RelatedWeight times their similarity, asking
+// Related once per term, in the order of the plan (the leaves, then the
+// free terms).
+func (s *evaluation) expandRelated(ctx context.Context) error {
+	s.related = map[string][]Related{}
+	for i := range s.leaves {
+		for j := range s.leaves[i].parts {
+			if err := s.expandPart(ctx, &s.leaves[i].parts[j]); err != nil {
+				return err
+			}
+		}
+	}
+	for j := range s.free {
+		if err := s.expandPart(ctx, &s.free[j]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// expandPart adds the related terms of p's expandable alternatives, each
+// after the alternative it stands for, keeping the heaviest of each (term,
+// roles).
+func (s *evaluation) expandPart(ctx context.Context, p *part) error {
+	if !slices.ContainsFunc(p.alts, func(a alt) bool { return a.related }) {
+		return nil
+	}
+	var alts []alt
+	for _, a := range p.alts {
+		alts = append(alts, a)
+		if !a.related {
+			continue
+		}
+		rs, err := s.relatedOf(ctx, a.term)
+		if err != nil {
+			return err
+		}
+		for _, r := range rs {
+			alts = append(alts, alt{term: r.Term, weight: r.Weight * RelatedWeight, roles: a.relatedRoles})
+		}
+	}
+	*p = dedupe(part{alts: alts, prop: p.prop})
+	return nil
+}
+
+// relatedOf is the related terms of t, cleaned, asked once per
+// evaluation. A failure other than a done context is logged and t has
+// none.
+func (s *evaluation) relatedOf(ctx context.Context, t string) ([]Related, error) {
+	if rs, ok := s.related[t]; ok {
+		return rs, nil
+	}
+	rs, err := s.e.Related.Related(ctx, s.org, t)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		s.e.log().WarnContext(ctx, "knowledge query: related terms unavailable", "org", s.org, "err", err)
+		rs = nil
+	}
+	rs = cleanRelated(t, rs)
+	s.related[t] = rs
+	return rs, nil
 }
 
 // cleanRelated normalizes related terms, drops the unusable ones and t

@@ -1,7 +1,6 @@
 package query
 
 import (
-	"context"
 	"slices"
 	"sort"
 	"strings"
@@ -12,7 +11,8 @@ import (
 // The plan step of an evaluation: the expression's select tree with its
 // leaves numbered, each leaf split into parts (the alternatives of a term
 // in its roles, or a property comparison), and the free terms: what the
-// fetch step looks up.
+// fetch step looks up. It does no I/O: the terms whose related terms the
+// expression asks for are marked, and fetch adds them.
 
 // alt is one way a part of a leaf can match: a term in some roles, with a
 // weight (1 for the query's own terms).
@@ -20,6 +20,10 @@ type alt struct {
 	term   string
 	weight float64
 	roles  string // roleKey; "" for any role
+	// related asks fetch to add the term's related terms after it, as
+	// alternatives in relatedRoles (a roleKey).
+	related      bool
+	relatedRoles string
 }
 
 // part is one condition of a leaf: any of its alternatives, or a property.
@@ -79,58 +83,40 @@ func roles(key string) []string {
 	return strings.Split(key, ",")
 }
 
-// plan numbers the leaves, splits them into parts, and expands the
-// expandable terms with related terms.
-func (s *evaluation) plan(ctx context.Context) error {
-	s.related = map[string][]Related{}
-	var err error
+// plan numbers the leaves, splits them into parts, and marks the
+// expandable terms.
+func (s *evaluation) plan() {
 	if s.x.Select != nil {
-		if s.root, err = s.planNode(ctx, s.x.Select, true); err != nil {
-			return err
-		}
+		s.root = s.planNode(s.x.Select, true)
 	}
 	for _, t := range s.x.Terms {
-		p, err := s.expand(ctx, t, roleKey(), roleKey())
-		if err != nil {
-			return err
-		}
-		s.free = append(s.free, p)
+		s.free = append(s.free, s.expand(t, roleKey(), roleKey()))
 	}
-	return nil
 }
 
-func (s *evaluation) planNode(ctx context.Context, n *Node, positive bool) (*enode, error) {
+// planNode plans n and the nodes below it, positive when n is under an
+// even number of nots, appending its leaves to s.leaves in the order met.
+func (s *evaluation) planNode(n *Node, positive bool) *enode {
 	out := &enode{leaf: -1}
-	kids := func(ns []Node) ([]*enode, error) {
+	kids := func(ns []Node) []*enode {
 		var ks []*enode
 		for i := range ns {
-			k, err := s.planNode(ctx, &ns[i], positive)
-			if err != nil {
-				return nil, err
-			}
-			ks = append(ks, k)
+			ks = append(ks, s.planNode(&ns[i], positive))
 		}
-		return ks, nil
+		return ks
 	}
-	var err error
 	switch {
 	case n.And != nil:
-		out.and, err = kids(n.And)
-		return out, err
+		out.and = kids(n.And)
+		return out
 	case n.Or != nil:
-		out.or, err = kids(n.Or)
-		return out, err
+		out.or = kids(n.Or)
+		return out
 	case n.Not != nil:
-		out.not, err = s.planNode(ctx, n.Not, !positive)
-		return out, err
+		out.not = s.planNode(n.Not, !positive)
+		return out
 	}
 	l := leaf{positive: positive}
-	add := func(p part, err error) error {
-		if err == nil {
-			l.parts = append(l.parts, p)
-		}
-		return err
-	}
 	exact := func(t string, rs ...string) part {
 		return part{alts: []alt{{term: t, weight: 1, roles: roleKey(rs...)}}}
 	}
@@ -147,11 +133,7 @@ func (s *evaluation) planNode(ctx context.Context, n *Node, positive bool) (*eno
 		if len(en.Types) > 0 {
 			var p part
 			for _, t := range en.Types {
-				q, err := s.expand(ctx, t, roleKey(memory.RoleType), roleKey(memory.RoleName, memory.RoleType))
-				if err != nil {
-					return nil, err
-				}
-				p.alts = append(p.alts, q.alts...)
+				p.alts = append(p.alts, s.expand(t, roleKey(memory.RoleType), roleKey(memory.RoleName, memory.RoleType)).alts...)
 			}
 			l.parts = append(l.parts, dedupe(p))
 		}
@@ -167,11 +149,7 @@ func (s *evaluation) planNode(ctx context.Context, n *Node, positive bool) (*eno
 		if len(a.Verbs) > 0 {
 			var p part
 			for _, v := range a.Verbs {
-				q, err := s.expand(ctx, v, roleKey(memory.RoleVerb), roleKey(memory.RoleVerb))
-				if err != nil {
-					return nil, err
-				}
-				p.alts = append(p.alts, q.alts...)
+				p.alts = append(p.alts, s.expand(v, roleKey(memory.RoleVerb), roleKey(memory.RoleVerb)).alts...)
 			}
 			l.parts = append(l.parts, dedupe(p))
 		}
@@ -186,20 +164,16 @@ func (s *evaluation) planNode(ctx context.Context, n *Node, positive bool) (*eno
 		}
 		l.tense = a.Tense
 	case n.Topic != "":
-		if err := add(s.expand(ctx, n.Topic, roleKey(memory.RoleTopic), roleKey(memory.RoleTopic))); err != nil {
-			return nil, err
-		}
+		l.parts = append(l.parts, s.expand(n.Topic, roleKey(memory.RoleTopic), roleKey(memory.RoleTopic)))
 	case n.Term != "":
-		if err := add(s.expand(ctx, n.Term, roleKey(), roleKey())); err != nil {
-			return nil, err
-		}
+		l.parts = append(l.parts, s.expand(n.Term, roleKey(), roleKey()))
 	case n.Property != nil:
 		l.parts = append(l.parts, part{prop: &propCond{Name: n.Property.Name, Op: n.Property.Op,
 			Value: n.Property.Value + strings.Join(n.Property.Values, "\x00")}})
 	}
 	out.leaf = len(s.leaves)
 	s.leaves = append(s.leaves, l)
-	return out, nil
+	return out
 }
 
 // dedupe keeps the heaviest alternative of each (term, roles).
@@ -218,29 +192,10 @@ func dedupe(p part) part {
 	return part{alts: out, prop: p.prop}
 }
 
-// expand makes a part of term t in roles, plus its related terms (in
-// relatedRoles) when the expression has relatedTerms on.
-func (s *evaluation) expand(ctx context.Context, t, roles, relatedRoles string) (part, error) {
-	p := part{alts: []alt{{term: t, weight: 1, roles: roles}}}
-	if !s.x.UseRelated() || s.e.Related == nil {
-		return p, nil
-	}
-	rs, ok := s.related[t]
-	if !ok {
-		var err error
-		rs, err = s.e.Related.Related(ctx, s.org, t)
-		if err != nil {
-			if ctx.Err() != nil {
-				return p, ctx.Err()
-			}
-			s.e.log().WarnContext(ctx, "knowledge query: related terms unavailable", "org", s.org, "err", err)
-			rs = nil
-		}
-		rs = cleanRelated(t, rs)
-		s.related[t] = rs
-	}
-	for _, r := range rs {
-		p.alts = append(p.alts, alt{term: r.Term, weight: r.Weight * RelatedWeight, roles: relatedRoles})
-	}
-	return dedupe(p), nil
+// expand makes a part of term t in roles, marked for its related terms
+// (in relatedRoles) when the expression has relatedTerms on and the
+// evaluator has a RelatedTerms.
+func (s *evaluation) expand(t, roles, relatedRoles string) part {
+	use := s.x.UseRelated() && s.e.Related != nil
+	return part{alts: []alt{{term: t, weight: 1, roles: roles, related: use, relatedRoles: relatedRoles}}}
 }
