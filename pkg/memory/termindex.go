@@ -41,7 +41,20 @@ import (
 // Metadata is not kept: postings carry Attrs without Meta, and lookups do
 // not apply Filter.Metadata. Callers check the memories they load against
 // the whole filter (Filter.Match), as the retrieval pipeline does.
+//
+// It is three faces, each its own interface so that a consumer takes the
+// narrowest it needs: TermWriter (the knowledge of memories, written and
+// removed), TermStatus (their extraction status) and TermReader (lookups,
+// refs, completion, listings, the vocabulary).
 type TermIndex interface {
+	TermWriter
+	TermStatus
+	TermReader
+}
+
+// TermWriter writes and removes the knowledge of memories in a TermIndex
+// (see TermIndex for the org scoping and the error codes).
+type TermWriter interface {
 	// PutKnowledge atomically replaces the knowledge of one memory: its
 	// refs, their term and property postings and its vocabulary counts, all
 	// or nothing; readers see the old refs or the new ones, never a mix.
@@ -69,6 +82,13 @@ type TermIndex interface {
 	// from the store, is not an error: there is nothing to update. Errors:
 	// EINVALID; ECONFLICT; EUNAVAILABLE.
 	SetKnowledgeAttrs(ctx context.Context, orgID, memoryID string, attrs Attrs) error
+}
+
+// TermStatus keeps the extraction status of memories in a TermIndex:
+// pending until PutKnowledge, done with the extractor's name and the
+// number of refs indexed after (see TermIndex for the org scoping and the
+// error codes).
+type TermStatus interface {
 	// MarkKnowledgePending records that the memories' knowledge must be
 	// (re)extracted. Knowledge already indexed is served until PutKnowledge
 	// replaces it. Ids of memories not in the store are ignored. Errors:
@@ -84,7 +104,12 @@ type TermIndex interface {
 	// a memory absent from the map was never marked nor extracted. Errors:
 	// EINVALID; EUNAVAILABLE.
 	KnowledgeStatus(ctx context.Context, orgID string, memoryIDs []string) (map[string]KnowledgeStatus, error)
+}
 
+// TermReader reads a TermIndex: postings by term and by property, refs by
+// key, completion and listings over what a filter can see, and the org's
+// vocabulary (see TermIndex for the org scoping and the error codes).
+type TermReader interface {
 	// LookupTerms returns, for each of q.Terms, the postings of the refs
 	// indexed under it whose memory q.Filter selects, at most q.Limit per
 	// term: term by term in the order of q.Terms, then newest first
@@ -105,7 +130,6 @@ type TermIndex interface {
 	// that a filtered lookup returned. Errors: EINVALID (more than
 	// MaxRefKeys keys); EUNAVAILABLE.
 	Refs(ctx context.Context, orgID string, keys []RefKey) (map[RefKey]SemanticRef, error)
-
 	// Terms completes prefix over the vocabulary f can see: up to limit
 	// terms that start with prefix (bytewise; the caller normalizes it),
 	// each with the number of refs indexed under it among the memories f
@@ -134,7 +158,7 @@ type TermIndex interface {
 	Vocabulary(ctx context.Context, orgID, after string, limit int) ([]string, string, error)
 }
 
-// TermCounter is what a TermIndex may add to answer how many refs each of
+// TermCounter is what a TermReader may add to answer how many refs each of
 // a few exact terms has, from the vocabulary counters it keeps for
 // completion, without reading postings: the knowledge list's document
 // frequencies. ok is false when counters cannot answer f (VocabularyScopes);
@@ -145,7 +169,7 @@ type TermCounter interface {
 	TermCounts(ctx context.Context, f Filter, terms []string) (counts map[string]int, ok bool, err error)
 }
 
-// RefNamer is what a TermIndex may add to load the names of refs
+// RefNamer is what a TermReader may add to load the names of refs
 // (KnowledgeName) without their bodies: the related terms of a type word
 // are the names of the entities it types, and decoding up to a few hundred
 // refs for them cost most of a new query word's expansion. Keys absent
@@ -162,7 +186,7 @@ type KnowledgePut struct {
 	Refs     []SemanticRef
 }
 
-// KnowledgeBatcher is what a TermIndex may add to write the knowledge of
+// KnowledgeBatcher is what a TermWriter may add to write the knowledge of
 // many memories at once, as a batch of messages is ingested: each put is
 // PutKnowledge's (all or nothing per memory, with its validation and
 // errors), except that a memory the store no longer holds is skipped, not

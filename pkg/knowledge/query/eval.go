@@ -10,14 +10,14 @@ import (
 )
 
 // Index is what the evaluator reads from the term index: the two lookups
-// of memory.TermIndex, which every TermIndex satisfies. Errors are those
-// of memory.TermIndex.
+// of memory.TermReader, which every TermReader satisfies. Errors are those
+// of memory.TermReader.
 type Index interface {
 	LookupTerms(ctx context.Context, q memory.TermLookup) ([]memory.TermPosting, error)
 	LookupProperty(ctx context.Context, q memory.PropertyLookup) ([]memory.PropertyPosting, error)
 }
 
-// RefLoader loads semantic refs by key, as memory.TermIndex.Refs does. An
+// RefLoader loads semantic refs by key, as memory.TermReader.Refs does. An
 // Index that also implements it lets the evaluator check an action leaf's
 // tense and prefer timed actions for askTime; without it those are
 // ignored.

@@ -108,7 +108,7 @@ var aliasFacets = map[string]bool{"alias": true, "aka": true, "also known as": t
 // by embedding, without Records vectors are kept in process only. It is
 // safe for concurrent use and implements query.RelatedTerms.
 type Index struct {
-	Terms    memory.TermIndex
+	Terms    memory.TermReader
 	Embedder memory.Embedder
 	Records  memory.RecordStore
 	Log      *slog.Logger
