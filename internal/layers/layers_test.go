@@ -41,9 +41,9 @@ const (
 var rows = []layer{
 	{domain, []string{"pkg/memory"}, nil},
 	// Support: helpers with no project role, English (pkg/text), the
-	// telemetry vocabulary its exporters implement, and the contract suites
-	// adapters run.
-	{support, []string{"internal/...", "pkg/text/...", "pkg/telemetry", "pkg/memory/memorytest", "pkg/pipeline/ingest/ingesttest"},
+	// telemetry vocabulary its exporters implement, the contract suites
+	// adapters run and the kit the term-index adapters share.
+	{support, []string{"internal/...", "pkg/text/...", "pkg/telemetry", "pkg/memory/memorytest", "pkg/memory/termkit", "pkg/pipeline/ingest/ingesttest"},
 		[]string{domain, support}},
 	// Adapters may also reach their own subtree (pkg/store/dynamodb/schema):
 	// see sameAdapter.
@@ -134,6 +134,7 @@ func TestLayerOf(t *testing.T) {
 	tests := []struct{ pkg, want string }{
 		{"pkg/memory", domain},
 		{"pkg/memory/memorytest", support},
+		{"pkg/memory/termkit", support},
 		{"pkg/telemetry", support},
 		{"pkg/telemetry/emf", adapter},
 		{"pkg/store/dynamodb/schema", adapter},
