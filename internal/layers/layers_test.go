@@ -44,8 +44,9 @@ var rows = []layer{
 	// leave out its TermStopWord), which imports nothing of the project.
 	{domain, []string{"pkg/memory", "pkg/text/..."}, []string{domain}},
 	// Support: helpers with no project role, the telemetry vocabulary its
-	// exporters implement, and the contract suites adapters run.
-	{support, []string{"internal/...", "pkg/telemetry", "pkg/memory/memorytest", "pkg/pipeline/ingest/ingesttest"},
+	// exporters implement, the contract suites adapters run and the kit
+	// the term-index adapters share.
+	{support, []string{"internal/...", "pkg/telemetry", "pkg/memory/memorytest", "pkg/memory/termkit", "pkg/pipeline/ingest/ingesttest"},
 		[]string{domain, support}},
 	// Adapters may also reach their own subtree (pkg/store/dynamodb/schema):
 	// see sameAdapter.
@@ -138,10 +139,12 @@ func TestLayerOf(t *testing.T) {
 	tests := []struct{ pkg, want string }{
 		{"pkg/memory", domain},
 		{"pkg/memory/memorytest", support},
+		{"pkg/memory/termkit", support},
 		{"pkg/telemetry", support},
 		{"pkg/telemetry/emf", adapter},
 		{"pkg/store/dynamodb/schema", adapter},
 		{"pkg/knowledge/query", useCase},
+		{"pkg/knowledge/related", useCase},
 		{"pkg/pipeline/ingest", pipeline},
 		{"pkg/pipeline/ingest/ingesttest", support},
 		{"pkg/transport/contract", transport},

@@ -23,7 +23,7 @@ import (
 // required; the other fields have working zero values.
 type Explorer struct {
 	// Index is the term index.
-	Index memory.TermIndex
+	Index memory.TermReader
 	// Store loads the memories that knowledge points to.
 	Store memory.Store
 	// LLM, when set, translates natural language into expressions

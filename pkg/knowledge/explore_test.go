@@ -100,11 +100,11 @@ func TestExplorerListByType(t *testing.T) {
 
 // leaky is a term index that forgets the caller's view and scope: an
 // adapter bug the explorer must not turn into a leak.
-type leaky struct{ memory.TermIndex }
+type leaky struct{ memory.TermReader }
 
 func (l leaky) LookupTerms(ctx context.Context, q memory.TermLookup) ([]memory.TermPosting, error) {
 	q.Filter = memory.Filter{OrgID: q.Filter.OrgID}
-	return l.TermIndex.LookupTerms(ctx, q)
+	return l.TermReader.LookupTerms(ctx, q)
 }
 
 // TestExplorerChecksVisibility: the memories and sources of a search are

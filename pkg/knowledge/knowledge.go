@@ -21,6 +21,7 @@ import (
 
 	"github.com/agentmem/agentmem/pkg/knowledge/extractor/offline"
 	"github.com/agentmem/agentmem/pkg/knowledge/query"
+	"github.com/agentmem/agentmem/pkg/knowledge/related"
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/retrieval"
 	"github.com/agentmem/agentmem/pkg/text/en"
@@ -36,7 +37,7 @@ type Service struct {
 	Records memory.RecordStore
 	// Related, when set, expands query terms with their related terms in
 	// both knowledge lists, and learns the terms Index writes.
-	Related *RelatedIndex
+	Related *related.Index
 	// Entities, when set, resolves speakers and mentions to the org's
 	// registered entities (see resolveSpeakers and resolveMentions).
 	Entities memory.EntityDirectory
@@ -355,7 +356,7 @@ func (termList) Lists() []string { return []string{retrieval.ListKnowledge} }
 // those indexed under the word: a word at least half the memories carry
 // (the speakers' names in a conversation) contributes nothing, a rare
 // topic much. With related terms, a word also matches through each of its
-// related terms (RelatedIndex), at the related term's idf times its
+// related terms (related.Index), at the related term's idf times its
 // similarity times query.RelatedWeight: always below an exact match of the
 // same rarity. A related term counts for one query word only, the one it
 // is most similar to, and not at all when it is itself a query term (as
@@ -522,7 +523,7 @@ type relatedTo struct {
 // related expands the single-word terms of a question (terms as
 // QueryTerms returns them) with their related terms: each related term
 // that is not itself a query term, assigned to the word it is most similar
-// to. Without a RelatedIndex, or when it fails (logged), there are none.
+// to. Without a related.Index, or when it fails (logged), there are none.
 func (t termList) related(ctx context.Context, orgID string, terms map[string][]string) (map[string]relatedTo, error) {
 	if t.k.Related == nil {
 		return nil, nil

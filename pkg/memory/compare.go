@@ -3,7 +3,6 @@ package memory
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -16,11 +15,10 @@ import (
 // comparison compares values of the operand's type only: "age gt 30" sees
 // the ages that are numbers, "name lt m" the names that are strings.
 //
-// The comparison is pushed down into the stores by typed postings: beside
-// each property posting (name, value), a TermIndex keeps one under the
-// typed name TypedPropertyName(type, name) whose value sorts in the type's
-// order (TypedProperties), so that every comparison is one or two key
-// ranges of one partition (PropertyLookup.Ranges).
+// The comparison is pushed down into the stores: ValueTypeOf's key sorts,
+// bytewise, as the values of its type compare, so that an adapter can keep
+// typed postings beside the plain ones and answer every comparison with
+// one or two key ranges of one partition (package termkit holds how).
 
 // CompareOp is the comparison of a property lookup.
 type CompareOp string
@@ -66,14 +64,6 @@ const (
 	ValueDate   ValueType = "date"
 	ValueString ValueType = "string"
 )
-
-// typeTags are the one-letter tags of the typed property names.
-var typeTags = map[ValueType]string{ValueNumber: "n", ValueDate: "d", ValueString: "s"}
-
-// TypedPropertyName is the name typed postings of name are kept under. It
-// starts with "#", which no normalized name does (NormalizeTerm trims
-// leading punctuation), so it never meets a facet's own name.
-func TypedPropertyName(t ValueType, name string) string { return "#" + typeTags[t] + ":" + name }
 
 // dateLayouts are the date forms a value is typed as a date by, tried in
 // order on the upper-cased value (time.Parse matches month names in any
@@ -138,145 +128,4 @@ func sortableFloat(f float64) string {
 		b |= 1 << 63
 	}
 	return fmt.Sprintf("%016x", b)
-}
-
-// typedValue is the value of the typed posting of v: the key, and for a
-// number or a date the value itself after a space, so that the original
-// can be shown (TypedPropertyValue).
-func typedValue(t ValueType, key, v string) string {
-	if t == ValueString {
-		return v
-	}
-	return key + " " + v
-}
-
-// keyEnd is what follows the key of a typed value of type t: "~" is above
-// the space that ends a number's or date's key, and " " is above every
-// string that extends a string key with control characters only (which no
-// value holds). So [key, key+keyEnd) holds exactly the values of that key.
-func keyEnd(t ValueType) string {
-	if t == ValueString {
-		return " "
-	}
-	return "~"
-}
-
-// TypedProperties returns the typed postings of r's IndexedProperties: one
-// per property, under TypedPropertyName, whose value starts with the key
-// of ValueTypeOf. Those that would not be IndexableTerm are left out.
-func TypedProperties(r SemanticRef) []Property {
-	var out []Property
-	for _, p := range IndexedProperties(r) {
-		t, key := ValueTypeOf(p.Value)
-		tp := Property{Name: TypedPropertyName(t, p.Name), Value: typedValue(t, key, p.Value)}
-		if IndexableTerm(tp.Name) && IndexableTerm(tp.Value) {
-			out = append(out, tp)
-		}
-	}
-	return out
-}
-
-// StoredProperties returns every property posting a TermIndex keeps for r:
-// IndexedProperties, then TypedProperties.
-func StoredProperties(r SemanticRef) []Property {
-	return append(IndexedProperties(r), TypedProperties(r)...)
-}
-
-// UntypedProperty returns the property a typed posting stands for: its
-// name and original value. Other properties are returned as they are.
-func UntypedProperty(p Property) Property {
-	if len(p.Name) < 4 || p.Name[0] != '#' || p.Name[2] != ':' {
-		return p
-	}
-	tag := p.Name[1:2]
-	p.Name = p.Name[3:]
-	if tag != typeTags[ValueString] && len(p.Value) > 17 && p.Value[16] == ' ' {
-		p.Value = p.Value[17:]
-	}
-	return p
-}
-
-// PropertyRange is one key range of a comparison: the typed postings of
-// Name (a TypedPropertyName) whose value v has Lo <= v < Hi, bytewise, ""
-// leaving that end open.
-type PropertyRange struct {
-	Name, Lo, Hi string
-}
-
-// Ranges returns the key ranges a lookup with an explicit comparison reads,
-// without duplicates; nil for OpExact. q must be normalized.
-func (q PropertyLookup) Ranges() []PropertyRange {
-	var out []PropertyRange
-	seen := map[PropertyRange]bool{}
-	add := func(r PropertyRange) {
-		if !seen[r] {
-			seen[r] = true
-			out = append(out, r)
-		}
-	}
-	operand := func(v string) (string, string, string) {
-		t, key := ValueTypeOf(v)
-		return TypedPropertyName(t, q.Name), key, key + keyEnd(t)
-	}
-	switch q.Op {
-	case OpExact:
-		return nil
-	case OpIn:
-		for _, v := range q.Values {
-			n, k, end := operand(v)
-			add(PropertyRange{n, k, end})
-		}
-		return out
-	}
-	n, k, end := operand(q.Value)
-	switch q.Op {
-	case OpEq:
-		add(PropertyRange{n, k, end})
-	case OpNe:
-		add(PropertyRange{n, "", k})
-		add(PropertyRange{n, end, ""})
-	case OpLt:
-		add(PropertyRange{n, "", k})
-	case OpLte:
-		add(PropertyRange{n, "", end})
-	case OpGt:
-		add(PropertyRange{n, end, ""})
-	case OpGte:
-		add(PropertyRange{n, k, ""})
-	}
-	return out
-}
-
-// MergePropertyPostings merges the postings of a comparison's ranges into
-// PropertyLookup's order (newest first: CreatedAt, MemoryID, Ordinal
-// descending), with their properties untyped (UntypedProperty), without
-// duplicate (ref, property), at most limit.
-func MergePropertyPostings(ps []PropertyPosting, limit int) []PropertyPosting {
-	type key struct {
-		r RefKey
-		p Property
-	}
-	seen := map[key]bool{}
-	out := ps[:0:0]
-	for _, p := range ps {
-		p.Property = UntypedProperty(p.Property)
-		if k := (key{p.Ref, p.Property}); !seen[k] {
-			seen[k] = true
-			out = append(out, p)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		switch {
-		case a.Attrs.CreatedAt != b.Attrs.CreatedAt:
-			return a.Attrs.CreatedAt > b.Attrs.CreatedAt
-		case a.Ref.MemoryID != b.Ref.MemoryID:
-			return a.Ref.MemoryID > b.Ref.MemoryID
-		}
-		return a.Ref.Ordinal > b.Ref.Ordinal
-	})
-	if len(out) > limit {
-		out = out[:limit]
-	}
-	return out
 }

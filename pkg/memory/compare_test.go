@@ -37,27 +37,3 @@ func TestKeysSortAsValues(t *testing.T) {
 		}
 	}
 }
-
-func TestRangesAndUntyped(t *testing.T) {
-	q := PropertyLookup{Name: "age", Op: OpNe, Value: "30"}
-	rs := q.Ranges()
-	if len(rs) != 2 || rs[0].Name != "#n:age" || rs[0].Lo != "" || rs[1].Hi != "" || rs[0].Hi >= rs[1].Lo {
-		t.Errorf("ne: %+v", rs)
-	}
-	if rs := (PropertyLookup{Name: "age", Op: OpIn, Values: []string{"30", "30.0", "x"}}).Ranges(); len(rs) != 2 {
-		t.Errorf("in with a duplicate operand: %+v", rs)
-	}
-	if rs := (PropertyLookup{Name: "age", Value: "30"}).Ranges(); rs != nil {
-		t.Errorf("exact: %+v", rs)
-	}
-	r := SemanticRef{Kind: KnowledgeEntity, Entity: &Entity{Name: "Ana", Facets: []Facet{{Name: "age", Value: "30 years"}, {Name: "city", Value: "Oslo"}}}}
-	for _, p := range TypedProperties(r) {
-		u := UntypedProperty(p)
-		if u != (Property{Name: "age", Value: "30 years"}) && u != (Property{Name: "city", Value: "oslo"}) {
-			t.Errorf("typed %+v untyped to %+v", p, u)
-		}
-	}
-	if got := len(StoredProperties(r)); got != 4 {
-		t.Errorf("stored properties: %d, want 4 (two plain, two typed)", got)
-	}
-}

@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"encoding/base64"
-	"sort"
 	"strings"
 	"unicode/utf8"
 )
@@ -41,7 +40,20 @@ import (
 // Metadata is not kept: postings carry Attrs without Meta, and lookups do
 // not apply Filter.Metadata. Callers check the memories they load against
 // the whole filter (Filter.Match), as the retrieval pipeline does.
+//
+// It is three faces, each its own interface so that a consumer takes the
+// narrowest it needs: TermWriter (the knowledge of memories, written and
+// removed), TermStatus (their extraction status) and TermReader (lookups,
+// refs, completion, listings, the vocabulary).
 type TermIndex interface {
+	TermWriter
+	TermStatus
+	TermReader
+}
+
+// TermWriter writes and removes the knowledge of memories in a TermIndex
+// (see TermIndex for the org scoping and the error codes).
+type TermWriter interface {
 	// PutKnowledge atomically replaces the knowledge of one memory: its
 	// refs, their term and property postings and its vocabulary counts, all
 	// or nothing; readers see the old refs or the new ones, never a mix.
@@ -69,6 +81,13 @@ type TermIndex interface {
 	// from the store, is not an error: there is nothing to update. Errors:
 	// EINVALID; ECONFLICT; EUNAVAILABLE.
 	SetKnowledgeAttrs(ctx context.Context, orgID, memoryID string, attrs Attrs) error
+}
+
+// TermStatus keeps the extraction status of memories in a TermIndex:
+// pending until PutKnowledge, done with the extractor's name and the
+// number of refs indexed after (see TermIndex for the org scoping and the
+// error codes).
+type TermStatus interface {
 	// MarkKnowledgePending records that the memories' knowledge must be
 	// (re)extracted. Knowledge already indexed is served until PutKnowledge
 	// replaces it. Ids of memories not in the store are ignored. Errors:
@@ -84,7 +103,12 @@ type TermIndex interface {
 	// a memory absent from the map was never marked nor extracted. Errors:
 	// EINVALID; EUNAVAILABLE.
 	KnowledgeStatus(ctx context.Context, orgID string, memoryIDs []string) (map[string]KnowledgeStatus, error)
+}
 
+// TermReader reads a TermIndex: postings by term and by property, refs by
+// key, completion and listings over what a filter can see, and the org's
+// vocabulary (see TermIndex for the org scoping and the error codes).
+type TermReader interface {
 	// LookupTerms returns, for each of q.Terms, the postings of the refs
 	// indexed under it whose memory q.Filter selects, at most q.Limit per
 	// term: term by term in the order of q.Terms, then newest first
@@ -92,38 +116,36 @@ type TermIndex interface {
 	// Errors: EINVALID (terms, roles, limit, filter); EUNAVAILABLE.
 	LookupTerms(ctx context.Context, q TermLookup) ([]TermPosting, error)
 	// LookupProperty returns the postings of the refs with the property
-	// (q.Name, q.Value), or with a property of q.Name that compares with
-	// q.Op to the operand (q.Ranges, read from the typed postings that
-	// PutKnowledge writes for StoredProperties), whose memory q.Filter
-	// selects, at most q.Limit, newest first (Attrs.CreatedAt, Ref.MemoryID,
-	// Ref.Ordinal descending), with their properties untyped
-	// (MergePropertyPostings). Errors: EINVALID (name, op, value, values,
-	// limit, filter); EUNAVAILABLE.
+	// (q.Name, q.Value), or with a property of q.Name that compares with q.Op
+	// to the operand (as ValueTypeOf types and orders values; the adapters read
+	// typed postings, see package termkit), whose memory q.Filter selects, at
+	// most q.Limit, newest first (Attrs.CreatedAt, Ref.MemoryID, Ref.Ordinal
+	// descending), with their properties untyped (the property of the facet,
+	// not its typed posting). Errors: EINVALID (name, op, value, values, limit,
+	// filter); EUNAVAILABLE.
 	LookupProperty(ctx context.Context, q PropertyLookup) ([]PropertyPosting, error)
 	// Refs loads refs by key; keys absent from the org are absent from the
 	// map. It does not check visibility: callers load the keys of postings
 	// that a filtered lookup returned. Errors: EINVALID (more than
 	// MaxRefKeys keys); EUNAVAILABLE.
 	Refs(ctx context.Context, orgID string, keys []RefKey) (map[RefKey]SemanticRef, error)
-
-	// Terms completes prefix over the vocabulary f can see: up to limit
-	// terms that start with prefix (bytewise; the caller normalizes it),
-	// each with the number of refs indexed under it among the memories f
-	// selects, most first (SortTermCounts). It runs on every keystroke, so
-	// a filter of org, viewer, agent and IncludeArchived only (see
-	// VocabularyScopes) is answered from counters kept per scope; a filter
-	// that narrows further counts postings, which costs more. In DynamoDB
-	// the ranking is exact over the first 20,000 terms of the prefix in
-	// byte order, and a narrower filter counts the 200 terms of the prefix
-	// most frequent in the caller's scope. limit 0 means
-	// DefaultTermCompletion. Errors: EINVALID (prefix, limit, filter);
-	// EUNAVAILABLE.
+	// Terms completes prefix over the vocabulary f can see: up to limit terms
+	// that start with prefix (bytewise; the caller normalizes it), each with
+	// the number of refs indexed under it among the memories f selects, most
+	// first (SortTermCounts). It runs on every keystroke, so a filter of org,
+	// viewer, agent and IncludeArchived only (see termkit.VocabularyScopes) is
+	// answered from counters kept per scope; a filter that narrows further
+	// counts postings, which costs more. In DynamoDB the ranking is exact over
+	// the first 20,000 terms of the prefix in byte order, and a narrower filter
+	// counts the 200 terms of the prefix most frequent in the caller's scope.
+	// limit 0 means DefaultTermCompletion. Errors: EINVALID (prefix, limit,
+	// filter); EUNAVAILABLE.
 	Terms(ctx context.Context, f Filter, prefix string, limit int) ([]TermCount, error)
-	// ListKnowledge pages through the knowledge q.Filter can see, one item
-	// per normalized name of one kind (entity names, action verbs, topics,
-	// tags), in bytewise name order, with counts and, for entities, merged
-	// types and facets (KnowledgeBuilder). Errors: EINVALID (kind, prefix,
-	// cursor, limit, filter); EUNAVAILABLE.
+	// ListKnowledge pages through the knowledge q.Filter can see, one item per
+	// normalized name of one kind (entity names, action verbs, topics, tags),
+	// in bytewise name order, with counts and, for entities, merged types and
+	// facets (as termkit.KnowledgeBuilder merges them). Errors: EINVALID (kind,
+	// prefix, cursor, limit, filter); EUNAVAILABLE.
 	ListKnowledge(ctx context.Context, q KnowledgeListQuery) (KnowledgePage, error)
 	// Vocabulary pages through every distinct term of the org, whatever
 	// its scope or archived state, in byte order after the term after (""
@@ -134,18 +156,18 @@ type TermIndex interface {
 	Vocabulary(ctx context.Context, orgID, after string, limit int) ([]string, string, error)
 }
 
-// TermCounter is what a TermIndex may add to answer how many refs each of
+// TermCounter is what a TermReader may add to answer how many refs each of
 // a few exact terms has, from the vocabulary counters it keeps for
 // completion, without reading postings: the knowledge list's document
-// frequencies. ok is false when counters cannot answer f (VocabularyScopes);
-// the caller then counts postings. A term absent from the vocabulary counts
-// 0. Errors: EINVALID (filter, more than MaxQueryTerms terms);
-// EUNAVAILABLE.
+// frequencies. ok is false when counters cannot answer f (see
+// termkit.VocabularyScopes); the caller then counts postings. A term
+// absent from the vocabulary counts 0. Errors: EINVALID (filter, more than
+// MaxQueryTerms terms); EUNAVAILABLE.
 type TermCounter interface {
 	TermCounts(ctx context.Context, f Filter, terms []string) (counts map[string]int, ok bool, err error)
 }
 
-// RefNamer is what a TermIndex may add to load the names of refs
+// RefNamer is what a TermReader may add to load the names of refs
 // (KnowledgeName) without their bodies: the related terms of a type word
 // are the names of the entities it types, and decoding up to a few hundred
 // refs for them cost most of a new query word's expansion. Keys absent
@@ -162,7 +184,7 @@ type KnowledgePut struct {
 	Refs     []SemanticRef
 }
 
-// KnowledgeBatcher is what a TermIndex may add to write the knowledge of
+// KnowledgeBatcher is what a TermWriter may add to write the knowledge of
 // many memories at once, as a batch of messages is ingested: each put is
 // PutKnowledge's (all or nothing per memory, with its validation and
 // errors), except that a memory the store no longer holds is skipped, not
@@ -381,85 +403,6 @@ func KnowledgeName(r SemanticRef) string {
 	return s
 }
 
-// ValidRefs checks the refs of one memory for TermIndex.PutKnowledge and returns
-// them with MemoryID set, cut to MaxRefsPerMemory.
-func ValidRefs(memoryID string, refs []SemanticRef) ([]SemanticRef, error) {
-	if len(refs) > MaxRefsPerMemory {
-		refs = refs[:MaxRefsPerMemory]
-	}
-	out := make([]SemanticRef, len(refs))
-	for i, r := range refs {
-		if r.MemoryID != "" && r.MemoryID != memoryID {
-			return nil, Errorf(EINVALID, "refs[%d].memoryId: %q is not the memory %q", i, r.MemoryID, memoryID)
-		}
-		if r.Ordinal != i {
-			return nil, Errorf(EINVALID, "refs[%d].ordinal: %d, want %d (refs are numbered in order)", i, r.Ordinal, i)
-		}
-		if err := ValidKnowledgeKind(r.Kind); err != nil {
-			return nil, Errorf(EINVALID, "refs[%d].%s", i, ErrorMessage(err))
-		}
-		ok := false
-		switch r.Kind {
-		case KnowledgeEntity:
-			ok = r.Entity != nil && r.Action == nil && r.Topic == ""
-		case KnowledgeAction:
-			ok = r.Action != nil && r.Entity == nil && r.Topic == ""
-		default:
-			ok = r.Topic != "" && r.Entity == nil && r.Action == nil
-		}
-		if !ok {
-			return nil, Errorf(EINVALID, "refs[%d]: a %s ref must hold exactly its %s", i, r.Kind, r.Kind)
-		}
-		if r.Range.Start < 0 || r.Range.End < r.Range.Start {
-			return nil, Errorf(EINVALID, "refs[%d].range: [%d, %d) is not a range", i, r.Range.Start, r.Range.End)
-		}
-		r.MemoryID = memoryID
-		out[i] = r
-	}
-	return out, nil
-}
-
-// ValidPut checks the arguments of TermIndex.PutKnowledge and returns the attrs with
-// OrgID set and the refs as ValidRefs returns them.
-func ValidPut(orgID, memoryID string, attrs Attrs, extractor string, refs []SemanticRef) (Attrs, []SemanticRef, error) {
-	if orgID == "" {
-		return attrs, nil, Errorf(EINTERNAL, "term index: put without org")
-	}
-	if memoryID == "" {
-		return attrs, nil, Errorf(EINVALID, "memoryId: required")
-	}
-	if err := ValidID("memoryId", memoryID); err != nil {
-		return attrs, nil, err
-	}
-	if attrs.OrgID == "" {
-		attrs.OrgID = orgID
-	} else if attrs.OrgID != orgID {
-		return attrs, nil, Errorf(EINVALID, "attrs.orgId: %q is not the org %q", attrs.OrgID, orgID)
-	}
-	if len(extractor) > MaxExtractorBytes || !utf8.ValidString(extractor) {
-		return attrs, nil, Errorf(EINVALID, "extractor: must be valid UTF-8 of at most %d bytes", MaxExtractorBytes)
-	}
-	attrs.Meta = nil // term indexes keep no metadata (see TermIndex)
-	refs, err := ValidRefs(memoryID, refs)
-	return attrs, refs, err
-}
-
-// ValidMemoryIDs checks the ids of a TermIndex call.
-func ValidMemoryIDs(orgID string, ids []string) error {
-	if orgID == "" {
-		return Errorf(EINTERNAL, "term index: call without org")
-	}
-	for _, id := range ids {
-		if id == "" {
-			return Errorf(EINVALID, "memoryIds: an id is empty")
-		}
-		if err := ValidID("memoryIds", id); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // validRoles lists the term roles.
 var validRoles = map[string]bool{
 	RoleName: true, RoleType: true, RoleFacetName: true, RoleValue: true, RoleVerb: true,
@@ -597,8 +540,8 @@ func validNormalized(t string) *Error {
 	return nil
 }
 
-// EncodeKnowledgeCursor returns the opaque cursor that continues a ListKnowledge
-// after the name last.
+// EncodeKnowledgeCursor returns the opaque cursor that continues a
+// ListKnowledge after the name last.
 func EncodeKnowledgeCursor(last string) string {
 	if last == "" {
 		return ""
@@ -606,8 +549,8 @@ func EncodeKnowledgeCursor(last string) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(last))
 }
 
-// DecodeKnowledgeCursor returns the name a ListKnowledge cursor continues after; ""
-// for no cursor.
+// DecodeKnowledgeCursor returns the name a ListKnowledge cursor continues
+// after; "" for no cursor.
 func DecodeKnowledgeCursor(c string) (string, error) {
 	if c == "" {
 		return "", nil
@@ -617,200 +560,4 @@ func DecodeKnowledgeCursor(c string) (string, error) {
 		return "", Errorf(EINVALID, "cursor: not a cursor returned by this API")
 	}
 	return string(b), nil
-}
-
-// VocabularyScopes returns the vocabulary counter scopes whose sum is what
-// f can see, and whether counters answer f at all: they do when f sets
-// nothing beyond the org, viewer, agent and IncludeArchived (a reader
-// acting for a room or a user is answered from the postings). The scopes are
-// ScopeAll, or ScopeOf(agent) of the org scope ("") and of one agent. A nil
-// slice with ok true means f sees nothing (an agent-bound viewer asking
-// for another agent).
-func VocabularyScopes(f Filter) (scopes []string, ok bool) {
-	if f.Audiences != nil || len(f.Types) > 0 || len(f.Kinds) > 0 || f.Durability != "" || f.RoomID != "" || f.WorldID != "" || f.EntityID != "" ||
-		f.SessionID != "" || f.DocumentID != "" || f.Start != 0 || f.End != 0 {
-		return nil, false
-	}
-	switch {
-	case f.AgentID == OrgScope:
-		return []string{ScopeOf("")}, true
-	case f.AgentID != "":
-		if f.Viewer != "" && f.Viewer != f.AgentID {
-			return nil, true
-		}
-		return []string{ScopeOf(f.AgentID)}, true
-	case f.Viewer != "":
-		return []string{ScopeOf(""), ScopeOf(f.Viewer)}, true
-	}
-	return []string{ScopeAll}, true
-}
-
-// ScopeAll is the vocabulary counter scope of every memory of an org.
-const ScopeAll = "*"
-
-// ScopeOf is the vocabulary counter scope of the memories of one agent
-// ("" for the org scope).
-func ScopeOf(agentID string) string { return "a:" + agentID }
-
-// VocabularyDelta is how one memory's knowledge changes the vocabulary
-// counters: per (scope, term), the change in refs of live and of archived
-// memories.
-type VocabularyDelta map[ScopedTerm]TermDelta
-
-// ScopedTerm is a vocabulary counter's key.
-type ScopedTerm struct{ Scope, Term string }
-
-// TermDelta is a change of a vocabulary counter.
-type TermDelta struct{ Live, Archived int }
-
-// AddVocabulary adds sign times the counts of refs (in a memory with attrs)
-// to d: each ref counts once per distinct term, in the memory's agent scope
-// and in ScopeAll, as live or archived.
-func (d VocabularyDelta) AddVocabulary(attrs Attrs, refs []SemanticRef, sign int) {
-	for _, r := range refs {
-		for _, t := range DistinctTerms(r) {
-			for _, s := range []string{ScopeAll, ScopeOf(attrs.AgentID)} {
-				k := ScopedTerm{s, t}
-				v := d[k]
-				if attrs.Archived {
-					v.Archived += sign
-				} else {
-					v.Live += sign
-				}
-				if v == (TermDelta{}) {
-					delete(d, k)
-				} else {
-					d[k] = v
-				}
-			}
-		}
-	}
-}
-
-// Sorted returns d's keys in (scope, term) order, for deterministic writes.
-func (d VocabularyDelta) Sorted() []ScopedTerm {
-	keys := make([]ScopedTerm, 0, len(d))
-	for k := range d {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].Scope != keys[j].Scope {
-			return keys[i].Scope < keys[j].Scope
-		}
-		return keys[i].Term < keys[j].Term
-	})
-	return keys
-}
-
-// KnowledgeBuilder folds the visible refs of one ListKnowledge name into
-// its KnowledgeItem; every adapter builds items with it so that they agree.
-// Refs and memories are counted over every visible ref; types and facets
-// are merged from the newest MaxListMerge of them, so that a name mentioned
-// thousands of times costs a bounded merge.
-type KnowledgeBuilder struct {
-	item     KnowledgeItem
-	memories map[string]bool
-	merge    []mergeRef
-}
-
-type mergeRef struct {
-	at  int64
-	ref SemanticRef
-}
-
-// NewKnowledgeBuilder starts the item of name of kind.
-func NewKnowledgeBuilder(kind KnowledgeKind, name string) *KnowledgeBuilder {
-	return &KnowledgeBuilder{item: KnowledgeItem{Kind: kind, Name: name}, memories: map[string]bool{}}
-}
-
-// Name returns the name the item is built for.
-func (b *KnowledgeBuilder) Name() string { return b.item.Name }
-
-// Add counts one ref, of a memory with attrs, and merges it.
-func (b *KnowledgeBuilder) Add(r SemanticRef, attrs Attrs) {
-	b.Count(r.MemoryID, attrs.CreatedAt)
-	b.Merge(r, attrs.CreatedAt)
-}
-
-// Count counts one ref of a memory created at createdAt.
-func (b *KnowledgeBuilder) Count(memoryID string, createdAt int64) {
-	it := &b.item
-	if it.Refs == 0 || createdAt < it.FirstAt {
-		it.FirstAt = createdAt
-	}
-	if it.Refs == 0 || createdAt > it.LastAt {
-		it.LastAt = createdAt
-	}
-	it.Refs++
-	if !b.memories[memoryID] {
-		b.memories[memoryID] = true
-		it.Memories++
-	}
-}
-
-// Merge offers one ref, of a memory created at createdAt, for the merge of
-// types and facets; the newest MaxListMerge offered are merged.
-func (b *KnowledgeBuilder) Merge(r SemanticRef, createdAt int64) {
-	if r.Kind != KnowledgeEntity || r.Entity == nil {
-		return
-	}
-	b.merge = append(b.merge, mergeRef{at: createdAt, ref: r})
-	if len(b.merge) >= 4*MaxListMerge {
-		b.trim()
-	}
-}
-
-// trim keeps the newest MaxListMerge refs offered, newest first
-// (CreatedAt, MemoryID, Ordinal descending).
-func (b *KnowledgeBuilder) trim() {
-	sort.Slice(b.merge, func(i, j int) bool {
-		x, y := b.merge[i], b.merge[j]
-		switch {
-		case x.at != y.at:
-			return x.at > y.at
-		case x.ref.MemoryID != y.ref.MemoryID:
-			return x.ref.MemoryID > y.ref.MemoryID
-		}
-		return x.ref.Ordinal > y.ref.Ordinal
-	})
-	if len(b.merge) > MaxListMerge {
-		b.merge = b.merge[:MaxListMerge]
-	}
-}
-
-// Item returns the item, its types and facets sorted and cut to
-// MaxListFacets.
-func (b *KnowledgeBuilder) Item() KnowledgeItem {
-	b.trim()
-	it := b.item
-	it.Types, it.Facets = nil, nil
-	types, facets := map[string]bool{}, map[Property]bool{}
-	for _, m := range b.merge {
-		for _, t := range m.ref.Entity.Types {
-			if t = NormalizeTerm(t); t != "" && !types[t] {
-				types[t] = true
-				it.Types = append(it.Types, t)
-			}
-		}
-		for _, p := range IndexedProperties(m.ref) {
-			if !facets[p] {
-				facets[p] = true
-				it.Facets = append(it.Facets, p)
-			}
-		}
-	}
-	sort.Strings(it.Types)
-	if len(it.Types) > MaxListFacets {
-		it.Types = it.Types[:MaxListFacets]
-	}
-	sort.Slice(it.Facets, func(i, j int) bool {
-		if it.Facets[i].Name != it.Facets[j].Name {
-			return it.Facets[i].Name < it.Facets[j].Name
-		}
-		return it.Facets[i].Value < it.Facets[j].Value
-	})
-	if len(it.Facets) > MaxListFacets {
-		it.Facets = it.Facets[:MaxListFacets]
-	}
-	return it
 }

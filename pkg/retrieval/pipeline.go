@@ -54,7 +54,7 @@ type Pipeline struct {
 	// (the neighbours stage) in searches of two lists or more.
 	Neighbours *Neighbours
 	// Foreground, if set, counts the runs in flight for background work
-	// that yields to them (knowledge.RelatedIndex).
+	// that yields to them (related.Index).
 	Foreground *Foreground
 	Log        *slog.Logger
 

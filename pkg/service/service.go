@@ -102,7 +102,7 @@ func WithRetriever(r retrieval.Retriever) Option {
 }
 
 // WithForeground counts the service's searches in f, for background work
-// that yields to them (knowledge.RelatedIndex.Foreground).
+// that yields to them (related.Index.Foreground).
 func WithForeground(f *retrieval.Foreground) Option {
 	return func(s *Service) { s.retrieval.Foreground = f }
 }

@@ -26,6 +26,7 @@ import (
 	kllm "github.com/agentmem/agentmem/pkg/knowledge/extractor/llm"
 	"github.com/agentmem/agentmem/pkg/knowledge/extractor/offline"
 	"github.com/agentmem/agentmem/pkg/knowledge/query"
+	"github.com/agentmem/agentmem/pkg/knowledge/related"
 	"github.com/agentmem/agentmem/pkg/retrieval"
 	"io"
 	"log/slog"
@@ -111,7 +112,7 @@ func NewKnowledge(store memory.Store, emb memory.Embedder, log *slog.Logger) *kn
 	if !ok {
 		return nil
 	}
-	rel := &knowledge.RelatedIndex{Terms: ti, Embedder: emb, Log: log, Foreground: &retrieval.Foreground{}}
+	rel := &related.Index{Terms: ti, Embedder: emb, Log: log, Foreground: &retrieval.Foreground{}}
 	k := &knowledge.Service{Store: store, Terms: ti, Extractor: offline.New(offline.Options{}), Related: rel, Log: log}
 	if rs, ok := store.(memory.RecordStore); ok {
 		rel.Records, k.Records = rs, rs

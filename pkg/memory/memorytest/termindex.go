@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/memory/termkit"
 )
 
 // TermIndexStore is a store that also keeps the knowledge index: Put only
@@ -1037,7 +1038,7 @@ func (w *kWorld) checkTermCounts(f memory.Filter, prefix string) {
 	if err != nil {
 		w.t.Fatalf("term counts %q: %v", terms, err)
 	}
-	if _, counters := memory.VocabularyScopes(f); answered != counters {
+	if _, counters := termkit.VocabularyScopes(f); answered != counters {
 		w.t.Fatalf("term counts answered %v for filter %+v, want %v", answered, f, counters)
 	}
 	if !answered {
@@ -1100,14 +1101,14 @@ func (w *kWorld) checkProperty(q memory.PropertyLookup) {
 }
 
 func (w *kWorld) expectList(q memory.KnowledgeListQuery) []memory.KnowledgeItem {
-	builders := map[string]*memory.KnowledgeBuilder{}
+	builders := map[string]*termkit.KnowledgeBuilder{}
 	w.visible(q.Filter, func(m *memory.Memory, r memory.SemanticRef) {
 		name := memory.KnowledgeName(r)
 		if r.Kind != q.Kind || name == "" || !strings.HasPrefix(name, q.Prefix) {
 			return
 		}
 		if builders[name] == nil {
-			builders[name] = memory.NewKnowledgeBuilder(r.Kind, name)
+			builders[name] = termkit.NewKnowledgeBuilder(r.Kind, name)
 		}
 		builders[name].Add(r, m.Attrs())
 	})

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/memory/termkit"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -333,7 +334,7 @@ func genItems(orgID, id, gen string, a memory.Attrs, extractor string, refs []me
 			it["term"], it["role"] = str(t.Term), str(t.Role)
 			out = append(out, it)
 		}
-		for _, p := range memory.StoredProperties(r) {
+		for _, p := range termkit.StoredProperties(r) {
 			it := posting(propPK(orgID, p.Name), propSK(p.Value, a, id, r.Ordinal, gen))
 			it["name"], it["value"] = str(p.Name), str(p.Value)
 			out = append(out, it)
@@ -520,7 +521,7 @@ func (s *Store) settle(ctx context.Context, orgID, id string, st kstatus) error 
 		return err
 	}
 	if !st.counted {
-		delta := memory.VocabularyDelta{}
+		delta := termkit.VocabularyDelta{}
 		if g := gens[st.prev]; st.prev != "" && g != nil && g.header {
 			delta.AddVocabulary(g.attrs, g.refs, -1)
 		}
@@ -565,7 +566,7 @@ func (s *Store) settle(ctx context.Context, orgID, id string, st kstatus) error 
 // with its marker (attribute_not_exists: a chunk applied already is
 // skipped) and a check that the status is still st (a move finished by
 // another writer is not applied twice).
-func (s *Store) moveCounters(ctx context.Context, orgID, id string, st kstatus, delta memory.VocabularyDelta) error {
+func (s *Store) moveCounters(ctx context.Context, orgID, id string, st kstatus, delta termkit.VocabularyDelta) error {
 	keys := delta.Sorted()
 	for chunk, start := 0, 0; start < len(keys); chunk, start = chunk+1, start+maxCounterTx {
 		items := []types.TransactWriteItem{
@@ -607,7 +608,7 @@ func (s *Store) moveCounters(ctx context.Context, orgID, id string, st kstatus, 
 
 // dropZeroCounters deletes the counters delta lowered that are now zero;
 // one raised meanwhile fails its condition and stays.
-func (s *Store) dropZeroCounters(ctx context.Context, orgID string, delta memory.VocabularyDelta) {
+func (s *Store) dropZeroCounters(ctx context.Context, orgID string, delta termkit.VocabularyDelta) {
 	for _, k := range delta.Sorted() {
 		if d := delta[k]; d.Live >= 0 && d.Archived >= 0 {
 			continue
@@ -621,7 +622,7 @@ func (s *Store) dropZeroCounters(ctx context.Context, orgID string, delta memory
 // PutKnowledge implements memory.TermIndex (see the package's notes on
 // generations).
 func (s *Store) PutKnowledge(ctx context.Context, orgID, memoryID string, attrs memory.Attrs, extractor string, refs []memory.SemanticRef) error {
-	attrs, refs, err := memory.ValidPut(orgID, memoryID, attrs, extractor, refs)
+	attrs, refs, err := termkit.ValidPut(orgID, memoryID, attrs, extractor, refs)
 	if err != nil {
 		return err
 	}
@@ -633,7 +634,7 @@ func (s *Store) PutKnowledge(ctx context.Context, orgID, memoryID string, attrs 
 // SetKnowledgeAttrs implements memory.TermIndex: the current refs are
 // written again, with attrs, as a new generation.
 func (s *Store) SetKnowledgeAttrs(ctx context.Context, orgID, memoryID string, attrs memory.Attrs) error {
-	attrs, _, err := memory.ValidPut(orgID, memoryID, attrs, "", nil)
+	attrs, _, err := termkit.ValidPut(orgID, memoryID, attrs, "", nil)
 	if err != nil {
 		return err
 	}
@@ -662,7 +663,7 @@ func (s *Store) SetKnowledgeAttrs(ctx context.Context, orgID, memoryID string, a
 // at once), the counters move out, every generation is deleted, then the
 // tombstone.
 func (s *Store) DeleteKnowledge(ctx context.Context, orgID string, memoryIDs []string) error {
-	if err := memory.ValidMemoryIDs(orgID, memoryIDs); err != nil {
+	if err := termkit.ValidMemoryIDs(orgID, memoryIDs); err != nil {
 		return err
 	}
 	return knowOp("delete knowledge", s.each(ctx, memoryIDs, func(id string) error { return s.deleteKnowledge(ctx, orgID, id) }))
@@ -765,7 +766,7 @@ func (s *Store) sweep(ctx context.Context, orgID, id string) error {
 // MarkKnowledgePending implements memory.TermIndex: per memory, one
 // transaction that checks the memory is in the store and sets the state.
 func (s *Store) MarkKnowledgePending(ctx context.Context, orgID string, memoryIDs []string) error {
-	if err := memory.ValidMemoryIDs(orgID, memoryIDs); err != nil {
+	if err := termkit.ValidMemoryIDs(orgID, memoryIDs); err != nil {
 		return err
 	}
 	now := time.Now().UnixMilli()
@@ -879,7 +880,7 @@ func (s *Store) statuses(ctx context.Context, orgID string, ids []string) (map[s
 
 // KnowledgeStatus implements memory.TermIndex.
 func (s *Store) KnowledgeStatus(ctx context.Context, orgID string, memoryIDs []string) (map[string]memory.KnowledgeStatus, error) {
-	if err := memory.ValidMemoryIDs(orgID, memoryIDs); err != nil {
+	if err := termkit.ValidMemoryIDs(orgID, memoryIDs); err != nil {
 		return nil, err
 	}
 	sts, err := s.statuses(ctx, orgID, memoryIDs)
@@ -1087,7 +1088,7 @@ func (s *Store) LookupProperty(ctx context.Context, q memory.PropertyLookup) ([]
 		return propPostings(items), nil
 	}
 	var all []memory.PropertyPosting
-	for _, r := range q.Ranges() {
+	for _, r := range termkit.Ranges(q) {
 		// A range of values is in value order, not time order: it is
 		// read whole (up to maxRangePostings), then sorted.
 		in := s.postingQuery(propPK(q.Filter.OrgID, r.Name), "", q.Filter, "", nil, false, maxPage)
@@ -1101,7 +1102,7 @@ func (s *Store) LookupProperty(ctx context.Context, q memory.PropertyLookup) ([]
 		}
 		all = append(all, propPostings(items)...)
 	}
-	return memory.MergePropertyPostings(all, q.Limit), nil
+	return termkit.MergePropertyPostings(all, q.Limit), nil
 }
 
 // maxRangePostings bounds the postings one range of a property comparison
@@ -1179,7 +1180,7 @@ func (s *Store) Terms(ctx context.Context, f memory.Filter, prefix string, limit
 	if err != nil {
 		return nil, err
 	}
-	if scopes, ok := memory.VocabularyScopes(f); ok {
+	if scopes, ok := termkit.VocabularyScopes(f); ok {
 		counts, err := s.counters(ctx, f.OrgID, scopes, prefix, f.IncludeArchived)
 		if err != nil {
 			return nil, knowOp("terms", err)
@@ -1187,7 +1188,7 @@ func (s *Store) Terms(ctx context.Context, f memory.Filter, prefix string, limit
 		return rank(counts, limit), nil
 	}
 	base := memory.Filter{OrgID: f.OrgID, Viewer: f.Viewer, AgentID: f.AgentID, IncludeArchived: f.IncludeArchived}
-	scopes, _ := memory.VocabularyScopes(base)
+	scopes, _ := termkit.VocabularyScopes(base)
 	counts, err := s.counters(ctx, f.OrgID, scopes, prefix, f.IncludeArchived)
 	if err != nil {
 		return nil, knowOp("terms", err)
@@ -1320,7 +1321,7 @@ func (s *Store) ListKnowledge(ctx context.Context, q memory.KnowledgeListQuery) 
 		ExpressionAttributeValues: values, ConsistentRead: aws.Bool(true), Limit: aws.Int32(1000)}
 	g := s.newGens(q.Filter)
 	var page memory.KnowledgePage
-	var cur *memory.KnowledgeBuilder
+	var cur *termkit.KnowledgeBuilder
 	curName := ""
 	for {
 		res, err := s.c.Query(ctx, in)
@@ -1341,7 +1342,7 @@ func (s *Store) ListKnowledge(ctx context.Context, q memory.KnowledgeListQuery) 
 					page.Next = memory.EncodeKnowledgeCursor(page.Items[len(page.Items)-1].Name)
 					return page, nil
 				}
-				cur, curName = memory.NewKnowledgeBuilder(q.Kind, name), name
+				cur, curName = termkit.NewKnowledgeBuilder(q.Kind, name), name
 			}
 			a := itemAttrs(it)
 			cur.Count(attrS(it, "memoryId"), a.CreatedAt)
@@ -1373,7 +1374,7 @@ func (s *Store) Vocabulary(ctx context.Context, orgID, after string, limit int) 
 	if err != nil {
 		return nil, "", err
 	}
-	values := map[string]types.AttributeValue{":pk": str(vocabPK(orgID, memory.ScopeAll)), ":z": num(0)}
+	values := map[string]types.AttributeValue{":pk": str(vocabPK(orgID, termkit.ScopeAll)), ":z": num(0)}
 	cond := "PK = :pk"
 	if after != "" {
 		values[":after"] = str(after)

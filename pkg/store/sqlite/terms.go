@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/pkg/memory"
+	"github.com/agentmem/agentmem/pkg/memory/termkit"
 )
 
 // The knowledge index (memory.TermIndex) lives in the same database as the
@@ -171,7 +172,7 @@ func (s *Store) PutKnowledgeMany(ctx context.Context, orgID, extractor string, p
 	valid := make([]memory.KnowledgePut, 0, len(puts))
 	at := map[string]int{}
 	for _, p := range puts {
-		attrs, refs, err := memory.ValidPut(orgID, p.MemoryID, p.Attrs, extractor, p.Refs)
+		attrs, refs, err := termkit.ValidPut(orgID, p.MemoryID, p.Attrs, extractor, p.Refs)
 		if err != nil {
 			return nil, err
 		}
@@ -284,7 +285,7 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // oldVocabulary returns the negated vocabulary counts of what the memories
 // have indexed now: per memory and term, the refs indexed under it, in the
 // scope and archived state of the memory.
-func oldVocabulary(ctx context.Context, tx *sql.Tx, orgID string, memoryIDs []string) (memory.VocabularyDelta, error) {
+func oldVocabulary(ctx context.Context, tx *sql.Tx, orgID string, memoryIDs []string) (termkit.VocabularyDelta, error) {
 	args := append([]any{orgID}, anys(memoryIDs)...)
 	rows, err := tx.QueryContext(ctx, `SELECT term, COUNT(DISTINCT ordinal), agent_id, archived FROM knowledge_terms
 		INDEXED BY knowledge_terms_memory WHERE org_id = ? AND memory_id IN (`+placeholders(len(memoryIDs))+`)
@@ -293,7 +294,7 @@ func oldVocabulary(ctx context.Context, tx *sql.Tx, orgID string, memoryIDs []st
 		return nil, err
 	}
 	defer rows.Close()
-	d := memory.VocabularyDelta{}
+	d := termkit.VocabularyDelta{}
 	for rows.Next() {
 		var term, agent string
 		var n int
@@ -301,8 +302,8 @@ func oldVocabulary(ctx context.Context, tx *sql.Tx, orgID string, memoryIDs []st
 		if err := rows.Scan(&term, &n, &agent, &archived); err != nil {
 			return nil, err
 		}
-		for _, scope := range []string{memory.ScopeAll, memory.ScopeOf(agent)} {
-			k := memory.ScopedTerm{Scope: scope, Term: term}
+		for _, scope := range []string{termkit.ScopeAll, termkit.ScopeOf(agent)} {
+			k := termkit.ScopedTerm{Scope: scope, Term: term}
 			v := d[k]
 			if archived {
 				v.Archived -= n
@@ -317,13 +318,13 @@ func oldVocabulary(ctx context.Context, tx *sql.Tx, orgID string, memoryIDs []st
 
 // applyVocabulary adds delta to the counters and removes the counters that
 // reach zero.
-func applyVocabulary(ctx context.Context, tx *sql.Tx, orgID string, delta memory.VocabularyDelta) error {
+func applyVocabulary(ctx context.Context, tx *sql.Tx, orgID string, delta termkit.VocabularyDelta) error {
 	up := newBulk(`INSERT INTO knowledge_vocab (org_id, scope, term, live, archived) VALUES`, 5,
 		` ON CONFLICT (org_id, scope, term) DO UPDATE SET live = live + excluded.live, archived = archived + excluded.archived`)
 	gc := newBulk(`DELETE FROM knowledge_vocab WHERE live <= 0 AND archived <= 0 AND (org_id, scope, term) IN (VALUES`, 3, `)`)
 	for _, k := range delta.Sorted() {
 		d := delta[k]
-		if d == (memory.TermDelta{}) {
+		if d == (termkit.TermDelta{}) {
 			continue
 		}
 		if err := up.add(ctx, tx, orgID, k.Scope, k.Term, d.Live, d.Archived); err != nil {
@@ -434,7 +435,7 @@ func (k *knowledgeRows) add(ctx context.Context, tx *sql.Tx, a memory.Attrs, mem
 				return err
 			}
 		}
-		for _, p := range memory.StoredProperties(r) {
+		for _, p := range termkit.StoredProperties(r) {
 			if err := prop.add(ctx, tx, append(append([]any{a.OrgID, p.Name, p.Value, a.CreatedAt, memoryID, r.Ordinal, string(r.Kind)},
 				rest...), a.Archived, a.WorldID, a.Audience)...); err != nil {
 				return err
@@ -456,7 +457,7 @@ func (k *knowledgeRows) flush(ctx context.Context, tx *sql.Tx) error {
 
 // DeleteKnowledge implements memory.TermIndex in one transaction.
 func (s *Store) DeleteKnowledge(ctx context.Context, orgID string, memoryIDs []string) error {
-	if err := memory.ValidMemoryIDs(orgID, memoryIDs); err != nil {
+	if err := termkit.ValidMemoryIDs(orgID, memoryIDs); err != nil {
 		return err
 	}
 	if len(memoryIDs) == 0 {
@@ -484,7 +485,7 @@ func (s *Store) DeleteKnowledge(ctx context.Context, orgID string, memoryIDs []s
 
 // SetKnowledgeAttrs implements memory.TermIndex in one transaction.
 func (s *Store) SetKnowledgeAttrs(ctx context.Context, orgID, memoryID string, attrs memory.Attrs) error {
-	attrs, _, err := memory.ValidPut(orgID, memoryID, attrs, "", nil)
+	attrs, _, err := termkit.ValidPut(orgID, memoryID, attrs, "", nil)
 	if err != nil {
 		return err
 	}
@@ -496,13 +497,13 @@ func (s *Store) SetKnowledgeAttrs(ctx context.Context, orgID, memoryID string, a
 		// The same terms, counted in the new scope and archived state.
 		refs := map[string]int{}
 		for k, d := range delta {
-			if k.Scope == memory.ScopeAll {
+			if k.Scope == termkit.ScopeAll {
 				refs[k.Term] = -(d.Live + d.Archived)
 			}
 		}
 		for term, n := range refs {
-			for _, scope := range []string{memory.ScopeAll, memory.ScopeOf(attrs.AgentID)} {
-				k := memory.ScopedTerm{Scope: scope, Term: term}
+			for _, scope := range []string{termkit.ScopeAll, termkit.ScopeOf(attrs.AgentID)} {
+				k := termkit.ScopedTerm{Scope: scope, Term: term}
 				v := delta[k]
 				if attrs.Archived {
 					v.Archived += n
@@ -526,7 +527,7 @@ func (s *Store) SetKnowledgeAttrs(ctx context.Context, orgID, memoryID string, a
 
 // MarkKnowledgePending implements memory.TermIndex.
 func (s *Store) MarkKnowledgePending(ctx context.Context, orgID string, memoryIDs []string) error {
-	if err := memory.ValidMemoryIDs(orgID, memoryIDs); err != nil {
+	if err := termkit.ValidMemoryIDs(orgID, memoryIDs); err != nil {
 		return err
 	}
 	now := time.Now().UnixMilli()
@@ -581,7 +582,7 @@ func scanStatuses(rows *sql.Rows, orgID string) ([]memory.KnowledgeStatus, error
 
 // KnowledgeStatus implements memory.TermIndex.
 func (s *Store) KnowledgeStatus(ctx context.Context, orgID string, memoryIDs []string) (map[string]memory.KnowledgeStatus, error) {
-	if err := memory.ValidMemoryIDs(orgID, memoryIDs); err != nil {
+	if err := termkit.ValidMemoryIDs(orgID, memoryIDs); err != nil {
 		return nil, err
 	}
 	out := map[string]memory.KnowledgeStatus{}
@@ -671,7 +672,7 @@ func (s *Store) LookupProperty(ctx context.Context, q memory.PropertyLookup) ([]
 		return s.lookupProperty(ctx, q.Filter, q.Name, "value = ?", []any{q.Value}, q.Limit)
 	}
 	var all []memory.PropertyPosting
-	for _, r := range q.Ranges() {
+	for _, r := range termkit.Ranges(q) {
 		var conds []string
 		var args []any
 		if r.Lo != "" {
@@ -689,7 +690,7 @@ func (s *Store) LookupProperty(ctx context.Context, q memory.PropertyLookup) ([]
 		}
 		all = append(all, ps...)
 	}
-	return memory.MergePropertyPostings(all, q.Limit), nil
+	return termkit.MergePropertyPostings(all, q.Limit), nil
 }
 
 // lookupProperty reads the newest postings of the property name whose
@@ -846,7 +847,7 @@ func (s *Store) Terms(ctx context.Context, f memory.Filter, prefix string, limit
 	if err != nil {
 		return nil, err
 	}
-	scopes, ok := memory.VocabularyScopes(f)
+	scopes, ok := termkit.VocabularyScopes(f)
 	switch {
 	case ok && len(scopes) == 0:
 		return nil, nil
@@ -885,7 +886,7 @@ func (s *Store) TermCounts(ctx context.Context, f memory.Filter, terms []string)
 	if len(terms) > memory.MaxQueryTerms {
 		return nil, false, memory.Errorf(memory.EINVALID, "terms: %d exceeds the limit of %d", len(terms), memory.MaxQueryTerms)
 	}
-	scopes, ok := memory.VocabularyScopes(f)
+	scopes, ok := termkit.VocabularyScopes(f)
 	if !ok {
 		return nil, false, nil
 	}
@@ -1116,7 +1117,7 @@ func (s *Store) ListKnowledge(ctx context.Context, q memory.KnowledgeListQuery) 
 				page.Next = memory.EncodeKnowledgeCursor(page.Items[len(page.Items)-1].Name)
 				return page, nil
 			}
-			cur = &nameFold{b: memory.NewKnowledgeBuilder(q.Kind, name)}
+			cur = &nameFold{b: termkit.NewKnowledgeBuilder(q.Kind, name)}
 		}
 		cur.add(r)
 	}
@@ -1142,7 +1143,7 @@ type newestRef struct {
 // nameFold counts the refs of one name and keeps the encoded bodies of its
 // newest MaxListMerge, so that only those are decoded.
 type nameFold struct {
-	b      *memory.KnowledgeBuilder
+	b      *termkit.KnowledgeBuilder
 	newest []newestRef
 }
 
@@ -1196,7 +1197,7 @@ func (s *Store) Vocabulary(ctx context.Context, orgID, after string, limit int) 
 		return nil, "", err
 	}
 	rows, err := s.query(ctx, `SELECT term FROM knowledge_vocab WHERE org_id = ? AND scope = ? AND term > ?
-		ORDER BY term LIMIT ?`, orgID, memory.ScopeAll, after, limit+1)
+		ORDER BY term LIMIT ?`, orgID, termkit.ScopeAll, after, limit+1)
 	if err != nil {
 		return nil, "", termsOp("vocabulary", err)
 	}

@@ -1,10 +1,10 @@
-package knowledge_test
+package related_test
 
 import (
 	"slices"
 	"testing"
 
-	"github.com/agentmem/agentmem/pkg/knowledge"
+	"github.com/agentmem/agentmem/pkg/knowledge/related"
 )
 
 // TestTypeInference: the is-a table's narrower kinds and broader types,
@@ -28,7 +28,7 @@ func TestTypeInference(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.term, func(t *testing.T) {
-			got := knowledge.NarrowerTypes(tc.term)
+			got := related.NarrowerTypes(tc.term)
 			if tc.noKindOf {
 				if got != nil {
 					t.Fatalf("NarrowerTypes(%q) = %v, want none", tc.term, got)
@@ -49,7 +49,7 @@ func TestTypeInference(t *testing.T) {
 				t.Fatalf("NarrowerTypes(%q) repeats a kind: %v", tc.term, got)
 			}
 			if tc.broader != "" {
-				if b := knowledge.InferTypes(tc.has[len(tc.has)-1]); !slices.Contains(b, tc.broader) {
+				if b := related.InferTypes(tc.has[len(tc.has)-1]); !slices.Contains(b, tc.broader) {
 					t.Fatalf("InferTypes(%q) = %v, want %q among them", tc.has[len(tc.has)-1], b, tc.broader)
 				}
 			}

@@ -1,4 +1,4 @@
-package knowledge_test
+package related_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/agentmem/agentmem/pkg/embed/hashing"
-	"github.com/agentmem/agentmem/pkg/knowledge"
+	"github.com/agentmem/agentmem/pkg/knowledge/related"
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/memory/memorytest"
 )
@@ -48,7 +48,7 @@ func BenchmarkLookupAfterWrite(b *testing.B) {
 	if err := k.Index(ctx, "o", ms); err != nil {
 		b.Fatal(err)
 	}
-	rel := &knowledge.RelatedIndex{Terms: st, Embedder: remoteEmbedder{hashing.New(384), delay}, Records: st}
+	rel := &related.Index{Terms: st, Embedder: remoteEmbedder{hashing.New(384), delay}, Records: st}
 	k.Related = rel
 	if _, err := rel.Expand(ctx, "o", []string{"lunch"}); err != nil { // the first build
 		b.Fatal(err)

@@ -1,4 +1,4 @@
-package knowledge
+package related
 
 import (
 	"context"
@@ -25,62 +25,34 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// Related terms, after KnowPro's related-terms index: a query term stands
-// also for the terms of the org's vocabulary related to it, each with a
-// similarity in (0, 1] that the lists scale below an exact match
-// (query.RelatedWeight). Three sources, merged by their best similarity:
-//
-//   - the is-a table of this package (types.go): "people" stands for
-//     "artist", "sister"..., similarity 1;
-//   - what the extractors supplied: a type stands for the names of the
-//     entities typed with it ("sport" for "fencing" when a memory's entity
-//     "fencing" is a sport), and an entity's name and its aliases (facets
-//     named alias, aka, nickname...) stand for each other, similarity 1;
-//   - the nearest vocabulary terms by embedding, with the service's
-//     embedder: cosine similarity at or above the org's noise cut-off (see
-//     RelatedQuantile), at most MaxRelated of them.
-//
-// The vocabulary's vectors are computed once per term, kept in process per
-// org and, when the store keeps records, in the store (RelatedVectorKind),
-// so that a restart or another process does not embed them again: derived
-// data, rebuilt from the term index. No lookup waits for their upkeep but
-// an org's first in a process (and one after Forgot), which lists the
-// vocabulary and loads or embeds its vectors:
-//
-//   - the new terms of a write are embedded in the background (Observe);
-//   - forgetting drops at once, in process and in the store, the vectors
-//     of the terms no memory is indexed under any more (DropTerms);
-//   - the vocabulary is listed again in the background once MaxAge has
-//     passed (other processes' writes and forgets).
-
 // Limits and principles of related terms.
 const (
-	// MaxRelated is the most related terms per query term, as
+	// MaxPerTerm is the most related terms per query term, as
 	// query.MaxRelatedPerTerm.
-	MaxRelated = query.MaxRelatedPerTerm
-	// RelatedQuantile places the embedding cut-off: a neighbour must be
+	MaxPerTerm = query.MaxRelatedPerTerm
+	// Quantile places the embedding cut-off: a neighbour must be
 	// more similar than this fraction of random pairs of the org's own
 	// vocabulary (a one-sided test at the 1% level against the model's
 	// noise), whatever the model and its similarity scale.
-	RelatedQuantile = 0.99
+	Quantile = 0.99
 	// MinNoiseTerms is the vocabulary below which the noise cannot be
 	// estimated: no neighbours by embedding.
 	MinNoiseTerms = 32
 	// noisePairs is the number of random pairs the cut-off is estimated on.
 	noisePairs = 4000
-	// MaxRelatedWords is the most words of a vocabulary term that takes
+	// MaxWords is the most words of a vocabulary term that takes
 	// part in embedding neighbours; longer phrases are left out.
-	MaxRelatedWords = 3
+	MaxWords = 3
 	// ExtractedSimilarity is the similarity of an is-a or alias relation
 	// (the table or an extractor's types and aliases): certain, 1.
 	ExtractedSimilarity = 1.0
-	// DefaultRelatedMaxAge is how long an org's related-terms state is
+	// DefaultMaxAge is how long an org's related-terms state is
 	// trusted before its vocabulary is listed again (writes of other
 	// processes, terms gone by updates).
-	DefaultRelatedMaxAge = 5 * time.Minute
-	// MaxRelatedOrgs is how many orgs' states are kept in process, least
+	DefaultMaxAge = 5 * time.Minute
+	// MaxOrgs is how many orgs' states are kept in process, least
 	// recently used evicted.
-	MaxRelatedOrgs = 64
+	MaxOrgs = 64
 	// maxTermCache bounds the cached expansions per org.
 	maxTermCache = 4096
 	// DefaultSyncScan is the most term vectors a search scores against
@@ -123,8 +95,8 @@ const (
 	recordPage   = 500
 )
 
-// RelatedVectorKind is the record kind of a vocabulary term's vector.
-const RelatedVectorKind = "related-term-vector"
+// VectorKind is the record kind of a vocabulary term's vector.
+const VectorKind = "related-term-vector"
 
 // aliasFacets are the facet names whose value is another name of the
 // entity, the terms a model offered as related to it among them
@@ -133,16 +105,16 @@ var aliasFacets = map[string]bool{"alias": true, "aka": true, "also known as": t
 	"other name": true, "full name": true, "short name": true, "abbreviation": true, "known as": true,
 	memory.FacetRelatedTerm: true}
 
-// RelatedIndex finds the related terms of query terms in an org's
+// Index finds the related terms of query terms in an org's
 // vocabulary. Terms is required; without Embedder there are no neighbours
 // by embedding, without Records vectors are kept in process only. It is
 // safe for concurrent use and implements query.RelatedTerms.
-type RelatedIndex struct {
-	Terms    memory.TermIndex
+type Index struct {
+	Terms    memory.TermReader
 	Embedder memory.Embedder
 	Records  memory.RecordStore
 	Log      *slog.Logger
-	// MaxAge defaults to DefaultRelatedMaxAge.
+	// MaxAge defaults to DefaultMaxAge.
 	MaxAge time.Duration
 	// Now defaults to time.Now.
 	Now func() time.Time
@@ -243,30 +215,30 @@ type vectorRecord struct {
 	Vec   []byte  `json:"vec"` // int8
 }
 
-func (r *RelatedIndex) log() *slog.Logger {
+func (r *Index) log() *slog.Logger {
 	if r.Log != nil {
 		return r.Log
 	}
 	return slog.New(slog.DiscardHandler)
 }
 
-func (r *RelatedIndex) now() time.Time {
+func (r *Index) now() time.Time {
 	if r.Now != nil {
 		return r.Now()
 	}
 	return time.Now()
 }
 
-func (r *RelatedIndex) maxAge() time.Duration {
+func (r *Index) maxAge() time.Duration {
 	if r.MaxAge > 0 {
 		return r.MaxAge
 	}
-	return DefaultRelatedMaxAge
+	return DefaultMaxAge
 }
 
 // org returns the state of orgID, creating it (and evicting the least
 // recently used) as needed.
-func (r *RelatedIndex) org(orgID string) *orgTerms {
+func (r *Index) org(orgID string) *orgTerms {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.orgs == nil {
@@ -277,7 +249,7 @@ func (r *RelatedIndex) org(orgID string) *orgTerms {
 	if o := r.orgs[orgID]; o != nil {
 		return o
 	}
-	if len(r.orgs) >= MaxRelatedOrgs {
+	if len(r.orgs) >= MaxOrgs {
 		oldest, at := "", int64(math.MaxInt64)
 		for id, t := range r.used {
 			if _, ok := r.orgs[id]; ok && t < at && id != orgID {
@@ -299,7 +271,7 @@ func (r *RelatedIndex) org(orgID string) *orgTerms {
 // write and no search waits for the embedding: with a remote embedder it
 // costs a request per batch of new terms, which the first search after
 // each write used to pay.
-func (r *RelatedIndex) Observe(orgID string, refs []memory.SemanticRef) {
+func (r *Index) Observe(orgID string, refs []memory.SemanticRef) {
 	// An org without vectors in process (never looked up, or evicted) has
 	// nothing to update: its first lookup's listing finds the new terms.
 	// Keeping them pending grew without bound in a process that writes
@@ -364,9 +336,9 @@ func (o *orgTerms) dropType(ty string) {
 
 // Forgot marks orgID stale: its next lookup lists the vocabulary again,
 // while it waits, and drops the vectors of the terms gone. Forgetting
-// calls it only when DropTerms fails; another process's RelatedIndex can
+// calls it only when DropTerms fails; another process's Index can
 // be told with it.
-func (r *RelatedIndex) Forgot(orgID string) {
+func (r *Index) Forgot(orgID string) {
 	o := r.org(orgID)
 	o.mu.Lock()
 	o.stale = true
@@ -380,7 +352,7 @@ func (r *RelatedIndex) Forgot(orgID string) {
 // content it came from. The rest of the vocabulary stays as it is: a
 // forget used to make the next lookup list the whole vocabulary again
 // (Forgot), which every search of the org waited for.
-func (r *RelatedIndex) DropTerms(ctx context.Context, orgID string, terms []string) error {
+func (r *Index) DropTerms(ctx context.Context, orgID string, terms []string) error {
 	var dead []string
 	for len(terms) > 0 {
 		n := min(len(terms), memory.MaxQueryTerms)
@@ -419,7 +391,7 @@ func (r *RelatedIndex) DropTerms(ctx context.Context, orgID string, terms []stri
 }
 
 // Related implements query.RelatedTerms.
-func (r *RelatedIndex) Related(ctx context.Context, orgID, term string) ([]query.Related, error) {
+func (r *Index) Related(ctx context.Context, orgID, term string) ([]query.Related, error) {
 	m, err := r.Expand(ctx, orgID, []string{term})
 	if err != nil {
 		return nil, err
@@ -428,9 +400,9 @@ func (r *RelatedIndex) Related(ctx context.Context, orgID, term string) ([]query
 }
 
 // Expand returns the related terms of each term (normalized), most similar
-// first, at most MaxRelated each, the term itself excluded. Errors: the
+// first, at most MaxPerTerm each, the term itself excluded. Errors: the
 // term index's, record store's and embedder's, wrapped.
-func (r *RelatedIndex) Expand(ctx context.Context, orgID string, terms []string) (map[string][]query.Related, error) {
+func (r *Index) Expand(ctx context.Context, orgID string, terms []string) (map[string][]query.Related, error) {
 	if orgID == "" {
 		return nil, memory.Errorf(memory.EINTERNAL, "related terms: lookup without org")
 	}
@@ -487,7 +459,7 @@ func (r *RelatedIndex) Expand(ctx context.Context, orgID string, terms []string)
 	return out, nil
 }
 
-func (r *RelatedIndex) syncScan() int {
+func (r *Index) syncScan() int {
 	if r.SyncScan > 0 {
 		return r.SyncScan
 	}
@@ -501,7 +473,7 @@ func (r *RelatedIndex) syncScan() int {
 // of background work, not one goroutine each competing with the searches
 // for every core (cold searches at 100,000 memories waited on their own
 // background expansions).
-func (r *RelatedIndex) expandLater(ctx context.Context, orgID string, o *orgTerms, terms []string) {
+func (r *Index) expandLater(ctx context.Context, orgID string, o *orgTerms, terms []string) {
 	o.mu.Lock()
 	if o.later == nil {
 		o.later = map[string]bool{}
@@ -548,13 +520,13 @@ func (r *RelatedIndex) expandLater(ctx context.Context, orgID string, o *orgTerm
 
 // Wait returns once the expansions and term-vector writes under way in the
 // background are done (tests, and a clean shutdown).
-func (r *RelatedIndex) Wait() { r.bg.Wait() }
+func (r *Index) Wait() { r.bg.Wait() }
 
 // Close stops the first loads under way, which embedding a vocabulary
 // never embedded before can make long, and waits for the rest of the
 // background work (term vectors being stored, expansions): at most
 // laterTimeout. Lookups after it work, without background first loads.
-func (r *RelatedIndex) Close() error {
+func (r *Index) Close() error {
 	r.stopper()
 	r.stop()
 	r.Wait()
@@ -562,7 +534,7 @@ func (r *RelatedIndex) Close() error {
 }
 
 // stopper returns the context that Close cancels.
-func (r *RelatedIndex) stopper() context.Context {
+func (r *Index) stopper() context.Context {
 	r.stopOnce.Do(func() { r.stopCtx, r.stop = context.WithCancel(context.Background()) })
 	return r.stopCtx
 }
@@ -574,7 +546,7 @@ func (r *RelatedIndex) stopper() context.Context {
 // and what an earlier expansion cached; the background expansion finds
 // the rest. yield, if not nil, is called between steps of about a
 // millisecond (the background's, to let searches run).
-func (r *RelatedIndex) expand(ctx context.Context, orgID string, o *orgTerms, todo []string, neighbours bool, yield func()) (map[string][]query.Related, error) {
+func (r *Index) expand(ctx context.Context, orgID string, o *orgTerms, todo []string, neighbours bool, yield func()) (map[string][]query.Related, error) {
 	out := make(map[string][]query.Related, len(todo))
 	near := make([][]query.Related, len(todo))
 	var vecs [][]float32
@@ -674,7 +646,7 @@ func (r *RelatedIndex) expand(ctx context.Context, orgID string, o *orgTerms, to
 // kinds of it the org mentions (the is-a table) and what the extractors
 // said about it, cached in o.ext until a write touches t or the
 // vocabulary is reloaded.
-func (r *RelatedIndex) extractedOf(ctx context.Context, orgID string, o *orgTerms, t string, gen int) ([]string, error) {
+func (r *Index) extractedOf(ctx context.Context, orgID string, o *orgTerms, t string, gen int) ([]string, error) {
 	o.mu.Lock()
 	got, ok := o.ext[t]
 	o.mu.Unlock()
@@ -715,7 +687,7 @@ func entityTerms(e *memory.Entity) []string {
 }
 
 // ranked orders related terms by similarity, then term, and keeps
-// MaxRelated.
+// MaxPerTerm.
 func ranked(found map[string]float64) []query.Related {
 	out := make([]query.Related, 0, len(found))
 	for t, w := range found {
@@ -727,21 +699,21 @@ func ranked(found map[string]float64) []query.Related {
 		}
 		return out[i].Term < out[j].Term
 	})
-	if len(out) > MaxRelated {
-		out = out[:MaxRelated]
+	if len(out) > MaxPerTerm {
+		out = out[:MaxPerTerm]
 	}
 	return out
 }
 
 // present returns the terms of the org's vocabulary among terms, most
-// indexed first, at most MaxRelated: the is-a table names far more kinds
+// indexed first, at most MaxPerTerm: the is-a table names far more kinds
 // than an org mentions. The counts come from the vocabulary counters when
 // the term index keeps them (memory.TermCounter: one read per term; the
 // narrower kinds of "person" are some two hundred words, and counting
 // their postings instead read up to typePostings of each, which made a
 // cold search at 100,000 memories wait 15 ms), else from the postings,
 // counted up to typePostings.
-func (r *RelatedIndex) present(ctx context.Context, orgID string, terms []string) ([]string, error) {
+func (r *Index) present(ctx context.Context, orgID string, terms []string) ([]string, error) {
 	count := map[string]int{}
 	tc, counters := r.Terms.(memory.TermCounter)
 	for len(terms) > 0 {
@@ -780,8 +752,8 @@ func (r *RelatedIndex) present(ctx context.Context, orgID string, terms []string
 		}
 		return out[i] < out[j]
 	})
-	if len(out) > MaxRelated {
-		out = out[:MaxRelated]
+	if len(out) > MaxPerTerm {
+		out = out[:MaxPerTerm]
 	}
 	return out, nil
 }
@@ -791,7 +763,7 @@ func (r *RelatedIndex) present(ctx context.Context, orgID string, terms []string
 // named t or whose alias is t. The entities typed t need only their
 // names, which a memory.RefNamer loads without decoding the refs; the
 // others' facets need the refs.
-func (r *RelatedIndex) extracted(ctx context.Context, orgID, t string) ([]string, error) {
+func (r *Index) extracted(ctx context.Context, orgID, t string) ([]string, error) {
 	ps, err := r.Terms.LookupTerms(ctx, memory.TermLookup{Filter: memory.Filter{OrgID: orgID}, Terms: []string{t},
 		Roles: []string{memory.RoleType, memory.RoleName, memory.RoleValue}, Limit: typePostings, KeysOnly: true})
 	if err != nil {
@@ -871,8 +843,8 @@ func (r *RelatedIndex) extracted(ctx context.Context, orgID, t string) ([]string
 		}
 		return names[i] < names[j]
 	})
-	if len(names) > MaxRelated {
-		names = names[:MaxRelated]
+	if len(names) > MaxPerTerm {
+		names = names[:MaxPerTerm]
 	}
 	return names, nil
 }
@@ -881,7 +853,7 @@ func (r *RelatedIndex) extracted(ctx context.Context, orgID, t string) ([]string
 // when a term is in it, else embedded now (one call; with yield, calls of
 // yieldEmbed terms, yield before each). Nil entries when there is no
 // embedder.
-func (r *RelatedIndex) queryVectors(ctx context.Context, o *orgTerms, terms []string, yield func()) ([][]float32, error) {
+func (r *Index) queryVectors(ctx context.Context, o *orgTerms, terms []string, yield func()) ([][]float32, error) {
 	out := make([][]float32, len(terms))
 	if r.Embedder == nil {
 		return out, nil
@@ -949,7 +921,7 @@ func (o *orgTerms) dot(v []float32, j int) float64 {
 
 // nearest returns, for each query vector vs[i] (nil: none), the
 // vocabulary terms at or above the cut-off, best first, at most
-// MaxRelated, ts[i] excluded. The queries are rounded to int16 once and
+// MaxPerTerm, ts[i] excluded. The queries are rounded to int16 once and
 // scored against the int8 vectors with the AVX2 kernel of internal/vecdot
 // (the embedded index's), all of a search's query terms in one pass over
 // the vocabulary: each term's vector is read from memory once for all of
@@ -999,8 +971,8 @@ func (o *orgTerms) nearest(vs [][]float32, ts []string, yield func()) [][]query.
 			}
 			return rs[a].Term < rs[b].Term
 		})
-		if len(rs) > MaxRelated {
-			out[i] = rs[:MaxRelated]
+		if len(rs) > MaxPerTerm {
+			out[i] = rs[:MaxPerTerm]
 		}
 	}
 	return out
@@ -1027,7 +999,7 @@ func quantizeQuery(v []float32) ([]int16, float32) {
 // candidate reports whether a vocabulary term takes part in embedding
 // neighbours: a word or short phrase with a letter, not a date or number.
 func candidate(t string) bool {
-	if len(strings.Fields(t)) > MaxRelatedWords {
+	if len(strings.Fields(t)) > MaxWords {
 		return false
 	}
 	letters := 0
@@ -1050,7 +1022,7 @@ func candidate(t string) bool {
 // takes about 200 ms at 100,000 memories, which every search of the org
 // used to wait for once every MaxAge. Terms written since are embedded
 // in the background (Observe).
-func (r *RelatedIndex) refresh(ctx context.Context, orgID string, o *orgTerms) error {
+func (r *Index) refresh(ctx context.Context, orgID string, o *orgTerms) error {
 	if r.Embedder == nil {
 		return nil
 	}
@@ -1081,7 +1053,7 @@ func (r *RelatedIndex) refresh(ctx context.Context, orgID string, o *orgTerms) e
 	return nil
 }
 
-func (r *RelatedIndex) syncBuildTerms() int {
+func (r *Index) syncBuildTerms() int {
 	if r.SyncBuildTerms > 0 && r.SyncBuildTerms < memory.MaxVocabularyPage {
 		return r.SyncBuildTerms
 	}
@@ -1101,7 +1073,7 @@ func (o *orgTerms) reset() {
 
 // embedLater starts the org's worker of pending terms unless it runs
 // (o.mu held).
-func (r *RelatedIndex) embedLater(orgID string, o *orgTerms) {
+func (r *Index) embedLater(orgID string, o *orgTerms) {
 	if o.built && len(o.pending) > 0 && !o.embedding && r.Embedder != nil {
 		o.embedding = true
 		r.bg.Add(1)
@@ -1114,7 +1086,7 @@ func (r *RelatedIndex) embedLater(orgID string, o *orgTerms) {
 // vocabulary, until none is left. Terms dropped while their batch was
 // embedded stay out; after a failure the batch waits for the next full
 // listing (MaxAge).
-func (r *RelatedIndex) embedPending(orgID string, o *orgTerms) {
+func (r *Index) embedPending(orgID string, o *orgTerms) {
 	defer r.bg.Done()
 	ctx := context.Background()
 	for {
@@ -1196,7 +1168,7 @@ func (o *orgTerms) appendTerms(terms []string, vs []qvec) {
 // rebuild lists the vocabulary (unless listed holds it: not nil),
 // loads (on a first build) or embeds the vectors it lacks, drops the
 // stored vectors of the terms gone and installs the result (o.mu held).
-func (r *RelatedIndex) rebuild(ctx context.Context, orgID string, o *orgTerms, model string, dim int, listed []string) error {
+func (r *Index) rebuild(ctx context.Context, orgID string, o *orgTerms, model string, dim int, listed []string) error {
 	began := time.Now()
 	// Vectors already known: in process, or in the store on a first build,
 	// read beside the vocabulary's listing (the first search of an org
@@ -1235,7 +1207,7 @@ func (r *RelatedIndex) rebuild(ctx context.Context, orgID string, o *orgTerms, m
 // held). Terms dropped meanwhile stay out; terms embedded meanwhile stay
 // in. A first build (first) also loads the stored vectors, without a
 // time limit: a vocabulary never embedded before is embedded whole.
-func (r *RelatedIndex) rebuildLater(orgID string, o *orgTerms, model string, dim int, first bool) {
+func (r *Index) rebuildLater(orgID string, o *orgTerms, model string, dim int, first bool) {
 	o.dropped = map[string]bool{} // rebuilding
 	// The vectors at hand, from a snapshot: mapping a large vocabulary
 	// here would hold o.mu, and the lookup, for milliseconds.
@@ -1305,7 +1277,7 @@ func (r *RelatedIndex) rebuildLater(orgID string, o *orgTerms, model string, dim
 // and, when load is set and records are kept, adds the stored vectors to
 // have, side by side. yield, if not nil, is called before each page of
 // stored vectors.
-func (r *RelatedIndex) listAndLoad(ctx context.Context, orgID, model string, dim int, have map[string]qvec, load bool, listed []string, yield func()) ([]string, error) {
+func (r *Index) listAndLoad(ctx context.Context, orgID, model string, dim int, have map[string]qvec, load bool, listed []string, yield func()) ([]string, error) {
 	vocab := listed
 	g, gctx := errgroup.WithContext(ctx)
 	if listed == nil {
@@ -1327,7 +1299,7 @@ func (r *RelatedIndex) listAndLoad(ctx context.Context, orgID, model string, dim
 // yieldOnce waits, at most YieldMax, while searches are in flight: a
 // background worker's turn before each batch (nothing without a
 // Foreground).
-func (r *RelatedIndex) yieldOnce(ctx context.Context) {
+func (r *Index) yieldOnce(ctx context.Context) {
 	if r.Foreground != nil {
 		r.Foreground.Yield(ctx, YieldMax)
 	}
@@ -1337,7 +1309,7 @@ func (r *RelatedIndex) yieldOnce(ctx context.Context) {
 // searches are in flight (YieldMax at most), until it has waited
 // maxYieldWait in all; without a Foreground it does nothing. Safe for
 // concurrent use.
-func (r *RelatedIndex) yielder(ctx context.Context) func() {
+func (r *Index) yielder(ctx context.Context) func() {
 	if r.Foreground == nil {
 		return nil
 	}
@@ -1360,7 +1332,7 @@ func (r *RelatedIndex) yielder(ctx context.Context) func() {
 
 // vocabulary lists the org's terms that take part in embedding
 // neighbours.
-func (r *RelatedIndex) vocabulary(ctx context.Context, orgID string) ([]string, error) {
+func (r *Index) vocabulary(ctx context.Context, orgID string) ([]string, error) {
 	var vocab []string
 	after := ""
 	for {
@@ -1408,12 +1380,12 @@ func vocabularyDiff(vocab []string, have map[string]qvec) (missing, gone []strin
 }
 
 // dropRecords deletes the stored vectors of terms.
-func (r *RelatedIndex) dropRecords(ctx context.Context, orgID string, terms []string) error {
+func (r *Index) dropRecords(ctx context.Context, orgID string, terms []string) error {
 	if r.Records == nil {
 		return nil
 	}
 	for _, t := range terms {
-		if err := r.Records.DeleteRecord(ctx, orgID, RelatedVectorKind, recordID(t)); err != nil {
+		if err := r.Records.DeleteRecord(ctx, orgID, VectorKind, recordID(t)); err != nil {
 			return fmt.Errorf("related terms: drop the vector of a forgotten term: %w", err)
 		}
 	}
@@ -1499,7 +1471,7 @@ func (o *orgTerms) drop(terms []string) {
 	}
 }
 
-// noiseCutoff is the RelatedQuantile of the cosine of random pairs of the
+// noiseCutoff is the Quantile of the cosine of random pairs of the
 // vocabulary (a fixed seed: the same vocabulary gives the same cut-off);
 // +Inf below MinNoiseTerms terms. o.mu held.
 func (o *orgTerms) noiseCutoff() float64 {
@@ -1517,7 +1489,7 @@ func (o *orgTerms) noiseCutoff() float64 {
 		sims = append(sims, o.dot(o.vector(i), j))
 	}
 	sort.Float64s(sims)
-	return sims[int(RelatedQuantile*float64(len(sims)-1))]
+	return sims[int(Quantile*float64(len(sims)-1))]
 }
 
 // qvec is a unit vector quantized to int8: v ≈ q × scale.
@@ -1544,7 +1516,7 @@ func quantize(v []float32) qvec {
 
 // embedTerms embeds terms and queues their vectors for the org's saver
 // (o.mu held).
-func (r *RelatedIndex) embedTerms(ctx context.Context, orgID string, o *orgTerms, terms []string) ([]qvec, error) {
+func (r *Index) embedTerms(ctx context.Context, orgID string, o *orgTerms, terms []string) ([]qvec, error) {
 	out, err := r.embedVectors(ctx, terms, nil)
 	if err != nil {
 		return nil, err
@@ -1556,7 +1528,7 @@ func (r *RelatedIndex) embedTerms(ctx context.Context, orgID string, o *orgTerms
 // embedVectors embeds terms (as documents, so that term-to-term similarity
 // is symmetric) and quantizes them. It takes no lock. yield, if not nil,
 // is called before each call of the embedder.
-func (r *RelatedIndex) embedVectors(ctx context.Context, terms []string, yield func()) ([]qvec, error) {
+func (r *Index) embedVectors(ctx context.Context, terms []string, yield func()) ([]qvec, error) {
 	out := make([]qvec, 0, len(terms))
 	dim := r.Embedder.Dimensions()
 	for len(terms) > 0 {
@@ -1586,7 +1558,7 @@ func (r *RelatedIndex) embedVectors(ctx context.Context, terms []string, yield f
 
 // queueUnsaved hands the vectors of terms to the org's saver, when records
 // are kept (o.mu held).
-func (r *RelatedIndex) queueUnsaved(orgID string, o *orgTerms, terms []string, vs []qvec, model string) {
+func (r *Index) queueUnsaved(orgID string, o *orgTerms, terms []string, vs []qvec, model string) {
 	if r.Records == nil || len(terms) == 0 {
 		return
 	}
@@ -1609,7 +1581,7 @@ func (r *RelatedIndex) queueUnsaved(orgID string, o *orgTerms, terms []string, v
 // is logged and embedded again at the next start. A search that embedded
 // a vocabulary used to store each vector in a write of its own before it
 // could answer: at 100,000 memories, seconds of fsyncs on the first search.
-func (r *RelatedIndex) save(orgID string, o *orgTerms) {
+func (r *Index) save(orgID string, o *orgTerms) {
 	defer r.bg.Done()
 	ctx := context.Background()
 	for {
@@ -1651,10 +1623,10 @@ func (r *RelatedIndex) save(orgID string, o *orgTerms) {
 		}
 		var err error
 		if b, ok := r.Records.(memory.RecordBatcher); ok {
-			err = b.PutRecords(ctx, orgID, RelatedVectorKind, recs)
+			err = b.PutRecords(ctx, orgID, VectorKind, recs)
 		} else {
 			for _, rec := range recs {
-				if _, err = r.Records.PutRecord(ctx, orgID, RelatedVectorKind, rec.ID, rec.Value, 0); err != nil {
+				if _, err = r.Records.PutRecord(ctx, orgID, VectorKind, rec.ID, rec.Value, 0); err != nil {
 					break
 				}
 			}
@@ -1671,7 +1643,7 @@ func (r *RelatedIndex) save(orgID string, o *orgTerms) {
 // took half of a first build). Records of another model, or unreadable,
 // are deleted: they are embedded again. yield, if not nil, is called
 // before each page.
-func (r *RelatedIndex) loadVectors(ctx context.Context, orgID, model string, dim int, yield func()) (map[string]qvec, error) {
+func (r *Index) loadVectors(ctx context.Context, orgID, model string, dim int, yield func()) (map[string]qvec, error) {
 	pages := make(chan []memory.Record, runtime.GOMAXPROCS(0))
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
@@ -1681,7 +1653,7 @@ func (r *RelatedIndex) loadVectors(ctx context.Context, orgID, model string, dim
 			if yield != nil {
 				yield()
 			}
-			recs, next, err := r.Records.ListRecords(gctx, orgID, RelatedVectorKind, after, recordPage)
+			recs, next, err := r.Records.ListRecords(gctx, orgID, VectorKind, after, recordPage)
 			if err != nil {
 				return fmt.Errorf("related terms: load term vectors: %w", err)
 			}
@@ -1729,7 +1701,7 @@ func (r *RelatedIndex) loadVectors(ctx context.Context, orgID, model string, dim
 	}
 	sort.Strings(bad)
 	for _, id := range bad {
-		if err := r.Records.DeleteRecord(ctx, orgID, RelatedVectorKind, id); err != nil {
+		if err := r.Records.DeleteRecord(ctx, orgID, VectorKind, id); err != nil {
 			return nil, fmt.Errorf("related terms: drop a stale term vector: %w", err)
 		}
 	}
@@ -1743,13 +1715,13 @@ func recordID(term string) string {
 	return hex.EncodeToString(h[:16])
 }
 
-// RelatedRecordID is the record id under which the vector of term is kept
-// (RelatedVectorKind).
-func RelatedRecordID(term string) string { return recordID(term) }
+// RecordID is the record id under which the vector of term is kept
+// (VectorKind).
+func RecordID(term string) string { return recordID(term) }
 
 // Cutoff returns the embedding cut-off of an org as last estimated (+Inf
 // before the first lookup, or below MinNoiseTerms terms).
-func (r *RelatedIndex) Cutoff(orgID string) float64 {
+func (r *Index) Cutoff(orgID string) float64 {
 	o := r.org(orgID)
 	o.mu.Lock()
 	defer o.mu.Unlock()

@@ -1,4 +1,4 @@
-package knowledge_test
+package related_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentmem/agentmem/pkg/knowledge"
 	"github.com/agentmem/agentmem/pkg/knowledge/extractor/offline"
+	"github.com/agentmem/agentmem/pkg/knowledge/related"
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/memory/memorytest"
 	"github.com/agentmem/agentmem/pkg/retrieval"
@@ -110,8 +111,8 @@ func TestRelatedTerms(t *testing.T) {
 		t.Fatal(err)
 	}
 	emb := &conceptEmbedder{}
-	rel := &knowledge.RelatedIndex{Terms: b.Store, Embedder: emb, Records: b.Store}
-	expand := func(rel *knowledge.RelatedIndex, orgID, term string) []string {
+	rel := &related.Index{Terms: b.Store, Embedder: emb, Records: b.Store}
+	expand := func(rel *related.Index, orgID, term string) []string {
 		t.Helper()
 		rs, err := rel.Related(ctx, orgID, term)
 		if err != nil {
@@ -150,8 +151,8 @@ func TestRelatedTerms(t *testing.T) {
 					t.Fatalf("%s in %s: got %v, %q should not be there", tc.term, tc.org, got, n)
 				}
 			}
-			if len(got) > knowledge.MaxRelated {
-				t.Fatalf("%d related terms, more than %d", len(got), knowledge.MaxRelated)
+			if len(got) > related.MaxPerTerm {
+				t.Fatalf("%d related terms, more than %d", len(got), related.MaxPerTerm)
 			}
 		})
 	}
@@ -161,7 +162,7 @@ func TestRelatedTerms(t *testing.T) {
 	// vectors are loaded from the store.
 	rel.Wait()
 	before := emb.count()
-	second := &knowledge.RelatedIndex{Terms: b.Store, Embedder: emb, Records: b.Store}
+	second := &related.Index{Terms: b.Store, Embedder: emb, Records: b.Store}
 	if got := expand(second, "o", "novel"); !slices.Contains(got, "book") {
 		t.Fatalf("novel in o, second process: got %v, want book among them", got)
 	}
@@ -172,22 +173,22 @@ func TestRelatedTerms(t *testing.T) {
 	// Forgetting the only memory that says "book": the term leaves the
 	// related terms and its stored vector goes.
 	var rec map[string]any
-	id := knowledge.RelatedRecordID("book")
-	if _, err := b.Store.GetRecord(ctx, "o", knowledge.RelatedVectorKind, id, &rec); err != nil {
+	id := related.RecordID("book")
+	if _, err := b.Store.GetRecord(ctx, "o", related.VectorKind, id, &rec); err != nil {
 		t.Fatalf("the vector of a vocabulary term is not stored: %v", err)
 	}
 	if _, err := svc.Delete(ctx, org, bookMemory, service.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// The delete itself drops it, before any lookup.
-	if _, err := b.Store.GetRecord(ctx, "o", knowledge.RelatedVectorKind, id, &rec); !memory.IsNotFound(err) {
+	if _, err := b.Store.GetRecord(ctx, "o", related.VectorKind, id, &rec); !memory.IsNotFound(err) {
 		t.Fatalf("the vector of a forgotten term outlives the delete: %v", err)
 	}
-	rel.Forgot("o") // the service's own RelatedIndex is told by its Forgetter; this one is separate
+	rel.Forgot("o") // the service's own Index is told by its Forgetter; this one is separate
 	if got := expand(rel, "o", "novel"); slices.Contains(got, "book") {
 		t.Fatalf("a forgotten term is still related: %v", got)
 	}
-	if _, err := b.Store.GetRecord(ctx, "o", knowledge.RelatedVectorKind, id, &rec); !memory.IsNotFound(err) {
+	if _, err := b.Store.GetRecord(ctx, "o", related.VectorKind, id, &rec); !memory.IsNotFound(err) {
 		t.Fatalf("the vector of a forgotten term is still stored: %v", err)
 	}
 	// The org's own vocabulary decides the cut-off: it is finite once the
@@ -243,7 +244,7 @@ func TestRelatedTermsInBackground(t *testing.T) {
 			orgID := fmt.Sprintf("o%d", i)
 			org := memory.Caller{OrgID: orgID}
 			createVocabulary(t, b, org)
-			rel := &knowledge.RelatedIndex{Terms: b.Store, Embedder: &conceptEmbedder{}, SyncScan: 1, Foreground: tc.foreground}
+			rel := &related.Index{Terms: b.Store, Embedder: &conceptEmbedder{}, SyncScan: 1, Foreground: tc.foreground}
 			terms := func(qs ...string) map[string][]string {
 				t.Helper()
 				m, err := rel.Expand(ctx, orgID, qs)
@@ -270,8 +271,8 @@ func TestRelatedTermsInBackground(t *testing.T) {
 				t.Fatalf("the is-a table did not answer at once: %v", first["people"])
 			}
 			rel.Wait()
-			if took := time.Since(start); tc.busy && took < knowledge.YieldMax {
-				t.Fatalf("the background expansion took %v beside a search in flight: it did not yield (YieldMax %v)", took, knowledge.YieldMax)
+			if took := time.Since(start); tc.busy && took < related.YieldMax {
+				t.Fatalf("the background expansion took %v beside a search in flight: it did not yield (YieldMax %v)", took, related.YieldMax)
 			}
 			after := terms("novel", "people")
 			if !slices.Contains(after["novel"], "book") {
@@ -291,7 +292,7 @@ func TestRelatedKindsFollowWrites(t *testing.T) {
 	b := open(t)
 	org := memory.Caller{OrgID: "k"}
 	createVocabulary(t, b, org)
-	rel := &knowledge.RelatedIndex{Terms: b.Store, Embedder: &conceptEmbedder{}, SyncScan: 1}
+	rel := &related.Index{Terms: b.Store, Embedder: &conceptEmbedder{}, SyncScan: 1}
 	people := func() []string {
 		t.Helper()
 		m, err := rel.Expand(ctx, "k", []string{"people"})
@@ -335,7 +336,7 @@ func TestRelatedTermsQueueInBackground(t *testing.T) {
 	b := open(t)
 	org := memory.Caller{OrgID: "q"}
 	createVocabulary(t, b, org)
-	rel := &knowledge.RelatedIndex{Terms: b.Store, Embedder: &conceptEmbedder{}, SyncScan: 1}
+	rel := &related.Index{Terms: b.Store, Embedder: &conceptEmbedder{}, SyncScan: 1}
 	words := []string{"novel", "puppy", "painter", "ocean", "mural", "shelter", "sea", "dog"}
 	var wg sync.WaitGroup
 	for i := range 16 {
@@ -392,14 +393,14 @@ func TestRelatedStoresEveryBatch(t *testing.T) {
 		t.Fatalf("a vocabulary of %d terms: want more than two save batches", len(vocab))
 	}
 	emb := &conceptEmbedder{}
-	rel := &knowledge.RelatedIndex{Terms: b.Store, Embedder: emb, Records: b.Store}
+	rel := &related.Index{Terms: b.Store, Embedder: emb, Records: b.Store}
 	if _, err := rel.Related(ctx, "o", "garden"); err != nil {
 		t.Fatal(err)
 	}
 	rel.Wait()
 	stored := 0
 	for after := ""; ; {
-		recs, next, err := b.Store.ListRecords(ctx, "o", knowledge.RelatedVectorKind, after, 1000)
+		recs, next, err := b.Store.ListRecords(ctx, "o", related.VectorKind, after, 1000)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -413,7 +414,7 @@ func TestRelatedStoresEveryBatch(t *testing.T) {
 		t.Fatalf("%d term vectors stored for a vocabulary of %d", stored, len(vocab))
 	}
 	before := emb.count()
-	second := &knowledge.RelatedIndex{Terms: b.Store, Embedder: emb, Records: b.Store}
+	second := &related.Index{Terms: b.Store, Embedder: emb, Records: b.Store}
 	if _, err := second.Related(ctx, "o", "orchard"); err != nil {
 		t.Fatal(err)
 	}
@@ -466,11 +467,11 @@ func TestRelatedUpkeepOffTheLookup(t *testing.T) {
 	terms := &gatedTerms{TermIndex: b.Store}
 	now := time.Unix(1_700_000_000, 0)
 	var clock sync.Mutex
-	rel := &knowledge.RelatedIndex{Terms: terms, Embedder: &conceptEmbedder{}, Records: b.Store,
+	rel := &related.Index{Terms: terms, Embedder: &conceptEmbedder{}, Records: b.Store,
 		Now: func() time.Time { clock.Lock(); defer clock.Unlock(); return now }}
 	k := &knowledge.Service{Store: b.Store, Terms: b.Store, Related: rel}
-	related := func(term string) []string { t.Helper(); return relatedTerms(t, rel, "o", term) }
-	if got := related("novel"); !slices.Contains(got, "book") {
+	relatedOf := func(term string) []string { t.Helper(); return relatedTerms(t, rel, "o", term) }
+	if got := relatedOf("novel"); !slices.Contains(got, "book") {
 		t.Fatalf("novel: got %v, want book among them", got)
 	}
 	lists := terms.count()
@@ -480,18 +481,18 @@ func TestRelatedUpkeepOffTheLookup(t *testing.T) {
 	if err := k.Forget(ctx, "o", []string{bookMemory}); err != nil {
 		t.Fatal(err)
 	}
-	if got := related("novel"); slices.Contains(got, "book") {
+	if got := relatedOf("novel"); slices.Contains(got, "book") {
 		t.Fatalf("a forgotten term is still related: %v", got)
 	}
 	var rec map[string]any
-	if _, err := b.Store.GetRecord(ctx, "o", knowledge.RelatedVectorKind, knowledge.RelatedRecordID("book"), &rec); !memory.IsNotFound(err) {
+	if _, err := b.Store.GetRecord(ctx, "o", related.VectorKind, related.RecordID("book"), &rec); !memory.IsNotFound(err) {
 		t.Fatalf("the stored vector of a forgotten term outlives the forget: %v", err)
 	}
 	if n := terms.count(); n != lists {
 		t.Fatalf("a forget listed the vocabulary again (%d listings, want %d)", n, lists)
 	}
 	// The rest stays: a dog is still a puppy's neighbour.
-	if got := related("puppy"); !slices.Contains(got, "dog") {
+	if got := relatedOf("puppy"); !slices.Contains(got, "dog") {
 		t.Fatalf("puppy: got %v, want dog among them", got)
 	}
 
@@ -500,7 +501,7 @@ func TestRelatedUpkeepOffTheLookup(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock.Lock()
-	now = now.Add(knowledge.DefaultRelatedMaxAge + time.Second)
+	now = now.Add(related.DefaultMaxAge + time.Second)
 	clock.Unlock()
 	gate, listed := make(chan struct{}), make(chan struct{}, 1)
 	terms.mu.Lock()
@@ -530,10 +531,10 @@ func TestRelatedUpkeepOffTheLookup(t *testing.T) {
 	}
 	close(gate)
 	rel.Wait()
-	if got := related("canoe"); !slices.Contains(got, "kayak") {
+	if got := relatedOf("canoe"); !slices.Contains(got, "kayak") {
 		t.Fatalf("canoe after the background listing: got %v, want kayak among them", got)
 	}
-	if got := related("puppy"); slices.Contains(got, "dog") {
+	if got := relatedOf("puppy"); slices.Contains(got, "dog") {
 		t.Fatalf("the background listing brought back a term forgotten while it ran: %v", got)
 	}
 	if n := terms.count(); n <= lists {
@@ -551,27 +552,27 @@ func TestRelatedLoadDropsStaleVectors(t *testing.T) {
 	sayAll(t, b.Service, org, []string{"I finished a wonderful book about the sea", "We adopted a dog from the shelter",
 		"We paddled a canoe across the lake", "The marathon training plan starts with easy runs"})
 	emb := &conceptEmbedder{}
-	first := &knowledge.RelatedIndex{Terms: b.Store, Embedder: emb, Records: b.Store}
+	first := &related.Index{Terms: b.Store, Embedder: emb, Records: b.Store}
 	if _, err := first.Related(ctx, "o", "novel"); err != nil {
 		t.Fatal(err)
 	}
 	first.Wait()
 	var dog map[string]any
-	if _, err := b.Store.GetRecord(ctx, "o", knowledge.RelatedVectorKind, knowledge.RelatedRecordID("dog"), &dog); err != nil {
+	if _, err := b.Store.GetRecord(ctx, "o", related.VectorKind, related.RecordID("dog"), &dog); err != nil {
 		t.Fatal(err)
 	}
 	stale := map[string]any{
-		knowledge.RelatedRecordID("book"):  map[string]any{"term": "book", "model": "another-model", "scale": 0.01, "vec": dog["vec"]},
-		knowledge.RelatedRecordID("canoe"): "not a vector",
-		knowledge.RelatedRecordID("sea"):   dog, // the vector of "dog" under the id of "sea"
+		related.RecordID("book"):  map[string]any{"term": "book", "model": "another-model", "scale": 0.01, "vec": dog["vec"]},
+		related.RecordID("canoe"): "not a vector",
+		related.RecordID("sea"):   dog, // the vector of "dog" under the id of "sea"
 	}
 	for id, v := range stale {
-		if _, err := b.Store.PutRecord(ctx, "o", knowledge.RelatedVectorKind, id, v, 0); err != nil {
+		if _, err := b.Store.PutRecord(ctx, "o", related.VectorKind, id, v, 0); err != nil {
 			t.Fatal(err)
 		}
 	}
 	before := emb.count()
-	second := &knowledge.RelatedIndex{Terms: b.Store, Embedder: emb, Records: b.Store}
+	second := &related.Index{Terms: b.Store, Embedder: emb, Records: b.Store}
 	if _, err := second.Related(ctx, "o", "novel"); err != nil {
 		t.Fatal(err)
 	}
@@ -587,7 +588,7 @@ func TestRelatedLoadDropsStaleVectors(t *testing.T) {
 	}
 	for id := range stale {
 		var v map[string]any
-		if _, err := b.Store.GetRecord(ctx, "o", knowledge.RelatedVectorKind, id, &v); err != nil {
+		if _, err := b.Store.GetRecord(ctx, "o", related.VectorKind, id, &v); err != nil {
 			t.Fatalf("record %s: %v", id, err)
 		}
 		if v["model"] != emb.Model() {
@@ -660,7 +661,7 @@ func TestRelatedNewTermsInBackground(t *testing.T) {
 	b := open(t)
 	sayAll(t, b.Service, memory.Caller{OrgID: "o"}, everyday)
 	emb := &heldEmbedder{conceptEmbedder: &conceptEmbedder{}}
-	rel := &knowledge.RelatedIndex{Terms: b.Store, Embedder: emb, Records: b.Store}
+	rel := &related.Index{Terms: b.Store, Embedder: emb, Records: b.Store}
 	k := &knowledge.Service{Store: b.Store, Terms: b.Store, Extractor: offline.New(offline.Options{}), Related: rel}
 	within := func(what string, f func()) {
 		t.Helper()
@@ -751,11 +752,11 @@ func TestRelatedFirstBuildInBackground(t *testing.T) {
 	b := open(t)
 	sayAll(t, b.Service, memory.Caller{OrgID: "o"}, everyday)
 	emb := &heldEmbedder{conceptEmbedder: &conceptEmbedder{}}
-	rel := &knowledge.RelatedIndex{Terms: b.Store, Embedder: emb, Records: b.Store, SyncBuildTerms: 10}
-	related := func(term string) []string { t.Helper(); return relatedTerms(t, rel, "o", term) }
+	rel := &related.Index{Terms: b.Store, Embedder: emb, Records: b.Store, SyncBuildTerms: 10}
+	relatedOf := func(term string) []string { t.Helper(); return relatedTerms(t, rel, "o", term) }
 	entered, release := emb.holdNext()
 	done := make(chan [2][]string, 1)
-	go func() { done <- [2][]string{related("novel"), related("animal")} }()
+	go func() { done <- [2][]string{relatedOf("novel"), relatedOf("animal")} }()
 	select {
 	case got := <-done:
 		if slices.Contains(got[0], "book") {
@@ -774,7 +775,7 @@ func TestRelatedFirstBuildInBackground(t *testing.T) {
 	}
 	release()
 	rel.Wait()
-	if got := related("novel"); !slices.Contains(got, "book") {
+	if got := relatedOf("novel"); !slices.Contains(got, "book") {
 		t.Fatalf("novel after the build: got %v, want book among them", got)
 	}
 }
@@ -782,7 +783,7 @@ func TestRelatedFirstBuildInBackground(t *testing.T) {
 // relatedTerms returns the related terms of term in orgID, most similar
 // first. It reports an error rather than stopping: lookups run in
 // goroutines of their own too.
-func relatedTerms(t *testing.T, rel *knowledge.RelatedIndex, orgID, term string) []string {
+func relatedTerms(t *testing.T, rel *related.Index, orgID, term string) []string {
 	t.Helper()
 	rs, err := rel.Related(ctx, orgID, term)
 	if err != nil {
@@ -802,7 +803,7 @@ func TestRelatedCloseStopsAFirstLoad(t *testing.T) {
 	b := open(t)
 	sayAll(t, b.Service, memory.Caller{OrgID: "o"}, everyday)
 	emb := &heldEmbedder{conceptEmbedder: &conceptEmbedder{}}
-	rel := &knowledge.RelatedIndex{Terms: b.Store, Embedder: emb, Records: b.Store, SyncBuildTerms: 10}
+	rel := &related.Index{Terms: b.Store, Embedder: emb, Records: b.Store, SyncBuildTerms: 10}
 	entered, release := emb.holdNext()
 	defer release()
 	relatedTerms(t, rel, "o", "novel")
@@ -832,7 +833,7 @@ func TestRelatedUpkeepUnderLoad(t *testing.T) {
 	sayAll(t, b.Service, memory.Caller{OrgID: "o"}, everyday)
 	var clock sync.Mutex
 	now := time.Unix(1_700_000_000, 0)
-	rel := &knowledge.RelatedIndex{Terms: b.Store, Embedder: &conceptEmbedder{}, Records: b.Store, Foreground: &retrieval.Foreground{},
+	rel := &related.Index{Terms: b.Store, Embedder: &conceptEmbedder{}, Records: b.Store, Foreground: &retrieval.Foreground{},
 		Now: func() time.Time { clock.Lock(); defer clock.Unlock(); return now }}
 	k := &knowledge.Service{Store: b.Store, Terms: b.Store, Extractor: offline.New(offline.Options{}), Related: rel}
 	relatedTerms(t, rel, "o", "canoe") // built
@@ -876,7 +877,7 @@ func TestRelatedUpkeepUnderLoad(t *testing.T) {
 				relatedTerms(t, rel, "o", []string{"canoe", "kayak", "river", "boat"}[i%4])
 				if i%15 == 0 {
 					clock.Lock()
-					now = now.Add(knowledge.DefaultRelatedMaxAge + time.Second)
+					now = now.Add(related.DefaultMaxAge + time.Second)
 					clock.Unlock()
 				}
 			}
