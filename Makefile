@@ -7,7 +7,7 @@ QUERIES  ?= 300
 
 export PORT DATA_DIR
 
-.PHONY: ui-screenshots test-arm64 bench-arm64 test-clients help run invoke models build-lambdas synth deploy deploy-localstack destroy bench-embed bench-locomo bench-extract bench-floor run-aws-local localstack-start localstack-stop localstack-test localstack-deploy localstack-up localstack-down localstack-test-docker build test test-short fuzz vet lint fmt bench-hostile bench-latency bench-latency-opensearch bench-peers bench-load opensearch-start opensearch-stop clean openapi-check
+.PHONY: ui-screenshots test-arm64 bench-arm64 test-clients help run invoke models build-lambdas synth deploy deploy-localstack destroy bench-embed bench-locomo bench-extract bench-floor run-aws-local localstack-start localstack-stop localstack-test localstack-deploy localstack-up localstack-down localstack-test-docker build test test-short fuzz vet lint fmt bench-hostile bench-latency bench-latency-opensearch bench-peers bench-load bench-capacity bench-lambda-init opensearch-start opensearch-stop clean openapi-check
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -161,6 +161,17 @@ bench-latency: ## batch-create throughput, search latency per mode and stage, re
 bench-latency-opensearch: ## the same against a local OpenSearch node (started and stopped here)
 	@url=$$(scripts/opensearch.sh start) && trap 'scripts/opensearch.sh stop' EXIT && \
 	  $(GO) run ./cmd/bench/latency -index opensearch -opensearch-url $$url -sizes $(SIZES) -queries $(QUERIES)
+
+# bench-capacity and bench-lambda-init use the DynamoDB Local and OpenSearch
+# of DYNAMODB_ENDPOINT and OPENSEARCH_URL, or start them (and stop them).
+AWS_LOCAL = stop=; \
+	  if [ -z "$$DYNAMODB_ENDPOINT" ]; then DYNAMODB_ENDPOINT=$$(scripts/dynamodb.sh start) || exit 1; stop="scripts/dynamodb.sh stop;"; fi; \
+	  if [ -z "$$OPENSEARCH_URL" ]; then OPENSEARCH_URL=$$(scripts/opensearch.sh start) || exit 1; stop="$$stop scripts/opensearch.sh stop;"; fi; \
+	  trap "$$stop" EXIT; export DYNAMODB_ENDPOINT OPENSEARCH_URL
+
+CALLS ?= 5
+bench-capacity: ## DynamoDB read and write units per API call, as the API function composes the backend (CALLS per operation); table in docs/aws.md
+	@$(AWS_LOCAL); $(GO) run ./cmd/bench/capacity -n $(CALLS)
 
 # bench-peers measures at 100,000 memories unless SIZES is given on the
 # command line (the 10,000 default above is bench-latency's).
