@@ -21,7 +21,7 @@ func main() {
 	flag.StringVar(&o.endpoint, "dynamodb", envOr("DYNAMODB_ENDPOINT", "http://127.0.0.1:28000"), "DynamoDB Local")
 	flag.StringVar(&o.opensearch, "opensearch", envOr("OPENSEARCH_URL", "http://127.0.0.1:29200"), "OpenSearch node")
 	flag.IntVar(&o.calls, "n", 5, "calls per operation, averaged")
-	flag.IntVar(&o.seed, "seed-memories", 200, "memories in the org before the measured calls")
+	flag.IntVar(&o.seed, "seed-memories", 100, "memories in the org before the measured calls")
 	flag.IntVar(&o.dims, "dims", 1024, "embedding dimensions (Titan Text Embeddings V2's default: 1024)")
 	flag.Float64Var(&o.rruPrice, "rru-price", 0.125, "USD per million read request units (on-demand, us-east-1)")
 	flag.Float64Var(&o.wruPrice, "wru-price", 0.625, "USD per million write request units (on-demand, us-east-1)")
