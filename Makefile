@@ -7,7 +7,7 @@ QUERIES  ?= 300
 
 export PORT DATA_DIR
 
-.PHONY: ui-screenshots test-arm64 bench-arm64 test-clients help run invoke models build-lambdas synth deploy deploy-localstack destroy bench-embed bench-locomo bench-extract bench-floor run-aws-local localstack-start localstack-stop localstack-test localstack-deploy localstack-up localstack-down localstack-test-docker build test test-short fuzz vet lint fmt bench-hostile bench-latency bench-latency-opensearch bench-peers bench-load opensearch-start opensearch-stop clean openapi-check
+.PHONY: ui-screenshots test-arm64 bench-arm64 test-clients help run invoke models build-lambdas synth deploy deploy-localstack destroy bench-embed bench-locomo bench-extract bench-floor run-aws-local localstack-start localstack-stop localstack-test localstack-deploy localstack-up localstack-down localstack-test-docker build test test-short fuzz vet lint fmt bench-hostile bench-latency bench-latency-opensearch bench-peers bench-load bench-capacity bench-lambda-init opensearch-start opensearch-stop clean openapi-check
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -158,9 +158,28 @@ bench-floor: models ## calibrate the relevance floor of the configured embedder 
 bench-latency: ## batch-create throughput, search latency per mode and stage, rerank stage cost, terms completion (SIZES=10000,100000; BENCH_DIR keeps the corpus)
 	$(GO) run ./cmd/bench/latency -sizes $(SIZES) -queries $(QUERIES) -rerank $(if $(BENCH_DIR),-dir $(BENCH_DIR))
 
-bench-latency-opensearch: ## the same against a local OpenSearch node (started and stopped here)
-	@url=$$(scripts/opensearch.sh start) && trap 'scripts/opensearch.sh stop' EXIT && \
-	  $(GO) run ./cmd/bench/latency -index opensearch -opensearch-url $$url -sizes $(SIZES) -queries $(QUERIES)
+# bench-latency-opensearch measures at 100,000 memories unless SIZES is
+# given on the command line, like bench-peers.
+bench-latency-opensearch: ## one corpus searched with the embedded index and with OpenSearch (OPENSEARCH_URL, or a node started here), side by side per mode (SIZES=100000)
+	@if [ -z "$$OPENSEARCH_URL" ]; then OPENSEARCH_URL=$$(scripts/opensearch.sh start) || exit 1; trap 'scripts/opensearch.sh stop' EXIT; fi; \
+	  $(GO) run ./cmd/bench/latency -index both -opensearch-url $$OPENSEARCH_URL -sizes $(PEER_SIZES) -queries $(QUERIES)
+
+# bench-capacity and bench-lambda-init use the DynamoDB Local and OpenSearch
+# of DYNAMODB_ENDPOINT and OPENSEARCH_URL, or start them (and stop them).
+AWS_LOCAL = stop=; \
+	  if [ -z "$$DYNAMODB_ENDPOINT" ]; then DYNAMODB_ENDPOINT=$$(scripts/dynamodb.sh start) || exit 1; stop="scripts/dynamodb.sh stop;"; fi; \
+	  if [ -z "$$OPENSEARCH_URL" ]; then OPENSEARCH_URL=$$(scripts/opensearch.sh start) || exit 1; stop="$$stop scripts/opensearch.sh stop;"; fi; \
+	  trap "$$stop" EXIT; export DYNAMODB_ENDPOINT OPENSEARCH_URL
+
+RUNS        ?= 5
+RIE_VERSION := v0.0.0-20261030222936-bef5c4ba774d
+bench-lambda-init: ## each Lambda's cold start (init, first invocation), under a fake Runtime API and AWS's runtime interface emulator (built from its Go module), median of RUNS; table in docs/benchmarks.md
+	GOBIN=$(CURDIR)/bin $(GO) install github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@$(RIE_VERSION)
+	@$(AWS_LOCAL); $(GO) run ./cmd/bench/lambda-init -rie bin/aws-lambda-rie -runs $(RUNS)
+
+CALLS ?= 5
+bench-capacity: ## DynamoDB read and write units per API call, as the API function composes the backend (CALLS per operation); table in docs/aws.md
+	@$(AWS_LOCAL); $(GO) run ./cmd/bench/capacity -n $(CALLS)
 
 # bench-peers measures at 100,000 memories unless SIZES is given on the
 # command line (the 10,000 default above is bench-latency's).

@@ -16,6 +16,12 @@
 // the TermIndex prefix completion of /v1/knowledge/terms, the prefetch row
 // POST /v1/knowledge/prefetch's use case.
 //
+// With -index both (make bench-latency-opensearch) one corpus, the
+// largest of -sizes, is built in a SQLite store with the embedded index,
+// searched in every mode, then searched again with the same queries
+// through OpenSearch (-opensearch-url, a new alias filled from the same
+// store), and one table puts both side by side.
+//
 // With -dir the data directory is kept, and a later run on it reuses the
 // memories already there (the generator is deterministic), so a large
 // corpus can be built once (-build-only) and measured later on a quiet
@@ -58,7 +64,7 @@ func main() {
 	k := flag.Int("k", 10, "results per search")
 	dir := flag.String("dir", "", "data directory (default: a temporary one, removed at the end)")
 	jsonOut := flag.String("json", "", "write the results as JSON to this file")
-	index := flag.String("index", "embedded", "index adapter: embedded or opensearch")
+	index := flag.String("index", "embedded", "index adapter: embedded, opensearch, or both (one corpus, the largest of -sizes, searched with each: a side-by-side table)")
 	osURL := flag.String("opensearch-url", "http://127.0.0.1:19200", "OpenSearch node, with -index opensearch")
 	seed := flag.Uint64("seed", 1, "random seed of the synthetic corpus and queries")
 	flag.BoolVar(&buildOnly, "build-only", false, "build the corpus in -dir and stop")
@@ -86,7 +92,13 @@ func main() {
 		}
 		modes = kept
 	}
-	if err := run(*sizes, *queries, *batch, *k, *dir, *jsonOut, *seed, *index, *osURL); err != nil {
+	var err error
+	if *index == "both" {
+		err = beside(*sizes, *queries, *batch, *k, *dir, *seed, *osURL)
+	} else {
+		err = run(*sizes, *queries, *batch, *k, *dir, *jsonOut, *seed, *index, *osURL)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench-latency:", err)
 		os.Exit(1)
 	}

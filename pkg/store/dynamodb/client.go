@@ -19,6 +19,10 @@ type ClientOptions struct {
 	Region string
 	// Static credentials, for local servers; empty uses the default chain.
 	AccessKey, SecretKey string
+	// Capacity, when set, counts the capacity units every call consumes
+	// (each call then asks for them); nil, the default, leaves calls as
+	// they are.
+	Capacity *Capacity
 }
 
 // NewClient returns a DynamoDB client that retries throttling with
@@ -32,6 +36,9 @@ func NewClient(ctx context.Context, o ClientOptions) (*dynamodb.Client, error) {
 	return dynamodb.NewFromConfig(cfg, func(do *dynamodb.Options) {
 		if o.Endpoint != "" {
 			do.BaseEndpoint = aws.String(o.Endpoint)
+		}
+		if o.Capacity != nil {
+			o.Capacity.apply(do)
 		}
 	}), nil
 }

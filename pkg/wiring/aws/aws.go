@@ -86,6 +86,16 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...serv
 	if err != nil {
 		return nil, err
 	}
+	return OpenWith(ctx, cfg, store, emb, log, opts...)
+}
+
+// OpenWith is Open on a store and an embedder opened by the caller (the
+// capacity benchmark's store counts the units its client consumes): the
+// index of cfg, and the service over the three.
+func OpenWith(ctx context.Context, cfg config.Config, store *dynamodb.Store, emb memory.Embedder, log *slog.Logger, opts ...service.Option) (*Backend, error) {
+	if log == nil {
+		log = slog.Default()
+	}
 	ix, err := OpenIndex(ctx, cfg.Index, cfg.AWS, store, emb, cfg.Embedder.Sentences, log)
 	if err != nil {
 		return nil, err
