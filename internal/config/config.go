@@ -87,7 +87,7 @@ type Service struct {
 }
 
 // The search lists SEARCH_WEIGHTS may name.
-var searchLists = []string{"keyword", "semantic", "knowledge", "time", "entity", "when"}
+var searchLists = []string{"keyword", "semantic", "knowledge", "time", "entity", "when", "decompose"}
 
 // The rerankers (RERANKER).
 const (

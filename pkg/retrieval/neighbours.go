@@ -42,7 +42,15 @@ type Neighbours struct {
 	// DefaultNeighbourTurns and DefaultNeighbourShare.
 	Anchors, Turns int
 	Share          float64
+	// Skip, if set, tells the questions the stage leaves alone: wired
+	// with AsksMany, since the answer to a question that asks for many
+	// answers over time is said once in each of several sessions, and the
+	// turns around the best one would crowd the others out (measured in
+	// docs/benchmarks.md, issue 43).
+	Skip func(query string) bool
 }
+
+func (n Neighbours) skips(query string) bool { return n.Skip != nil && n.Skip(query) }
 
 func (n Neighbours) anchors() int {
 	if n.Anchors > 0 {

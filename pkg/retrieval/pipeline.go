@@ -180,7 +180,7 @@ func (p *Pipeline) Run(ctx context.Context, r Request) (*Response, error) {
 
 	results = floor(results, r.MinScore)
 
-	if p.Neighbours != nil && len(r.Lists) > 1 && len(results) > 0 {
+	if p.Neighbours != nil && len(r.Lists) > 1 && len(results) > 0 && !p.Neighbours.skips(r.Query.Text) {
 		t = time.Now()
 		if results, err = p.Neighbours.apply(ctx, p.Store, r.Caller, r.Query.Filter, results); err != nil {
 			return nil, &memory.Error{Code: memory.EUNAVAILABLE, Message: "store: unavailable"}

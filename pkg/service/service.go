@@ -125,6 +125,17 @@ func WithEntityList() Option {
 	}
 }
 
+// WithDecomposeList adds the decomposition list (retrieval.DecomposeList
+// over the service's index, store and embedder): a question that joins
+// two events, or asks for many answers over time, retrieved in parts.
+// plan plans a question (nil: retrieval.Decompose, the offline rules).
+func WithDecomposeList(plan retrieval.Decomposer) Option {
+	return func(s *Service) {
+		s.retrieval.Retrievers = append(s.retrieval.Retrievers,
+			retrieval.DecomposeList{Index: s.index, Store: s.store, Embedder: s.embedder, Plan: plan})
+	}
+}
+
 // WithWhenList adds the when list (retrieval.WhenList over the service's
 // index and store): when a query asks when, the memories that keyword and
 // semantic find and that state a time. asks tells such a query, states

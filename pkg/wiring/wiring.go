@@ -144,8 +144,10 @@ func KnowledgeModel(k *knowledge.Service, model memory.LLM, log *slog.Logger) er
 // the structured section of the prompt context.
 func KnowledgeServiceOptions(k *knowledge.Service) []service.Option {
 	out := []service.Option{service.WithTimeList(FindTime), service.WithEntityList(),
-		service.WithWhenList(query.AsksWhen, query.StatesTime), service.WithNeighbours(retrieval.Neighbours{}),
-		service.WithListWeights(map[string]float64{retrieval.ListEntity: EntityWeight, retrieval.ListWhen: WhenWeight})}
+		service.WithWhenList(query.AsksWhen, query.StatesTime), service.WithNeighbours(retrieval.Neighbours{Skip: retrieval.AsksMany}),
+		service.WithDecomposeList(nil),
+		service.WithListWeights(map[string]float64{retrieval.ListEntity: EntityWeight, retrieval.ListWhen: WhenWeight,
+			retrieval.ListDecompose: DecomposeWeight})}
 	if k == nil {
 		return out
 	}
@@ -245,3 +247,7 @@ const EntityWeight = 0.5
 // or semantic hit. Weight 1 was measured too (docs/benchmarks.md): no
 // better at recall@10, and it pushed single-hop answers out.
 const WhenWeight = 0.5
+
+// DecomposeWeight is the decomposition list's weight in the fusion: half a
+// list, as the other lists made of keyword and semantic hits.
+const DecomposeWeight = 0.5

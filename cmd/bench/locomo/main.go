@@ -174,7 +174,7 @@ type searchResponse struct {
 // each list alone, the fusions, and "full", exactly what /v1/search does
 // with no mode on this configuration (every list, then the reranker when
 // one is configured). A mode whose list the server lacks is skipped.
-var modes = []string{"keyword", "semantic", "knowledge", "hybrid", "hybrid+time", "hybrid+entity", "hybrid+when", "hybrid+knowledge", "full"}
+var modes = []string{"keyword", "semantic", "knowledge", "hybrid", "hybrid+time", "hybrid+entity", "hybrid+when", "hybrid+decompose", "hybrid+knowledge", "full"}
 
 // minScore is the relevance floor every search asks for (-min-score): a
 // context leaves out what is below it (retrieval.RelevanceFloor).
@@ -196,6 +196,8 @@ func searchBody(query, mode string) map[string]any {
 		body["lists"] = []string{"keyword", "semantic", "entity"}
 	case "hybrid+when":
 		body["lists"] = []string{"keyword", "semantic", "when"}
+	case "hybrid+decompose":
+		body["lists"] = []string{"keyword", "semantic", "decompose"}
 	default:
 		body["mode"] = mode
 	}
@@ -269,6 +271,7 @@ func main() {
 	only := flag.String("modes", "", "run only these comma-separated modes (default: all; \"none\" for none)")
 	flag.Float64Var(&minScore, "min-score", 0, "relevance floor of every search, as a context applies it (0.57 is bge-small's calibrated floor; 0 none)")
 	lists := flag.String("lists", "", "also run the list questions (\"List every X that Y mentioned\", from the entity index) at these comma-separated token budgets, e.g. 1000,3000, and the books demo")
+	flag.StringVar(&keepDir, "dir", "", "keep the ingested corpus in this directory and reuse it on the next run with the same files (for changes on the query side only: a change to ingestion or extraction needs a fresh directory)")
 	flag.Parse()
 	if *only == "none" {
 		modes = nil
@@ -338,11 +341,13 @@ func run(data, jsonOut, svgOut, missesOut, lists string, withFacts bool) error {
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "bench-locomo-")
+	dir, reuse, err := corpusDir(convs, withFacts)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	if keepDir == "" {
+		defer os.RemoveAll(dir)
+	}
 	cfg, err := config.FromEnv()
 	if err != nil {
 		return err
@@ -381,14 +386,23 @@ func run(data, jsonOut, svgOut, missesOut, lists string, withFacts bool) error {
 			cl := clients[c.Name+"/"+v]
 			cl.url = srv.URL
 			clients[c.Name+"/"+v] = cl
+			if reuse {
+				continue
+			}
 			if err := ingest(cl, c, v == "facts"); err != nil {
 				return err
 			}
 		}
 		nq += len(c.Questions)
 	}
-	fmt.Printf("# bench-locomo: %d conversations (%s), embedder %s; ingested in %v\n\n", len(convs),
-		strings.Join(names(convs), ", "), b.Embedder.Model(), time.Since(start).Round(time.Millisecond))
+	took := "ingested in " + time.Since(start).Round(time.Millisecond).String()
+	if reuse {
+		took = "reusing the corpus in " + dir
+	} else if err := markIngested(dir, convs, withFacts); err != nil {
+		return err
+	}
+	fmt.Printf("# bench-locomo: %d conversations (%s), embedder %s; %s\n\n", len(convs),
+		strings.Join(names(convs), ", "), b.Embedder.Model(), took)
 	var misses io.Writer
 	if missesOut != "" {
 		f, err := os.Create(missesOut)
@@ -400,9 +414,10 @@ func run(data, jsonOut, svgOut, missesOut, lists string, withFacts bool) error {
 	}
 	results := map[string]any{}
 	type row struct {
-		mode string
-		all  Metrics
-		cats map[int]*Metrics
+		mode  string
+		all   Metrics
+		cats  map[int]*Metrics
+		files map[string]*Metrics
 	}
 	var rows []row
 	for _, v := range variants {
@@ -415,18 +430,25 @@ func run(data, jsonOut, svgOut, missesOut, lists string, withFacts bool) error {
 			if v == "facts" {
 				name += "+facts"
 			}
-			r := row{mode: name, cats: map[int]*Metrics{1: {}, 2: {}, 3: {}, 4: {}}}
+			r := row{mode: name, cats: map[int]*Metrics{1: {}, 2: {}, 3: {}, 4: {}}, files: map[string]*Metrics{}}
 			for _, c := range convs {
-				if err := evaluate(clients[c.Name+"/"+v], c, mode, r.cats, &r.all, misses); err != nil {
+				file := &Metrics{}
+				if err := evaluate(clients[c.Name+"/"+v], c, mode, r.cats, file, misses); err != nil {
 					return err
 				}
+				r.files[c.Name] = file
+				r.all.add(*file)
 			}
 			rows = append(rows, r)
 			byCat := map[string]any{}
 			for k, m := range r.cats {
 				byCat[strconv.Itoa(k)] = m.json()
 			}
-			results[name] = map[string]any{"overall": r.all.json(), "by_category": byCat}
+			byFile := map[string]any{}
+			for k, m := range r.files {
+				byFile[k] = m.json()
+			}
+			results[name] = map[string]any{"overall": r.all.json(), "by_category": byCat, "by_file": byFile}
 		}
 	}
 	fmt.Println("| mode | questions | recall@1 | recall@5 | recall@10 | recall@20 | recall@1000tok | cat 1 @10 | cat 2 @10 | cat 3 @10 | cat 4 @10 |")
@@ -437,6 +459,7 @@ func run(data, jsonOut, svgOut, missesOut, lists string, withFacts bool) error {
 		fmt.Printf("| %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", r.mode, r.all.N,
 			r.all.R1/n, r.all.R5/n, r.all.R10/n, r.all.R20/n, r.all.Budget/n, cat(1), cat(2), cat(3), cat(4))
 	}
+	printFiles(convs, len(rows), func(i int) (string, map[string]*Metrics) { return rows[i].mode, rows[i].files })
 	if jsonOut != "" {
 		js, _ := json.MarshalIndent(results, "", "  ")
 		if err := os.WriteFile(jsonOut, append(js, '\n'), 0o644); err != nil {
