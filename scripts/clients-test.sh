@@ -138,22 +138,34 @@ log "TypeScript client"
 (cd clients/typescript && npm test --silent --cache "$CACHE/npm") || status=1
 (cd clients/typescript && npm run types:check --silent --cache "$CACHE/npm") || status=1
 
-# install_tests: each client installed by name in a fresh place, calling the server.
-install_tests() {
-  local tgz
-  mkdir -p "$work/pack" "$work/ts-install"
-  tgz=$(cd clients/typescript && npm pack --silent --pack-destination "$work/pack" --cache "$CACHE/npm" | tail -1)
-  (cd "$work/ts-install" && echo '{"name":"t","private":true,"type":"module"}' >package.json &&
-    npm install --silent --offline --no-audit --no-fund --cache "$CACHE/npm" "$work/pack/$tgz" &&
-    node -e '
+# ts_recall: the @agentmem/client installed in the project $1 stores a
+# memory and recalls it (what $2 says it was installed from).
+ts_recall() {
+  (cd "$1" && LABEL="$2" node -e '
       import("@agentmem/client").then(async ({ AgentMemClient }) => {
         const c = new AgentMemClient({ baseUrl: process.env.AGENTMEM_URL, apiKey: "clients-test-agent-x-key-001" });
-        const text = "packed tarball install check " + Date.now();
+        const text = process.env.LABEL + " install check " + Date.now();
         await c.create(text);
         const r = await c.search({ query: text, k: 1 });
         if (r.results[0]?.memory.content.text !== text) throw new Error("the installed package did not recall: " + JSON.stringify(r));
-        console.log("clients-test.sh: TypeScript package from its tarball: ok");
-      }).catch((e) => { console.error(e); process.exit(1); });') || return 1
+        console.log("clients-test.sh: TypeScript package from " + process.env.LABEL + ": ok");
+      }).catch((e) => { console.error(e); process.exit(1); });')
+}
+
+# install_tests: each client installed by name in a fresh place, calling the server.
+install_tests() {
+  local tgz
+  mkdir -p "$work/pack" "$work/ts-install" "$work/ts-src" "$work/ts-folder"
+  tgz=$(cd clients/typescript && npm pack --silent --pack-destination "$work/pack" --cache "$CACHE/npm" | tail -1)
+  (cd "$work/ts-install" && echo '{"name":"t","private":true,"type":"module"}' >package.json &&
+    npm install --silent --offline --no-audit --no-fund --cache "$CACHE/npm" "$work/pack/$tgz") || return 1
+  ts_recall "$work/ts-install" "its packed tarball" || return 1
+  # From the folder as a clean clone has it (no node_modules, no dist):
+  # prepare builds it, fetching the compiler when the folder has none.
+  git ls-files -z clients/typescript | (cd "$(git rev-parse --show-toplevel)" && xargs -0 tar -cf -) | tar -xf - -C "$work/ts-src"
+  (cd "$work/ts-folder" && echo '{"name":"t","private":true,"type":"module"}' >package.json &&
+    npm install --silent --prefer-offline --no-audit --no-fund --cache "$CACHE/npm" "$work/ts-src/clients/typescript") || return 1
+  ts_recall "$work/ts-folder" "its folder in a clean clone" || return 1
   python3 -m venv "$work/py-install" >&2
   "$work/py-install/bin/pip" install -q --disable-pip-version-check --no-index --find-links "$WHEELS" ./clients/python >&2 || return 1
   (cd "$work" && py-install/bin/python -c '

@@ -412,44 +412,9 @@ func run(data, jsonOut, svgOut, missesOut, lists string, withFacts bool) error {
 		defer f.Close()
 		misses = f
 	}
-	results := map[string]any{}
-	type row struct {
-		mode  string
-		all   Metrics
-		cats  map[int]*Metrics
-		files map[string]*Metrics
-	}
-	var rows []row
-	for _, v := range variants {
-		for _, mode := range modes {
-			if !available(clients[convs[0].Name+"/"+v], mode) {
-				fmt.Printf("(mode %s skipped: the server has no such list)\n", mode)
-				continue
-			}
-			name := mode
-			if v == "facts" {
-				name += "+facts"
-			}
-			r := row{mode: name, cats: map[int]*Metrics{1: {}, 2: {}, 3: {}, 4: {}}, files: map[string]*Metrics{}}
-			for _, c := range convs {
-				file := &Metrics{}
-				if err := evaluate(clients[c.Name+"/"+v], c, mode, r.cats, file, misses); err != nil {
-					return err
-				}
-				r.files[c.Name] = file
-				r.all.add(*file)
-			}
-			rows = append(rows, r)
-			byCat := map[string]any{}
-			for k, m := range r.cats {
-				byCat[strconv.Itoa(k)] = m.json()
-			}
-			byFile := map[string]any{}
-			for k, m := range r.files {
-				byFile[k] = m.json()
-			}
-			results[name] = map[string]any{"overall": r.all.json(), "by_category": byCat, "by_file": byFile}
-		}
+	rows, results, err := evaluateModes(clients, convs, variants, misses)
+	if err != nil {
+		return err
 	}
 	fmt.Println("| mode | questions | recall@1 | recall@5 | recall@10 | recall@20 | recall@1000tok | cat 1 @10 | cat 2 @10 | cat 3 @10 | cat 4 @10 |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -485,6 +450,53 @@ func run(data, jsonOut, svgOut, missesOut, lists string, withFacts bool) error {
 		}
 	}
 	return nil
+}
+
+// row is one mode's recalls: pooled, by category and by file.
+type row struct {
+	mode  string
+	all   Metrics
+	cats  map[int]*Metrics
+	files map[string]*Metrics
+}
+
+// evaluateModes asks every question in every mode of every variant, and
+// returns the rows and their JSON.
+func evaluateModes(clients map[string]client, convs []*locomo.Conversation, variants []string, misses io.Writer) ([]row, map[string]any, error) {
+	results := map[string]any{}
+	var rows []row
+	for _, v := range variants {
+		for _, mode := range modes {
+			if !available(clients[convs[0].Name+"/"+v], mode) {
+				fmt.Printf("(mode %s skipped: the server has no such list)\n", mode)
+				continue
+			}
+			name := mode
+			if v == "facts" {
+				name += "+facts"
+			}
+			r := row{mode: name, cats: map[int]*Metrics{1: {}, 2: {}, 3: {}, 4: {}}, files: map[string]*Metrics{}}
+			for _, c := range convs {
+				file := &Metrics{}
+				if err := evaluate(clients[c.Name+"/"+v], c, mode, r.cats, file, misses); err != nil {
+					return nil, nil, err
+				}
+				r.files[c.Name] = file
+				r.all.add(*file)
+			}
+			rows = append(rows, r)
+			byCat := map[string]any{}
+			for k, m := range r.cats {
+				byCat[strconv.Itoa(k)] = m.json()
+			}
+			byFile := map[string]any{}
+			for k, m := range r.files {
+				byFile[k] = m.json()
+			}
+			results[name] = map[string]any{"overall": r.all.json(), "by_category": byCat, "by_file": byFile}
+		}
+	}
+	return rows, results, nil
 }
 
 func names(cs []*locomo.Conversation) []string {
