@@ -200,6 +200,11 @@ type ExtractionSettings struct {
 	// DualWriteOrgFacts writes a fact about the org, stated in an
 	// agent-bound conversation, to the org scope and the agent's at once.
 	DualWriteOrgFacts bool `json:"dualWriteOrgFacts,omitempty"`
+	// ProvidedKeys are the metadata keys knowledge extraction reads as
+	// structure, each with its role: from, to, subject, location, property
+	// or none (not read: takes away a key the service reads by default).
+	// At most 32; they apply to the memories written after the change.
+	ProvidedKeys map[string]string `json:"providedKeys,omitempty"`
 }
 
 // StoredSettings are the extraction settings as stored, with their

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"net/http"
+	"net/url"
 )
 
 // Agent state (docs/agent-state.md): memory blocks per workstream, edges
@@ -108,14 +109,47 @@ func (c *Client) CreateWorkstream(ctx context.Context, w NewWorkstream, opts ...
 	return send[WorkstreamBlock](ctx, c, call{op: "client.CreateWorkstream", write: true, method: http.MethodPost, path: "/v1/workstreams", body: w, opts: first(opts)})
 }
 
-// Workstream returns workstream id with its block and compaction history.
-func (c *Client) Workstream(ctx context.Context, id string) (*WorkstreamBlock, error) {
-	return send[WorkstreamBlock](ctx, c, call{op: "client.Workstream", method: http.MethodGet, path: item("/v1/workstreams", id)})
+// Acting names whom a read serves, as Filter.UserID, RoomID and WorldID do
+// for the reads of memories: a block of a user, room or world audience is
+// seen only by a read that serves it. The zero value names nobody (an
+// org-level key keeps the admin view).
+type Acting struct {
+	UserID  string
+	RoomID  string
+	WorldID string
 }
 
-// Workstreams returns one page of the workstreams the key sees.
-func (c *Client) Workstreams(ctx context.Context, p Page) (*WorkstreamList, error) {
-	return send[WorkstreamList](ctx, c, call{op: "client.Workstreams", method: http.MethodGet, path: "/v1/workstreams", query: p.values()})
+// set adds a's query parameters to q and returns it.
+func (a Acting) set(q url.Values) url.Values {
+	for k, v := range map[string]string{"userId": a.UserID, "roomId": a.RoomID, "worldId": a.WorldID} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	return q
+}
+
+// firstActing is the optional Acting of a call: the first, or the zero
+// value.
+func firstActing(as []Acting) Acting {
+	if len(as) > 0 {
+		return as[0]
+	}
+	return Acting{}
+}
+
+// Workstream returns workstream id with its block and compaction history;
+// as (optional) names whom the read serves.
+func (c *Client) Workstream(ctx context.Context, id string, as ...Acting) (*WorkstreamBlock, error) {
+	return send[WorkstreamBlock](ctx, c, call{op: "client.Workstream", method: http.MethodGet, path: item("/v1/workstreams", id),
+		query: firstActing(as).set(url.Values{})})
+}
+
+// Workstreams returns one page of the workstreams the key sees; as
+// (optional) names whom the read serves.
+func (c *Client) Workstreams(ctx context.Context, p Page, as ...Acting) (*WorkstreamList, error) {
+	return send[WorkstreamList](ctx, c, call{op: "client.Workstreams", method: http.MethodGet, path: "/v1/workstreams",
+		query: firstActing(as).set(p.values())})
 }
 
 // DeleteWorkstream deletes workstream id and its history.

@@ -31,7 +31,9 @@ type KnowledgeListOptions struct {
 }
 
 // KnowledgeListItem is one extracted entity or topic: how many times it
-// is mentioned (Refs) in how many memories, and when first and last.
+// is mentioned (Refs) in how many memories, and when first and last. Kind
+// is entity, action, topic, tag, or sentence (a turn's topic sentence,
+// which the topics list beside the noun-phrase topics).
 type KnowledgeListItem struct {
 	Kind     string   `json:"kind"`
 	Name     string   `json:"name"`

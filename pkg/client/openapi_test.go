@@ -182,6 +182,7 @@ func TestTypesMatchTheOpenAPIDocument(t *testing.T) {
 		{"AuditEntry", reflect.TypeFor[client.AuditEntry]()},
 		{"ConsolidationReport", reflect.TypeFor[client.ConsolidationReport]()},
 		{"SettingsResponse", reflect.TypeFor[client.StoredSettings]()},
+		{"KnowledgeItem", reflect.TypeFor[client.KnowledgeListItem]()},
 		// Requests: what the client sends.
 		{"NewMemory", reflect.TypeFor[client.NewMemory]()},
 		{"Patch", reflect.TypeFor[client.Patch]()},
@@ -192,6 +193,7 @@ func TestTypesMatchTheOpenAPIDocument(t *testing.T) {
 		{"RelationRequest", reflect.TypeFor[client.NewRelation]()},
 		{"KnowledgeSearchRequest", reflect.TypeFor[client.KnowledgeSearchRequest]()},
 		{"KnowledgePrefetchRequest", reflect.TypeFor[client.KnowledgePrefetchRequest]()},
+		{"KnowledgeScope", reflect.TypeFor[client.KnowledgeScope]()},
 		{"Filters", reflect.TypeFor[client.Filter]()},
 		{"ForgetRequest", reflect.TypeFor[client.ForgetRequest]()},
 		{"CreateKeyRequest", reflect.TypeFor[client.KeyRequest]()},

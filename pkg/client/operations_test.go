@@ -222,9 +222,14 @@ func TestAdminSettingsAndConsolidation(t *testing.T) {
 	}
 	want := cur.Settings
 	want.Instructions = "coverage " + unique(t)
+	want.ProvidedKeys = map[string]string{"Ticket": "subject", "assignee": "to"}
 	put, err := c.PutExtractionSettings(ctx, want, client.RequestOptions{IfMatch: cur.Version}) // 0: none sent
 	if err != nil || put.Settings.Instructions != want.Instructions || put.Version <= cur.Version {
 		t.Fatalf("put settings: %+v %v", put, err)
+	}
+	// The keys are stored in lower case.
+	if keys := put.Settings.ProvidedKeys; len(keys) != 2 || keys["ticket"] != "subject" || keys["assignee"] != "to" {
+		t.Errorf("provided keys: %v, want ticket: subject, assignee: to", keys)
 	}
 	if got, err := c.ExtractionSettings(ctx); err != nil || got.Settings.Instructions != want.Instructions {
 		t.Fatalf("settings after the put: %+v %v", got, err)

@@ -1,6 +1,9 @@
 package client
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Content is what a memory says.
 type Content struct {
@@ -379,12 +382,55 @@ type MessagesResult struct {
 }
 
 // KnowledgeSearchRequest is a Structured RAG search: an expression
-// (Query, a JSON object) or a question (Text), exactly one.
+// (Query: a KnowledgeQuery, or any JSON object) or a question (Text),
+// exactly one.
 type KnowledgeSearchRequest struct {
 	Query   any     `json:"query,omitempty"`
 	Text    string  `json:"text,omitempty"`
 	Limit   int     `json:"limit,omitempty"`
 	Filters *Filter `json:"filters,omitempty"`
+}
+
+// KnowledgeQuery is a knowledge query expression (docs/structured-rag.md):
+// Select (a boolean tree of entity, action, topic leaves) or Terms, at
+// least one; Time bounds it in time, Scope narrows it.
+type KnowledgeQuery struct {
+	Select any             `json:"select,omitempty"`
+	Terms  []string        `json:"terms,omitempty"`
+	Time   any             `json:"time,omitempty"`
+	Scope  *KnowledgeScope `json:"scope,omitempty"`
+	// RelatedTerms expands the terms with related terms; nil is true.
+	RelatedTerms *bool `json:"relatedTerms,omitempty"`
+	Limit        int   `json:"limit,omitempty"`
+	// AskTime marks a question about when something happened.
+	AskTime bool `json:"askTime,omitempty"`
+}
+
+// KnowledgeScope narrows a knowledge query within what the caller may see
+// (docs/topics-and-scopes.md): to a room, session, agent or document, to
+// a range of a document's positions (needs DocumentID), to a range of a
+// session's messages (needs SessionID: from FromMessageID or FromTime, to
+// ToMessageID or ToTime, either end open), or to the stretches of
+// conversation about Topic. The parts combine.
+type KnowledgeScope struct {
+	RoomID     string `json:"roomId,omitempty"`
+	SessionID  string `json:"sessionId,omitempty"`
+	AgentID    string `json:"agentId,omitempty"`
+	DocumentID string `json:"documentId,omitempty"`
+	// FromPosition and ToPosition are the first and last fragment
+	// positions kept (inclusive); nil is open.
+	FromPosition *int `json:"fromPosition,omitempty"`
+	ToPosition   *int `json:"toPosition,omitempty"`
+	// FromMessageID and ToMessageID are the first and last messages of
+	// the range (included); they exclude FromTime and ToTime.
+	FromMessageID string `json:"fromMessageId,omitempty"`
+	ToMessageID   string `json:"toMessageId,omitempty"`
+	// FromTime (included) and ToTime (excluded) bound the range in time.
+	FromTime *time.Time `json:"fromTime,omitempty"`
+	ToTime   *time.Time `json:"toTime,omitempty"`
+	// Topic is a topic description: the stretches whose turns' topic
+	// sentences share at least half of its content words.
+	Topic string `json:"topic,omitempty"`
 }
 
 // KnowledgePrefetchRequest is a request as typed so far (Text), with the
@@ -461,10 +507,12 @@ type KnowledgeEntity struct {
 	KnowledgeItem
 }
 
-// KnowledgeTopic is a matched topic or tag.
+// KnowledgeTopic is a matched topic or tag; Sentence marks a turn's topic
+// sentence rather than a noun-phrase topic.
 type KnowledgeTopic struct {
-	Topic string `json:"topic"`
-	Tag   bool   `json:"tag,omitempty"`
+	Topic    string `json:"topic"`
+	Tag      bool   `json:"tag,omitempty"`
+	Sentence bool   `json:"sentence,omitempty"`
 	KnowledgeItem
 }
 

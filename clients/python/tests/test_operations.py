@@ -121,9 +121,11 @@ def test_admin_keys_and_usage(url, org, uniq):
 def test_admin_settings_and_consolidation(other_org, uniq):
     # Org B's: the suites that share the server keep their data in org A.
     cur = other_org.get_extraction_settings()
-    want = {**cur["settings"], "instructions": f"coverage {uniq}"}
+    want: agentmem.ExtractionSettings = {**cur["settings"], "instructions": f"coverage {uniq}",
+                                         "providedKeys": {"Ticket": "subject", "assignee": "to"}}
     put = other_org.put_extraction_settings(want, if_match=cur["version"] or None)
     assert put["settings"]["instructions"] == want["instructions"] and put["version"] > cur["version"]
+    assert put["settings"]["providedKeys"] == {"ticket": "subject", "assignee": "to"}  # stored in lower case
     with pytest.raises(agentmem.APIError) as stale:
         other_org.put_extraction_settings(want, if_match=put["version"] + 5)
     assert stale.value.is_stale

@@ -51,6 +51,7 @@ export type Responses = [
   Check<Assignable<S["AuditEntry"], T.AuditEntry>>,
   Check<Assignable<S["ConsolidationReport"], T.ConsolidationReport>>,
   Check<Assignable<S["SettingsResponse"], T.StoredSettings>>,
+  Check<Assignable<S["KnowledgeItem"], T.KnowledgeListItem>>,
 ];
 
 // Requests: client -> spec.
@@ -61,6 +62,7 @@ export type Requests = [
   Check<Assignable<T.ContextRequest, S["ContextRequest"]>>,
   Check<Assignable<T.KnowledgeSearchRequest, S["KnowledgeSearchRequest"]>>,
   Check<Assignable<T.KnowledgePrefetchRequest, S["KnowledgePrefetchRequest"]>>,
+  Check<Assignable<T.KnowledgeScope, S["KnowledgeScope"]>>,
   Check<Assignable<T.MessagesRequest, S["MessagesRequest"]>>,
   Check<Assignable<T.ChatMessage, S["ChatMessage"]>>,
   Check<Assignable<T.TokenRequest, S["CreateTokenRequest"]>>,

@@ -2,7 +2,7 @@
 // AbortSignal on every call.
 import { APIError, ConnectionError, TimeoutError, errorFromResponse } from "./errors.js";
 import type {
-  ContextRequest, CreateResult, Document, DocumentPage, DocumentUpload, Entity, EntityPage, EntityPatch, ExportLine,
+  Acting, ContextRequest, CreateResult, Document, DocumentPage, DocumentUpload, Entity, EntityPage, EntityPatch, ExportLine,
   ExportOptions, Filter, KnowledgeListItem, KnowledgeListOptions, KnowledgePrefetchRequest, KnowledgePrefetchResponse, KnowledgeSearchRequest, KnowledgeSearchResponse,
   ListOptions, Memory, MemoryPage, MessagesRequest, MessagesResult, NewEntity, NewMemory, NewRoom, NewWorld, PageOptions,
   Participants, Patch, PromptContext, Room, RoomPage, RoomPatch, SearchRequest, SearchResponse, TermHint, Token,
@@ -98,6 +98,13 @@ function knowledgeQuery(o: KnowledgeListOptions): Record<string, string> {
     if (v) q[k] = v;
   }
   if (o.limit !== undefined) q.limit = String(o.limit);
+  return q;
+}
+
+/** Whom a read serves, as query parameters. */
+function actingQuery(a: Acting): Record<string, string> {
+  const q: Record<string, string> = {};
+  for (const k of ["userId", "roomId", "worldId"] as const) if (a[k]) q[k] = a[k]!;
   return q;
 }
 
@@ -462,14 +469,17 @@ export class AgentMemClient {
     return this.data({ method: "POST", path: "/v1/workstreams", body: w, write: true }, o);
   }
 
-  /** A workstream's block, its entries oldest first, and its compaction history. */
-  getWorkstream(id: string, o?: RequestOptions): Promise<WorkstreamBlock> {
-    return this.data({ method: "GET", path: "/v1/workstreams/" + seg(id) }, o);
+  /**
+   * A workstream's block, its entries oldest first, and its compaction history; o.userId, o.roomId and o.worldId
+   * say whom the read serves (a block of another audience is a 404).
+   */
+  getWorkstream(id: string, o: Acting & RequestOptions = {}): Promise<WorkstreamBlock> {
+    return this.data({ method: "GET", path: "/v1/workstreams/" + seg(id), query: actingQuery(o) }, o);
   }
 
-  /** A page of the workstreams the key sees. */
-  listWorkstreams(p: PageOptions = {}, o?: RequestOptions): Promise<WorkstreamList> {
-    return this.data({ method: "GET", path: "/v1/workstreams", query: pageQuery(p) }, o);
+  /** A page of the workstreams the key sees; p.userId, p.roomId and p.worldId say whom the read serves. */
+  listWorkstreams(p: PageOptions & Acting = {}, o?: RequestOptions): Promise<WorkstreamList> {
+    return this.data({ method: "GET", path: "/v1/workstreams", query: { ...pageQuery(p), ...actingQuery(p) } }, o);
   }
 
   async deleteWorkstream(id: string, o?: RequestOptions): Promise<void> {

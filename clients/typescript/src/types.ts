@@ -304,10 +304,50 @@ export type MessagesResult = {
 
 /** A Structured RAG search: an expression (query) or a question (text). */
 export type KnowledgeSearchRequest = {
-  query?: Record<string, unknown>;
+  /** A query expression: a KnowledgeQuery, or any JSON object. */
+  query?: KnowledgeQuery | Record<string, unknown>;
   text?: string;
   limit?: number;
   filters?: Filter;
+};
+
+/**
+ * A knowledge query expression (docs/structured-rag.md): select (a boolean tree of entity, action, topic
+ * leaves) or terms, at least one; time bounds it, scope narrows it.
+ */
+export type KnowledgeQuery = {
+  select?: Record<string, unknown>;
+  terms?: string[];
+  time?: Record<string, unknown>;
+  scope?: KnowledgeScope;
+  /** Expands the terms with related terms (default true). */
+  relatedTerms?: boolean;
+  limit?: number;
+  /** A question about when something happened. */
+  askTime?: boolean;
+};
+
+/**
+ * Narrows a knowledge query within what the caller may see (docs/topics-and-scopes.md): a room, session, agent
+ * or document; a range of a document's positions (needs documentId); a range of a session's messages (needs
+ * sessionId); the stretches of conversation about a topic. The parts combine.
+ */
+export type KnowledgeScope = {
+  roomId?: string;
+  sessionId?: string;
+  agentId?: string;
+  documentId?: string;
+  /** The first and last fragment positions kept (inclusive). */
+  fromPosition?: number;
+  toPosition?: number;
+  /** The first and last messages of the range (included); they exclude fromTime and toTime. */
+  fromMessageId?: string;
+  toMessageId?: string;
+  /** RFC 3339: the messages from fromTime (included) and before toTime (excluded). */
+  fromTime?: string;
+  toTime?: string;
+  /** A topic description: the stretches whose turns' topic sentences share at least half of its content words. */
+  topic?: string;
 };
 
 /** A request being typed (text), with the most memories and completions. */
@@ -359,6 +399,8 @@ export type KnowledgeEntity = KnowledgeItem & {
 export type KnowledgeTopic = KnowledgeItem & {
   topic: string;
   tag?: boolean;
+  /** A turn's topic sentence rather than a noun-phrase topic. */
+  sentence?: boolean;
 };
 
 /** A matched action. */
@@ -524,6 +566,13 @@ export type Participants = { participants: string[]; version: number };
 /** A registry page: limit items (1 to 1000, 100 by default) after cursor. */
 export type PageOptions = { limit?: number; cursor?: string };
 
+/**
+ * Whom a read serves, as a Filter's userId, roomId and worldId do for the reads of memories: a workstream of a
+ * user, room or world audience is seen only by a read that serves it. None named: the key's own view (an org key
+ * keeps the admin view).
+ */
+export type Acting = { userId?: string; roomId?: string; worldId?: string };
+
 /** What the knowledge listings read: the memories the filter selects (its type is their memory type), and a page. */
 export type KnowledgeListOptions = Filter & {
   /** The entity type (person, city...). */
@@ -536,6 +585,7 @@ export type KnowledgeListOptions = Filter & {
 
 /** An extracted entity or topic: refs mentions in memories memories. */
 export type KnowledgeListItem = {
+  /** entity, action, topic, tag, or sentence (a turn's topic sentence, listed beside the topics). */
   kind: string;
   name: string;
   types?: string[];
@@ -766,6 +816,11 @@ export type ExtractionSettings = {
   language?: string;
   orgFactsFromAgents?: boolean;
   dualWriteOrgFacts?: boolean;
+  /**
+   * Metadata keys read as structure by knowledge extraction, each with its role ("none": a key the service reads
+   * by default, not read). At most 32, stored in lower case.
+   */
+  providedKeys?: Record<string, "from" | "to" | "subject" | "location" | "property" | "none">;
 };
 
 /** The extraction settings as stored, with their version (ifMatch of the next put). */

@@ -120,9 +120,10 @@ test("admin: extraction settings and consolidation", { skip }, async () => {
   // Org B's: the suites that share the server keep their data in org A.
   const b = client(KEY_ORG_B);
   const cur = await b.getExtractionSettings();
-  const want = { ...cur.settings, instructions: "coverage " + uniq() };
+  const want = { ...cur.settings, instructions: "coverage " + uniq(), providedKeys: { Ticket: "subject", assignee: "to" } as const };
   const put = await b.putExtractionSettings(want, { ifMatch: cur.version });
   assert.equal(put.settings.instructions, want.instructions);
+  assert.deepEqual(put.settings.providedKeys, { ticket: "subject", assignee: "to" }); // stored in lower case
   assert.ok(put.version > cur.version);
   await assert.rejects(b.putExtractionSettings(want, { ifMatch: put.version + 5 }), (e) => e instanceof APIError && e.isStale);
   const run = await b.consolidate();

@@ -48,6 +48,8 @@ from ._types import (
     Filters,
     KnowledgeListItem,
     KnowledgePrefetchResponse,
+    KnowledgeQuery,
+    KnowledgeScope,
     KnowledgeSearchResponse,
     Memory,
     MemoryPage,
@@ -87,4 +89,5 @@ __all__ = [
     "WorldPage", "NewWorkstream", "Relation", "Workstream", "WorkstreamBlock", "WorkstreamEntry", "WorkstreamList",
     "APIKey", "AuditEntry", "AuditPage", "ConsolidationReport", "CreatedKey", "ExtractionSettings", "ForgetReport", "ImportCounts",
     "ImportReport", "MemoryHistory", "OrgUsage", "Revision", "StoredSettings", "Usage", "Whoami",
+    "KnowledgeQuery", "KnowledgeScope",
 ]

@@ -37,6 +37,7 @@ from ._types import (
     Filters,
     KnowledgeListItem,
     KnowledgePrefetchResponse,
+    KnowledgeQuery,
     KnowledgeSearchResponse,
     Memory,
     MemoryPage,
@@ -113,6 +114,10 @@ def _filter_params(filters: Mapping[str, Any], params: Mapping[str, str] = _FILT
 # (type is the entity type).
 _KNOWLEDGE_PARAMS = {**_FILTER_PARAMS, "type": "memoryType", "entity_type": "type", "prefix": "prefix", "name": "name",
                      "limit": "limit", "cursor": "cursor"}
+
+# Whom a read of workstreams serves: a block of a user, room or world audience is seen only by a
+# read that serves it.
+_ACTING_PARAMS = {"user_id": "userId", "room_id": "roomId", "world_id": "worldId"}
 
 # The export's options.
 _EXPORT_PARAMS = {"agent_id": "agentId", "room_id": "roomId", "world_id": "worldId", "user_id": "userId",
@@ -330,8 +335,8 @@ class _Requests:
         return _Request("POST", "/v1/" + kind, body=dict(item), headers=_idem(idempotency_key), write=True)
 
     @staticmethod
-    def registry_get(kind: str, item_id: str) -> _Request:
-        return _Request("GET", f"/v1/{kind}/" + _seg(item_id))
+    def registry_get(kind: str, item_id: str, **acting: str | None) -> _Request:
+        return _Request("GET", f"/v1/{kind}/" + _seg(item_id), params=_filter_params(acting, _ACTING_PARAMS))
 
     @staticmethod
     def registry_list(kind: str, limit: int | None, cursor: str | None, **filters: str | None) -> _Request:
@@ -631,9 +636,11 @@ class Client(_Base):
             workstream_id=workstream_id, providers=providers, reserve_tokens=reserve_tokens, message_id=message_id)),
             timeout)
 
-    def knowledge_search(self, *, query: Mapping[str, Any] | None = None, text: str | None = None, limit: int | None = None,
-                         filters: Filters | None = None, timeout: float | None = None) -> KnowledgeSearchResponse:
-        """A Structured RAG search by expression (query) or question (text)."""
+    def knowledge_search(self, *, query: KnowledgeQuery | Mapping[str, Any] | None = None, text: str | None = None,
+                         limit: int | None = None, filters: Filters | None = None,
+                         timeout: float | None = None) -> KnowledgeSearchResponse:
+        """A Structured RAG search by expression (query; its scope, a KnowledgeScope, narrows it to a
+        document's or a session's range, or to a topic) or question (text)."""
         return self._send(_Requests.knowledge_search(query, text, limit, filters), timeout)
 
     def knowledge_prefetch(self, text: str, *, limit: int | None = None, term_limit: int | None = None,
@@ -785,14 +792,20 @@ class Client(_Base):
         """Creates a workstream (a memory block), placed as a memory would be."""
         return self._send(_Requests.create_workstream(workstream, idempotency_key), timeout)
 
-    def get_workstream(self, workstream_id: str, *, timeout: float | None = None) -> WorkstreamBlock:
-        """A workstream's block, its entries oldest first, and its compaction history."""
-        return self._send(_Requests.registry_get("workstreams", workstream_id), timeout)
+    def get_workstream(self, workstream_id: str, *, user_id: str | None = None, room_id: str | None = None,
+                         world_id: str | None = None, timeout: float | None = None) -> WorkstreamBlock:
+        """A workstream's block, its entries oldest first, and its compaction history; user_id, room_id and
+        world_id say whom the read serves (a block of another audience is NotFoundError)."""
+        return self._send(_Requests.registry_get("workstreams", workstream_id, user_id=user_id, room_id=room_id,
+                                                   world_id=world_id), timeout)
 
     def list_workstreams(self, *, limit: int | None = None, cursor: str | None = None,
+                         user_id: str | None = None, room_id: str | None = None, world_id: str | None = None,
                          timeout: float | None = None) -> WorkstreamList:
-        """A page of the workstreams the key sees, without their history."""
-        return self._send(_Requests.registry_list("workstreams", limit, cursor), timeout)
+        """A page of the workstreams the key sees, without their history; user_id, room_id and world_id say
+        whom the read serves (it lists no block of another user, room or world)."""
+        return self._send(_Requests.registry_list("workstreams", limit, cursor, userId=user_id, roomId=room_id,
+                                                    worldId=world_id), timeout)
 
     def delete_workstream(self, workstream_id: str, *, timeout: float | None = None) -> None:
         self._send(_Requests.registry_delete("workstreams", workstream_id, None), timeout)
@@ -1024,10 +1037,11 @@ class AsyncClient(_Base):
             workstream_id=workstream_id, providers=providers, reserve_tokens=reserve_tokens, message_id=message_id)),
             timeout)
 
-    async def knowledge_search(self, *, query: Mapping[str, Any] | None = None, text: str | None = None,
-                               limit: int | None = None, filters: Filters | None = None,
+    async def knowledge_search(self, *, query: KnowledgeQuery | Mapping[str, Any] | None = None,
+                               text: str | None = None, limit: int | None = None, filters: Filters | None = None,
                                timeout: float | None = None) -> KnowledgeSearchResponse:
-        """A Structured RAG search by expression (query) or question (text)."""
+        """A Structured RAG search by expression (query; its scope, a KnowledgeScope, narrows it to a
+        document's or a session's range, or to a topic) or question (text)."""
         return await self._send(_Requests.knowledge_search(query, text, limit, filters), timeout)
 
     async def knowledge_prefetch(self, text: str, *, limit: int | None = None, term_limit: int | None = None,
@@ -1182,14 +1196,21 @@ class AsyncClient(_Base):
         """Creates a workstream (a memory block), placed as a memory would be."""
         return await self._send(_Requests.create_workstream(workstream, idempotency_key), timeout)
 
-    async def get_workstream(self, workstream_id: str, *, timeout: float | None = None) -> WorkstreamBlock:
-        """A workstream's block, its entries oldest first, and its compaction history."""
-        return await self._send(_Requests.registry_get("workstreams", workstream_id), timeout)
+    async def get_workstream(self, workstream_id: str, *, user_id: str | None = None,
+                             room_id: str | None = None, world_id: str | None = None,
+                             timeout: float | None = None) -> WorkstreamBlock:
+        """A workstream's block, its entries oldest first, and its compaction history; user_id, room_id and
+        world_id say whom the read serves (a block of another audience is NotFoundError)."""
+        return await self._send(_Requests.registry_get("workstreams", workstream_id, user_id=user_id,
+                                                         room_id=room_id, world_id=world_id), timeout)
 
     async def list_workstreams(self, *, limit: int | None = None, cursor: str | None = None,
-                         timeout: float | None = None) -> WorkstreamList:
-        """A page of the workstreams the key sees, without their history."""
-        return await self._send(_Requests.registry_list("workstreams", limit, cursor), timeout)
+                               user_id: str | None = None, room_id: str | None = None, world_id: str | None = None,
+                               timeout: float | None = None) -> WorkstreamList:
+        """A page of the workstreams the key sees, without their history; user_id, room_id and world_id say
+        whom the read serves (it lists no block of another user, room or world)."""
+        return await self._send(_Requests.registry_list("workstreams", limit, cursor, userId=user_id,
+                                                          roomId=room_id, worldId=world_id), timeout)
 
     async def delete_workstream(self, workstream_id: str, *, timeout: float | None = None) -> None:
         await self._send(_Requests.registry_delete("workstreams", workstream_id, None), timeout)

@@ -277,10 +277,11 @@ class KnowledgeEntity(TypedDict, total=False):
 
 
 class KnowledgeTopic(TypedDict, total=False):
-    """A matched topic or tag."""
+    """A matched topic or tag; sentence marks a turn's topic sentence rather than a noun-phrase topic."""
 
     topic: str
     tag: bool
+    sentence: bool
     score: float
     terms: list[str]
     sourceCount: int
@@ -300,6 +301,39 @@ class KnowledgeAction(TypedDict, total=False):
     terms: list[str]
     sourceCount: int
     sources: list[KnowledgeSource]
+
+
+class KnowledgeScope(TypedDict, total=False):
+    """Narrows a knowledge query within what the caller may see (docs/topics-and-scopes.md): a room,
+    session, agent or document; a range of a document's positions (fromPosition, toPosition, inclusive:
+    needs documentId); a range of a session's messages (fromMessageId or fromTime, included, to
+    toMessageId, included, or toTime, excluded: needs sessionId); the stretches about a topic. Times are
+    RFC 3339. The parts combine."""
+
+    roomId: str
+    sessionId: str
+    agentId: str
+    documentId: str
+    fromPosition: int
+    toPosition: int
+    fromMessageId: str
+    toMessageId: str
+    fromTime: str
+    toTime: str
+    topic: str
+
+
+class KnowledgeQuery(TypedDict, total=False):
+    """A knowledge query expression (docs/structured-rag.md): select (a boolean tree of entity, action,
+    topic leaves) or terms, at least one; time bounds it, scope narrows it."""
+
+    select: dict[str, Any]
+    terms: list[str]
+    time: dict[str, Any]
+    scope: KnowledgeScope
+    relatedTerms: bool
+    limit: int
+    askTime: bool
 
 
 class KnowledgeMemory(TypedDict):
@@ -452,7 +486,8 @@ class Token(TypedDict):
 
 
 class KnowledgeListItem(TypedDict, total=False):
-    """An extracted entity or topic: refs mentions in memories memories."""
+    """An extracted entity or topic: refs mentions in memories memories. kind is entity, action, topic,
+    tag, or sentence (a turn's topic sentence, listed beside the topics)."""
 
     kind: str
     name: str
@@ -681,6 +716,9 @@ class ExtractionSettings(TypedDict, total=False):
     language: str
     orgFactsFromAgents: bool
     dualWriteOrgFacts: bool
+    # Metadata keys read as structure by knowledge extraction, each with its role: from, to, subject,
+    # location, property, or none (a key the service reads by default, not read). Stored in lower case.
+    providedKeys: dict[str, str]
 
 
 class StoredSettings(TypedDict):
