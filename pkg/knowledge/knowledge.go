@@ -52,7 +52,19 @@ type Service struct {
 	// recorded under its name, instead of waiting as pending. Each
 	// fallback is logged and counted (Fallbacks).
 	Fallback memory.KnowledgeExtractor
-	Log      *slog.Logger
+	// Deferred, when set with a Fallback, takes the Extractor (a language
+	// model) off the write path: Index extracts with the Fallback at once,
+	// so that a memory is searchable by its knowledge as soon as it is
+	// written, then marks the memories pending; RetryPending (the
+	// background worker, the scheduled maintenance) extracts them again
+	// with the Extractor, whose knowledge replaces the Fallback's. The
+	// pending status is the queue: it survives a restart.
+	Deferred bool
+	// OnPending, when set, is called with the org after Index left
+	// memories pending for the Extractor (Deferred), to wake the worker
+	// that extracts them. It must not block.
+	OnPending func(orgID string)
+	Log       *slog.Logger
 
 	fallbacks atomic.Int64 // memories extracted by Fallback
 
@@ -82,13 +94,42 @@ func speaker(m *memory.Memory) string {
 	return ""
 }
 
-// Index extracts the knowledge of ms (memories of one org) and replaces
-// what the term index holds for each, one memory at a time, all or nothing
-// per memory. When the extractor fails, the memories are marked pending, to
-// be retried by RetryPending, and the error is returned: the memories stay
-// stored and searchable by the other lists. A memory deleted meanwhile is
-// skipped (its knowledge is never brought back).
+// Index is the write path (service.Deriver): it extracts the knowledge
+// of ms (memories of one org) and replaces what the term index holds for
+// each, one memory at a time, all or nothing per memory. When the
+// extractor fails, the memories are marked pending, to be retried by
+// RetryPending, and the error is returned: the memories stay stored and
+// searchable by the other lists. A memory deleted meanwhile is skipped
+// (its knowledge is never brought back). With Deferred, the Fallback
+// extracts here and the memories are left pending for the Extractor.
 func (k *Service) Index(ctx context.Context, orgID string, ms []*memory.Memory) error {
+	if !k.Deferred || k.Fallback == nil {
+		return k.index(ctx, orgID, ms, k.Extractor, k.Fallback)
+	}
+	var ids []string
+	for _, m := range ms {
+		if Extractable(m.Type) && m.OrgID == orgID {
+			ids = append(ids, m.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	err := k.index(ctx, orgID, ms, k.Fallback, nil)
+	// Pending whatever happened: the Extractor's knowledge is still to
+	// come. A memory deleted meanwhile is ignored by the term index.
+	if perr := k.Terms.MarkKnowledgePending(context.WithoutCancel(ctx), orgID, ids); perr != nil {
+		return errors.Join(err, fmt.Errorf("knowledge: mark pending for %s: %w", k.Extractor.Name(), perr))
+	}
+	if k.OnPending != nil {
+		k.OnPending(orgID)
+	}
+	return err
+}
+
+// index extracts the knowledge of ms with ex, with fallback (if not nil)
+// when ex fails, and writes it (see Index).
+func (k *Service) index(ctx context.Context, orgID string, ms []*memory.Memory, ex, fallback memory.KnowledgeExtractor) error {
 	var todo []*memory.Memory
 	for _, m := range ms {
 		if Extractable(m.Type) && m.OrgID == orgID {
@@ -109,15 +150,14 @@ func (k *Service) Index(ctx context.Context, orgID string, ms []*memory.Memory) 
 	if err == nil {
 		names, err = k.entityNames(ctx, orgID)
 	}
-	ex := k.Extractor
 	if err == nil {
 		in := resolveSpeakers(names, todo, srcs)
 		got, err = extract(ctx, ex, in)
-		if err != nil && k.Fallback != nil && ctx.Err() == nil {
+		if err != nil && fallback != nil && ctx.Err() == nil {
 			n := k.fallbacks.Add(int64(len(in)))
 			k.log().WarnContext(ctx, "knowledge: extractor failed, its fallback extracts", "org", orgID, "extractor", ex.Name(),
-				"fallback", k.Fallback.Name(), "memories", len(in), "total", n, "err", err)
-			ex = k.Fallback
+				"fallback", fallback.Name(), "memories", len(in), "total", n, "err", err)
+			ex = fallback
 			got, err = extract(ctx, ex, in)
 		}
 	}
@@ -308,6 +348,18 @@ func (k *Service) RetryPending(ctx context.Context, orgID string, limit int) (in
 	return n + b.Indexed, err
 }
 
+// ExtractPending extracts again up to limit memories of the org whose
+// knowledge is pending (0: memory.DefaultKnowledgePage), with the
+// Extractor and its Fallback, and returns how many it extracted; the
+// knowledge of those deleted since is removed. Unlike RetryPending, it
+// runs no Backfill.
+func (k *Service) ExtractPending(ctx context.Context, orgID string, limit int) (int, error) {
+	if limit <= 0 {
+		limit = memory.DefaultKnowledgePage
+	}
+	return k.retryPending(ctx, orgID, limit)
+}
+
 func (k *Service) retryPending(ctx context.Context, orgID string, limit int) (int, error) {
 	st, err := k.Terms.PendingKnowledge(ctx, orgID, "", limit)
 	if err != nil || len(st) == 0 {
@@ -335,7 +387,7 @@ func (k *Service) retryPending(ctx context.Context, orgID string, limit int) (in
 			return 0, err
 		}
 	}
-	if err := k.Index(ctx, orgID, ms); err != nil {
+	if err := k.index(ctx, orgID, ms, k.Extractor, k.Fallback); err != nil {
 		return 0, err
 	}
 	return len(ms), nil

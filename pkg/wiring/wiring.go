@@ -30,6 +30,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/retrieval"
 	"io"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/agentmem/agentmem/internal/config"
@@ -122,10 +123,14 @@ func NewKnowledge(store memory.Store, emb memory.Embedder, log *slog.Logger) *kn
 
 // KnowledgeModel makes k extract knowledge with model, when there is one
 // (LLM_PROVIDER): the LLM knowledge extractor (knowledge/extractor/llm),
-// whose entities keep the related terms the model offers, with the
-// offline extractor as its fallback when the model fails (logged and
-// counted: knowledge.Service.Fallbacks). Without k or model, k stays
-// offline.
+// whose entities keep the related terms the model offers, off the write
+// path (knowledge.Service.Deferred): a write extracts offline, at once,
+// and leaves its memories pending; the model's knowledge replaces the
+// offline one when ExtractPending runs (memoryd's worker, StartKnowledge;
+// in the Lambdas, the extract function after each batch and the
+// scheduled maintenance). When the model fails, the offline extractor's
+// knowledge is kept (logged and counted: knowledge.Service.Fallbacks).
+// Without k or model, k stays offline.
 func KnowledgeModel(k *knowledge.Service, model memory.LLM, log *slog.Logger) error {
 	if k == nil || model == nil {
 		return nil
@@ -134,7 +139,7 @@ func KnowledgeModel(k *knowledge.Service, model memory.LLM, log *slog.Logger) er
 	if err != nil {
 		return fmt.Errorf("knowledge: the LLM extractor: %w", err)
 	}
-	k.Fallback, k.Extractor = k.Extractor, x
+	k.Fallback, k.Extractor, k.Deferred = k.Extractor, x, true
 	return nil
 }
 
@@ -188,38 +193,54 @@ func ShareRelated(x *knowledge.Explorer, k *knowledge.Service) *knowledge.Explor
 	return x
 }
 
-// StartBackfill extracts, in the background, the knowledge of the memories
-// of every org that have none (written before extraction existed), one
-// bounded pass at a time (knowledge.Service.Backfill), and returns the
-// function that stops it and waits. A failure is logged; the next start,
-// or RetryPending, resumes.
-func StartBackfill(ctx context.Context, k *knowledge.Service, orgs memory.OrgLister, log *slog.Logger) func() error {
+// StartKnowledge extracts knowledge in the background, one org at a time,
+// and returns the function that stops it and waits. At start, for every
+// org, the memories that have none (written before extraction existed:
+// knowledge.Service.Backfill, one bounded pass at a time) and those left
+// pending (ExtractPending); then, whenever a write leaves memories
+// pending for the model (knowledge.Service.Deferred, through OnPending),
+// those of its org. A failure is logged; the pending status stays, and
+// the next wake-up or start resumes.
+func StartKnowledge(ctx context.Context, k *knowledge.Service, orgs memory.OrgLister, log *slog.Logger) func() error {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
+	wake := make(chan struct{}, 1)
+	var mu sync.Mutex
+	dirty := map[string]bool{}
+	k.OnPending = func(org string) {
+		mu.Lock()
+		dirty[org] = true
+		mu.Unlock()
+		select {
+		case wake <- struct{}{}:
+		default: // a wake-up is already due
+		}
+	}
 	go func() {
 		defer close(done)
 		ids, err := orgs.Orgs(ctx)
 		if err != nil {
 			log.Warn("knowledge backfill: list orgs", "err", err)
-			return
 		}
 		for _, org := range ids {
-			total := 0
-			for ctx.Err() == nil {
-				res, err := k.Backfill(ctx, org, knowledge.DefaultBackfillPass)
-				if err != nil {
-					if ctx.Err() == nil {
-						log.Warn("knowledge backfill failed", "org", org, "err", err)
-					}
-					break
-				}
-				total += res.Indexed
-				if res.Done || res.Examined == 0 {
-					break
-				}
+			backfill(ctx, k, org, log)
+			ExtractPending(ctx, k, org, 0, log)
+		}
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-wake:
 			}
-			if total > 0 {
-				log.Info("knowledge backfilled", "org", org, "indexed", total)
+			mu.Lock()
+			todo := make([]string, 0, len(dirty))
+			for org := range dirty {
+				todo = append(todo, org)
+			}
+			clear(dirty)
+			mu.Unlock()
+			for _, org := range todo {
+				ExtractPending(ctx, k, org, 0, log)
 			}
 		}
 	}()
@@ -228,6 +249,57 @@ func StartBackfill(ctx context.Context, k *knowledge.Service, orgs memory.OrgLis
 		<-done
 		return nil
 	}
+}
+
+// backfill runs Backfill passes over the org until it is done.
+func backfill(ctx context.Context, k *knowledge.Service, org string, log *slog.Logger) {
+	total := 0
+	for ctx.Err() == nil {
+		res, err := k.Backfill(ctx, org, knowledge.DefaultBackfillPass)
+		if err != nil {
+			if ctx.Err() == nil {
+				log.Warn("knowledge backfill failed", "org", org, "err", err)
+			}
+			break
+		}
+		total += res.Indexed
+		if res.Done || res.Examined == 0 {
+			break
+		}
+	}
+	if total > 0 {
+		log.Info("knowledge backfilled", "org", org, "indexed", total)
+	}
+}
+
+// ExtractPending extracts again the org's memories whose knowledge is
+// pending (knowledge.Service.ExtractPending), a page at a time, until none
+// is left or max are done (0: no bound), and returns how many it
+// extracted. A failure is logged and ends the call: the memories stay
+// pending.
+func ExtractPending(ctx context.Context, k *knowledge.Service, org string, max int, log *slog.Logger) int {
+	total := 0
+	for ctx.Err() == nil && (max <= 0 || total < max) {
+		page := memory.DefaultKnowledgePage
+		if max > 0 {
+			page = min(page, max-total)
+		}
+		n, err := k.ExtractPending(ctx, org, page)
+		total += n
+		if err != nil {
+			if ctx.Err() == nil {
+				log.Warn("knowledge: pending extraction failed, left pending", "org", org, "err", err)
+			}
+			break
+		}
+		if n < page {
+			break
+		}
+	}
+	if total > 0 {
+		log.Debug("knowledge: pending extracted", "org", org, "extracted", total)
+	}
+	return total
 }
 
 // KnowledgeWeight is the knowledge list's weight in the fusion; keyword and

@@ -8,6 +8,7 @@ package aws
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -27,7 +28,9 @@ import (
 	"github.com/agentmem/agentmem/pkg/telemetry/emf"
 	"github.com/agentmem/agentmem/pkg/telemetry/otlp"
 	"github.com/agentmem/agentmem/pkg/wiring"
+	"github.com/agentmem/agentmem/pkg/wiring/llm"
 	"github.com/agentmem/agentmem/pkg/workstream"
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 )
 
@@ -43,13 +46,18 @@ type Backend struct {
 	// output (set by Setup; telemetry.Discard otherwise).
 	Metrics telemetry.Metrics
 	closers wiring.Closers
-	// Knowledge is the knowledge API's use case (offline translation: the
-	// API Lambda links no LLM).
+	// Knowledge is the knowledge API's use case (offline translation).
 	Knowledge *knowledge.Explorer
 	// Extraction is the Structured RAG service the memory service derives
 	// knowledge with (nil when the store keeps no term index); the
-	// scheduled maintenance retries its pending extractions.
+	// scheduled maintenance retries its pending extractions. With Model,
+	// it extracts with the model off the write path (wiring.KnowledgeModel):
+	// see ExtractPending.
 	Extraction *knowledge.Service
+	// Model is the language model LLM_PROVIDER configures (wiring/llm),
+	// nil without one: knowledge extraction uses it, and the extract
+	// function its facts.
+	Model memory.LLM
 	// Registry keeps the orgs' entities, worlds and rooms in the store's
 	// records (the API's /v1/entities, /v1/worlds, /v1/rooms).
 	Registry *registry.Registry
@@ -96,15 +104,22 @@ func OpenWith(ctx context.Context, cfg config.Config, store *dynamodb.Store, emb
 	if log == nil {
 		log = slog.Default()
 	}
+	model, err := llm.New(ctx, cfg.LLM, cfg.AWS)
+	if err != nil {
+		return nil, err
+	}
 	ix, err := OpenIndex(ctx, cfg.Index, cfg.AWS, store, emb, cfg.Embedder.Sentences, log)
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{Store: store, Index: ix, Embedder: emb, Caps: Capabilities(store), Metrics: telemetry.Discard,
+	b := &Backend{Store: store, Index: ix, Embedder: emb, Caps: Capabilities(store), Metrics: telemetry.Discard, Model: model,
 		Registry: registry.New(store), Workstreams: workstream.New(store, workstream.WithLogger(log))}
 	// The service sees the ports traced when tracing is on; the Backend keeps them bare.
 	ts, tix, temb := telemetry.Ports(store, ix, emb)
 	k := wiring.NewKnowledge(ts, temb, log)
+	if err := wiring.KnowledgeModel(k, model, log); err != nil {
+		return nil, err
+	}
 	if k != nil {
 		k.Entities = b.Registry                      // speakers and mentions resolved by the entity registry
 		k.Settings = extract.NewSettingsStore(store) // each org's provided keys
@@ -119,6 +134,50 @@ func OpenWith(ctx context.Context, cfg config.Config, store *dynamodb.Store, emb
 
 // Close flushes the service's queued accesses.
 func (b *Backend) Close() error { return b.closers.Close() }
+
+// PendingPerOrg is the most memories ExtractPending extracts per org and
+// call: a page, so that one busy org does not hold a batch past its
+// function's timeout (the rest waits for the next batch or the
+// maintenance).
+const PendingPerOrg = memory.DefaultKnowledgePage
+
+// ExtractPending extracts, with the model, the knowledge the orgs' writes
+// left pending (knowledge.Service.Deferred), at most PendingPerOrg memories
+// per org, and returns how many it extracted. A Lambda runs nothing after
+// it answers, so this is called inside an invocation: by the extract
+// function after each batch (ExtractPendingAfter). Without a model or a
+// term index it does nothing.
+func (b *Backend) ExtractPending(ctx context.Context, orgs []string, log *slog.Logger) int {
+	if b.Extraction == nil || !b.Extraction.Deferred {
+		return 0
+	}
+	n := 0
+	for _, org := range orgs {
+		n += wiring.ExtractPending(ctx, b.Extraction, org, PendingPerOrg, log)
+	}
+	return n
+}
+
+// ExtractPendingAfter returns h, an SQS handler of extraction jobs, followed
+// by ExtractPending over the orgs of the batch's jobs (those whose body
+// names one): the knowledge of the messages the API stored, and of the
+// facts h wrote, is extracted with the model before the batch returns.
+func (b *Backend) ExtractPendingAfter(h func(context.Context, events.SQSEvent) (events.SQSEventResponse, error), log *slog.Logger) func(context.Context, events.SQSEvent) (events.SQSEventResponse, error) {
+	return func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+		res, err := h(ctx, ev)
+		var orgs []string
+		seen := map[string]bool{}
+		for _, m := range ev.Records {
+			var j memory.ExtractionJob
+			if json.Unmarshal([]byte(m.Body), &j) == nil && j.OrgID != "" && memory.ValidID("orgId", j.OrgID) == nil && !seen[j.OrgID] {
+				seen[j.OrgID] = true
+				orgs = append(orgs, j.OrgID)
+			}
+		}
+		b.ExtractPending(ctx, orgs, log)
+		return res, err
+	}
+}
 
 // Capabilities declares what the DynamoDB store keeps beyond memories:
 // relations, records and the list of its orgs.

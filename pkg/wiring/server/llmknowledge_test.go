@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/internal/testenv"
@@ -159,18 +160,18 @@ func TestLLMKnowledgeExtraction(t *testing.T) {
 				t.Fatal(err)
 			}
 			id := res[0].ID
+			waitStatus(t, b, "acme", id, "llm-knowpro-v1")
 			checkModelCall(t, m, "speaker: Maya;", "I finally read The Innovator's Dilemma on the flight.")
 			checkStored(t, b, caller, id)
 
-			// The model fails: the offline extractor extracts instead.
+			// The model fails: the offline extractor's knowledge is kept.
 			res, err = b.Service.Create(ctx, caller, []service.NewMemory{{Type: memory.TypeMessage, EntityID: "Maya", RoomID: "podcast",
 				Content: memory.Content{Text: "The model down day, we hiked to the lighthouse."}}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			st, err := b.Store.(memory.TermIndex).KnowledgeStatus(ctx, "acme", []string{res[0].ID})
-			if err != nil || st[res[0].ID].State != memory.KnowledgeDone || st[res[0].ID].Extractor != "offline-v1" || st[res[0].ID].Refs == 0 {
-				t.Errorf("after a model failure: status %+v %v, want done by offline-v1", st, err)
+			if st := waitStatus(t, b, "acme", res[0].ID, "offline-v1"); st.Refs == 0 {
+				t.Errorf("after a model failure: status %+v, want the offline refs", st)
 			}
 			if n := b.Extraction.Fallbacks(); n < 1 || n > 2 {
 				t.Errorf("%d fallbacks counted, want 1 (2 with the backfill)", n)
@@ -270,5 +271,139 @@ func checkStored(t *testing.T, b *server.Backend, caller memory.Caller, id strin
 	name := memory.NormalizeTerm("The Innovator's Dilemma")
 	if !slices.ContainsFunc(exp[memory.NormalizeTerm("disruption classic")], func(r query.Related) bool { return r.Term == name }) {
 		t.Errorf("related terms of disruption classic: %+v, want %q", exp, name)
+	}
+}
+
+// waitStatus waits until the knowledge of the memory id is done by
+// extractor, and returns its status.
+func waitStatus(t *testing.T, b *server.Backend, org, id, extractor string) memory.KnowledgeStatus {
+	t.Helper()
+	var st map[string]memory.KnowledgeStatus
+	var err error
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		st, err = b.Store.(memory.TermIndex).KnowledgeStatus(context.Background(), org, []string{id})
+		if err == nil && st[id].State == memory.KnowledgeDone && st[id].Extractor == extractor {
+			return st[id]
+		}
+	}
+	t.Fatalf("status of %s: %+v %v, want done by %s", id, st[id], err, extractor)
+	return memory.KnowledgeStatus{}
+}
+
+// gatedModel is a knowledgeModel whose answers wait: each call is
+// announced on started with the channel that releases it.
+type gatedModel struct {
+	knowledgeModel
+	started chan chan struct{}
+}
+
+// TestLLMKnowledgeOffTheWritePath runs the real wiring with a Bedrock
+// model that answers only when the test releases it, and checks that a
+// write does not wait for the model: the create returns while the model
+// is still asked, with the offline knowledge searchable at once and the
+// memory pending; the model's knowledge replaces it when it answers. A
+// memory deleted while the model extracts it gets no knowledge back.
+func TestLLMKnowledgeOffTheWritePath(t *testing.T) {
+	t.Setenv("AWS_ACCESS_KEY_ID", "local")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "local")
+	ctx := context.Background()
+	m := &gatedModel{started: make(chan chan struct{}, 8)}
+	f := testenv.StartBedrock(t, &testenv.Bedrock{Region: "us-east-1", Converse: func(w http.ResponseWriter, _ string, req testenv.ConverseRequest) {
+		release := make(chan struct{})
+		m.started <- release
+		select {
+		case <-release:
+		case <-time.After(30 * time.Second):
+		}
+		user, _ := req.OneUserMessage()
+		tool, schema := req.ForcedTool()
+		in, _ := m.answer(modelCall{user: user, tool: tool, schema: schema})
+		testenv.ConverseToolUse(w, tool, in)
+	}})
+	env := map[string]string{"LLM_PROVIDER": "bedrock", "LLM_MODEL": "anthropic.claude-3-5-haiku-20241022-v1:0",
+		"BEDROCK_ENDPOINT": f.URL, "AWS_REGION": "us-east-1", "DATA_DIR": t.TempDir(), "EMBEDDER": "hash"}
+	cfg, err := config.Load(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := server.Open(ctx, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	caller := memory.Caller{OrgID: "acme"}
+	terms := b.Store.(memory.TermIndex)
+	create := func(text string) string {
+		t.Helper()
+		res, err := b.Service.Create(ctx, caller, []service.NewMemory{{Type: memory.TypeMessage, EntityID: "Maya", RoomID: "podcast",
+			Content: memory.Content{Text: text}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res[0].ID
+	}
+	indexed := func(term string) map[string]bool {
+		t.Helper()
+		ps, err := terms.LookupTerms(ctx, memory.TermLookup{Filter: memory.Filter{OrgID: "acme"}, Terms: []string{memory.NormalizeTerm(term)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		for _, p := range ps {
+			out[p.Ref.MemoryID] = true
+		}
+		return out
+	}
+	called := func() chan struct{} {
+		t.Helper()
+		select {
+		case r := <-m.started:
+			return r
+		case <-time.After(20 * time.Second):
+			t.Fatal("the model was never asked")
+		}
+		return nil
+	}
+
+	// The create returns while the model has not answered (it could not
+	// answer before the test releases it), with the offline knowledge.
+	id := create("I finally read The Innovator's Dilemma on the flight.")
+	st, err := terms.KnowledgeStatus(ctx, "acme", []string{id})
+	if err != nil || st[id].State != memory.KnowledgePending || st[id].Extractor != "offline-v1" || st[id].Refs == 0 {
+		t.Fatalf("right after the write: status %+v %v, want pending with the offline refs", st[id], err)
+	}
+	if !indexed("flight")[id] {
+		t.Error("the offline knowledge is not searchable right after the write")
+	}
+	release := called()
+	if st, _ := terms.KnowledgeStatus(ctx, "acme", []string{id}); st[id].State != memory.KnowledgePending {
+		t.Errorf("while the model extracts: status %+v, want pending", st[id])
+	}
+	close(release)
+	waitStatus(t, b, "acme", id, "llm-knowpro-v1")
+	if indexed("flight")[id] {
+		t.Error("the offline refs were kept beside the model's")
+	}
+	checkStored(t, b, caller, id)
+
+	// Deleted while the model extracts it: no knowledge comes back.
+	gone := create("We hiked to the lighthouse at dawn.")
+	release = called()
+	if _, err := b.Service.Delete(ctx, caller, gone, service.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	// The worker takes one org's memories at a time: once a memory
+	// written after is extracted, the deleted one's answer was handled.
+	after := create("Then we read on the beach.")
+	close(called())
+	waitStatus(t, b, "acme", after, "llm-knowpro-v1")
+	if st, err := terms.KnowledgeStatus(ctx, "acme", []string{gone}); err != nil || len(st) != 0 {
+		t.Errorf("the deleted memory's status: %+v %v, want none", st, err)
+	}
+	for _, term := range []string{"lighthouse", "The Innovator's Dilemma", "business books"} {
+		if indexed(term)[gone] {
+			t.Errorf("the deleted memory is indexed under %q", term)
+		}
 	}
 }

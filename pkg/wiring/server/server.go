@@ -266,7 +266,7 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		b.closers.Add(k.Related.Close) // first loads stopped; term vectors still being stored, expansions under way
 	}
 	if ol, ok := b.Store.(memory.OrgLister); ok && k != nil {
-		b.closers.Add(wiring.StartBackfill(ctx, k, ol, log)) // stopped before the service and store close
+		b.closers.Add(wiring.StartKnowledge(ctx, k, ol, log)) // stopped before the service and store close
 	}
 	b.Knowledge = wiring.ShareRelated(wiring.KnowledgeExplorer(b.Store, model, log), k)
 	if b.Documents, err = ingestion.New(b.Service, b.Caps, cfg.Ingest, log); err != nil {
