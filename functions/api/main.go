@@ -15,8 +15,8 @@ import (
 
 	"github.com/agentmem/agentmem/pkg/auth"
 	"github.com/agentmem/agentmem/pkg/auth/secretsmanager"
-	"github.com/agentmem/agentmem/pkg/pipeline/extract"
 	"github.com/agentmem/agentmem/pkg/queue/sqs"
+	"github.com/agentmem/agentmem/pkg/service"
 	"github.com/agentmem/agentmem/pkg/telemetry"
 	"github.com/agentmem/agentmem/pkg/wiring/api"
 	"github.com/agentmem/agentmem/pkg/wiring/aws"
@@ -35,7 +35,7 @@ func main() {
 	aws.Must(log, "consolidation", err)
 	parts := api.Parts{Service: b.Service, Quotas: api.Quotas(cfg.Quotas, b.Store, b.Store), MaxKeys: cfg.Quotas.Keys,
 		Knowledge: b.Knowledge, Registry: b.Registry, Workstreams: b.Workstreams, Documents: docs, Consolidation: job,
-		Settings: extract.NewSettingsStore(b.Caps.Records), Keys: b.Store, Idempotency: b.Store.Idempotency(), Metrics: b.Metrics}
+		Settings: service.NewSettingsStore(b.Caps.Records), Keys: b.Store, Idempotency: b.Store.Idempotency(), Metrics: b.Metrics}
 	keys, err := secretsmanager.OpenKeys(ctx, cfg.AWS.TokenSecretName, secretsmanager.ClientOptions{Region: cfg.AWS.Region})
 	aws.Must(log, "token signing secret", err)
 	if keys != nil {

@@ -68,7 +68,7 @@ func (k *Service) providedKeys() map[string]ProvidedRole {
 	return DefaultProvidedKeys
 }
 
-// OrgSettings reads an org's extraction settings (extract.SettingsStore,
+// OrgSettings reads an org's extraction settings (service.SettingsStore,
 // which caches them).
 type OrgSettings interface {
 	ExtractionSettings(ctx context.Context, org string) (memory.ExtractionSettings, int64, error)

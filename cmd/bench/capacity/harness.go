@@ -18,7 +18,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/auth"
 	"github.com/agentmem/agentmem/pkg/embed/hashing"
 	"github.com/agentmem/agentmem/pkg/memory"
-	"github.com/agentmem/agentmem/pkg/pipeline/extract"
+	"github.com/agentmem/agentmem/pkg/service"
 	"github.com/agentmem/agentmem/pkg/store/dynamodb"
 	"github.com/agentmem/agentmem/pkg/wiring/api"
 	"github.com/agentmem/agentmem/pkg/wiring/aws"
@@ -87,7 +87,7 @@ func open(ctx context.Context, o options) (*harness, error) {
 	}
 	parts := api.Parts{Service: b.Service, Quotas: api.Quotas(cfg.Quotas, b.Store, b.Store), MaxKeys: cfg.Quotas.Keys,
 		Knowledge: b.Knowledge, Registry: b.Registry, Workstreams: b.Workstreams,
-		Settings: extract.NewSettingsStore(b.Caps.Records), Keys: b.Store, Idempotency: b.Store.Idempotency(),
+		Settings: service.NewSettingsStore(b.Caps.Records), Keys: b.Store, Idempotency: b.Store.Idempotency(),
 		Extraction: dropJobs{}}
 	h.handler = api.New(parts, km, log)
 	h.close = func() {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/pipeline/extract"
+	"github.com/agentmem/agentmem/pkg/service"
 	"github.com/agentmem/agentmem/pkg/wiring/local"
 )
 
@@ -34,7 +35,7 @@ func TestSettingsStore(t *testing.T) {
 	records := records(t)
 	now := time.Unix(1_800_000_000, 0)
 	clock := func() time.Time { return now }
-	s := &extract.SettingsStore{Records: records, TTL: time.Minute, Now: clock}
+	s := &service.SettingsStore{Records: records, TTL: time.Minute, Now: clock}
 
 	if set, v, err := s.ExtractionSettings(ctx, "acme"); err != nil || v != 0 || !set.IsZero() {
 		t.Fatalf("before any write: %+v %d %v", set, v, err)
@@ -66,7 +67,7 @@ func TestSettingsStore(t *testing.T) {
 
 	// Another process (a second store over the same records) changes them:
 	// this one serves its cached copy until the TTL has passed.
-	other := extract.NewSettingsStore(records)
+	other := service.NewSettingsStore(records)
 	if _, v, err := other.Write(ctx, "acme", memory.ExtractionSettings{Language: "fr"}, 1); err != nil || v != 2 {
 		t.Fatalf("other write: %d %v", v, err)
 	}
@@ -249,7 +250,7 @@ func (corruptRecords) GetRecord(context.Context, string, string, string, any) (i
 // TestSettingsMalformedRecordIsRetried: a settings record that cannot be
 // read is the store's problem, not a permanent failure of the job.
 func TestSettingsMalformedRecordIsRetried(t *testing.T) {
-	s := extract.NewSettingsStore(corruptRecords{records(t)})
+	s := service.NewSettingsStore(corruptRecords{records(t)})
 	_, _, err := s.ExtractionSettings(ctx, "acme")
 	if err == nil || extract.Permanent(err) || !strings.Contains(err.Error(), "acme") {
 		t.Fatalf("got %v", err)

@@ -20,6 +20,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/pipeline/consolidate"
 	"github.com/agentmem/agentmem/pkg/pipeline/extract"
 	"github.com/agentmem/agentmem/pkg/pipeline/ingest"
+	"github.com/agentmem/agentmem/pkg/service"
 	"github.com/agentmem/agentmem/pkg/transport/httpapi"
 	"github.com/agentmem/agentmem/pkg/wiring/local"
 	"github.com/aws/aws-lambda-go/events"
@@ -54,7 +55,7 @@ func newServerQueue(t *testing.T) (*httpapi.Server, *extract.LocalQueue) {
 		t.Fatal(err)
 	}
 	docs := &ingest.Pipeline{Service: b.Service.Pipelines(), Records: b.Store, Splitter: ingest.Splitter{Size: 200, Overlap: 40}, Log: log}
-	settings := extract.NewSettingsStore(b.Store)
+	settings := service.NewSettingsStore(b.Store)
 	queue := extract.NewLocalQueue(&extract.Pipeline{Service: b.Service.Pipelines(), Extractor: extract.Local{}, Log: log, Settings: settings}, 100)
 	t.Cleanup(queue.Close)
 	job := &consolidate.Job{Service: b.Service.Pipelines(), Records: b.Store, Log: log}

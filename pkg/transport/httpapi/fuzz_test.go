@@ -246,7 +246,7 @@ func fuzzServer(f *testing.F) (*Server, *jobRecorder) {
 	q := &jobRecorder{org: "org-a"}
 	job := &consolidate.Job{Service: b.Service.Pipelines(), Records: b.Store, Log: log}
 	return New(b.Service, keys, log, WithDocuments(docs), WithExtraction(q), WithConsolidation(job),
-		WithSettings(extract.NewSettingsStore(b.Store))), q
+		WithSettings(service.NewSettingsStore(b.Store))), q
 }
 
 // checkResponse checks what every response holds: no internal error; JSON

@@ -9,7 +9,7 @@ import (
 )
 
 // SettingsStore reads and writes an org's extraction settings (the port of
-// extract.SettingsStore). Write validates and normalizes the settings
+// service.SettingsStore). Write validates and normalizes the settings
 // (EINVALID naming the field) and, with ifVersion > 0, stores them only
 // over that version (ECONFLICT otherwise).
 type SettingsStore interface {

@@ -47,7 +47,7 @@ type Parts struct {
 	Extraction extract.Queue
 	// Settings keeps the orgs' extraction settings: the extraction
 	// pipeline's own store, so that a change applies to the next job.
-	Settings    *extract.SettingsStore
+	Settings    *service.SettingsStore
 	Keys        memory.KeyStore
 	Idempotency memory.IdempotencyStore
 	Tokens      *auth.Tokens

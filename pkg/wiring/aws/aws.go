@@ -20,7 +20,6 @@ import (
 	"github.com/agentmem/agentmem/pkg/knowledge"
 	"github.com/agentmem/agentmem/pkg/llm/bedrock"
 	"github.com/agentmem/agentmem/pkg/memory"
-	"github.com/agentmem/agentmem/pkg/pipeline/extract"
 	"github.com/agentmem/agentmem/pkg/registry"
 	"github.com/agentmem/agentmem/pkg/service"
 	"github.com/agentmem/agentmem/pkg/store/dynamodb"
@@ -122,7 +121,7 @@ func OpenWith(ctx context.Context, cfg config.Config, store *dynamodb.Store, emb
 	}
 	if k != nil {
 		k.Entities = b.Registry                      // speakers and mentions resolved by the entity registry
-		k.Settings = extract.NewSettingsStore(store) // each org's provided keys
+		k.Settings = service.NewSettingsStore(store) // each org's provided keys
 	}
 	b.Knowledge = wiring.ShareRelated(wiring.KnowledgeExplorer(store, nil, log), k)
 	b.Extraction = k

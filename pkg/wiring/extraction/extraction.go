@@ -25,7 +25,7 @@ const Consumer = "fact extraction"
 // extractor. Facts are related to the facts they support, supersede or
 // contradict: a store without relations fails here, at start. When the
 // store keeps records (SQLite and DynamoDB both do), each job follows its
-// org's extraction settings, read through an *extract.SettingsStore over
+// org's extraction settings, read through an *service.SettingsStore over
 // them (the pipeline's Settings), which the API's settings endpoint
 // should share in a process that runs both.
 func New(svc *service.Service, caps wiring.Capabilities, model memory.LLM, log *slog.Logger) (*extract.Pipeline, error) {
@@ -38,7 +38,7 @@ func New(svc *service.Service, caps wiring.Capabilities, model memory.LLM, log *
 	}
 	p := &extract.Pipeline{Service: svc.Pipelines(), Extractor: ex, Log: log}
 	if caps.Has(wiring.Records) {
-		p.Settings = extract.NewSettingsStore(caps.Records)
+		p.Settings = service.NewSettingsStore(caps.Records)
 		// Speakers and subjects resolved by the entity registry kept in
 		// the same records (its changes seen within registry.NamesTTL).
 		p.Entities = registry.New(caps.Records)
@@ -48,8 +48,8 @@ func New(svc *service.Service, caps wiring.Capabilities, model memory.LLM, log *
 
 // SettingsOf returns the settings store of a pipeline built by New, nil
 // when its store keeps no records.
-func SettingsOf(p *extract.Pipeline) *extract.SettingsStore {
-	st, _ := p.Settings.(*extract.SettingsStore)
+func SettingsOf(p *extract.Pipeline) *service.SettingsStore {
+	st, _ := p.Settings.(*service.SettingsStore)
 	return st
 }
 

@@ -100,7 +100,7 @@ func TestSettingsOnDynamoDB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := extract.NewSettingsStore(b.Caps.Records) // the API Lambda's
+	api := service.NewSettingsStore(b.Caps.Records) // the API Lambda's
 	if _, v, err := api.Write(ctx, "org-a", memory.ExtractionSettings{DropCategories: []string{"allergy"}}, 0); err != nil || v != 1 {
 		t.Fatalf("write: %d %v", v, err)
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/agentmem/agentmem/pkg/index/bolt"
 	"github.com/agentmem/agentmem/pkg/knowledge"
 	"github.com/agentmem/agentmem/pkg/memory"
-	"github.com/agentmem/agentmem/pkg/pipeline/extract"
 	"github.com/agentmem/agentmem/pkg/registry"
 	"github.com/agentmem/agentmem/pkg/service"
 	"github.com/agentmem/agentmem/pkg/store/sqlite"
@@ -73,7 +72,7 @@ func Open(ctx context.Context, dataDir string, embedder memory.Embedder, log *sl
 	reg := registry.New(store)
 	if k != nil {
 		k.Entities = reg                             // speakers and mentions resolved by the entity registry
-		k.Settings = extract.NewSettingsStore(store) // each org's provided keys
+		k.Settings = service.NewSettingsStore(store) // each org's provided keys
 	}
 	var svc *service.Service // told of the workstreams' writes once built
 	ws := workstream.New(store, workstream.WithLogger(log), workstream.WithOnWrite(func(org string) { svc.Invalidate(org) }))

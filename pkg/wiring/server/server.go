@@ -71,7 +71,7 @@ type Backend struct {
 	// Settings keeps the orgs' extraction settings, read by Facts (nil
 	// when the store keeps no records): give it to the API's settings
 	// endpoint so that a change applies to the next job.
-	Settings *extract.SettingsStore
+	Settings *service.SettingsStore
 	// Consolidation is the scheduled consolidation job.
 	Consolidation *consolidate.Job
 	closers       wiring.Closers
