@@ -280,6 +280,37 @@ func StoreSuite(t *testing.T, open func(t *testing.T) memory.Store) {
 		}
 	})
 
+	t.Run("accesses survive an update once and die with the memory", func(t *testing.T) {
+		s := open(t)
+		a := New(OrgA, "", memory.TypeCustom, "read often", Base)
+		mustCreate(t, s, a)
+		for i := int64(1); i <= 2; i++ {
+			if err := s.Touch(ctx, OrgA, []string{a.ID}, Base+i*1000); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := mustGet(t, s, OrgA, a.ID)
+		got.Content.Text, got.ContentHash = "read often, changed", memory.ContentHash("read often, changed")
+		if err := s.Update(ctx, got); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Touch(ctx, OrgA, []string{a.ID}, Base+3000); err != nil {
+			t.Fatal(err)
+		}
+		if got := mustGet(t, s, OrgA, a.ID); got.AccessCount != 3 || got.LastAccessedAt != Base+3000 {
+			t.Fatalf("2 touches, an update, 1 touch: count %d last %d, want 3 at %d", got.AccessCount, got.LastAccessedAt, Base+3000)
+		}
+		if err := s.Delete(ctx, OrgA, a.ID); err != nil {
+			t.Fatal(err)
+		}
+		again := New(OrgA, "", memory.TypeCustom, "read often", Base+4000)
+		again.ID = a.ID
+		mustCreate(t, s, again)
+		if got := mustGet(t, s, OrgA, a.ID); got.AccessCount != 0 || got.LastAccessedAt != 0 {
+			t.Fatalf("a memory recreated under a deleted one's id inherited its accesses: count %d last %d", got.AccessCount, got.LastAccessedAt)
+		}
+	})
+
 	t.Run("delete and scan", func(t *testing.T) {
 		s := open(t)
 		corpus := append(Corpus(OrgA, 30), Corpus(OrgB, 25)...)

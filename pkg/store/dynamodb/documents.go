@@ -118,15 +118,25 @@ func (s *Store) resolve(ctx context.Context, org string, its []map[string]types.
 	return out, nil
 }
 
-// decode turns items into memories with their resolved Pending flag.
+// decode turns items into memories with their resolved Pending flag and
+// their access counters (read from their access items).
 func (s *Store) decode(ctx context.Context, org string, its []map[string]types.AttributeValue) ([]*memory.Memory, error) {
+	acc, err := s.accesses(ctx, its)
+	if err != nil {
+		return nil, err
+	}
+	return s.decodeWith(ctx, org, its, acc)
+}
+
+// decodeWith is decode with the access counters read already.
+func (s *Store) decodeWith(ctx context.Context, org string, its []map[string]types.AttributeValue, acc map[string]access) ([]*memory.Memory, error) {
 	marks, err := s.markers(ctx, org, its)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]*memory.Memory, 0, len(its))
 	for _, it := range its {
-		m, err := fromItem(it)
+		m, err := fromItem(addAccess(it, acc))
 		if err != nil {
 			return nil, err
 		}

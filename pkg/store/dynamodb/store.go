@@ -309,15 +309,15 @@ func sleep(ctx context.Context, n int) error {
 
 // Get implements memory.Store.
 func (s *Store) Get(ctx context.Context, orgID, id string) (*memory.Memory, error) {
-	res, err := s.c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table),
-		Key: key(memPK(orgID, id), skMemory), ConsistentRead: aws.Bool(true)})
+	items, err := s.batchGet(ctx, withAccessKeys(orgID, []string{id}), true)
 	if err != nil {
 		return nil, fmt.Errorf("dynamodb: get: %w", err)
 	}
-	if res.Item == nil || attrS(res.Item, "orgId") != orgID {
+	mems, acc := splitAccess(items)
+	if len(mems) == 0 || attrS(mems[0], "orgId") != orgID {
 		return nil, memory.ErrNotFound(id)
 	}
-	ms, err := s.decode(ctx, orgID, []map[string]types.AttributeValue{res.Item})
+	ms, err := s.decodeWith(ctx, orgID, mems[:1], acc)
 	if err != nil {
 		return nil, err
 	}
@@ -327,24 +327,25 @@ func (s *Store) Get(ctx context.Context, orgID, id string) (*memory.Memory, erro
 // GetMany implements memory.Store.
 func (s *Store) GetMany(ctx context.Context, orgID string, ids []string) (map[string]*memory.Memory, error) {
 	seen := map[string]bool{}
-	var keys []map[string]types.AttributeValue
+	var uniq []string
 	for _, id := range ids {
 		if !seen[id] {
 			seen[id] = true
-			keys = append(keys, key(memPK(orgID, id), skMemory))
+			uniq = append(uniq, id)
 		}
 	}
-	items, err := s.batchGet(ctx, keys, false)
+	items, err := s.batchGet(ctx, withAccessKeys(orgID, uniq), false)
 	if err != nil {
 		return nil, err
 	}
-	mine := items[:0]
-	for _, it := range items {
+	mems, acc := splitAccess(items)
+	mine := mems[:0]
+	for _, it := range mems {
 		if attrS(it, "orgId") == orgID {
 			mine = append(mine, it)
 		}
 	}
-	ms, err := s.decode(ctx, orgID, mine)
+	ms, err := s.decodeWith(ctx, orgID, mine, acc)
 	if err != nil {
 		return nil, err
 	}
@@ -361,7 +362,7 @@ func (s *Store) GetMany(ctx context.Context, orgID string, ids []string) (map[st
 func (s *Store) Update(ctx context.Context, m *memory.Memory) error {
 	cur, err := s.c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table),
 		Key: key(memPK(m.OrgID, m.ID), skMemory), ConsistentRead: aws.Bool(true),
-		ProjectionExpression: aws.String("orgId, dedupKey, version")})
+		ProjectionExpression: aws.String("orgId, dedupKey, version, accessCount, lastAccessedAt")})
 	if err != nil {
 		return fmt.Errorf("dynamodb: update: %w", err)
 	}
@@ -370,6 +371,9 @@ func (s *Store) Update(ctx context.Context, m *memory.Memory) error {
 	}
 	next := *m
 	next.Version++
+	// The item keeps its own access counters: m's are merged with the
+	// access item's (access.go), which keeps counting on its own.
+	next.AccessCount, next.LastAccessedAt = attrN(cur.Item, "accessCount"), attrN(cur.Item, "lastAccessedAt")
 	it, err := s.item(&next)
 	if err != nil {
 		return err
@@ -463,7 +467,8 @@ func (s *Store) deleteMemory(ctx context.Context, orgID, id, dedupKey string) er
 	return s.deleteRelations(ctx, orgID, id)
 }
 
-// deleteMemoryItems removes a memory and its claim in one transaction.
+// deleteMemoryItems removes a memory, its claim and its access item in one
+// transaction.
 func (s *Store) deleteMemoryItems(ctx context.Context, orgID, id, dedupKey string) error {
 	_, err := s.c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
 		{Delete: &types.Delete{TableName: aws.String(s.table), Key: key(memPK(orgID, id), skMemory),
@@ -471,6 +476,7 @@ func (s *Store) deleteMemoryItems(ctx context.Context, orgID, id, dedupKey strin
 		{Delete: &types.Delete{TableName: aws.String(s.table), Key: key(dedupPK(orgID, dedupKey), skDedup),
 			ConditionExpression:       aws.String("attribute_not_exists(PK) OR memoryId = :id"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{":id": str(id)}}},
+		{Delete: &types.Delete{TableName: aws.String(s.table), Key: accessKey(orgID, id)}},
 	}})
 	var tc *types.TransactionCanceledException
 	if errors.As(err, &tc) && len(tc.CancellationReasons) > 0 && aws.ToString(tc.CancellationReasons[0].Code) == "ConditionalCheckFailed" {
@@ -822,34 +828,6 @@ func (s *Store) DeleteWhere(ctx context.Context, f memory.Filter) ([]string, err
 	return deleted, firstEr
 }
 
-// Touch implements memory.Store, one conditional update per memory, eight
-// at a time.
-func (s *Store) Touch(ctx context.Context, orgID string, ids []string, at int64) error {
-	var wg sync.WaitGroup
-	errs := make([]error, len(ids))
-	sem := make(chan struct{}, 8)
-	for i, id := range ids {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(i int, id string) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			_, err := s.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-				TableName: aws.String(s.table), Key: key(memPK(orgID, id), skMemory),
-				UpdateExpression:          aws.String("ADD accessCount :one SET lastAccessedAt = :at"),
-				ConditionExpression:       aws.String("orgId = :org"),
-				ExpressionAttributeValues: map[string]types.AttributeValue{":one": num(1), ":at": num(at), ":org": str(orgID)},
-			})
-			var ccf *types.ConditionalCheckFailedException
-			if err != nil && !errors.As(err, &ccf) {
-				errs[i] = err
-			}
-		}(i, id)
-	}
-	wg.Wait()
-	return errors.Join(errs...)
-}
-
 // Scan implements memory.Store.
 func (s *Store) Scan(ctx context.Context, fn func(*memory.Memory) error) error {
 	in := &dynamodb.ScanInput{TableName: aws.String(s.table), FilterExpression: aws.String("SK = :mem"),
@@ -871,8 +849,12 @@ func (s *Store) Scan(ctx context.Context, fn func(*memory.Memory) error) error {
 				return err
 			}
 		}
+		acc, err := s.accesses(ctx, res.Items)
+		if err != nil {
+			return fmt.Errorf("dynamodb: scan: %w", err)
+		}
 		for _, it := range res.Items {
-			m, err := fromItem(it)
+			m, err := fromItem(addAccess(it, acc))
 			if err != nil {
 				return err
 			}

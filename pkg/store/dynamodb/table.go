@@ -5,6 +5,7 @@
 // Items (PK, SK):
 //
 //	memory        ORG#<org>#MEM#<id>        MEMORY
+//	access        ORG#<org>#MEM#<id>        ACCESS         accessCount, lastAccessedAt added to the memory's (access.go)
 //	dedup claim   ORG#<org>#DEDUP#<key>     DEDUP          memoryId of the holder
 //	relation      ORG#<org>#MEM#<from>      REL#<type>#<to>      and its mirror
 //	              ORG#<org>#MEM#<to>        RREL#<type>#<from>   (both directions in one query)
