@@ -168,7 +168,7 @@ func (e *Explorer) topicStretches(ctx context.Context, f memory.Filter, descript
 		if strings.Contains(t, " ") {
 			continue // sentences are indexed by their words
 		}
-		lookup = append(lookup, t)
+		lookup = append(lookup, memory.SentenceTerm(t))
 		for _, w := range ws {
 			words[w] = true
 		}
@@ -194,7 +194,7 @@ func (e *Explorer) topicStretches(ctx context.Context, f memory.Filter, descript
 		if said[p.Ref.MemoryID] == nil {
 			said[p.Ref.MemoryID] = map[string]bool{}
 		}
-		for _, w := range terms[p.Term] {
+		for _, w := range terms[strings.TrimPrefix(p.Term, memory.SentenceTermPrefix)] {
 			said[p.Ref.MemoryID][w] = true
 		}
 		attrs[p.Ref.MemoryID] = p.Attrs

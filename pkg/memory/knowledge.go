@@ -315,11 +315,13 @@ func (r SemanticRef) Terms() []RefTerm {
 	case KnowledgeTopic:
 		addWords(r.Topic, RoleTopic)
 	case KnowledgeSentence:
-		// by its content words only: a whole sentence is no term of the
-		// vocabulary (which related terms embed term by term)
+		// by its content words only, each as a SentenceTerm: a whole
+		// sentence is no term of the vocabulary (which related terms embed
+		// term by term), and its words must not weigh in the knowledge
+		// list as the turn's topics do
 		for _, w := range strings.Fields(NormalizeTerm(r.Topic)) {
-			if w = NormalizeTerm(w); !en.TermStopWord(w) {
-				add(w, RoleTopic)
+			if w = NormalizeTerm(w); w != "" && !en.TermStopWord(w) {
+				add(SentenceTerm(w), RoleTopic)
 			}
 		}
 	case KnowledgeTag:
@@ -365,6 +367,15 @@ const (
 	MaxQueryTerms       = 64  // terms in one knowledge query, related terms excluded
 	MaxTermPrefixResult = 100 // terms per prefix lookup
 )
+
+// SentenceTermPrefix marks the terms a topic sentence is indexed under:
+// its words, apart from the vocabulary (DistinctTerms leaves them out, so
+// no counter, related term or knowledge-list lookup sees them), found by
+// the topic-description scope (SentenceTerm).
+const SentenceTermPrefix = "sentence:"
+
+// SentenceTerm is the term a topic sentence's word w is indexed under.
+func SentenceTerm(w string) string { return SentenceTermPrefix + w }
 
 // NormalizeTerm is the one normalization of terms: Unicode lower case, inner
 // white space folded to one space, leading and trailing punctuation and

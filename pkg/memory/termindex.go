@@ -366,11 +366,15 @@ func IndexedProperties(r SemanticRef) []Property {
 }
 
 // DistinctTerms returns the distinct terms of IndexedTerms(r), whatever
-// their role: the terms r counts once for in the vocabulary.
+// their role, but a topic sentence's (SentenceTermPrefix): the terms r
+// counts once for in the vocabulary.
 func DistinctTerms(r SemanticRef) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, t := range IndexedTerms(r) {
+		if strings.HasPrefix(t.Term, SentenceTermPrefix) {
+			continue // a topic sentence's words are not vocabulary
+		}
 		if !seen[t.Term] {
 			seen[t.Term] = true
 			out = append(out, t.Term)

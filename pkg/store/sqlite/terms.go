@@ -302,6 +302,9 @@ func oldVocabulary(ctx context.Context, tx *sql.Tx, orgID string, memoryIDs []st
 		if err := rows.Scan(&term, &n, &agent, &archived); err != nil {
 			return nil, err
 		}
+		if strings.HasPrefix(term, memory.SentenceTermPrefix) {
+			continue // not vocabulary (memory.DistinctTerms)
+		}
 		for _, scope := range []string{termkit.ScopeAll, termkit.ScopeOf(agent)} {
 			k := termkit.ScopedTerm{Scope: scope, Term: term}
 			v := d[k]
@@ -868,8 +871,10 @@ func (s *Store) Terms(ctx context.Context, f memory.Filter, prefix string, limit
 	} else {
 		var cond string
 		cond, args = where(f)
+		// A topic sentence's words are not vocabulary (memory.DistinctTerms).
 		query = `SELECT term, COUNT(*) AS n FROM (SELECT DISTINCT term, memory_id, ordinal FROM knowledge_terms WHERE ` +
-			cond + rng + `) GROUP BY term ORDER BY n DESC, term LIMIT ?`
+			cond + rng + ` AND substr(term, 1, ?) <> ?) GROUP BY term ORDER BY n DESC, term LIMIT ?`
+		rargs = append(rargs, len(memory.SentenceTermPrefix), memory.SentenceTermPrefix)
 	}
 	out, err := s.termCounts(ctx, query, append(append(args, rargs...), limit)...)
 	return out, termsOp("terms", err)

@@ -233,12 +233,12 @@ func TestWireRecordKnowledge(t *testing.T) {
 		}
 	}
 	// the topic sentence: white space folded, the final stop dropped, and
-	// its ref indexed by its words as a topic
+	// its ref indexed by its words as sentence terms
 	if want := "Sam travelled to " + place(srcs[0].Text) + " by train"; ks[0].TopicSentence != want {
 		t.Errorf("topic sentence %q, want %q", ks[0].TopicSentence, want)
 	}
 	if refs := ks[0].Refs("m1"); refs[len(refs)-1].Kind != memory.KnowledgeSentence ||
-		!slices.Contains(refs[len(refs)-1].Terms(), memory.RefTerm{Term: "travelled", Role: memory.RoleTopic}) {
+		!slices.Contains(refs[len(refs)-1].Terms(), memory.RefTerm{Term: memory.SentenceTerm("travelled"), Role: memory.RoleTopic}) {
 		t.Errorf("topic sentence ref %+v", refs[len(refs)-1])
 	}
 	// the message without text: metadata only
