@@ -103,7 +103,7 @@ func Logger(w io.Writer, level slog.Level) *slog.Logger {
 // the store keeps as records when it can), and the structured section of
 // the prompt context.
 func KnowledgeOptions(store memory.Store, emb memory.Embedder, log *slog.Logger) []service.Option {
-	return KnowledgeServiceOptions(NewKnowledge(store, emb, log))
+	return KnowledgeServiceOptions(NewKnowledge(store, emb, log), nil)
 }
 
 // NewKnowledge returns the Structured RAG service of KnowledgeOptions, or
@@ -144,13 +144,14 @@ func KnowledgeModel(k *knowledge.Service, model memory.LLM, log *slog.Logger) er
 }
 
 // KnowledgeServiceOptions plugs the time, entity and when lists, the
-// neighbours stage, and k (nil: no term index)
+// decomposition list planned by plan (nil: the offline rules; see
+// Planner), the neighbours stage, and k (nil: no term index)
 // into the service: the knowledge list, forgetting, deriving on write, and
 // the structured section of the prompt context.
-func KnowledgeServiceOptions(k *knowledge.Service) []service.Option {
+func KnowledgeServiceOptions(k *knowledge.Service, plan retrieval.Decomposer) []service.Option {
 	out := []service.Option{service.WithTimeList(FindTime), service.WithEntityList(),
 		service.WithWhenList(query.AsksWhen, query.StatesTime), service.WithNeighbours(retrieval.Neighbours{Skip: retrieval.AsksMany}),
-		service.WithDecomposeList(nil),
+		service.WithDecomposeList(plan),
 		service.WithListWeights(map[string]float64{retrieval.ListEntity: EntityWeight, retrieval.ListWhen: WhenWeight,
 			retrieval.ListDecompose: DecomposeWeight})}
 	if k == nil {
@@ -162,6 +163,18 @@ func KnowledgeServiceOptions(k *knowledge.Service) []service.Option {
 	return append(out, service.WithRetriever(k.Retriever()), service.WithForgetter(k), service.WithDeriver(k),
 		service.WithKnowledgeContext(k.ContextSection()),
 		service.WithListWeights(map[string]float64{retrieval.ListKnowledge: KnowledgeWeight}))
+}
+
+// Planner is the decomposition list's planner when a model is configured
+// (LLM_PROVIDER): the model splits a question into its sub-queries and
+// tells a spread one (retrieval.LLMPlanner, within
+// retrieval.DefaultPlanTimeout), the offline rules answering when it
+// fails. Without a model, nil: the offline rules alone.
+func Planner(model memory.LLM, log *slog.Logger) retrieval.Decomposer {
+	if model == nil {
+		return nil
+	}
+	return (&retrieval.LLMPlanner{LLM: model, Logger: log}).Plan
 }
 
 // FindTime is the time list's retrieval.Resolver: the offline time

@@ -54,8 +54,9 @@ type Backend struct {
 	// see ExtractPending.
 	Extraction *knowledge.Service
 	// Model is the language model LLM_PROVIDER configures (wiring/llm),
-	// nil without one: knowledge extraction uses it, and the extract
-	// function its facts.
+	// nil without one: knowledge extraction uses it, the extract
+	// function its facts, and the service's searches plan their
+	// decomposition list with it (wiring.Planner).
 	Model memory.LLM
 	// Registry keeps the orgs' entities, worlds and rooms in the store's
 	// records (the API's /v1/entities, /v1/worlds, /v1/rooms).
@@ -126,7 +127,7 @@ func OpenWith(ctx context.Context, cfg config.Config, store *dynamodb.Store, emb
 	b.Knowledge = wiring.ShareRelated(wiring.KnowledgeExplorer(store, nil, log), k)
 	b.Extraction = k
 	opts = append(opts, service.WithRoomDirectory(b.Registry), service.WithBlockSource(b.Workstreams))
-	b.Service = service.NewService(ts, tix, temb, wiring.ServiceOptions(cfg, log, append(wiring.KnowledgeServiceOptions(k), opts...)...)...)
+	b.Service = service.NewService(ts, tix, temb, wiring.ServiceOptions(cfg, log, append(wiring.KnowledgeServiceOptions(k, wiring.Planner(model, log)), opts...)...)...)
 	b.closers.Add(b.Service.Close)
 	return b, nil
 }

@@ -76,7 +76,7 @@ func Open(ctx context.Context, dataDir string, embedder memory.Embedder, log *sl
 	}
 	var svc *service.Service // told of the workstreams' writes once built
 	ws := workstream.New(store, workstream.WithLogger(log), workstream.WithOnWrite(func(org string) { svc.Invalidate(org) }))
-	base := append([]service.Option{service.WithLogger(log), service.WithRoomDirectory(reg), service.WithBlockSource(ws)}, wiring.KnowledgeServiceOptions(k)...)
+	base := append([]service.Option{service.WithLogger(log), service.WithRoomDirectory(reg), service.WithBlockSource(ws)}, wiring.KnowledgeServiceOptions(k, nil)...)
 	svc = service.NewService(store, ix, embedder, append(base, opts...)...)
 	return &Backend{Store: store, Index: ix, Embedder: embedder, Service: svc, Caps: Capabilities(store), Registry: reg, Workstreams: ws,
 		Knowledge: wiring.ShareRelated(wiring.KnowledgeExplorer(store, nil, log), k)}, nil

@@ -247,7 +247,7 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		return fail(err)
 	}
 	b.Extraction = k
-	opts = append(append(wiring.KnowledgeServiceOptions(k), rerank.Options(cfg.Rerank, rr)...), opts...)
+	opts = append(append(wiring.KnowledgeServiceOptions(k, wiring.Planner(model, log)), rerank.Options(cfg.Rerank, rr)...), opts...)
 	if b.Caps.Records != nil {
 		b.Registry = registry.New(b.Caps.Records)
 		if k != nil {
