@@ -256,6 +256,14 @@ func TestFuse(t *testing.T) {
 	if want := 1.0/61 + 1.0/62; math.Abs(a.Score-want) > 1e-12 {
 		t.Fatalf("score of a = %v, want %v", a.Score, want)
 	}
+	for _, tc := range []struct {
+		k    int
+		want float64
+	}{{RRFK, 1.0/61 + 1.0/62}, {40, 1.0/41 + 1.0/42}, {1, 1.0/2 + 1.0/3}} {
+		if got := FuseK(tc.k, kw, sem)[0]; got.ID != "a" || math.Abs(got.Score-tc.want) > 1e-12 {
+			t.Fatalf("FuseK(%d): first %s scores %v, want a at %v", tc.k, got.ID, got.Score, tc.want)
+		}
+	}
 	if k, s := a.Lists["keyword"], a.Lists["semantic"]; k.Rank != 1 || k.Score != 3 || s.Rank != 2 || s.Score != 2 {
 		t.Fatalf("per-list scores of a: %+v %+v", k, s)
 	}

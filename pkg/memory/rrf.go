@@ -2,7 +2,10 @@ package memory
 
 import "sort"
 
-// RRFK is the reciprocal rank fusion constant of Cormack et al. (2009).
+// RRFK is the reciprocal rank fusion constant of Cormack et al. (2009),
+// Fuse's: what other systems use by default (OpenSearch, LanceDB, bleve),
+// so that comparisons with them fuse alike. The retrieval pipeline fuses
+// its own lists with FuseK at retrieval.RRFK.
 const RRFK = 60
 
 // ModeScore is one ranked list's view of a result: its native score (BM25,
@@ -40,7 +43,12 @@ type Fused struct {
 // the number of lists that found it, then by the order of the lists (the
 // caller lists them in order of trust), and only last by id so that the
 // order is fully deterministic.
-func Fuse(lists ...RankedList) []Fused {
+func Fuse(lists ...RankedList) []Fused { return FuseK(RRFK, lists...) }
+
+// FuseK is Fuse with the constant k in place of RRFK: each id scores the
+// sum over lists of weight/(k+rank). A smaller k weighs a list's first
+// ranks more against its later ones. k must be positive.
+func FuseK(k int, lists ...RankedList) []Fused {
 	n := 0
 	for _, l := range lists {
 		n += len(l.Hits)
@@ -58,7 +66,7 @@ func Fuse(lists ...RankedList) []Fused {
 			}
 			rank := i + 1
 			f.Lists[l.Name] = &ModeScore{Score: h.Score, Rank: rank}
-			f.Score += l.Weight / float64(RRFK+rank)
+			f.Score += l.Weight / float64(k+rank)
 			f.best = min(f.best, rank)
 		}
 	}

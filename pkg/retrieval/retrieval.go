@@ -141,7 +141,7 @@ func hybridWithin(ctx context.Context, ix memory.Index, store memory.Store, q *Q
 	if err != nil {
 		return nil, err
 	}
-	fused := memory.Fuse(memory.RankedList{Name: ListKeyword, Hits: res.Keyword, Weight: 1},
+	fused := memory.FuseK(RRFK, memory.RankedList{Name: ListKeyword, Hits: res.Keyword, Weight: 1},
 		memory.RankedList{Name: ListSemantic, Hits: res.Semantic, Weight: 1})
 	fused = fused[:min(len(fused), q.K)]
 	var got map[string]*memory.Memory
