@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"runtime"
 	"time"
 
@@ -20,20 +19,14 @@ import (
 // alias, filled from the same store as the AWS backend fills a new one),
 // the same queries in every mode, and one table with both side by side.
 func runBeside(n, queries, batch, k int, dir string, seed uint64, osURL string) error {
-	if dir == "" {
-		tmp, err := os.MkdirTemp("", "bench-latency-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		dir = tmp
-	}
-	ctx := context.Background()
-	cfg, err := config.FromEnv() // EMBEDDER, MODEL_DIR, ...
+	cfg, done, err := benchConfig(dir)
 	if err != nil {
 		return err
 	}
-	cfg.DataDir, cfg.Index.Kind, cfg.Store.Backend = dir, config.IndexEmbedded, config.BackendEmbedded
+	defer done()
+	dir = cfg.DataDir
+	ctx := context.Background()
+	cfg.Index.Kind = config.IndexEmbedded
 	base, err := server.NewEmbedder(ctx, cfg)
 	if err != nil {
 		return err

@@ -177,20 +177,14 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 	if err != nil {
 		return err
 	}
-	if dir == "" {
-		tmp, err := os.MkdirTemp("", "bench-latency-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		dir = tmp
-	}
-	ctx := context.Background()
-	cfg, err := config.FromEnv() // EMBEDDER, MODEL_DIR, ...
+	cfg, done, err := benchConfig(dir)
 	if err != nil {
 		return err
 	}
-	cfg.DataDir, cfg.Index.Kind, cfg.Store.Backend = dir, index, "embedded"
+	defer done()
+	dir = cfg.DataDir
+	ctx := context.Background()
+	cfg.Index.Kind = index
 	if index == "opensearch" {
 		cfg.Index.OpenSearchURLs, cfg.Index.OpenSearchAlias = []string{osURL}, fmt.Sprintf("bench-%d", time.Now().UnixNano())
 	}
@@ -670,4 +664,24 @@ func startProfile(path string) error {
 		return err
 	}
 	return pprof.StartCPUProfile(f)
+}
+
+// benchConfig is the configuration from the environment (EMBEDDER,
+// MODEL_DIR, ...) with the embedded store in dir, or when dir is empty in
+// a new temporary directory that done removes.
+func benchConfig(dir string) (_ config.Config, done func(), _ error) {
+	cfg, err := config.FromEnv()
+	if err != nil {
+		return cfg, nil, err
+	}
+	done = func() {}
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "bench-latency-"); err != nil {
+			return cfg, nil, err
+		}
+		tmp := dir
+		done = func() { os.RemoveAll(tmp) }
+	}
+	cfg.DataDir, cfg.Store.Backend = dir, config.BackendEmbedded
+	return cfg, done, nil
 }

@@ -1,11 +1,8 @@
 package dynamodb_test
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"testing"
 
-	"github.com/agentmem/agentmem/internal/testenv"
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/memory/memorytest"
 	"github.com/agentmem/agentmem/pkg/store/dynamodb"
@@ -17,20 +14,8 @@ import (
 // to those the memory item carries (an import's, or a table written before
 // access items existed).
 func TestAccessItems(t *testing.T) {
-	ep := testenv.Get(t, "DYNAMODB_ENDPOINT")
-	var meter dynamodb.Capacity
-	c, err := dynamodb.NewClient(ctx, dynamodb.ClientOptions{Endpoint: ep, AccessKey: "local", SecretKey: "local", Capacity: &meter})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b [4]byte
-	rand.Read(b[:])
-	name := "test-access-" + hex.EncodeToString(b[:])
-	if err := dynamodb.CreateTable(ctx, c, name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { dynamodb.DeleteTable(ctx, c, name) })
-	s := dynamodb.New(c, name)
+	c, meter := meteredClient(t)
+	s := dynamodb.New(c, newTable(t, c, "test-access"))
 
 	org, base := "org-access", memorytest.Base
 	m := memorytest.New(org, "", memory.TypeFact, "read by many searches", base)

@@ -1,13 +1,10 @@
 package dynamodb_test
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/internal/testenv"
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/memory/memorytest"
 	"github.com/agentmem/agentmem/pkg/store/dynamodb"
@@ -18,20 +15,8 @@ import (
 // is 1 WCU per started KB of the item, a strongly consistent read 1 RCU per
 // started 4 KB (eventually consistent: half).
 func TestCapacityCountsWhatDynamoDBReports(t *testing.T) {
-	ep := testenv.Get(t, "DYNAMODB_ENDPOINT")
-	var meter dynamodb.Capacity
-	c, err := dynamodb.NewClient(ctx, dynamodb.ClientOptions{Endpoint: ep, AccessKey: "local", SecretKey: "local", Capacity: &meter})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b [4]byte
-	rand.Read(b[:])
-	name := "test-capacity-" + hex.EncodeToString(b[:])
-	if err := dynamodb.CreateTable(ctx, c, name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { dynamodb.DeleteTable(ctx, c, name) })
-	s := dynamodb.New(c, name)
+	c, meter := meteredClient(t)
+	s := dynamodb.New(c, newTable(t, c, "test-capacity"))
 
 	now := time.Now().UnixMilli()
 	cases := []struct {

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/agentmem/internal/testenv"
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/memory/memorytest"
 	"github.com/agentmem/agentmem/pkg/store/dynamodb"
@@ -24,12 +23,7 @@ import (
 // less than half as much for a memory in five indexes, since each index
 // then writes a few hundred bytes instead of the whole 5 KB item.
 func TestIndexProjectionCost(t *testing.T) {
-	ep := testenv.Get(t, "DYNAMODB_ENDPOINT")
-	var meter dynamodb.Capacity
-	c, err := dynamodb.NewClient(ctx, dynamodb.ClientOptions{Endpoint: ep, AccessKey: "local", SecretKey: "local", Capacity: &meter})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, meter := meteredClient(t)
 	shapes := []struct {
 		name  string
 		place func(*memory.Memory)

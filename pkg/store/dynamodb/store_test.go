@@ -19,12 +19,39 @@ var ctx = context.Background()
 // tests skip, unless REQUIRE_DYNAMODB=1 (make test sets it).
 func client(t testing.TB) *awsdynamodb.Client {
 	t.Helper()
+	c, _ := connect(t, nil)
+	return c
+}
+
+// meteredClient is client with the capacity every call consumes counted
+// in the returned meter.
+func meteredClient(t testing.TB) (*awsdynamodb.Client, *dynamodb.Capacity) {
+	t.Helper()
+	return connect(t, &dynamodb.Capacity{})
+}
+
+func connect(t testing.TB, meter *dynamodb.Capacity) (*awsdynamodb.Client, *dynamodb.Capacity) {
+	t.Helper()
 	ep := testenv.Get(t, "DYNAMODB_ENDPOINT")
-	c, err := dynamodb.NewClient(ctx, dynamodb.ClientOptions{Endpoint: ep, AccessKey: "local", SecretKey: "local"})
+	c, err := dynamodb.NewClient(ctx, dynamodb.ClientOptions{Endpoint: ep, AccessKey: "local", SecretKey: "local", Capacity: meter})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c
+	return c, meter
+}
+
+// newTable creates a fresh table named prefix-<random> on c, removed at
+// cleanup, and returns its name.
+func newTable(t testing.TB, c *awsdynamodb.Client, prefix string) string {
+	t.Helper()
+	var b [4]byte
+	rand.Read(b[:])
+	name := prefix + "-" + hex.EncodeToString(b[:])
+	if err := dynamodb.CreateTable(ctx, c, name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dynamodb.DeleteTable(context.Background(), c, name) })
+	return name
 }
 
 // newStore creates a fresh table, removed at cleanup.
@@ -33,14 +60,7 @@ func newStore(t *testing.T) *dynamodb.Store { return newStoreB(t) }
 func newStoreB(t testing.TB) *dynamodb.Store {
 	t.Helper()
 	c := client(t)
-	var b [4]byte
-	rand.Read(b[:])
-	name := "test-" + hex.EncodeToString(b[:])
-	if err := dynamodb.CreateTable(ctx, c, name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { dynamodb.DeleteTable(context.Background(), c, name) })
-	return dynamodb.New(c, name)
+	return dynamodb.New(c, newTable(t, c, "test"))
 }
 
 func TestStoreContract(t *testing.T) {
