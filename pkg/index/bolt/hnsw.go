@@ -761,9 +761,9 @@ func (g *hnsw) search(s space, p *probe, ef int, allow func(uint32) bool) []node
 	return g.walk(s, p, eps, 0, ef, allow, vis)
 }
 
-// beamFrom is the highest layer the descent walks wider than one node:
-// M wide for a query, efConstruction for an insert (as on the node's own
-// layers); above it the descent is greedy. Greedy down to layer 0, as in
+// beamFrom is the highest layer the descent walks M wide, for a query
+// and for an insert above the node's own layers; above it the descent is
+// greedy, one node wide. Greedy down to layer 0, as in
 // the paper, a descent on clustered vectors can stop in another cluster,
 // which layer 0's walk then cannot leave within its width
 // (TestANNFindsMemoriesBeforeTheyAreLinked, TestANNRecall after a

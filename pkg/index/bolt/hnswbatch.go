@@ -103,7 +103,11 @@ func (g *hnsw) planOne(s space, ps []planned, i int) {
 				vis.next() // each layer is a fresh walk
 			}
 			first = false
-			res := g.walk(s, &p, eps, l, g.efC, nil, vis)
+			width := g.efC
+			if l > me.level {
+				width = g.m // above the node's layers: where to start below (beamFrom, hnsw.go)
+			}
+			res := g.walk(s, &p, eps, l, width, nil, vis)
 			eps = res
 			cands = slices.Clone([]node(res))
 			if len(res) >= g.efC {
@@ -111,7 +115,7 @@ func (g *hnsw) planOne(s space, ps []planned, i int) {
 			}
 		}
 		if l > me.level {
-			continue // a layer above the node's, walked for where to start below
+			continue
 		}
 		for j, peer := range peers {
 			if levels[j] >= l && peer.s > floor {
