@@ -155,6 +155,9 @@ func (ix *Index) build(org string, o *orgIndex, g *hnsw) {
 		g.mu.Lock()
 		g.extend(o, ix.dims, buildChunk)
 		caught := g.built == len(o.ids)
+		if caught {
+			g.connect(spaceOf(o, ix.dims)) // every node reachable before it answers (hnsw.go)
+		}
 		g.mu.Unlock()
 		ix.mu.RUnlock()
 		if !caught {

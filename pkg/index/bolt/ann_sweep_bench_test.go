@@ -294,7 +294,7 @@ func footprint(o *orgIndex) []struct {
 	vecs := cap(o.q8) + int(unsafe.Sizeof(quant{}))*cap(o.quants)
 	var graph int
 	if g := o.graph; g != nil {
-		graph = cap(g.level) + 4*cap(g.nb0) + cap(g.n0)
+		graph = cap(g.level) + 4*cap(g.nb0) + cap(g.n0) + 4*cap(g.in0)
 		for _, ls := range g.upper {
 			graph += (4 + 8 + 24) * 3 / 2 // the map entry
 			graph += 24 * cap(ls)
@@ -311,7 +311,7 @@ func footprint(o *orgIndex) []struct {
 		{"terms of each memory (for document frequencies)", terms},
 		{"term dictionary and document frequencies", dict},
 		{"int8 vectors and their scales", vecs},
-		{"graph (levels, layer-0 lists, upper layers)", graph},
+		{"graph (levels, layer-0 lists and in-degrees, upper layers)", graph},
 		{"ids and the id → ordinal map", ids + pos},
 		{"attributes (class, created, refs, length, hasVec)", attrs},
 		{"metadata pairs", meta},

@@ -462,3 +462,84 @@ func TestSearchWidth(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphReachesEveryMemory builds the graph over clustered vectors,
+// deletes a fifth, inserts a tenth more (linked into the ready graph),
+// then deletes past half (a compaction), and checks after each step, by a
+// breadth-first traversal of layer 0 from the entry point, that a walk can
+// reach every live memory the graph holds: one it cannot reach is never
+// found. After the build and after the compaction, which connect the
+// graph, every memory must also lead back to the entry point, so that a
+// walk reaches all of them wherever the descent lands it. Both with the
+// lists filled (the default) and with the heuristic alone.
+func TestGraphReachesEveryMemory(t *testing.T) {
+	const dims, size = 64, annSize
+	for _, tc := range []struct {
+		name string
+		fill bool
+	}{
+		{"filled lists", true},
+		{"heuristic alone", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer bolt.SetFill(tc.fill)()
+			ctx := context.Background()
+			ix, _, err := bolt.Open(t.TempDir(), model, dims)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ix.Close()
+			ix.SetANN(bolt.ANNConfig{Threshold: size / 3, M: 16, EfConstruction: 64, EfSearch: 64})
+			c := newANNCorpus(dims, 200)
+			var ids []string
+			upsert := func(ms []*memory.Memory) {
+				t.Helper()
+				for at := 0; at < len(ms); at += 2000 {
+					if err := ix.Upsert(ctx, ms[at:min(at+2000, len(ms))]); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for _, m := range ms {
+					ids = append(ids, m.ID)
+				}
+				wait, cancel := context.WithTimeout(ctx, 5*time.Minute)
+				defer cancel()
+				if err := ix.WaitANN(wait); err != nil {
+					t.Fatal(err)
+				}
+			}
+			drop := func(n int) {
+				t.Helper()
+				if err := ix.Delete(ctx, memorytest.OrgA, ids[:n]); err != nil {
+					t.Fatal(err)
+				}
+				ids = ids[n:]
+			}
+			check := func(stage string, connected bool) {
+				t.Helper()
+				r := bolt.GraphReach(ix, memorytest.OrgA)
+				t.Logf("%s: %d live memories linked, %d not reached from the entry point (%d without an in-edge), %d not leading back to it",
+					stage, r.Linked, r.Unreached, r.Orphans, r.Stuck)
+				if r.Linked != len(ids) {
+					t.Errorf("%s: %d memories linked, want %d", stage, r.Linked, len(ids))
+				}
+				if r.Unreached != 0 {
+					t.Errorf("%s: %d of %d live memories not reached from the entry point", stage, r.Unreached, r.Linked)
+				}
+				if connected && r.Stuck != 0 {
+					t.Errorf("%s: the entry point not reached from %d of %d live memories", stage, r.Stuck, r.Linked)
+				}
+			}
+			upsert(c.memories(memorytest.OrgA, size))
+			check("built", true)
+			rng := rand.New(rand.NewPCG(7, 7))
+			rng.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+			drop(size / 5)
+			upsert(c.memories(memorytest.OrgA, size/10))
+			check("after deletes and inserts", false)
+			rng.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+			drop(len(ids)/2 + size/20)
+			check("after compaction", true)
+		})
+	}
+}

@@ -71,3 +71,68 @@ func SetReadThrough(n int) (restore func()) {
 	readThrough = n
 	return func() { readThrough = old }
 }
+
+// Reachability is what a traversal of an org's graph on layer 0 finds
+// about its live memories.
+type Reachability struct {
+	Linked    int // live memories in the graph
+	Unreached int // of them, not reached from the entry point
+	Orphans   int // of those, with no in-edge
+	Stuck     int // live memories from which the entry point is not reached
+}
+
+// GraphReach traverses org's graph on layer 0 (zero: no graph).
+func GraphReach(ix *Index, org string) Reachability {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	var r Reachability
+	o := ix.orgs[org]
+	if o == nil || o.graph == nil {
+		return r
+	}
+	g := o.graph
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	if g.maxLevel < 0 {
+		return r
+	}
+	seen := make([]bool, len(g.level))
+	g.reach(seen, g.entry, 0)
+	back := make([]bool, len(g.level))
+	back[g.entry] = true
+	var rest []uint32
+	for ord, l := range g.level {
+		if l >= 0 && uint32(ord) != g.entry {
+			rest = append(rest, uint32(ord))
+		}
+	}
+	g.settle(back, rest, 0)
+	for ord, l := range g.level {
+		if l < 0 || o.ids[ord] == "" {
+			continue
+		}
+		r.Linked++
+		if !back[ord] {
+			r.Stuck++
+		}
+		if !seen[ord] {
+			r.Unreached++
+			if g.in0[ord] == 0 {
+				r.Orphans++
+			}
+		}
+	}
+	return r
+}
+
+// SetFill turns on filling the lists the heuristic leaves short, with a
+// new node taking 2·M on layer 0 (on, the default), or neither (off: the
+// heuristic alone), and returns a function restoring them.
+func SetFill(on bool) (restore func()) {
+	k, l := keepPruned, layer0Links
+	keepPruned, layer0Links = on, func(g *hnsw) int { return g.m }
+	if on {
+		layer0Links = func(g *hnsw) int { return g.m0 }
+	}
+	return func() { keepPruned, layer0Links = k, l }
+}

@@ -92,10 +92,10 @@ func (g *hnsw) planOne(s space, ps []planned, i int) {
 	if g.maxLevel >= 0 {
 		vis = getVisited(len(g.level))
 		defer visitedPool.Put(vis)
-		eps = []node{g.greedy(s, &p, node{s.score(&p, g.entry), g.entry}, g.maxLevel, me.level)}
+		eps = []node{g.greedy(s, &p, node{s.score(&p, g.entry), g.entry}, g.maxLevel, max(me.level, beamFrom))}
 	}
 	first := true
-	for l := me.level; l >= 0; l-- {
+	for l := max(me.level, min(beamFrom, g.maxLevel)); l >= 0; l-- {
 		var cands []node
 		floor := float32(math.Inf(-1))
 		if eps != nil && l <= g.maxLevel {
@@ -103,12 +103,19 @@ func (g *hnsw) planOne(s space, ps []planned, i int) {
 				vis.next() // each layer is a fresh walk
 			}
 			first = false
-			res := g.walk(s, &p, eps, l, g.efC, nil, vis)
+			width := g.efC
+			if l > me.level {
+				width = g.m // above the node's layers: where to start below (beamFrom, hnsw.go)
+			}
+			res := g.walk(s, &p, eps, l, width, nil, vis)
 			eps = res
 			cands = slices.Clone([]node(res))
 			if len(res) >= g.efC {
 				floor = res[0].s // the walk's worst: a peer below it a serial walk would not have kept
 			}
+		}
+		if l > me.level {
+			continue
 		}
 		for j, peer := range peers {
 			if levels[j] >= l && peer.s > floor {
@@ -150,6 +157,7 @@ func (g *hnsw) apply(s space, ps []planned, workers int) {
 		}
 	}
 	workers = max(1, min(workers, len(edges)/64)) // a goroutine for at least 64 edges
+	dropped := make([][]uint32, workers)
 	parallel(workers, workers, func(w int) {
 		buf := make([]int16, s.dims)
 		for _, e := range edges {
@@ -160,13 +168,29 @@ func (g *hnsw) apply(s space, ps []planned, workers int) {
 			if e.l == 0 {
 				limit = g.m0
 			}
-			g.link(s, e.from, e.to, e.l, limit, buf)
+			g.link(s, e.from, e.to, e.l, limit, buf, &dropped[w])
 		}
 	})
 	for _, p := range ps {
 		g.level[p.ord] = int8(p.level)
 		if p.level > g.maxLevel {
 			g.entry, g.maxLevel = p.ord, p.level
+		}
+	}
+	// The reverse-edge guarantee (hnsw.go, adopt): the batch's nodes and
+	// the targets the re-selections dropped, in order, whatever the cores.
+	orphans := make([]uint32, 0, len(ps))
+	for _, p := range ps {
+		orphans = append(orphans, p.ord)
+	}
+	for _, d := range dropped {
+		orphans = append(orphans, d...)
+	}
+	slices.Sort(orphans)
+	buf := make([]int16, s.dims)
+	for _, ord := range slices.Compact(orphans) {
+		if g.in0[ord] == 0 && ord != g.entry {
+			g.adopt(s, ord, buf)
 		}
 	}
 }
