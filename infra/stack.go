@@ -8,6 +8,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 
 	"github.com/agentmem/agentmem/pkg/store/dynamodb/schema"
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -44,7 +45,15 @@ type Stage struct {
 	TenantDailyQuota float64
 	LogRetention     awslogs.RetentionDays
 	EmbedModel       string
-	LLMModel         string
+	// LLMModel is the chat model of knowledge and fact extraction: the
+	// api and ingest functions name it so that their writes are left
+	// pending for it, and the extract function calls it.
+	LLMModel string
+	// QueryLLM makes the api function call LLMModel for searches too (it
+	// plans a full search's decomposition and translates natural-language
+	// knowledge searches, one bounded call per search; LLM_QUERIES);
+	// false keeps searches on the offline rules.
+	QueryLLM bool
 	// ADOTCollectorLayer, when set, is the ARN of the AWS Distro for
 	// OpenTelemetry collector Lambda layer (arm64) added to the functions,
 	// which then export their spans (store, index, embedder, pipelines) to
@@ -57,10 +66,10 @@ type Stage struct {
 var Stages = map[string]Stage{
 	"dev": {Name: "dev", SearchNodes: 1, SearchInstance: "t3.small.search", SearchVolumeGiB: 10,
 		ApiRateLimit: 50, ApiBurstLimit: 100, TenantDailyQuota: 100_000, LogRetention: awslogs.RetentionDays_TWO_WEEKS,
-		EmbedModel: "amazon.titan-embed-text-v2:0", LLMModel: "anthropic.claude-3-5-haiku-20241022-v1:0"},
+		EmbedModel: "amazon.titan-embed-text-v2:0", LLMModel: "anthropic.claude-3-5-haiku-20241022-v1:0", QueryLLM: true},
 	"prod": {Name: "prod", Prod: true, SearchNodes: 2, SearchInstance: "r6g.large.search", SearchVolumeGiB: 100,
 		ApiRateLimit: 500, ApiBurstLimit: 1000, TenantDailyQuota: 1_000_000, LogRetention: awslogs.RetentionDays_THREE_MONTHS,
-		EmbedModel: "amazon.titan-embed-text-v2:0", LLMModel: "anthropic.claude-3-5-haiku-20241022-v1:0"},
+		EmbedModel: "amazon.titan-embed-text-v2:0", LLMModel: "anthropic.claude-3-5-haiku-20241022-v1:0", QueryLLM: true},
 }
 
 // Props configures the stack.
@@ -246,7 +255,16 @@ func (b *stackBuilder) grants() {
 	// pipeline functions' roles to the writer role (pkg/index/opensearch).
 	b.fns["api"].AddEnvironment(jsii.String("OPENSEARCH_WRITER_ROLES"), awscdk.Fn_Join(jsii.String(","), &[]*string{
 		b.fns["ingest"].Role().RoleArn(), b.fns["extract"].Role().RoleArn(), b.fns["consolidate"].Role().RoleArn()}), nil)
-	b.fns["extract"].AddEnvironment(jsii.String("BEDROCK_LLM_MODEL"), jsii.String(b.st.LLMModel), nil)
+	// The model extracts knowledge off the write path: the api and ingest
+	// functions name it so that their writes are left pending for it
+	// (wiring.KnowledgeModel); the extract function calls it after each
+	// batch and the ingest function's scheduled maintenance for what is
+	// left. The api function calls it for searches only with QueryLLM
+	// (LLM_QUERIES).
+	for _, n := range []string{"api", "ingest", "extract"} {
+		b.fns[n].AddEnvironment(jsii.String("BEDROCK_LLM_MODEL"), jsii.String(b.st.LLMModel), nil)
+	}
+	b.fns["api"].AddEnvironment(jsii.String("LLM_QUERIES"), jsii.String(strconv.FormatBool(b.st.QueryLLM)), nil)
 
 	// The secret that signs end-user tokens (POST /v1/tokens): the API
 	// mints with it, the authorizer verifies with it; a rotation makes a
@@ -294,10 +312,16 @@ func (b *stackBuilder) grants() {
 		b.domain.GrantPathReadWrite(jsii.String("_msearch"), b.fns[n])
 		b.domain.GrantPathReadWrite(jsii.String("_bulk"), b.fns[n])
 	}
-	b.fns["extract"].AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Actions:   jsii.Strings("bedrock:InvokeModel"),
-		Resources: jsii.Strings(bedrockModel(b.st.LLMModel)),
-	}))
+	llmCallers := []string{"extract", "ingest"} // the api function calls the model for searches only
+	if b.st.QueryLLM {
+		llmCallers = append(llmCallers, "api")
+	}
+	for _, n := range llmCallers {
+		b.fns[n].AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Actions:   jsii.Strings("bedrock:InvokeModel"),
+			Resources: jsii.Strings(bedrockModel(b.st.LLMModel)),
+		}))
+	}
 	b.bucket.GrantRead(b.fns["ingest"], jsii.String("*/*"))
 	b.queue.GrantSendMessages(b.fns["api"])
 }

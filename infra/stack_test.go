@@ -129,6 +129,21 @@ func TestStack(t *testing.T) {
 					"EXTRACT_QUEUE_URL": assertions.Match_AnyValue()})},
 			}))
 
+			// The extraction model: named to the api, ingest and extract
+			// functions (writes are left pending for it); the api function
+			// is told whether searches may call it.
+			withModel := tmpl.FindResources(jsii.String("AWS::Lambda::Function"), props(map[string]any{
+				"Properties": map[string]any{"Environment": map[string]any{"Variables": assertions.Match_ObjectLike(&map[string]any{
+					"BEDROCK_LLM_MODEL": Stages[stage].LLMModel})}},
+			}))
+			if n := len(*withModel); n != 3 {
+				t.Errorf("%d functions are given BEDROCK_LLM_MODEL, want 3 (api, ingest, extract)", n)
+			}
+			tmpl.HasResourceProperties(jsii.String("AWS::Lambda::Function"), props(map[string]any{
+				"Environment": map[string]any{"Variables": assertions.Match_ObjectLike(&map[string]any{
+					"LLM_QUERIES": fmt.Sprint(Stages[stage].QueryLLM), "EXTRACT_QUEUE_URL": assertions.Match_AnyValue()})},
+			}))
+
 			// The token signing secret: generated, and named to the API and
 			// authorizer functions (both, and only those, read it).
 			tmpl.HasResourceProperties(jsii.String("AWS::SecretsManager::Secret"), props(map[string]any{

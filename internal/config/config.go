@@ -226,6 +226,12 @@ type LLM struct {
 	// json_schema (structured output), for OpenAI-compatible servers.
 	Mode    string
 	Timeout time.Duration // LLM_TIMEOUT: per call (default 60s)
+	// Queries (LLM_QUERIES, default true): the model also serves searches,
+	// planning the decomposition list of a full search and translating
+	// natural-language knowledge searches (one call per search, bounded);
+	// false keeps searches on the offline rules, the model serving
+	// extraction only.
+	Queries bool
 }
 
 // Ingest configures document ingestion.
@@ -508,6 +514,9 @@ func LoadLLM(getenv func(string) string) (LLM, error) {
 		errs = append(errs, err)
 	}
 	if l.Timeout, err = e.duration("LLM_TIMEOUT", 60*time.Second, false); err != nil {
+		errs = append(errs, err)
+	}
+	if l.Queries, err = e.boolean("LLM_QUERIES", true); err != nil {
 		errs = append(errs, err)
 	}
 	switch l.Provider {

@@ -18,7 +18,7 @@ func defaults() Config {
 		Index:   Index{Kind: IndexEmbedded, OpenSearchAlias: "memories"},
 		Embedder: Embedder{Kind: EmbedderAuto, ModelDir: "/var/tmp/agentmem/models/bge-small-en-v1.5-int8",
 			BedrockModel: "amazon.titan-embed-text-v2:0", Sentences: true},
-		LLM:    LLM{Provider: LLMNone, Mode: LLMModeTools, Timeout: 60 * time.Second},
+		LLM:    LLM{Provider: LLMNone, Mode: LLMModeTools, Timeout: 60 * time.Second, Queries: true},
 		Rerank: Rerank{Kind: RerankNone, Flavor: "cohere", Timeout: 5 * time.Second},
 		Ingest: Ingest{MaxBytes: 25 << 20, ChunkSize: 1000, ChunkOverlap: 200},
 		Consolidation: Consolidation{Every: 24 * time.Hour, HalfLifeStandard: 2160 * time.Hour,
@@ -118,7 +118,7 @@ func TestLoad(t *testing.T) {
 			}, ""},
 		{"rerank llm takes the LLM's model", map[string]string{"RERANKER": "llm", "LLM_PROVIDER": "openai", "LLM_BASE_URL": "http://127.0.0.1:8000/v1", "LLM_MODEL": "qwen"},
 			func(c *Config) {
-				c.LLM = LLM{Provider: LLMOpenAI, Model: "qwen", BaseURL: "http://127.0.0.1:8000/v1", Mode: LLMModeTools, Timeout: 60 * time.Second}
+				c.LLM = LLM{Provider: LLMOpenAI, Model: "qwen", BaseURL: "http://127.0.0.1:8000/v1", Mode: LLMModeTools, Timeout: 60 * time.Second, Queries: true}
 				c.Rerank = Rerank{Kind: RerankLLM, Model: "qwen", Flavor: "cohere", Timeout: 5 * time.Second}
 			}, ""},
 		{"rerank http without url", map[string]string{"RERANKER": "http", "RERANK_MODEL": "m"}, nil, "RERANK_URL: required"},
@@ -179,19 +179,19 @@ func TestLoadLLM(t *testing.T) {
 		want    LLM
 		wantErr string
 	}{
-		{"none by default", nil, LLM{Provider: LLMNone, Mode: LLMModeTools, Timeout: time.Minute}, ""},
+		{"none by default", nil, LLM{Provider: LLMNone, Mode: LLMModeTools, Timeout: time.Minute, Queries: true}, ""},
 		{"bedrock from the old variable", map[string]string{"BEDROCK_LLM_MODEL": "anthropic.claude-3-5-haiku"},
-			LLM{Provider: LLMBedrock, Model: "anthropic.claude-3-5-haiku", Mode: LLMModeTools, Timeout: time.Minute}, ""},
+			LLM{Provider: LLMBedrock, Model: "anthropic.claude-3-5-haiku", Mode: LLMModeTools, Timeout: time.Minute, Queries: true}, ""},
 		{"bedrock named", map[string]string{"LLM_PROVIDER": "Bedrock", "LLM_MODEL": "amazon.nova-lite", "LLM_TIMEOUT": "20s"},
-			LLM{Provider: LLMBedrock, Model: "amazon.nova-lite", Mode: LLMModeTools, Timeout: 20 * time.Second}, ""},
+			LLM{Provider: LLMBedrock, Model: "amazon.nova-lite", Mode: LLMModeTools, Timeout: 20 * time.Second, Queries: true}, ""},
 		{"bedrock, both names agree", map[string]string{"LLM_PROVIDER": "bedrock", "LLM_MODEL": "m", "BEDROCK_LLM_MODEL": "m"},
-			LLM{Provider: LLMBedrock, Model: "m", Mode: LLMModeTools, Timeout: time.Minute}, ""},
+			LLM{Provider: LLMBedrock, Model: "m", Mode: LLMModeTools, Timeout: time.Minute, Queries: true}, ""},
 		{"openai-compatible", map[string]string{"LLM_PROVIDER": "openai", "LLM_BASE_URL": "http://127.0.0.1:11434/v1",
 			"LLM_MODEL": "qwen2.5:7b", "LLM_API_KEY": "secret", "LLM_MODE": "json_schema"},
 			LLM{Provider: LLMOpenAI, Model: "qwen2.5:7b", BaseURL: "http://127.0.0.1:11434/v1", APIKey: "secret",
-				Mode: LLMModeJSONSchema, Timeout: time.Minute}, ""},
+				Mode: LLMModeJSONSchema, Timeout: time.Minute, Queries: true}, ""},
 		{"none despite the old variable", map[string]string{"LLM_PROVIDER": "none", "BEDROCK_LLM_MODEL": "m"},
-			LLM{Provider: LLMNone, Mode: LLMModeTools, Timeout: time.Minute}, ""},
+			LLM{Provider: LLMNone, Mode: LLMModeTools, Timeout: time.Minute, Queries: true}, ""},
 		{"openai without base URL", map[string]string{"LLM_PROVIDER": "openai", "LLM_MODEL": "m"}, LLM{}, "LLM_BASE_URL: required"},
 		{"openai bad base URL", map[string]string{"LLM_PROVIDER": "openai", "LLM_MODEL": "m", "LLM_BASE_URL": "localhost:8000"}, LLM{}, "LLM_BASE_URL: \"localhost:8000\" is not an http(s) URL"},
 		{"openai without model", map[string]string{"LLM_PROVIDER": "openai", "LLM_BASE_URL": "http://127.0.0.1:8000/v1"}, LLM{}, "LLM_MODEL: required"},
@@ -200,6 +200,9 @@ func TestLoadLLM(t *testing.T) {
 		{"bad provider", map[string]string{"LLM_PROVIDER": "mistral"}, LLM{}, "LLM_PROVIDER"},
 		{"bad mode", map[string]string{"LLM_MODE": "grammar"}, LLM{}, "LLM_MODE"},
 		{"bad timeout", map[string]string{"LLM_TIMEOUT": "0s"}, LLM{}, "LLM_TIMEOUT"},
+		{"searches stay offline", map[string]string{"BEDROCK_LLM_MODEL": "m", "LLM_QUERIES": "false"},
+			LLM{Provider: LLMBedrock, Model: "m", Mode: LLMModeTools, Timeout: time.Minute}, ""},
+		{"bad queries switch", map[string]string{"LLM_QUERIES": "sometimes"}, LLM{}, "LLM_QUERIES"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -177,6 +177,17 @@ func Planner(model memory.LLM, log *slog.Logger) retrieval.Decomposer {
 	return (&retrieval.LLMPlanner{LLM: model, Logger: log}).Plan
 }
 
+// QueryModel is the model searches call (the decomposition planner, the
+// knowledge search translator): model, unless LLM_QUERIES=false keeps
+// searches on the offline rules (then nil), the model serving extraction
+// only.
+func QueryModel(cfg config.LLM, model memory.LLM) memory.LLM {
+	if !cfg.Queries {
+		return nil
+	}
+	return model
+}
+
 // FindTime is the time list's retrieval.Resolver: the offline time
 // expressions of knowledge/query.
 func FindTime(text string, now time.Time) (start, end time.Time, ok bool) {

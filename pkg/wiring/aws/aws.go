@@ -124,10 +124,10 @@ func OpenWith(ctx context.Context, cfg config.Config, store *dynamodb.Store, emb
 		k.Entities = b.Registry                      // speakers and mentions resolved by the entity registry
 		k.Settings = service.NewSettingsStore(store) // each org's provided keys
 	}
-	b.Knowledge = wiring.ShareRelated(wiring.KnowledgeExplorer(store, nil, log), k)
+	b.Knowledge = wiring.ShareRelated(wiring.KnowledgeExplorer(store, wiring.QueryModel(cfg.LLM, model), log), k)
 	b.Extraction = k
 	opts = append(opts, service.WithRoomDirectory(b.Registry), service.WithBlockSource(b.Workstreams))
-	b.Service = service.NewService(ts, tix, temb, wiring.ServiceOptions(cfg, log, append(wiring.KnowledgeServiceOptions(k, wiring.Planner(model, log)), opts...)...)...)
+	b.Service = service.NewService(ts, tix, temb, wiring.ServiceOptions(cfg, log, append(wiring.KnowledgeServiceOptions(k, wiring.Planner(wiring.QueryModel(cfg.LLM, model), log)), opts...)...)...)
 	b.closers.Add(b.Service.Close)
 	return b, nil
 }

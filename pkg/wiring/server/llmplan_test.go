@@ -11,6 +11,8 @@ import (
 
 	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/internal/testenv"
+	"github.com/agentmem/agentmem/pkg/knowledge"
+	"github.com/agentmem/agentmem/pkg/knowledge/query"
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/retrieval"
 	"github.com/agentmem/agentmem/pkg/service"
@@ -119,6 +121,48 @@ func TestLLMDecomposition(t *testing.T) {
 	}
 	if len(res.Results) == 0 {
 		t.Error("with the model down, the search found nothing")
+	}
+}
+
+// TestLLMQueriesOff checks LLM_QUERIES=false: with a model configured for
+// extraction, a full search and a natural-language knowledge search call
+// it for nothing (no plan, no translation), and still answer.
+func TestLLMQueriesOff(t *testing.T) {
+	t.Setenv("AWS_ACCESS_KEY_ID", "local")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "local")
+	var calls atomic.Int64
+	f := testenv.StartBedrock(t, &testenv.Bedrock{Region: "us-east-1", Converse: func(w http.ResponseWriter, _ string, req testenv.ConverseRequest) {
+		if tool, _ := req.ForcedTool(); tool == retrieval.PlanToolName || tool == query.ToolName {
+			calls.Add(1)
+		}
+		testenv.BedrockFail(w, 400, "ValidationException", "not for searches")
+	}})
+	env := map[string]string{"LLM_PROVIDER": "bedrock", "LLM_MODEL": "anthropic.claude-3-5-haiku-20241022-v1:0", "LLM_QUERIES": "false",
+		"BEDROCK_ENDPOINT": f.URL, "AWS_REGION": "us-east-1", "DATA_DIR": t.TempDir(), "EMBEDDER": "hash"}
+	cfg, err := config.Load(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	b, err := server.Open(ctx, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	caller := memory.Caller{OrgID: "acme"}
+	if _, err := b.Service.Create(ctx, caller, []service.NewMemory{{Type: memory.TypeMessage, EntityID: "Maya", RoomID: "home",
+		Content: memory.Content{Text: "The dinner party was on Friday: risotto for eight."}}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := b.Service.SearchRanked(ctx, caller, service.SearchRequest{Query: "What did Maya cook for her friends?", Mode: service.ModeFull, K: 10})
+	if err != nil || len(res.Results) == 0 {
+		t.Fatalf("full search: %v, %d results; want the party", err, len(res.Results))
+	}
+	if _, err := b.Knowledge.Search(ctx, caller, knowledge.SearchRequest{Text: "Which dishes did Maya cook?"}); err != nil {
+		t.Fatalf("knowledge search: %v", err)
+	}
+	if n := calls.Load(); n != 0 {
+		t.Errorf("%d search calls reached the model with LLM_QUERIES=false, want 0", n)
 	}
 }
 

@@ -247,7 +247,7 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		return fail(err)
 	}
 	b.Extraction = k
-	opts = append(append(wiring.KnowledgeServiceOptions(k, wiring.Planner(model, log)), rerank.Options(cfg.Rerank, rr)...), opts...)
+	opts = append(append(wiring.KnowledgeServiceOptions(k, wiring.Planner(wiring.QueryModel(cfg.LLM, model), log)), rerank.Options(cfg.Rerank, rr)...), opts...)
 	if b.Caps.Records != nil {
 		b.Registry = registry.New(b.Caps.Records)
 		if k != nil {
@@ -268,7 +268,7 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 	if ol, ok := b.Store.(memory.OrgLister); ok && k != nil {
 		b.closers.Add(wiring.StartKnowledge(ctx, k, ol, log)) // stopped before the service and store close
 	}
-	b.Knowledge = wiring.ShareRelated(wiring.KnowledgeExplorer(b.Store, model, log), k)
+	b.Knowledge = wiring.ShareRelated(wiring.KnowledgeExplorer(b.Store, wiring.QueryModel(cfg.LLM, model), log), k)
 	if b.Documents, err = ingestion.New(b.Service, b.Caps, cfg.Ingest, log); err != nil {
 		return fail(err)
 	}
