@@ -22,11 +22,15 @@ func Key(owner memory.Caller, name string) string {
 }
 
 // Submit ingests data as document name (a path with an extension, which
-// selects the loader; see memory.ValidDocumentName, which the transports
-// check as their request's field) for owner, the org and the agent scope
-// (none: the org scope) the document belongs to. Submitting a name again
-// replaces the document. See Ingest.
+// selects the loader) for owner, the org and the agent scope (none: the
+// org scope) the document belongs to. Submitting a name again replaces
+// the document. See Ingest. Errors: EINVALID for a name that
+// memory.ValidDocumentName refuses (every caller: HTTP checks its
+// request's field first, memctl relies on this).
 func (p *Pipeline) Submit(ctx context.Context, owner memory.Caller, name string, data []byte) (Status, error) {
+	if err := memory.ValidDocumentName("name", name); err != nil {
+		return Status{}, err
+	}
 	return p.Ingest(ctx, owner, Key(owner, name), data, "")
 }
 

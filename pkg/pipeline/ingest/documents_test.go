@@ -1,6 +1,7 @@
 package ingest_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/agentmem/agentmem/pkg/memory"
@@ -76,5 +77,23 @@ func TestSubmitAndDelete(t *testing.T) {
 				t.Fatalf("document gone %v (status %v, %d memories), want %v", gone, gerr, n, tc.remove)
 			}
 		})
+	}
+}
+
+// TestSubmitRefusesBadNames: Submit holds memory.ValidDocumentName for
+// every caller (memctl's as HTTP's), before anything is stored.
+func TestSubmitRefusesBadNames(t *testing.T) {
+	e := setup(t)
+	org := memory.Caller{OrgID: "acme"}
+	for _, name := range []string{"", "../escape.md", "/abs.md", "dir/", "a/./b.md", "bad\x00name.md", "rtl\u202ename.md"} {
+		t.Run(name, func(t *testing.T) {
+			_, err := e.pipe.Submit(ctx, org, name, []byte("# Title\n\nSome text."))
+			if memory.ErrorCode(err) != memory.EINVALID || !strings.Contains(memory.ErrorMessage(err), "name:") {
+				t.Fatalf("Submit(%q): %v, want EINVALID naming the name", name, err)
+			}
+		})
+	}
+	if n, err := e.svc.Count(ctx, org, memory.Filter{}); err != nil || n != 0 {
+		t.Fatalf("%d memories stored after refused names (%v), want 0", n, err)
 	}
 }
