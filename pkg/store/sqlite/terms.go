@@ -1,11 +1,13 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -160,8 +162,8 @@ func (s *Store) PutKnowledge(ctx context.Context, orgID, memoryID string, attrs 
 var _ memory.KnowledgeBatcher = (*Store)(nil)
 
 // putChunk is how many memories' knowledge one transaction of
-// PutKnowledgeMany writes.
-const putChunk = 500
+// PutKnowledgeMany writes: a page of the worker's ExtractPending.
+const putChunk = memory.MaxKnowledgePage
 
 // PutKnowledgeMany implements memory.KnowledgeBatcher: one transaction per
 // 500 memories, one multi-row statement per table. Ingesting a batch of
@@ -352,6 +354,10 @@ type bulk struct {
 	head, tail string
 	cols, rows int
 	args       []any
+	// key, when set, holds the rows until flush and inserts them in the
+	// order of these columns (the table's primary key).
+	key  []int
+	held [][]any
 }
 
 const bulkRows = 256
@@ -360,15 +366,53 @@ func newBulk(head string, cols int, tail string) *bulk {
 	return &bulk{head: head, tail: tail, cols: cols}
 }
 
+// newSortedBulk returns a bulk that inserts its rows in the order of the
+// key columns (indexes into a row's values). A transaction's postings,
+// inserted term after term instead of memory after memory, land on the
+// same B-tree pages one after the other.
+func newSortedBulk(head string, cols int, key ...int) *bulk {
+	return &bulk{head: head, cols: cols, key: key}
+}
+
 func (b *bulk) add(ctx context.Context, tx *sql.Tx, vals ...any) error {
+	if b.key != nil {
+		b.held = append(b.held, vals)
+		return nil
+	}
 	b.args = append(b.args, vals...)
 	if b.rows++; b.rows == bulkRows {
-		return b.flush(ctx, tx)
+		return b.write(ctx, tx)
 	}
 	return nil
 }
 
+// flush inserts the rows added since the last flush.
 func (b *bulk) flush(ctx context.Context, tx *sql.Tx) error {
+	if b.key == nil {
+		return b.write(ctx, tx)
+	}
+	slices.SortStableFunc(b.held, func(x, y []any) int {
+		for _, i := range b.key {
+			if c := compareValue(x[i], y[i]); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	for _, vals := range b.held {
+		b.args = append(b.args, vals...)
+		if b.rows++; b.rows == bulkRows {
+			if err := b.write(ctx, tx); err != nil {
+				return err
+			}
+		}
+	}
+	b.held = b.held[:0]
+	return b.write(ctx, tx)
+}
+
+// write runs the statement of the rows in args.
+func (b *bulk) write(ctx context.Context, tx *sql.Tx) error {
 	if b.rows == 0 {
 		return nil
 	}
@@ -377,6 +421,30 @@ func (b *bulk) flush(ctx context.Context, tx *sql.Tx) error {
 	_, err := tx.ExecContext(ctx, q, b.args...)
 	b.rows, b.args = 0, b.args[:0]
 	return err
+}
+
+// compareValue orders two key values of a row as SQLite orders them:
+// numbers before text, text bytewise.
+func compareValue(x, y any) int {
+	switch x := x.(type) {
+	case string:
+		if y, ok := y.(string); ok {
+			return strings.Compare(x, y)
+		}
+		return 1
+	case int64:
+		if y, ok := y.(int64); ok {
+			return cmp.Compare(x, y)
+		}
+	case int:
+		if y, ok := y.(int); ok {
+			return cmp.Compare(x, y)
+		}
+	}
+	if _, ok := y.(string); ok {
+		return -1
+	}
+	return 0
 }
 
 // byMemory names the knowledge tables with the index that finds a memory's
@@ -409,13 +477,14 @@ func anys(ss []string) []any {
 type knowledgeRows struct{ ref, term, prop *bulk }
 
 func newKnowledgeRows() *knowledgeRows {
+	// Each table's rows in the order of its primary key.
 	return &knowledgeRows{
-		ref: newBulk(`INSERT INTO knowledge_refs (org_id, memory_id, ordinal, ref_kind, name, body, agent_id, type, kind,
-		room_id, entity_id, session_id, document_id, durability, created_at, archived, world_id, audience) VALUES`, 18, ""),
-		term: newBulk(`INSERT INTO knowledge_terms (org_id, term, created_at, memory_id, ordinal, role, ref_kind, agent_id,
-		type, kind, room_id, entity_id, session_id, document_id, durability, archived, world_id, audience) VALUES`, 18, ""),
-		prop: newBulk(`INSERT INTO knowledge_props (org_id, name, value, created_at, memory_id, ordinal, ref_kind, agent_id,
-		type, kind, room_id, entity_id, session_id, document_id, durability, archived, world_id, audience) VALUES`, 18, ""),
+		ref: newSortedBulk(`INSERT INTO knowledge_refs (org_id, memory_id, ordinal, ref_kind, name, body, agent_id, type, kind,
+		room_id, entity_id, session_id, document_id, durability, created_at, archived, world_id, audience) VALUES`, 18, 0, 3, 4, 1, 2),
+		term: newSortedBulk(`INSERT INTO knowledge_terms (org_id, term, created_at, memory_id, ordinal, role, ref_kind, agent_id,
+		type, kind, room_id, entity_id, session_id, document_id, durability, archived, world_id, audience) VALUES`, 18, 0, 1, 2, 3, 4, 5),
+		prop: newSortedBulk(`INSERT INTO knowledge_props (org_id, name, value, created_at, memory_id, ordinal, ref_kind, agent_id,
+		type, kind, room_id, entity_id, session_id, document_id, durability, archived, world_id, audience) VALUES`, 18, 0, 1, 2, 3, 4, 5),
 	}
 }
 
@@ -558,7 +627,11 @@ func (s *Store) PendingKnowledge(ctx context.Context, orgID, after string, limit
 	if err != nil {
 		return nil, err
 	}
+	// By the index of states: SQLite, without statistics, would rather
+	// walk the primary key in memory_id order past every done memory of
+	// the org (20 ms at 140,000 memories, against 31 µs).
 	rows, err := s.query(ctx, `SELECT org_id, memory_id, state, extractor, refs, updated_at FROM knowledge_status
+		INDEXED BY knowledge_status_state
 		WHERE org_id = ? AND state = ? AND memory_id > ? ORDER BY memory_id LIMIT ?`, orgID, memory.KnowledgePending, after, limit)
 	if err != nil {
 		return nil, termsOp("pending knowledge", err)
