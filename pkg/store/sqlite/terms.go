@@ -186,6 +186,9 @@ func (s *Store) PutKnowledgeMany(ctx context.Context, orgID, extractor string, p
 		at[p.MemoryID] = len(valid)
 		valid = append(valid, p)
 	}
+	if err := s.prepareWrites(ctx); err != nil {
+		return nil, termsOp("put knowledge", err)
+	}
 	var written []string
 	for len(valid) > 0 {
 		chunk := valid[:min(putChunk, len(valid))]
@@ -193,7 +196,7 @@ func (s *Store) PutKnowledgeMany(ctx context.Context, orgID, extractor string, p
 		var done []string
 		err := termsOp("put knowledge", s.inTx(ctx, func(tx *sql.Tx) error {
 			var err error
-			done, err = putKnowledge(ctx, tx, orgID, extractor, chunk)
+			done, err = putKnowledge(ctx, tx, s.writeStmt, orgID, extractor, chunk)
 			return err
 		}))
 		if err != nil {
@@ -206,7 +209,7 @@ func (s *Store) PutKnowledgeMany(ctx context.Context, orgID, extractor string, p
 
 // putKnowledge replaces the knowledge of the puts' memories that the store
 // holds, and returns their ids.
-func putKnowledge(ctx context.Context, tx *sql.Tx, orgID, extractor string, puts []memory.KnowledgePut) ([]string, error) {
+func putKnowledge(ctx context.Context, tx *sql.Tx, prep preparer, orgID, extractor string, puts []memory.KnowledgePut) ([]string, error) {
 	ids := make([]any, 0, len(puts)+1)
 	ids = append(ids, orgID)
 	for _, p := range puts {
@@ -245,10 +248,8 @@ func putKnowledge(ctx context.Context, tx *sql.Tx, orgID, extractor string, puts
 	if err := deleteKnowledgeRows(ctx, tx, orgID, written); err != nil {
 		return nil, err
 	}
-	kr := newKnowledgeRows()
-	status := newBulk(`INSERT INTO knowledge_status (org_id, memory_id, state, extractor, refs, updated_at) VALUES`, 6,
-		` ON CONFLICT (org_id, memory_id) DO UPDATE SET state = excluded.state,
-		extractor = excluded.extractor, refs = excluded.refs, updated_at = excluded.updated_at`)
+	kr := newKnowledgeRows(prep)
+	status := newStatusBulk(prep)
 	now := time.Now().UnixMilli()
 	for _, p := range puts {
 		if !present[p.MemoryID] {
@@ -265,7 +266,7 @@ func putKnowledge(ctx context.Context, tx *sql.Tx, orgID, extractor string, puts
 	if err := kr.flush(ctx, tx); err != nil {
 		return nil, err
 	}
-	if err := applyVocabulary(ctx, tx, orgID, delta); err != nil {
+	if err := applyVocabulary(ctx, tx, prep, orgID, delta); err != nil {
 		return nil, err
 	}
 	return written, status.flush(ctx, tx)
@@ -322,11 +323,9 @@ func oldVocabulary(ctx context.Context, tx *sql.Tx, orgID string, memoryIDs []st
 }
 
 // applyVocabulary adds delta to the counters and removes the counters that
-// reach zero.
-func applyVocabulary(ctx context.Context, tx *sql.Tx, orgID string, delta termkit.VocabularyDelta) error {
-	up := newBulk(`INSERT INTO knowledge_vocab (org_id, scope, term, live, archived) VALUES`, 5,
-		` ON CONFLICT (org_id, scope, term) DO UPDATE SET live = live + excluded.live, archived = archived + excluded.archived`)
-	gc := newBulk(`DELETE FROM knowledge_vocab WHERE live <= 0 AND archived <= 0 AND (org_id, scope, term) IN (VALUES`, 3, `)`)
+// reach zero; prep, when not nil, prepares the full statements once.
+func applyVocabulary(ctx context.Context, tx *sql.Tx, prep preparer, orgID string, delta termkit.VocabularyDelta) error {
+	up, gc := newVocabularyBulks(prep)
 	for _, k := range delta.Sorted() {
 		d := delta[k]
 		if d == (termkit.TermDelta{}) {
@@ -358,9 +357,38 @@ type bulk struct {
 	// order of these columns (the table's primary key).
 	key  []int
 	held [][]any
+	// prep, when set, prepares the statement of bulkRows rows once.
+	prep preparer
 }
 
 const bulkRows = 256
+
+// newStatusBulk returns the upsert of extraction statuses.
+func newStatusBulk(prep preparer) *bulk {
+	b := newBulk(`INSERT INTO knowledge_status (org_id, memory_id, state, extractor, refs, updated_at) VALUES`, 6,
+		` ON CONFLICT (org_id, memory_id) DO UPDATE SET state = excluded.state,
+		extractor = excluded.extractor, refs = excluded.refs, updated_at = excluded.updated_at`)
+	b.prep = prep
+	return b
+}
+
+// newVocabularyBulks returns the counters' upsert and the removal of the
+// counters that reach zero.
+func newVocabularyBulks(prep preparer) (up, gc *bulk) {
+	up = newBulk(`INSERT INTO knowledge_vocab (org_id, scope, term, live, archived) VALUES`, 5,
+		` ON CONFLICT (org_id, scope, term) DO UPDATE SET live = live + excluded.live, archived = archived + excluded.archived`)
+	gc = newBulk(`DELETE FROM knowledge_vocab WHERE live <= 0 AND archived <= 0 AND (org_id, scope, term) IN (VALUES`, 3, `)`)
+	up.prep, gc.prep = prep, prep
+	return up, gc
+}
+
+// knowledgeBulks are the multi-row statements of a knowledge write, for
+// prepareWrites.
+func knowledgeBulks() []*bulk {
+	kr := newKnowledgeRows(nil)
+	up, gc := newVocabularyBulks(nil)
+	return []*bulk{kr.ref, kr.term, kr.prop, newStatusBulk(nil), up, gc}
+}
 
 func newBulk(head string, cols int, tail string) *bulk {
 	return &bulk{head: head, tail: tail, cols: cols}
@@ -416,11 +444,29 @@ func (b *bulk) write(ctx context.Context, tx *sql.Tx) error {
 	if b.rows == 0 {
 		return nil
 	}
-	row := "(" + placeholders(b.cols) + ")"
-	q := b.head + " " + strings.TrimSuffix(strings.Repeat(row+",", b.rows), ",") + b.tail
-	_, err := tx.ExecContext(ctx, q, b.args...)
+	q := b.sql(b.rows)
+	var err error
+	if st := b.prepared(q); st != nil {
+		_, err = tx.StmtContext(ctx, st).ExecContext(ctx, b.args...)
+	} else {
+		_, err = tx.ExecContext(ctx, q, b.args...)
+	}
 	b.rows, b.args = 0, b.args[:0]
 	return err
+}
+
+// sql is the statement of n rows.
+func (b *bulk) sql(n int) string {
+	row := "(" + placeholders(b.cols) + ")"
+	return b.head + " " + strings.TrimSuffix(strings.Repeat(row+",", n), ",") + b.tail
+}
+
+// prepared returns the prepared statement of q, or nil.
+func (b *bulk) prepared(q string) *sql.Stmt {
+	if b.prep == nil || b.rows != bulkRows {
+		return nil
+	}
+	return b.prep(q)
 }
 
 // compareValue orders two key values of a row as SQLite orders them:
@@ -476,9 +522,9 @@ func anys(ss []string) []any {
 // knowledge for multi-row inserts.
 type knowledgeRows struct{ ref, term, prop *bulk }
 
-func newKnowledgeRows() *knowledgeRows {
+func newKnowledgeRows(prep preparer) *knowledgeRows {
 	// Each table's rows in the order of its primary key.
-	return &knowledgeRows{
+	k := &knowledgeRows{
 		ref: newSortedBulk(`INSERT INTO knowledge_refs (org_id, memory_id, ordinal, ref_kind, name, body, agent_id, type, kind,
 		room_id, entity_id, session_id, document_id, durability, created_at, archived, world_id, audience) VALUES`, 18, 0, 3, 4, 1, 2),
 		term: newSortedBulk(`INSERT INTO knowledge_terms (org_id, term, created_at, memory_id, ordinal, role, ref_kind, agent_id,
@@ -486,6 +532,8 @@ func newKnowledgeRows() *knowledgeRows {
 		prop: newSortedBulk(`INSERT INTO knowledge_props (org_id, name, value, created_at, memory_id, ordinal, ref_kind, agent_id,
 		type, kind, room_id, entity_id, session_id, document_id, durability, archived, world_id, audience) VALUES`, 18, 0, 1, 2, 3, 4, 5),
 	}
+	k.ref.prep, k.term.prep, k.prop.prep = prep, prep, prep
+	return k
 }
 
 // add adds the rows of one memory's refs.
@@ -544,7 +592,7 @@ func (s *Store) DeleteKnowledge(ctx context.Context, orgID string, memoryIDs []s
 			if err := deleteKnowledgeRows(ctx, tx, orgID, []string{id}); err != nil {
 				return err
 			}
-			if err := applyVocabulary(ctx, tx, orgID, delta); err != nil {
+			if err := applyVocabulary(ctx, tx, nil, orgID, delta); err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, `DELETE FROM knowledge_status WHERE org_id = ? AND memory_id = ?`, orgID, id); err != nil {
@@ -593,7 +641,7 @@ func (s *Store) SetKnowledgeAttrs(ctx context.Context, orgID, memoryID string, a
 				return err
 			}
 		}
-		return applyVocabulary(ctx, tx, orgID, delta)
+		return applyVocabulary(ctx, tx, nil, orgID, delta)
 	}))
 }
 
