@@ -220,9 +220,10 @@ func ShareRelated(x *knowledge.Explorer, k *knowledge.Service) *knowledge.Explor
 // org, the memories that have none (written before extraction existed:
 // knowledge.Service.Backfill, one bounded pass at a time) and those left
 // pending (ExtractPending); then, whenever a write leaves memories
-// pending for the model (knowledge.Service.Deferred, through OnPending),
-// those of its org. A failure is logged; the pending status stays, and
-// the next wake-up or start resumes.
+// pending (for the model, knowledge.Service.Deferred, or a bulk write,
+// DeferFrom; through OnPending), those of its org, once the writes that
+// follow it have gathered (KnowledgeSettle). A failure is logged; the
+// pending status stays, and the next wake-up or start resumes.
 func StartKnowledge(ctx context.Context, k *knowledge.Service, orgs memory.OrgLister, log *slog.Logger) func() error {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
@@ -286,9 +287,9 @@ func StartKnowledge(ctx context.Context, k *knowledge.Service, orgs memory.OrgLi
 // starts sooner when one of the orgs woken has a full page
 // (knowledge.Service.PendingPage) pending, or when no write has come for
 // a quarter of it (the import is over). Extracted together, a page's
-// term-index writes are one transaction: at pages of 1,000 instead of
-// about 200, the knowledge costs a fifth less CPU per memory
-// (docs/benchmarks.md).
+// term-index writes are one transaction: in pages of 1,000, the
+// knowledge costs a quarter less CPU per memory than extracted with each
+// create of 100 (docs/benchmarks.md).
 var KnowledgeSettle = 2 * time.Second
 
 // gather waits, after a wake-up, while writes keep leaving memories
