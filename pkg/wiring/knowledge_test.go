@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"testing"
 	"time"
 
@@ -16,9 +17,10 @@ import (
 
 // TestKnowledgeWorkerTakesBulkWrites: the knowledge a bulk write leaves
 // pending (knowledge.Service.DeferFrom) is extracted by StartKnowledge's
-// worker, both what a process stopped before extracting (at the worker's
-// start: the pending status is the queue) and what is written while it
-// runs (woken by the write).
+// worker: what a process stopped before extracting (at the worker's
+// start: the pending status is the queue), what is written while it runs
+// (woken by the write), and what is written just before it stops (the
+// stop waits for it, as memctl's import needs).
 func TestKnowledgeWorkerTakesBulkWrites(t *testing.T) {
 	ctx := context.Background()
 	defer func(d time.Duration) { wiring.KnowledgeSettle = d }(wiring.KnowledgeSettle)
@@ -49,16 +51,31 @@ func TestKnowledgeWorkerTakesBulkWrites(t *testing.T) {
 	}
 	k.OnPending = nil
 	stop := wiring.StartKnowledge(ctx, k, b.Store, log)
-	defer stop()
 	waitExtracted(t, b.Store, before)
 	during := batch(len(before))
 	if err := k.Index(ctx, "o", during); err != nil {
 		t.Fatal(err)
 	}
 	waitExtracted(t, b.Store, during)
+	last := batch(len(before) + len(during))
+	if err := k.Index(ctx, "o", last); err != nil {
+		t.Fatal(err)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
 	var ids []string
-	for _, m := range append(before, during...) {
+	for _, m := range slices.Concat(before, during, last) {
 		ids = append(ids, m.ID)
+	}
+	st, err := b.Store.KnowledgeStatus(ctx, "o", ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		if st[id].State != memory.KnowledgeDone {
+			t.Errorf("%s is %q after the worker stopped, want done", id, st[id].State)
+		}
 	}
 	ps, err := b.Store.LookupTerms(ctx, memory.TermLookup{Filter: memory.Filter{OrgID: "o"}, Terms: []string{"fencing"}, Limit: 100})
 	if err != nil {

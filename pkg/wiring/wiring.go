@@ -30,6 +30,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/retrieval"
 	"io"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -222,10 +223,14 @@ func ShareRelated(x *knowledge.Explorer, k *knowledge.Service) *knowledge.Explor
 // pending (ExtractPending); then, whenever a write leaves memories
 // pending (for the model, knowledge.Service.Deferred, or a bulk write,
 // DeferFrom; through OnPending), those of its org, once the writes that
-// follow it have gathered (KnowledgeSettle). A failure is logged; the
-// pending status stays, and the next wake-up or start resumes.
+// follow it have gathered (KnowledgeSettle). Stopping it ends the
+// start-up pass at once, and extracts what this process's writes left
+// pending, within KnowledgeDrain. A failure is logged; the pending status
+// stays, and the next wake-up or start resumes.
 func StartKnowledge(ctx context.Context, k *knowledge.Service, orgs memory.OrgLister, log *slog.Logger) func() error {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	start, cancelStart := context.WithCancel(ctx) // the start-up pass: stopped at once
+	stopping := make(chan struct{})
 	done := make(chan struct{})
 	wake := make(chan struct{}, 1)
 	var mu sync.Mutex
@@ -239,48 +244,62 @@ func StartKnowledge(ctx context.Context, k *knowledge.Service, orgs memory.OrgLi
 		default: // a wake-up is already due
 		}
 	}
+	// take returns the orgs woken since the last call, and forgets them.
+	take := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		todo := slices.Sorted(maps.Keys(dirty))
+		clear(dirty)
+		return todo
+	}
+	extract := func(orgs []string) {
+		for _, org := range orgs {
+			ExtractPending(ctx, k, org, 0, log)
+		}
+	}
 	go func() {
 		defer close(done)
-		ids, err := orgs.Orgs(ctx)
-		if err != nil {
+		ids, err := orgs.Orgs(start)
+		if err != nil && start.Err() == nil {
 			log.Warn("knowledge backfill: list orgs", "err", err)
 		}
 		for _, org := range ids {
-			backfill(ctx, k, org, log)
-			ExtractPending(ctx, k, org, 0, log)
+			backfill(start, k, org, log)
+			ExtractPending(start, k, org, 0, log)
 		}
 		for {
 			select {
-			case <-ctx.Done():
+			case <-stopping:
+				extract(take()) // what this process's writes left pending
 				return
 			case <-wake:
 			}
 			mu.Lock()
-			todo := make([]string, 0, len(dirty))
-			for org := range dirty {
-				todo = append(todo, org)
-			}
+			woken := slices.Collect(maps.Keys(dirty))
 			mu.Unlock()
-			gather(ctx, k, todo, wake)
-			mu.Lock()
-			for org := range dirty {
-				todo = append(todo, org) // woken meanwhile
-			}
-			clear(dirty)
-			mu.Unlock()
-			slices.Sort(todo)
-			todo = slices.Compact(todo)
-			for _, org := range todo {
-				ExtractPending(ctx, k, org, 0, log)
-			}
+			gather(ctx, k, woken, wake, stopping)
+			extract(take())
 		}
 	}()
 	return func() error {
+		cancelStart()
+		close(stopping)
+		select {
+		case <-done:
+		case <-time.After(KnowledgeDrain):
+			cancel() // the rest stays pending, for the next start
+			<-done
+		}
 		cancel()
-		<-done
 		return nil
 	}
 }
+
+// KnowledgeDrain bounds how long stopping StartKnowledge's worker waits
+// for it to extract what this process's writes left pending (a bulk
+// import by memctl, which stops right after). What is left stays pending,
+// for the next start.
+var KnowledgeDrain = 10 * time.Second
 
 // KnowledgeSettle is how long, at most, StartKnowledge's worker lets the
 // pending memories of a bulk import gather before it extracts them. It
@@ -293,13 +312,16 @@ func StartKnowledge(ctx context.Context, k *knowledge.Service, orgs memory.OrgLi
 var KnowledgeSettle = 2 * time.Second
 
 // gather waits, after a wake-up, while writes keep leaving memories
-// pending (wake), within KnowledgeSettle (see there).
-func gather(ctx context.Context, k *knowledge.Service, orgs []string, wake <-chan struct{}) {
+// pending (wake), within KnowledgeSettle (see there), and not past
+// stopping.
+func gather(ctx context.Context, k *knowledge.Service, orgs []string, wake, stopping <-chan struct{}) {
 	deadline := time.After(KnowledgeSettle)
 	page := k.PendingPage()
 	for {
 		select {
 		case <-ctx.Done():
+			return
+		case <-stopping:
 			return
 		case <-deadline:
 			return
