@@ -116,9 +116,9 @@ func TestBatchedKnowledgeIsTheSame(t *testing.T) {
 	ctx := context.Background()
 	corpus := knowledgeCorpus(240)
 	ways := []struct {
-		name   string
-		batch  int // memories per Index call
-		defer_ bool
+		name     string
+		batch    int // memories per Index call
+		deferred bool
 	}{
 		{"one memory per call", 1, false},
 		{"batches of 100 at once", 100, false},
@@ -140,7 +140,7 @@ func TestBatchedKnowledgeIsTheSame(t *testing.T) {
 			}
 			k := &knowledge.Service{Store: s, Terms: s, Extractor: offline.New(offline.Options{})}
 			woken := 0
-			if w.defer_ {
+			if w.deferred {
 				k.DeferFrom, k.OnPending = 2, func(string) { woken++ }
 			}
 			for start := 0; start < len(ms); start += w.batch {
@@ -148,7 +148,7 @@ func TestBatchedKnowledgeIsTheSame(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if w.defer_ {
+			if w.deferred {
 				pending, err := s.PendingKnowledge(ctx, "o", "", memory.MaxKnowledgePage)
 				if err != nil || len(pending) != len(ms) || woken != 3 {
 					t.Fatalf("after the bulk writes: %d pending (%v), worker woken %d times; want %d and 3", len(pending), err, woken, len(ms))
