@@ -93,7 +93,7 @@ func (k *Service) Backfill(ctx context.Context, orgID string, limit int) (Backfi
 			}
 		}
 		if len(todo) > 0 {
-			if err := k.index(ctx, orgID, todo, k.Extractor, k.Fallback); err != nil {
+			if err := k.index(ctx, orgID, todo, k.Extractor, k.Fallback, nil); err != nil {
 				// Marked pending by Index: RetryPending takes them over.
 				k.log().WarnContext(ctx, "knowledge: backfill extraction failed: marked pending", "org", orgID, "count", len(todo), "err", err)
 			} else {

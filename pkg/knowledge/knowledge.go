@@ -61,9 +61,21 @@ type Service struct {
 	// pending status is the queue: it survives a restart.
 	Deferred bool
 	// OnPending, when set, is called with the org after Index left
-	// memories pending for the Extractor (Deferred), to wake the worker
-	// that extracts them. It must not block.
+	// memories pending for the Extractor (Deferred, DeferFrom), to wake
+	// the worker that extracts them. It must not block.
 	OnPending func(orgID string)
+	// DeferFrom, when above zero and a worker listens (OnPending), takes
+	// bulk writes off the write path: a call of Index with at least
+	// DeferFrom memories to extract only marks them pending, in the
+	// store, and wakes the worker, whose ExtractPending extracts them in
+	// pages of PendingPage, one transaction of term-index writes per
+	// page. Until then the memories are stored, searchable by the other
+	// lists, and their extraction status says pending; the status is the
+	// queue, so it survives a restart (the worker's start extracts what
+	// is left). Smaller writes (a single create, a turn) are extracted at
+	// once. It does not apply with Deferred, whose writes get the
+	// Fallback's knowledge at once.
+	DeferFrom int
 	Log       *slog.Logger
 
 	fallbacks atomic.Int64 // memories extracted by Fallback
@@ -101,21 +113,26 @@ func speaker(m *memory.Memory) string {
 // RetryPending, and the error is returned: the memories stay stored and
 // searchable by the other lists. A memory deleted meanwhile is skipped
 // (its knowledge is never brought back). With Deferred, the Fallback
-// extracts here and the memories are left pending for the Extractor.
+// extracts here and the memories are left pending for the Extractor; a
+// bulk write (DeferFrom) is only marked pending, for the worker.
 func (k *Service) Index(ctx context.Context, orgID string, ms []*memory.Memory) error {
-	if !k.Deferred || k.Fallback == nil {
-		return k.index(ctx, orgID, ms, k.Extractor, k.Fallback)
-	}
 	var ids []string
 	for _, m := range ms {
 		if Extractable(m.Type) && m.OrgID == orgID {
 			ids = append(ids, m.ID)
 		}
 	}
+	deferred := k.Deferred && k.Fallback != nil
+	if !deferred && !k.bulk(len(ids)) {
+		return k.index(ctx, orgID, ms, k.Extractor, k.Fallback, nil)
+	}
 	if len(ids) == 0 {
 		return nil
 	}
-	err := k.index(ctx, orgID, ms, k.Fallback, nil)
+	var err error
+	if deferred {
+		err = k.index(ctx, orgID, ms, k.Fallback, nil, nil)
+	} // else a bulk write: the worker extracts the whole batch
 	// Pending whatever happened: the Extractor's knowledge is still to
 	// come. A memory deleted meanwhile is ignored by the term index.
 	if perr := k.Terms.MarkKnowledgePending(context.WithoutCancel(ctx), orgID, ids); perr != nil {
@@ -127,9 +144,31 @@ func (k *Service) Index(ctx context.Context, orgID string, ms []*memory.Memory) 
 	return err
 }
 
+// bulk reports whether a write of n memories to extract is left to the
+// worker (DeferFrom). With Deferred, every write is extracted at once by
+// the Fallback already, and left pending for the Extractor.
+func (k *Service) bulk(n int) bool {
+	return k.DeferFrom > 0 && n >= k.DeferFrom && k.OnPending != nil && !k.Deferred
+}
+
+// PendingPage is how many pending memories one ExtractPending call takes
+// when its limit is 0: memory.MaxKnowledgePage for an extractor that runs
+// here (offline), whose cost per memory falls with the size of the
+// transaction that writes its knowledge, and memory.DefaultKnowledgePage
+// for a language model (Deferred), which answers a page at a time.
+func (k *Service) PendingPage() int {
+	if k.Deferred {
+		return memory.DefaultKnowledgePage
+	}
+	return memory.MaxKnowledgePage
+}
+
 // index extracts the knowledge of ms with ex, with fallback (if not nil)
-// when ex fails, and writes it (see Index).
-func (k *Service) index(ctx context.Context, orgID string, ms []*memory.Memory, ex, fallback memory.KnowledgeExtractor) error {
+// when ex fails, and writes it (see Index). read, when not nil, holds ms
+// as the store returned them just before (the worker's page): they are
+// not read again before the write, only after it.
+func (k *Service) index(ctx context.Context, orgID string, ms []*memory.Memory, ex, fallback memory.KnowledgeExtractor,
+	read map[string]*memory.Memory) error {
 	var todo []*memory.Memory
 	for _, m := range ms {
 		if Extractable(m.Type) && m.OrgID == orgID {
@@ -169,9 +208,13 @@ func (k *Service) index(ctx context.Context, orgID string, ms []*memory.Memory, 
 	}
 	// The stale-extraction guard: knowledge computed from a version of a
 	// memory that was patched meanwhile is not written over the newer one.
-	fresh, err := k.Store.GetMany(ctx, orgID, ids)
-	if err != nil {
-		return fmt.Errorf("knowledge: read back: %w", err)
+	// (With read, a patch during the extraction is caught by the check
+	// after the write, below.)
+	fresh := read
+	if fresh == nil {
+		if fresh, err = k.Store.GetMany(ctx, orgID, ids); err != nil {
+			return fmt.Errorf("knowledge: read back: %w", err)
+		}
 	}
 	var stale []string
 	var puts []memory.KnowledgePut
@@ -349,13 +392,13 @@ func (k *Service) RetryPending(ctx context.Context, orgID string, limit int) (in
 }
 
 // ExtractPending extracts again up to limit memories of the org whose
-// knowledge is pending (0: memory.DefaultKnowledgePage), with the
+// knowledge is pending (0: PendingPage), with the
 // Extractor and its Fallback, and returns how many it extracted; the
 // knowledge of those deleted since is removed. Unlike RetryPending, it
 // runs no Backfill.
 func (k *Service) ExtractPending(ctx context.Context, orgID string, limit int) (int, error) {
 	if limit <= 0 {
-		limit = memory.DefaultKnowledgePage
+		limit = k.PendingPage()
 	}
 	return k.retryPending(ctx, orgID, limit)
 }
@@ -387,7 +430,7 @@ func (k *Service) retryPending(ctx context.Context, orgID string, limit int) (in
 			return 0, err
 		}
 	}
-	if err := k.index(ctx, orgID, ms, k.Extractor, k.Fallback); err != nil {
+	if err := k.index(ctx, orgID, ms, k.Extractor, k.Fallback, got); err != nil {
 		return 0, err
 	}
 	return len(ms), nil

@@ -54,6 +54,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/knowledge"
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/retrieval"
+	"github.com/agentmem/agentmem/pkg/wiring"
 	"github.com/agentmem/agentmem/pkg/wiring/server"
 )
 
@@ -75,6 +76,8 @@ func main() {
 	flag.StringVar(&ingestProfile, "ingest-profile", "", "write a CPU profile of the creates (every size) to this file")
 	flag.BoolVar(&warmAll, "warm", false, "search every query twice before measuring each mode, not only the first 20 once, so that the background expansions (waited for in either case) cache the related terms of every query word: a steady state")
 	only := flag.String("modes", "", "measure only these comma-separated modes (default: all), in the usual order")
+	flag.DurationVar(&wiring.KnowledgeSettle, "knowledge-settle", wiring.KnowledgeSettle, "how long the knowledge worker lets a bulk write's batches gather before it extracts them (wiring.KnowledgeSettle)")
+	flag.IntVar(&deferFrom, "defer-knowledge", -1, "knowledge.Service.DeferFrom for the creates: a create of at least this many memories leaves their knowledge to the background worker (0: every create extracts at once; -1: the wiring's default)")
 	flag.Parse()
 	if *cpuProfile != "" {
 		profileTo = *cpuProfile
@@ -111,6 +114,7 @@ var (
 	annOff                bool   // -exact
 	profileTo             string // -cpuprofile
 	memProfileTo          string // -memprofile
+	deferFrom             int    // -defer-knowledge
 )
 
 // writeHeap writes the heap profile (allocations since start included) to
@@ -205,6 +209,9 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 	}
 	opened := time.Since(opening)
 	defer b.Close()
+	if b.Extraction != nil && deferFrom >= 0 {
+		b.Extraction.DeferFrom = deferFrom
+	}
 	if b.OpenSearch != nil {
 		defer b.OpenSearch.DeleteAll(context.Background())
 	}
@@ -245,6 +252,9 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 		}
 		have = max(have, n)
 		createRate := float64(added) / time.Since(start).Seconds()
+		if err := waitKnowledge(ctx, b, caller.OrgID, have, added, start); err != nil {
+			return err
+		}
 		if ingestProfile != "" && n == sizes[len(sizes)-1] {
 			pprof.StopCPUProfile()
 		}
@@ -511,6 +521,22 @@ func grow(ctx context.Context, b *server.Backend, caller memory.Caller, gen *syn
 		have += m
 	}
 	return added, nil
+}
+
+// waitKnowledge waits until no memory of the org waits for its knowledge
+// (knowledge.Service.DeferFrom leaves bulk creates to the worker), and
+// reports when that was and the create rate counted to it.
+func waitKnowledge(ctx context.Context, b *server.Backend, org string, have, added int, start time.Time) error {
+	if b.Extraction == nil {
+		return nil
+	}
+	last := time.Now()
+	if err := wiring.AwaitKnowledge(ctx, b.Extraction, org); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "# %d memories: knowledge caught up %s after the last create; %.0f creates/s counted to it\n",
+		have, time.Since(last).Round(time.Millisecond), float64(added)/time.Since(start).Seconds())
+	return nil
 }
 
 // measureModes times the searches qs in every mode, after a warm-up, into

@@ -67,10 +67,51 @@ func (s *Store) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 
 // closeStmts closes the prepared statements.
 func (s *Store) closeStmts() {
-	s.stmts.mu.Lock()
-	defer s.stmts.mu.Unlock()
-	for _, st := range s.stmts.m {
-		st.Close()
+	for _, c := range []*stmts{&s.stmts, &s.writes} {
+		c.mu.Lock()
+		for _, st := range c.m {
+			st.Close()
+		}
+		c.m = nil
+		c.mu.Unlock()
 	}
-	s.stmts.m = nil
+}
+
+// preparer returns the writer's prepared statement for q, or nil: the
+// statement is then run from its text.
+type preparer func(q string) *sql.Stmt
+
+// prepareWrites prepares, once, on the writer, the full multi-row
+// statements of a knowledge write (bulk), whose SQL is one text per table:
+// parsed for every 256 rows, they cost an eighth of the CPU of the
+// knowledge writes. It runs outside a transaction (the writer's one
+// connection is the transaction's inside it); the transaction runs them
+// through Tx.StmtContext, on that connection, where they are prepared.
+func (s *Store) prepareWrites(ctx context.Context) error {
+	s.writes.mu.Lock()
+	defer s.writes.mu.Unlock()
+	if s.writes.m != nil {
+		return nil
+	}
+	m := map[string]*sql.Stmt{}
+	for _, b := range knowledgeBulks() {
+		q := b.sql(bulkRows)
+		st, err := s.w.PrepareContext(ctx, q)
+		if err != nil {
+			for _, st := range m {
+				st.Close()
+			}
+			return err
+		}
+		m[q] = st
+	}
+	s.writes.m = m
+	return nil
+}
+
+// writeStmt is the preparer of the statements prepareWrites prepared.
+func (s *Store) writeStmt(q string) *sql.Stmt {
+	s.writes.mu.Lock()
+	defer s.writes.mu.Unlock()
+	return s.writes.m[q]
 }

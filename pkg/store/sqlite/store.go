@@ -105,6 +105,8 @@ type Store struct {
 	// still bounds the wait on another process (memctl).
 	w     *sql.DB
 	stmts stmts
+	// writes are the writer's prepared statements (writeStmt).
+	writes stmts
 }
 
 var (

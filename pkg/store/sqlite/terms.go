@@ -1,11 +1,13 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -160,8 +162,8 @@ func (s *Store) PutKnowledge(ctx context.Context, orgID, memoryID string, attrs 
 var _ memory.KnowledgeBatcher = (*Store)(nil)
 
 // putChunk is how many memories' knowledge one transaction of
-// PutKnowledgeMany writes.
-const putChunk = 500
+// PutKnowledgeMany writes: a page of the worker's ExtractPending.
+const putChunk = memory.MaxKnowledgePage
 
 // PutKnowledgeMany implements memory.KnowledgeBatcher: one transaction per
 // 500 memories, one multi-row statement per table. Ingesting a batch of
@@ -184,6 +186,9 @@ func (s *Store) PutKnowledgeMany(ctx context.Context, orgID, extractor string, p
 		at[p.MemoryID] = len(valid)
 		valid = append(valid, p)
 	}
+	if err := s.prepareWrites(ctx); err != nil {
+		return nil, termsOp("put knowledge", err)
+	}
 	var written []string
 	for len(valid) > 0 {
 		chunk := valid[:min(putChunk, len(valid))]
@@ -191,7 +196,7 @@ func (s *Store) PutKnowledgeMany(ctx context.Context, orgID, extractor string, p
 		var done []string
 		err := termsOp("put knowledge", s.inTx(ctx, func(tx *sql.Tx) error {
 			var err error
-			done, err = putKnowledge(ctx, tx, orgID, extractor, chunk)
+			done, err = putKnowledge(ctx, tx, s.writeStmt, orgID, extractor, chunk)
 			return err
 		}))
 		if err != nil {
@@ -204,7 +209,7 @@ func (s *Store) PutKnowledgeMany(ctx context.Context, orgID, extractor string, p
 
 // putKnowledge replaces the knowledge of the puts' memories that the store
 // holds, and returns their ids.
-func putKnowledge(ctx context.Context, tx *sql.Tx, orgID, extractor string, puts []memory.KnowledgePut) ([]string, error) {
+func putKnowledge(ctx context.Context, tx *sql.Tx, prep preparer, orgID, extractor string, puts []memory.KnowledgePut) ([]string, error) {
 	ids := make([]any, 0, len(puts)+1)
 	ids = append(ids, orgID)
 	for _, p := range puts {
@@ -243,10 +248,8 @@ func putKnowledge(ctx context.Context, tx *sql.Tx, orgID, extractor string, puts
 	if err := deleteKnowledgeRows(ctx, tx, orgID, written); err != nil {
 		return nil, err
 	}
-	kr := newKnowledgeRows()
-	status := newBulk(`INSERT INTO knowledge_status (org_id, memory_id, state, extractor, refs, updated_at) VALUES`, 6,
-		` ON CONFLICT (org_id, memory_id) DO UPDATE SET state = excluded.state,
-		extractor = excluded.extractor, refs = excluded.refs, updated_at = excluded.updated_at`)
+	kr := newKnowledgeRows(prep)
+	status := newStatusBulk(prep)
 	now := time.Now().UnixMilli()
 	for _, p := range puts {
 		if !present[p.MemoryID] {
@@ -263,7 +266,7 @@ func putKnowledge(ctx context.Context, tx *sql.Tx, orgID, extractor string, puts
 	if err := kr.flush(ctx, tx); err != nil {
 		return nil, err
 	}
-	if err := applyVocabulary(ctx, tx, orgID, delta); err != nil {
+	if err := applyVocabulary(ctx, tx, prep, orgID, delta); err != nil {
 		return nil, err
 	}
 	return written, status.flush(ctx, tx)
@@ -320,11 +323,9 @@ func oldVocabulary(ctx context.Context, tx *sql.Tx, orgID string, memoryIDs []st
 }
 
 // applyVocabulary adds delta to the counters and removes the counters that
-// reach zero.
-func applyVocabulary(ctx context.Context, tx *sql.Tx, orgID string, delta termkit.VocabularyDelta) error {
-	up := newBulk(`INSERT INTO knowledge_vocab (org_id, scope, term, live, archived) VALUES`, 5,
-		` ON CONFLICT (org_id, scope, term) DO UPDATE SET live = live + excluded.live, archived = archived + excluded.archived`)
-	gc := newBulk(`DELETE FROM knowledge_vocab WHERE live <= 0 AND archived <= 0 AND (org_id, scope, term) IN (VALUES`, 3, `)`)
+// reach zero; prep, when not nil, prepares the full statements once.
+func applyVocabulary(ctx context.Context, tx *sql.Tx, prep preparer, orgID string, delta termkit.VocabularyDelta) error {
+	up, gc := newVocabularyBulks(prep)
 	for _, k := range delta.Sorted() {
 		d := delta[k]
 		if d == (termkit.TermDelta{}) {
@@ -352,31 +353,144 @@ type bulk struct {
 	head, tail string
 	cols, rows int
 	args       []any
+	// key, when set, holds the rows until flush and inserts them in the
+	// order of these columns (the table's primary key).
+	key  []int
+	held [][]any
+	// prep, when set, prepares the statement of bulkRows rows once.
+	prep preparer
 }
 
 const bulkRows = 256
+
+// newStatusBulk returns the upsert of extraction statuses.
+func newStatusBulk(prep preparer) *bulk {
+	b := newBulk(`INSERT INTO knowledge_status (org_id, memory_id, state, extractor, refs, updated_at) VALUES`, 6,
+		` ON CONFLICT (org_id, memory_id) DO UPDATE SET state = excluded.state,
+		extractor = excluded.extractor, refs = excluded.refs, updated_at = excluded.updated_at`)
+	b.prep = prep
+	return b
+}
+
+// newVocabularyBulks returns the counters' upsert and the removal of the
+// counters that reach zero.
+func newVocabularyBulks(prep preparer) (up, gc *bulk) {
+	up = newBulk(`INSERT INTO knowledge_vocab (org_id, scope, term, live, archived) VALUES`, 5,
+		` ON CONFLICT (org_id, scope, term) DO UPDATE SET live = live + excluded.live, archived = archived + excluded.archived`)
+	gc = newBulk(`DELETE FROM knowledge_vocab WHERE live <= 0 AND archived <= 0 AND (org_id, scope, term) IN (VALUES`, 3, `)`)
+	up.prep, gc.prep = prep, prep
+	return up, gc
+}
+
+// knowledgeBulks are the multi-row statements of a knowledge write, for
+// prepareWrites.
+func knowledgeBulks() []*bulk {
+	kr := newKnowledgeRows(nil)
+	up, gc := newVocabularyBulks(nil)
+	return []*bulk{kr.ref, kr.term, kr.prop, newStatusBulk(nil), up, gc}
+}
 
 func newBulk(head string, cols int, tail string) *bulk {
 	return &bulk{head: head, tail: tail, cols: cols}
 }
 
+// newSortedBulk returns a bulk that inserts its rows in the order of the
+// key columns (indexes into a row's values). A transaction's postings,
+// inserted term after term instead of memory after memory, land on the
+// same B-tree pages one after the other.
+func newSortedBulk(head string, cols int, key ...int) *bulk {
+	return &bulk{head: head, cols: cols, key: key}
+}
+
 func (b *bulk) add(ctx context.Context, tx *sql.Tx, vals ...any) error {
+	if b.key != nil {
+		b.held = append(b.held, vals)
+		return nil
+	}
 	b.args = append(b.args, vals...)
 	if b.rows++; b.rows == bulkRows {
-		return b.flush(ctx, tx)
+		return b.write(ctx, tx)
 	}
 	return nil
 }
 
+// flush inserts the rows added since the last flush.
 func (b *bulk) flush(ctx context.Context, tx *sql.Tx) error {
+	if b.key == nil {
+		return b.write(ctx, tx)
+	}
+	slices.SortStableFunc(b.held, func(x, y []any) int {
+		for _, i := range b.key {
+			if c := compareValue(x[i], y[i]); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	for _, vals := range b.held {
+		b.args = append(b.args, vals...)
+		if b.rows++; b.rows == bulkRows {
+			if err := b.write(ctx, tx); err != nil {
+				return err
+			}
+		}
+	}
+	b.held = b.held[:0]
+	return b.write(ctx, tx)
+}
+
+// write runs the statement of the rows in args.
+func (b *bulk) write(ctx context.Context, tx *sql.Tx) error {
 	if b.rows == 0 {
 		return nil
 	}
-	row := "(" + placeholders(b.cols) + ")"
-	q := b.head + " " + strings.TrimSuffix(strings.Repeat(row+",", b.rows), ",") + b.tail
-	_, err := tx.ExecContext(ctx, q, b.args...)
+	q := b.sql(b.rows)
+	var err error
+	if st := b.prepared(q); st != nil {
+		_, err = tx.StmtContext(ctx, st).ExecContext(ctx, b.args...)
+	} else {
+		_, err = tx.ExecContext(ctx, q, b.args...)
+	}
 	b.rows, b.args = 0, b.args[:0]
 	return err
+}
+
+// sql is the statement of n rows.
+func (b *bulk) sql(n int) string {
+	row := "(" + placeholders(b.cols) + ")"
+	return b.head + " " + strings.TrimSuffix(strings.Repeat(row+",", n), ",") + b.tail
+}
+
+// prepared returns the prepared statement of q, or nil.
+func (b *bulk) prepared(q string) *sql.Stmt {
+	if b.prep == nil || b.rows != bulkRows {
+		return nil
+	}
+	return b.prep(q)
+}
+
+// compareValue orders two key values of a row as SQLite orders them:
+// numbers before text, text bytewise.
+func compareValue(x, y any) int {
+	switch x := x.(type) {
+	case string:
+		if y, ok := y.(string); ok {
+			return strings.Compare(x, y)
+		}
+		return 1
+	case int64:
+		if y, ok := y.(int64); ok {
+			return cmp.Compare(x, y)
+		}
+	case int:
+		if y, ok := y.(int); ok {
+			return cmp.Compare(x, y)
+		}
+	}
+	if _, ok := y.(string); ok {
+		return -1
+	}
+	return 0
 }
 
 // byMemory names the knowledge tables with the index that finds a memory's
@@ -408,15 +522,18 @@ func anys(ss []string) []any {
 // knowledge for multi-row inserts.
 type knowledgeRows struct{ ref, term, prop *bulk }
 
-func newKnowledgeRows() *knowledgeRows {
-	return &knowledgeRows{
-		ref: newBulk(`INSERT INTO knowledge_refs (org_id, memory_id, ordinal, ref_kind, name, body, agent_id, type, kind,
-		room_id, entity_id, session_id, document_id, durability, created_at, archived, world_id, audience) VALUES`, 18, ""),
-		term: newBulk(`INSERT INTO knowledge_terms (org_id, term, created_at, memory_id, ordinal, role, ref_kind, agent_id,
-		type, kind, room_id, entity_id, session_id, document_id, durability, archived, world_id, audience) VALUES`, 18, ""),
-		prop: newBulk(`INSERT INTO knowledge_props (org_id, name, value, created_at, memory_id, ordinal, ref_kind, agent_id,
-		type, kind, room_id, entity_id, session_id, document_id, durability, archived, world_id, audience) VALUES`, 18, ""),
+func newKnowledgeRows(prep preparer) *knowledgeRows {
+	// Each table's rows in the order of its primary key.
+	k := &knowledgeRows{
+		ref: newSortedBulk(`INSERT INTO knowledge_refs (org_id, memory_id, ordinal, ref_kind, name, body, agent_id, type, kind,
+		room_id, entity_id, session_id, document_id, durability, created_at, archived, world_id, audience) VALUES`, 18, 0, 3, 4, 1, 2),
+		term: newSortedBulk(`INSERT INTO knowledge_terms (org_id, term, created_at, memory_id, ordinal, role, ref_kind, agent_id,
+		type, kind, room_id, entity_id, session_id, document_id, durability, archived, world_id, audience) VALUES`, 18, 0, 1, 2, 3, 4, 5),
+		prop: newSortedBulk(`INSERT INTO knowledge_props (org_id, name, value, created_at, memory_id, ordinal, ref_kind, agent_id,
+		type, kind, room_id, entity_id, session_id, document_id, durability, archived, world_id, audience) VALUES`, 18, 0, 1, 2, 3, 4, 5),
 	}
+	k.ref.prep, k.term.prep, k.prop.prep = prep, prep, prep
+	return k
 }
 
 // add adds the rows of one memory's refs.
@@ -475,7 +592,7 @@ func (s *Store) DeleteKnowledge(ctx context.Context, orgID string, memoryIDs []s
 			if err := deleteKnowledgeRows(ctx, tx, orgID, []string{id}); err != nil {
 				return err
 			}
-			if err := applyVocabulary(ctx, tx, orgID, delta); err != nil {
+			if err := applyVocabulary(ctx, tx, nil, orgID, delta); err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, `DELETE FROM knowledge_status WHERE org_id = ? AND memory_id = ?`, orgID, id); err != nil {
@@ -524,7 +641,7 @@ func (s *Store) SetKnowledgeAttrs(ctx context.Context, orgID, memoryID string, a
 				return err
 			}
 		}
-		return applyVocabulary(ctx, tx, orgID, delta)
+		return applyVocabulary(ctx, tx, nil, orgID, delta)
 	}))
 }
 
@@ -558,7 +675,11 @@ func (s *Store) PendingKnowledge(ctx context.Context, orgID, after string, limit
 	if err != nil {
 		return nil, err
 	}
+	// By the index of states: SQLite, without statistics, would rather
+	// walk the primary key in memory_id order past every done memory of
+	// the org (20 ms at 140,000 memories, against 31 µs).
 	rows, err := s.query(ctx, `SELECT org_id, memory_id, state, extractor, refs, updated_at FROM knowledge_status
+		INDEXED BY knowledge_status_state
 		WHERE org_id = ? AND state = ? AND memory_id > ? ORDER BY memory_id LIMIT ?`, orgID, memory.KnowledgePending, after, limit)
 	if err != nil {
 		return nil, termsOp("pending knowledge", err)
