@@ -117,6 +117,24 @@ func (c *Client) KnowledgeTerms(ctx context.Context, o KnowledgeListOptions) ([]
 	return out.Terms, err
 }
 
+// KnowledgeStatus is how many of the org's memories wait for their
+// knowledge (GET /v1/knowledge/status).
+type KnowledgeStatus struct {
+	Pending int  `json:"pending"` // counted up to 10,000
+	More    bool `json:"more"`    // more than 10,000 wait
+}
+
+// KnowledgeStatus counts the org's memories whose knowledge extraction is
+// pending (a bulk write left to the worker, a model's extraction to come).
+// An org-level key only: the count spans the org (403 otherwise).
+func (c *Client) KnowledgeStatus(ctx context.Context) (*KnowledgeStatus, error) {
+	var out KnowledgeStatus
+	if _, err := c.do(ctx, call{op: "client.KnowledgeStatus", method: http.MethodGet, path: "/v1/knowledge/status"}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // ExportOptions select what Export streams: the org (an org-level key),
 // or AgentID's scope; RoomID, WorldID and UserID say whom it serves, as
 // for a read.

@@ -24,6 +24,9 @@ import (
 type Explorer struct {
 	// Index is the term index.
 	Index memory.TermReader
+	// Status, when set, answers Pending (the term index's extraction
+	// status).
+	Status memory.TermStatus
 	// Store loads the memories that knowledge points to.
 	Store memory.Store
 	// LLM, when set, translates natural language into expressions
@@ -771,4 +774,53 @@ func (e *Explorer) Terms(ctx context.Context, c memory.Caller, r TermsRequest) (
 		out[i].Kind, out[i].Role = bestK.kind, bestK.role
 	}
 	return out, nil
+}
+
+// MaxPendingCount bounds the count of Pending.
+const MaxPendingCount = 10_000
+
+// PendingStatus is how many of an org's memories wait for their knowledge
+// (GET /v1/knowledge/status): a bulk write left to the background worker,
+// a language model's extraction still to come, or a failed extraction to
+// retry. Until then they are stored and searchable by every list but the
+// knowledge list.
+type PendingStatus struct {
+	// Pending is how many memories wait, counted up to MaxPendingCount.
+	Pending int `json:"pending"`
+	// More is true when more than MaxPendingCount wait.
+	More bool `json:"more"`
+}
+
+// Pending counts c's org's memories whose knowledge extraction is
+// pending. The count is over the whole org, so only an org-level key (no
+// agent, no end user) reads it. Errors: EFORBIDDEN; ENOTFOUND when the
+// store keeps no extraction status; EUNAVAILABLE.
+func (e *Explorer) Pending(ctx context.Context, c memory.Caller) (PendingStatus, error) {
+	if err := c.Valid(); err != nil {
+		return PendingStatus{}, err
+	}
+	if c.AgentID != "" || c.Binding != nil {
+		return PendingStatus{}, memory.Errorf(memory.EFORBIDDEN, "knowledge status: counts the whole org's memories, so it needs an org-level key")
+	}
+	if e.Status == nil {
+		return PendingStatus{}, memory.Errorf(memory.ENOTFOUND, "knowledge status: this store keeps no extraction status")
+	}
+	var st PendingStatus
+	after := ""
+	for {
+		want := min(memory.MaxKnowledgePage, MaxPendingCount+1-st.Pending) // one past the bound tells More
+		page, err := e.Status.PendingKnowledge(ctx, c.OrgID, after, want)
+		if err != nil {
+			return PendingStatus{}, err
+		}
+		st.Pending += len(page)
+		if len(page) < want || st.Pending > MaxPendingCount {
+			break
+		}
+		after = page[len(page)-1].MemoryID
+	}
+	if st.Pending > MaxPendingCount {
+		st.Pending, st.More = MaxPendingCount, true
+	}
+	return st, nil
 }

@@ -214,7 +214,7 @@ func KnowledgeExplorer(store memory.Store, model memory.LLM, log *slog.Logger) *
 	if !ok {
 		return nil
 	}
-	return &knowledge.Explorer{Index: ti, Store: store, LLM: model, Log: log}
+	return &knowledge.Explorer{Index: ti, Status: ti, Store: store, LLM: model, Log: log}
 }
 
 // ShareRelated lends k's related terms to x, so that the knowledge API and

@@ -3,7 +3,7 @@
 import { APIError, ConnectionError, TimeoutError, errorFromResponse } from "./errors.js";
 import type {
   Acting, ContextRequest, CreateResult, Document, DocumentPage, DocumentUpload, Entity, EntityPage, EntityPatch, ExportLine,
-  ExportOptions, Filter, KnowledgeListItem, KnowledgeListOptions, KnowledgePrefetchRequest, KnowledgePrefetchResponse, KnowledgeSearchRequest, KnowledgeSearchResponse,
+  ExportOptions, Filter, KnowledgeListItem, KnowledgeListOptions, KnowledgePrefetchRequest, KnowledgePrefetchResponse, KnowledgeSearchRequest, KnowledgeSearchResponse, KnowledgeStatus,
   ListOptions, Memory, MemoryPage, MessagesRequest, MessagesResult, NewEntity, NewMemory, NewRoom, NewWorld, PageOptions,
   Participants, Patch, PromptContext, Room, RoomPage, RoomPatch, SearchRequest, SearchResponse, TermHint, Token,
   TokenRequest, World, WorldPage, WorldPatch, NewRelation, NewWorkstream, NewWorkstreamEntry, Relation, WorkstreamBlock,
@@ -354,6 +354,11 @@ export class AgentMemClient {
   async knowledgeTerms(o: KnowledgeListOptions = {}, r?: RequestOptions): Promise<TermHint[]> {
     const q = knowledgeQuery({ ...o, entityType: undefined, name: undefined, cursor: undefined });
     return (await this.data<{ terms: TermHint[] | null }>({ method: "GET", path: "/v1/knowledge/terms", query: q }, r)).terms ?? [];
+  }
+
+  /** How many of the org's memories wait for their knowledge (an org-level key only). */
+  async knowledgeStatus(r?: RequestOptions): Promise<KnowledgeStatus> {
+    return this.data<KnowledgeStatus>({ method: "GET", path: "/v1/knowledge/status" }, r);
   }
 
   /**

@@ -599,6 +599,9 @@ export type KnowledgeListItem = {
 /** A term completion and how many memories hold it. */
 export type TermHint = { term: string; count: number; kind?: string; role?: string };
 
+/** How many of the org's memories wait for their knowledge (GET /v1/knowledge/status): pending up to 10,000, more beyond. */
+export type KnowledgeStatus = { pending: number; more: boolean };
+
 /** What an export streams: the org or agentId's scope, for whom (roomId, worldId, userId). */
 export type ExportOptions = { agentId?: string; roomId?: string; worldId?: string; userId?: string; embeddings?: boolean };
 

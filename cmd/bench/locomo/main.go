@@ -48,6 +48,27 @@ type client struct {
 	url, key string
 }
 
+// awaitKnowledge waits until c's org has no memory whose knowledge is
+// pending (GET /v1/knowledge/status): a batch create leaves its knowledge
+// to the background worker, and the questions need the knowledge list.
+func awaitKnowledge(c client) error {
+	for deadline := time.Now().Add(10 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		var st struct {
+			Pending int  `json:"pending"`
+			More    bool `json:"more"`
+		}
+		if err := c.get("/v1/knowledge/status", nil, &st); err != nil {
+			return err
+		}
+		if st.Pending == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("knowledge: %d memories still pending after 10 minutes", st.Pending)
+		}
+	}
+}
+
 func (c client) post(path string, body, out any) error {
 	js, _ := json.Marshal(body)
 	req, _ := http.NewRequest("POST", c.url+path, bytes.NewReader(js))
@@ -394,6 +415,11 @@ func run(data, jsonOut, svgOut, missesOut, lists string, withFacts bool) error {
 			}
 		}
 		nq += len(c.Questions)
+	}
+	for _, cl := range clients {
+		if err := awaitKnowledge(cl); err != nil {
+			return err
+		}
 	}
 	took := "ingested in " + time.Since(start).Round(time.Millisecond).String()
 	if reuse {

@@ -37,6 +37,18 @@ func (s *Server) routeKnowledge() {
 	s.route("GET /v1/knowledge/topics", s.knowledgeTopics, memory.GrantRead)
 	s.route("GET /v1/knowledge/terms", s.knowledgeTerms, memory.GrantRead)
 	s.route("POST /v1/knowledge/prefetch", s.knowledgePrefetch, memory.GrantRead)
+	s.route("GET /v1/knowledge/status", s.knowledgeStatus, memory.GrantRead)
+}
+
+// knowledgeStatus answers GET /v1/knowledge/status: how many of the org's
+// memories wait for their knowledge (knowledge.Explorer.Pending).
+func (s *Server) knowledgeStatus(w http.ResponseWriter, r *http.Request, c memory.Caller) error {
+	st, err := s.knowledge.Pending(r.Context(), c)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, st)
+	return nil
 }
 
 // KnowledgePrefetchRequest is the body of POST /v1/knowledge/prefetch: a

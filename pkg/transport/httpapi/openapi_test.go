@@ -298,6 +298,8 @@ func TestOpenAPIResponsesMatchSchemas(t *testing.T) {
 		{name: "prefetch", method: "POST", path: "/v1/knowledge/prefetch", key: admin, body: map[string]any{"text": "where did Ana mo"}, status: 200},
 		{name: "prefetch without text", method: "POST", path: "/v1/knowledge/prefetch", key: admin, body: map[string]any{"limit": 3}, status: 400},
 		{name: "terms", method: "GET", path: "/v1/knowledge/terms?prefix=a&kinds=true", op: "/v1/knowledge/terms", key: admin, status: 200},
+		{name: "knowledge status", method: "GET", path: "/v1/knowledge/status", key: admin, status: 200},
+		{name: "knowledge status with an agent key", method: "GET", path: "/v1/knowledge/status", key: bot, status: 403},
 		{name: "terms with a bad flag", method: "GET", path: "/v1/knowledge/terms?kinds=maybe", op: "/v1/knowledge/terms", key: admin, status: 400},
 		// registry: entities, worlds, rooms and participants
 		{name: "create entity", method: "POST", path: "/v1/entities", key: admin, body: map[string]any{"id": "user-1", "names": []string{"Ana"}, "metadata": map[string]any{"tz": "UTC"}}, status: 201, want: map[string]string{"Location": "/v1/entities/user-1", "ETag": `"1"`}},

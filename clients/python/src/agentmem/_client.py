@@ -317,6 +317,10 @@ class _Requests:
         return _Request("GET", "/v1/knowledge/" + what, params=_filter_params(filters, _KNOWLEDGE_PARAMS))
 
     @staticmethod
+    def knowledge_status() -> _Request:
+        return _Request("GET", "/v1/knowledge/status")
+
+    @staticmethod
     def export(opts: Mapping[str, Any]) -> _Request:
         return _Request("GET", "/v1/export", params=_filter_params(opts, _EXPORT_PARAMS), parse=_export_lines)
 
@@ -702,6 +706,10 @@ class Client(_Base):
     def knowledge_terms(self, *, timeout: float | None = None, **filters: Any) -> builtins.list[TermHint]:
         """Term completions of prefix over the memories the filters select."""
         return (self._send(_Requests.knowledge_list("terms", filters), timeout))["terms"] or []
+
+    def knowledge_status(self, *, timeout: float | None = None) -> dict[str, Any]:
+        """How many of the org's memories wait for their knowledge ({"pending": n, "more": bool}); org-level keys only."""
+        return self._send(_Requests.knowledge_status(), timeout)
 
     def export(self, *, timeout: float | None = None, **opts: Any) -> builtins.list[dict[str, Any]]:
         """The export's lines ({"kind": "memory" | "relation" | "document", ...}); opts: agent_id, room_id,
@@ -1106,6 +1114,10 @@ class AsyncClient(_Base):
     async def knowledge_terms(self, *, timeout: float | None = None, **filters: Any) -> builtins.list[TermHint]:
         """Term completions of prefix over the memories the filters select."""
         return (await self._send(_Requests.knowledge_list("terms", filters), timeout))["terms"] or []
+
+    async def knowledge_status(self, *, timeout: float | None = None) -> dict[str, Any]:
+        """How many of the org's memories wait for their knowledge ({"pending": n, "more": bool}); org-level keys only."""
+        return await self._send(_Requests.knowledge_status(), timeout)
 
     async def export(self, *, timeout: float | None = None, **opts: Any) -> builtins.list[dict[str, Any]]:
         """The export's lines ({"kind": "memory" | "relation" | "document", ...}); opts: agent_id, room_id,
