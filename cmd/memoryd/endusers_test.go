@@ -291,6 +291,7 @@ func endUserSuite(t *testing.T, c *apiClient, key string) {
 			{"POST", "/v1/context", map[string]any{"query": "peanuts", "roomId": "room-bob"}},
 			{"GET", "/v1/memories?userId=bob", nil},
 			{"GET", "/v1/knowledge/entities?roomId=room-bob", nil},
+			{"GET", "/v1/knowledge/status", nil}, // a count over the whole org
 		} {
 			if st, raw := c.do(p.method, p.path, tok, p.body); st != 403 {
 				t.Errorf("%s %s with Alice's token: %d, want 403: %s", p.method, p.path, st, clip(raw))

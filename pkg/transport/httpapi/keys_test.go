@@ -214,6 +214,7 @@ func TestKeyPermissions(t *testing.T) {
 		{"knowledge entities", get("/v1/knowledge/entities?roomId=ROOM"), st(200, 200, 200, 200, 200, 200, 200, 401), nil},
 		{"knowledge topics", get("/v1/knowledge/topics?roomId=ROOM"), st(200, 200, 200, 200, 200, 200, 200, 401), nil},
 		{"knowledge terms", get("/v1/knowledge/terms?prefix=verm"), st(200, 200, 200, 200, 200, 200, 200, 401), nil},
+		{"knowledge status", get("/v1/knowledge/status"), st(200, 200, 403, 403, 403, 403, 200, 401), nil},
 	}
 	n := 0
 	for _, o := range ops {
