@@ -48,15 +48,7 @@ func graphRecall(s space, g *hnsw, qs [][]float32, k, ef int) float64 {
 		for o := range exact {
 			exact[o] = node{s.score(&p, uint32(o)), uint32(o)}
 		}
-		slices.SortFunc(exact, func(a, b node) int {
-			switch {
-			case a.s > b.s:
-				return -1
-			case a.s < b.s:
-				return 1
-			}
-			return int(a.ord) - int(b.ord)
-		})
+		slices.SortFunc(exact, byScore)
 		want := map[uint32]bool{}
 		for _, x := range exact[:k] {
 			want[x.ord] = true

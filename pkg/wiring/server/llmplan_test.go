@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"slices"
 	"sync"
@@ -54,18 +55,8 @@ func TestLLMDecomposition(t *testing.T) {
 		testenv.ConverseToolUse(w, tool, map[string]any{
 			"subQueries": []any{"Maya's dinner party risotto", "What did Maya cook?"}, "spread": false})
 	}})
-	env := map[string]string{"LLM_PROVIDER": "bedrock", "LLM_MODEL": "anthropic.claude-3-5-haiku-20241022-v1:0",
-		"BEDROCK_ENDPOINT": f.URL, "AWS_REGION": "us-east-1", "DATA_DIR": t.TempDir(), "EMBEDDER": "hash"}
-	cfg, err := config.Load(func(k string) string { return env[k] })
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	b, err := server.Open(ctx, cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := openWithBedrock(t, f.URL, nil)
 	caller := memory.Caller{OrgID: "acme"}
 	var party string
 	for _, text := range []string{
@@ -137,18 +128,8 @@ func TestLLMQueriesOff(t *testing.T) {
 		}
 		testenv.BedrockFail(w, 400, "ValidationException", "not for searches")
 	}})
-	env := map[string]string{"LLM_PROVIDER": "bedrock", "LLM_MODEL": "anthropic.claude-3-5-haiku-20241022-v1:0", "LLM_QUERIES": "false",
-		"BEDROCK_ENDPOINT": f.URL, "AWS_REGION": "us-east-1", "DATA_DIR": t.TempDir(), "EMBEDDER": "hash"}
-	cfg, err := config.Load(func(k string) string { return env[k] })
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	b, err := server.Open(ctx, cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := openWithBedrock(t, f.URL, map[string]string{"LLM_QUERIES": "false"})
 	caller := memory.Caller{OrgID: "acme"}
 	if _, err := b.Service.Create(ctx, caller, []service.NewMemory{{Type: memory.TypeMessage, EntityID: "Maya", RoomID: "home",
 		Content: memory.Content{Text: "The dinner party was on Friday: risotto for eight."}}}); err != nil {
@@ -164,6 +145,26 @@ func TestLLMQueriesOff(t *testing.T) {
 	if n := calls.Load(); n != 0 {
 		t.Errorf("%d search calls reached the model with LLM_QUERIES=false, want 0", n)
 	}
+}
+
+// openWithBedrock opens memoryd's wiring (server.Open) on a temporary
+// directory and the hashing embedder, with a Bedrock chat model served at
+// endpoint, and env's variables over those; closed when the test ends.
+func openWithBedrock(t *testing.T, endpoint string, env map[string]string) *server.Backend {
+	t.Helper()
+	vars := map[string]string{"LLM_PROVIDER": "bedrock", "LLM_MODEL": "anthropic.claude-3-5-haiku-20241022-v1:0",
+		"BEDROCK_ENDPOINT": endpoint, "AWS_REGION": "us-east-1", "DATA_DIR": t.TempDir(), "EMBEDDER": "hash"}
+	maps.Copy(vars, env)
+	cfg, err := config.Load(func(k string) string { return vars[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := server.Open(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
 }
 
 // scoresOf is each result's id and list ranks, for failure messages.
