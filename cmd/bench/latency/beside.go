@@ -24,7 +24,6 @@ func runBeside(n, queries, batch, k int, dir string, seed uint64, osURL string) 
 		return err
 	}
 	defer done()
-	dir = cfg.DataDir
 	ctx := context.Background()
 	cfg.Index.Kind = config.IndexEmbedded
 	base, err := server.NewEmbedder(ctx, cfg)
