@@ -272,6 +272,72 @@ func TestFuse(t *testing.T) {
 	}
 }
 
+// TestFuseScores checks the score-aware fusion: at share 0 it is FuseK,
+// a list's first hit always counts weight/(k+1), the scale of a list's
+// scores does not matter, and a memory nearly first in both lists, which
+// rank fusion puts last, comes first once the scores count.
+func TestFuseScores(t *testing.T) {
+	scored := func(pairs ...any) []Hit {
+		var out []Hit
+		for i := 0; i < len(pairs); i += 2 {
+			out = append(out, Hit{ID: pairs[i].(string), Score: pairs[i+1].(float64)})
+		}
+		return out
+	}
+	kw := RankedList{Name: "keyword", Hits: scored("a", 10.0, "b", 9.9, "c", 1.0), Weight: 1}
+	sem := RankedList{Name: "semantic", Hits: scored("c", 0.9, "b", 0.89, "a", 0.1), Weight: 1}
+	// The same semantic list on OpenSearch's scale, (1+cosine)/2.
+	semOS := RankedList{Name: "semantic", Hits: scored("c", 0.95, "b", 0.945, "a", 0.55), Weight: 1}
+	order := func(fs []Fused) string {
+		ids := make([]string, len(fs))
+		for i, f := range fs {
+			ids[i] = f.ID
+		}
+		return strings.Join(ids, ",")
+	}
+	tests := []struct {
+		name  string
+		share float64
+		lists []RankedList
+		want  string
+		// first is the first id's score, when checked.
+		first float64
+	}{
+		{"share 0 is rank fusion (a and c tie; a is first in the first list)", 0, []RankedList{kw, sem}, "a,c,b", 1.0/41 + 1.0/43},
+		{"share 1: b is nearly first in both", 1, []RankedList{kw, sem}, "b,a,c", (8.9/9 + 0.79/0.8) / 41},
+		{"share 0.7 too", 0.7, []RankedList{kw, sem}, "b,a,c", 0},
+		{"a list's scale does not matter", 0.7, []RankedList{kw, semOS}, "b,a,c", 0},
+		{"one hit counts weight/(k+1)", 0.7, []RankedList{{Name: "keyword", Hits: scored("x", 3.0), Weight: 0.5}}, "x", 0.5 / 41},
+		{"equal scores: rank alone decides", 1, []RankedList{{Name: "k", Hits: scored("x", 1.0, "y", 1.0), Weight: 1}}, "x,y", 1.0 / 41},
+		{"weight 0 keeps the ranks out of the score", 0.7, []RankedList{{Name: "k", Hits: scored("x", 1.0), Weight: 0}}, "x", 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := FuseScores(40, tc.share, tc.lists...)
+			if o := order(got); o != tc.want {
+				t.Fatalf("order %s, want %s", o, tc.want)
+			}
+			if tc.first != 0 && math.Abs(got[0].Score-tc.first) > 1e-12 {
+				t.Fatalf("first scores %v, want %v", got[0].Score, tc.first)
+			}
+		})
+	}
+	// Share 0 is FuseK to the last bit; an affine change of a list's scores
+	// changes no fused score.
+	k0, rrf := FuseScores(40, 0, kw, sem), FuseK(40, kw, sem)
+	for i := range rrf {
+		if k0[i].ID != rrf[i].ID || k0[i].Score != rrf[i].Score {
+			t.Fatalf("share 0: %s %v, FuseK: %s %v", k0[i].ID, k0[i].Score, rrf[i].ID, rrf[i].Score)
+		}
+	}
+	a, b := FuseScores(40, 0.7, kw, sem), FuseScores(40, 0.7, kw, semOS)
+	for i := range a {
+		if a[i].ID != b[i].ID || math.Abs(a[i].Score-b[i].Score) > 1e-12 {
+			t.Fatalf("rescaled list: %s %v against %s %v", a[i].ID, a[i].Score, b[i].ID, b[i].Score)
+		}
+	}
+}
+
 func TestEstimateTokens(t *testing.T) {
 	tests := []struct {
 		text string

@@ -1,7 +1,8 @@
 // Package retrieval is the retrieval pipeline: named ranked lists are
 // retrieved (keyword, semantic, knowledge...), fused by weighted reciprocal
-// rank fusion, loaded from the store and checked for visibility, reranked,
-// and expanded with related memories. The service runs it for searches and
+// rank fusion blended with the lists' scores (memory.FuseScores), loaded
+// from the store and checked for visibility, reranked, and expanded with
+// related memories. The service runs it for searches and
 // for the prompt context; recording accesses stays with the service, which
 // alone knows what it returned or placed.
 //
@@ -128,7 +129,8 @@ func (x IndexLists) Retrieve(ctx context.Context, q *Query, lists []string) (map
 
 // hybridWithin is the inner search of the lists that narrow keyword and
 // semantic (the time, entity and when lists): the query's text and vector
-// searched within f, the two lists fused by RRF at equal weights, the best
+// searched within f, the two lists fused as the pipeline's (RRFK,
+// ScoreShare) at equal weights, the best
 // q.K kept. With keep set, the fused memories are read from the store and
 // only those keep accepts are returned, in fused order (a memory the store
 // no longer has is dropped).
@@ -141,7 +143,7 @@ func hybridWithin(ctx context.Context, ix memory.Index, store memory.Store, q *Q
 	if err != nil {
 		return nil, err
 	}
-	fused := memory.FuseK(RRFK, memory.RankedList{Name: ListKeyword, Hits: res.Keyword, Weight: 1},
+	fused := memory.FuseScores(RRFK, ScoreShare, memory.RankedList{Name: ListKeyword, Hits: res.Keyword, Weight: 1},
 		memory.RankedList{Name: ListSemantic, Hits: res.Semantic, Weight: 1})
 	fused = fused[:min(len(fused), q.K)]
 	var got map[string]*memory.Memory
