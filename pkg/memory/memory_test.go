@@ -409,3 +409,23 @@ func TestSearchText(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFuse fuses seven lists of 200 hits, as `full` does at k = 50,
+// by rank alone and with the lists' scores.
+func BenchmarkFuse(b *testing.B) {
+	lists := make([]RankedList, 7)
+	for l := range lists {
+		hits := make([]Hit, 200)
+		for i := range hits {
+			hits[i] = Hit{ID: fmt.Sprintf("m%d", (i*(l+3))%600), Score: 1 / float64(i+1+l)}
+		}
+		lists[l] = RankedList{Name: fmt.Sprint("l", l), Hits: hits, Weight: 1}
+	}
+	for _, share := range []float64{0, 0.7} {
+		b.Run(fmt.Sprint("share=", share), func(b *testing.B) {
+			for b.Loop() {
+				FuseScores(40, share, lists...)
+			}
+		})
+	}
+}
