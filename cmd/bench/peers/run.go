@@ -221,6 +221,9 @@ func printSize(w io.Writer, m machine, sr SizeReport) {
 			fmt.Fprintf(w, " (%s)", strings.Join(parts, ", "))
 		}
 		fmt.Fprintf(w, "; peak RSS +%.0f MiB", float64(s.RSSPeakBytes)/(1<<20))
+		for _, r := range s.Resident {
+			fmt.Fprintf(w, "; %s", r.String(s.Memories))
+		}
 		if s.Config != "" {
 			fmt.Fprintf(w, "; %s", s.Config)
 		}
