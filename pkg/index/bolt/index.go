@@ -546,6 +546,9 @@ func (ix *Index) load() error {
 		if err := <-added; err != nil {
 			return err
 		}
+		for _, o := range ix.orgs {
+			o.trim()
+		}
 		return err
 	})
 }
