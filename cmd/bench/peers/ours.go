@@ -30,6 +30,9 @@ type oursOptions struct {
 	K      int
 	Batch  int // memories per Upsert
 	Warmup int // untimed queries before each mode
+	// ReleaseSearch: searches release the bbolt pages they read
+	// (bolt.Index.ReleaseSearchPages).
+	ReleaseSearch bool
 }
 
 // runOurs measures the embedded index (index/bolt) on the corpus, opened
@@ -70,11 +73,12 @@ func runOurs(ctx context.Context, o oursOptions) error {
 			ix.Close()
 		}
 	}()
+	ix.ReleaseSearchPages(o.ReleaseSearch)
 	ann := ix.ANN()
 	res.Config = fmt.Sprintf("bbolt + in-memory BM25 (English analyzer: stop words, Porter stemmer) and int8 vectors with float32 re-rank; "+
 		"HNSW past %d vectors: M %d, efConstruction %d, efSearch %d (%d at this size); Upsert batches of %d; hybrid: both lists at depth %d, fused by memory.Fuse (RRF k = %d)",
 		ann.Threshold, ann.M, ann.EfConstruction, ann.EfSearch, bolt.SearchWidth(ann.EfSearch, meta.Size), o.Batch, o.K, memory.RRFK)
-	res.Config += "; " + goGC()
+	res.Config += fmt.Sprintf("; searches release the pages they read: %v; %s", o.ReleaseSearch, goGC())
 	base := resident("baseline")
 
 	t0 := time.Now()

@@ -108,9 +108,12 @@ type Index struct {
 	closing   chan struct{} // closed by Close: background graph builds stop
 	closeOnce sync.Once
 	restored  int // graphs restored at Open
-	builders  sync.WaitGroup
-	linkMu    sync.Mutex
-	linking   map[*orgIndex]bool // orgs whose new ordinals a linker is adding to the graph
+	// releaseSearch: a search's re-score releases the pages it read
+	// (ReleaseSearchPages).
+	releaseSearch atomic.Bool
+	builders      sync.WaitGroup
+	linkMu        sync.Mutex
+	linking       map[*orgIndex]bool // orgs whose new ordinals a linker is adding to the graph
 }
 
 var _ memory.Index = (*Index)(nil)
@@ -290,6 +293,17 @@ func (ix *Index) view(fn func(tx *bbolt.Tx) error) error {
 		return fn(tx)
 	})
 }
+
+// ReleaseSearchPages sets whether a search's re-score takes the pages it
+// read through bbolt's map out of the resident set when it ends (release),
+// as loads, writes and the stamps' listing always do. Off (the default),
+// the pages of the float32 vectors the re-scores read stay mapped, up to
+// the whole file: 1.8 KB per memory after 1,600 searches at 100,000
+// memories. On, each re-scored vector is a page fault that maps its folio
+// again: 0.2 to 0.3 ms more per vector search at 100,000 memories, where
+// the file is small enough that most reads found their page mapped
+// (docs/benchmarks.md, "Resident memory per memory").
+func (ix *Index) ReleaseSearchPages(on bool) { ix.releaseSearch.Store(on) }
 
 // update runs fn in a write transaction, then takes the pages it read and
 // wrote out of the resident set (release, in a read transaction of its
@@ -837,9 +851,13 @@ func (ix *Index) rerank(o *orgIndex, q memory.IndexQuery, cands []candidate, flo
 	// whose upper bound is below the floor or below the k-th exact score
 	// found so far, as none after it can enter. Each read is a vector from
 	// bbolt's map, a page fault when the org's vectors are not in the page
-	// cache (two million memories on 24 GB); view releases the pages read.
+	// cache (two million memories on 24 GB).
 	slices.SortFunc(cands, func(a, b candidate) int { return cmp.Compare(b.upper, a.upper) })
-	err := ix.view(func(tx *bbolt.Tx) error {
+	read := ix.db.View
+	if ix.releaseSearch.Load() {
+		read = ix.view
+	}
+	err := read(func(tx *bbolt.Tx) error {
 		bk := tx.Bucket(bucketDocs)
 		for _, c := range cands {
 			if c.upper < floor || (len(top) == q.K && float64(c.upper) < top[0].Score) {

@@ -47,8 +47,9 @@ func mappedKB(t *testing.T, path string) (kb int, mapped bool) {
 }
 
 // TestReadsLeaveNoPagesResident checks that what reads the bbolt file
-// through its map — the re-rank's float32 vectors, a load at Open, a write,
-// the stamps' listing — leaves none of its pages in the resident set.
+// through its map — a write, the stamps' listing, a load at Open, and with
+// ReleaseSearchPages the re-score's float32 vectors — leaves none of its
+// pages in the resident set, and that without it a search's pages stay.
 func TestReadsLeaveNoPagesResident(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -56,9 +57,10 @@ func TestReadsLeaveNoPagesResident(t *testing.T) {
 	corpus := memorytest.Corpus(memorytest.OrgA, 3000)
 	ix, _ := open(t, dir, model)
 	t.Cleanup(func() { ix.Close() })
-	search := func(threshold int) func() error {
+	search := func(threshold int, release bool) func() error {
 		return func() error {
 			ix.SetANN(bolt.ANNConfig{Threshold: threshold})
+			ix.ReleaseSearchPages(release)
 			for _, m := range corpus[:50] {
 				r, err := ix.Search(ctx, memory.IndexQuery{Filter: memory.Filter{OrgID: memorytest.OrgA, IncludeArchived: true},
 					Text: "memo", Vector: m.Embedding, K: 10})
@@ -73,16 +75,18 @@ func TestReadsLeaveNoPagesResident(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct {
-		name string
-		do   func() error
+		name     string
+		do       func() error
+		resident bool // the pages read may stay
 	}{
-		{"upsert", func() error { return ix.Upsert(ctx, corpus) }},
-		{"exact search", search(-1)},
-		{"graph search", search(1000)},
+		{"upsert", func() error { return ix.Upsert(ctx, corpus) }, false},
+		{"exact search, pages released", search(-1, true), false},
+		{"graph search, pages released", search(1000, true), false},
+		{"exact search, pages kept", search(-1, false), true},
 		{"stamps", func() error {
 			return ix.Stamps(func(string, string, uint64, int64) error { return nil })
-		}},
-		{"delete", func() error { return ix.Delete(ctx, memorytest.OrgA, []string{corpus[2999].ID}) }},
+		}, false},
+		{"delete", func() error { return ix.Delete(ctx, memorytest.OrgA, []string{corpus[2999].ID}) }, false},
 		{"reopen", func() error {
 			if err := ix.Close(); err != nil {
 				return err
@@ -90,7 +94,7 @@ func TestReadsLeaveNoPagesResident(t *testing.T) {
 			var err error
 			ix, _, err = bolt.Open(dir, model, 64)
 			return err
-		}},
+		}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := tc.do(); err != nil {
@@ -103,8 +107,8 @@ func TestReadsLeaveNoPagesResident(t *testing.T) {
 			if !mapped {
 				t.Fatalf("%s is not mapped", path)
 			}
-			if kb != 0 {
-				t.Errorf("after %s, %d kB of the index file are resident", tc.name, kb)
+			if (kb != 0) != tc.resident {
+				t.Errorf("after %s, %d kB of the index file are resident; want some: %v", tc.name, kb, tc.resident)
 			}
 		})
 	}
