@@ -312,7 +312,9 @@ func (ix *Index) update(fn func(tx *bbolt.Tx) error) error {
 	if err := ix.db.Update(fn); err != nil {
 		return err
 	}
-	return ix.view(func(*bbolt.Tx) error { return nil })
+	// The write is done: a database closed since leaves nothing to release.
+	_ = ix.view(func(*bbolt.Tx) error { return nil })
+	return nil
 }
 
 // Restamp records the versions of memories whose entries were checked
