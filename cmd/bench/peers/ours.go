@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +30,9 @@ type oursOptions struct {
 	K      int
 	Batch  int // memories per Upsert
 	Warmup int // untimed queries before each mode
+	// ReleaseSearch: searches release the bbolt pages they read
+	// (bolt.Index.ReleaseSearchPages).
+	ReleaseSearch bool
 }
 
 // runOurs measures the embedded index (index/bolt) on the corpus, opened
@@ -66,11 +73,13 @@ func runOurs(ctx context.Context, o oursOptions) error {
 			ix.Close()
 		}
 	}()
+	ix.ReleaseSearchPages(o.ReleaseSearch)
 	ann := ix.ANN()
 	res.Config = fmt.Sprintf("bbolt + in-memory BM25 (English analyzer: stop words, Porter stemmer) and int8 vectors with float32 re-rank; "+
 		"HNSW past %d vectors: M %d, efConstruction %d, efSearch %d (%d at this size); Upsert batches of %d; hybrid: both lists at depth %d, fused by memory.Fuse (RRF k = %d)",
 		ann.Threshold, ann.M, ann.EfConstruction, ann.EfSearch, bolt.SearchWidth(ann.EfSearch, meta.Size), o.Batch, o.K, memory.RRFK)
-	baseRSS, _ := procStatus("VmRSS")
+	res.Config += fmt.Sprintf("; searches release the pages they read: %v; %s", o.ReleaseSearch, goGC())
+	base := resident("baseline")
 
 	t0 := time.Now()
 	n, err := ingestOurs(ctx, ix, o.Corpus, meta, model, o.Batch)
@@ -83,6 +92,7 @@ func runOurs(ctx context.Context, o oursOptions) error {
 	}
 	res.Memories, res.IngestSeconds = n, time.Since(t0).Seconds()
 	res.IngestSteps = []Step{{"upsert", upsert.Seconds()}, {"graph after the last upsert", res.IngestSeconds - upsert.Seconds()}}
+	res.Resident = append(res.Resident, resident("after the ingest").less(base))
 	slog.Info("ours: ingested", "memories", n, "seconds", res.IngestSeconds, "graph_wait_seconds", res.IngestSeconds-upsert.Seconds())
 
 	vectorName, hybridName := "vector (HNSW)", "hybrid (BM25 + HNSW, RRF)"
@@ -160,9 +170,7 @@ func runOurs(ctx context.Context, o oursOptions) error {
 		res.Modes = append(res.Modes, r)
 		slog.Info("ours: measured", "mode", m.name, "p95_ms", percentile(r.LatenciesMs, 95))
 	}
-	rss, _ := procStatus("VmRSS")
-	hwm, _ := procStatus("VmHWM")
-	res.RSSBytes, res.RSSPeakBytes = rss-baseRSS, hwm-baseRSS
+	measureResident(&res, base)
 	err = ix.Close() // writes the graph snapshot: part of what it keeps on disk
 	ix = nil
 	if err != nil {
@@ -245,6 +253,50 @@ func procStatus(field string) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// goGC states the Go collector's settings in effect (GOGC and GOMEMLIMIT,
+// from the environment or their defaults).
+func goGC() string {
+	ss := []metrics.Sample{{Name: "/gc/gogc:percent"}, {Name: "/gc/gomemlimit:bytes"}}
+	metrics.Read(ss)
+	limit := "none"
+	if l := ss[1].Value.Uint64(); l < math.MaxInt64 {
+		limit = fmt.Sprintf("%d MiB", l>>20)
+	}
+	return fmt.Sprintf("Go GC: GOGC %d, GOMEMLIMIT %s", ss[0].Value.Uint64(), limit)
+}
+
+// measureResident sets res's resident set after the searches, its peak,
+// and the resident set after a collection that returns the garbage's
+// pages to the system, with the live heap: all less base.
+func measureResident(res *SystemResult, base Resident) {
+	after := resident("after the searches")
+	hwm, _ := procStatus("VmHWM")
+	res.RSSBytes, res.RSSPeakBytes = after.RSSBytes-base.RSSBytes, hwm-base.RSSBytes
+	res.Resident = append(res.Resident, after.less(base))
+	debug.FreeOSMemory() // a collection, and what the garbage held goes back to the system
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	collected := resident("after a collection").less(base)
+	collected.LiveBytes = int64(ms.HeapAlloc)
+	res.Resident = append(res.Resident, collected)
+}
+
+// resident reads the resident set's fields of /proc/self/status.
+func resident(at string) Resident {
+	rss, _ := procStatus("VmRSS")
+	anon, _ := procStatus("RssAnon")
+	file, _ := procStatus("RssFile")
+	return Resident{At: at, RSSBytes: rss, AnonBytes: anon, FileBytes: file}
+}
+
+// less is r less the baseline's resident set.
+func (r Resident) less(base Resident) Resident {
+	r.RSSBytes -= base.RSSBytes
+	r.AnonBytes -= base.AnonBytes
+	r.FileBytes -= base.FileBytes
+	return r
 }
 
 // loadAverage is the 1-minute load average (0 where unknown).

@@ -32,6 +32,9 @@ type SystemResult struct {
 	// (VmHWM) less the same baseline.
 	RSSBytes     int64 `json:"rss_bytes"`
 	RSSPeakBytes int64 `json:"rss_peak_bytes"`
+	// Resident splits ours's resident set, less the same baseline, at the
+	// points of its run where it was read (empty for the peers).
+	Resident []Resident `json:"resident,omitempty"`
 	// DiskBytes is the size of the files the system wrote.
 	DiskBytes int64 `json:"disk_bytes"`
 	// LoadBefore and LoadAfter are the 1-minute load average around the
@@ -41,6 +44,32 @@ type SystemResult struct {
 	Modes      []Mode  `json:"modes"`
 	// Error is set when the system failed or ran out of time.
 	Error string `json:"error,omitempty"`
+}
+
+// Resident is the resident set at one point of a run, less the baseline
+// before the first write: RSS, its anonymous part (the process's own
+// memory: the Go heap and its garbage) and its file part (pages of mapped
+// files the process has touched, which the kernel may drop), from
+// /proc/self/status; and the Go heap's live objects after a collection
+// (0 where not read).
+type Resident struct {
+	At        string `json:"at"`
+	RSSBytes  int64  `json:"rss_bytes"`
+	AnonBytes int64  `json:"anon_bytes"`
+	FileBytes int64  `json:"file_bytes"`
+	LiveBytes int64  `json:"live_bytes,omitempty"`
+}
+
+// String is the note's wording of r, in MiB and in bytes per memory of n.
+func (r Resident) String(n int) string {
+	per := func(b int64) string {
+		return fmt.Sprintf("%.0f MiB (%.0f B/memory)", float64(b)/(1<<20), float64(b)/float64(max(1, n)))
+	}
+	s := fmt.Sprintf("%s: RSS +%s, anon %s, file %s", r.At, per(r.RSSBytes), per(r.AnonBytes), per(r.FileBytes))
+	if r.LiveBytes > 0 {
+		s += ", live heap " + per(r.LiveBytes)
+	}
+	return s
 }
 
 // Step is one timed part of an ingest.

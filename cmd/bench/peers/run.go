@@ -35,6 +35,8 @@ type options struct {
 	// Timeout bounds each system's run (0: none).
 	Timeout time.Duration
 	JSON    string
+	// ReleaseSearch is passed to ours (oursOptions.ReleaseSearch).
+	ReleaseSearch bool
 }
 
 // Report is the JSON of a run (-json).
@@ -95,7 +97,8 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 		out := filepath.Join(dir, "ours.json")
 		os.Remove(out)
 		err = runChild(ctx, o.Timeout, self, "-child", "ours", "-corpus", dir, "-out", out,
-			"-k", strconv.Itoa(o.K), "-batch", strconv.Itoa(o.Batch), "-warmup", strconv.Itoa(o.Warmup))
+			"-k", strconv.Itoa(o.K), "-batch", strconv.Itoa(o.Batch), "-warmup", strconv.Itoa(o.Warmup),
+			"-release-search="+strconv.FormatBool(o.ReleaseSearch))
 		sr.Systems = append(sr.Systems, readSystem(out, "agentmem index/bolt", err))
 
 		if o.Python != "" {
@@ -221,6 +224,9 @@ func printSize(w io.Writer, m machine, sr SizeReport) {
 			fmt.Fprintf(w, " (%s)", strings.Join(parts, ", "))
 		}
 		fmt.Fprintf(w, "; peak RSS +%.0f MiB", float64(s.RSSPeakBytes)/(1<<20))
+		for _, r := range s.Resident {
+			fmt.Fprintf(w, "; %s", r.String(s.Memories))
+		}
 		if s.Config != "" {
 			fmt.Fprintf(w, "; %s", s.Config)
 		}

@@ -274,9 +274,7 @@ func footprint(o *orgIndex) []struct {
 		ids += 16 + str(id)
 	}
 	pos = len(o.pos) * (16 + 4 + 4) * 3 / 2
-	for _, t := range o.terms {
-		terms += 24 + 4*cap(t)
-	}
+	terms = 4*cap(o.termIDs) + 4*cap(o.termEnd)
 	for _, p := range o.postings {
 		post += int(unsafe.Sizeof(p)) + 4*cap(p.docs) + 2*cap(p.tfs)
 	}
@@ -284,8 +282,8 @@ func footprint(o *orgIndex) []struct {
 		dict += str(w) + (16+4+4)*3/2
 	}
 	dict += 4 * cap(o.df)
-	for _, m := range o.meta {
-		meta += 24
+	meta = 4*cap(o.metaOf) + 24*cap(o.metas)
+	for _, m := range o.metas {
 		for _, s := range m {
 			meta += 16 + str(s)
 		}

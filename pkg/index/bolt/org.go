@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"math"
 	"slices"
 	"unique"
 
@@ -29,12 +30,21 @@ type orgIndex struct {
 	classes []memory.Attrs
 	members []int // live memories by class
 	classOf map[classKey]uint32
-	meta    [][]string // each memory's metadata pairs (memory.MetadataPairs), nil for none
-	syms    []string
-	symOf   map[string]uint32
-	length  []uint32   // tokens
-	terms   [][]uint32 // term ids of each memory, to maintain document frequencies
-	q8      []int8     // the vectors in int8, ordinal * dims (the float32 ones stay in bbolt)
+	// metaOf indexes each memory's metadata pairs (memory.MetadataPairs) in
+	// metas, 0 (nil) for none: most memories have none, and a slice per
+	// memory was 24 bytes each.
+	metaOf []uint32
+	metas  [][]string
+	syms   []string
+	symOf  map[string]uint32
+	length []uint32 // tokens
+	// termIDs holds the term ids of every memory, to maintain document
+	// frequencies: ord's are termIDs[termEnd[ord-1]:termEnd[ord]] (termsOf).
+	// One array for all, where a slice per memory cost a 24-byte header and
+	// an allocation each; a removed memory's stay until compaction.
+	termIDs []uint32
+	termEnd []uint32
+	q8      []int8 // the vectors in int8, ordinal * dims (the float32 ones stay in bbolt)
 	quants  []quant
 	hasVec  []bool
 	pos     map[string]uint32
@@ -74,7 +84,7 @@ type postings struct {
 	docs     []uint32
 	tfs      []uint16
 	maxTF    uint16
-	shortest [tfBuckets]uint32
+	shortest [tfBuckets]uint16 // lengths past 65,535 count as 65,535: a looser bound, never a wrong one
 }
 
 // tfBuckets is how many frequencies postings bound apart.
@@ -83,8 +93,9 @@ const tfBuckets = 8
 // note records a memory of the given length holding the term tf times.
 func (p *postings) note(tf uint16, length uint32) {
 	i := min(int(tf), tfBuckets) - 1
-	if p.shortest[i] == 0 || length < p.shortest[i] {
-		p.shortest[i] = length
+	l := uint16(min(length, math.MaxUint16))
+	if p.shortest[i] == 0 || l < p.shortest[i] {
+		p.shortest[i] = l
 	}
 	p.maxTF = max(p.maxTF, tf)
 }
@@ -101,7 +112,7 @@ func (p *postings) bound(norm func(uint32) float32) float32 {
 		if i == tfBuckets-1 {
 			tf = float32(p.maxTF)
 		}
-		best = max(best, tf/(tf+norm(l)))
+		best = max(best, tf/(tf+norm(uint32(l))))
 	}
 	return best
 }
@@ -109,7 +120,7 @@ func (p *postings) bound(norm func(uint32) float32) float32 {
 func newOrgIndex() *orgIndex {
 	return &orgIndex{pos: map[string]uint32{}, dict: map[string]uint32{},
 		classes: []memory.Attrs{{}}, classOf: map[classKey]uint32{{}: 0},
-		syms: []string{""}, symOf: map[string]uint32{"": 0}, vis: newVisibilityStats()}
+		syms: []string{""}, symOf: map[string]uint32{"": 0}, metas: [][]string{nil}, vis: newVisibilityStats()}
 }
 
 // reserve sizes an empty org's slices for n memories of dims dimensions
@@ -119,9 +130,9 @@ func (o *orgIndex) reserve(n, dims int) {
 	o.class = make([]uint32, 0, n)
 	o.created = make([]int64, 0, n)
 	o.refs = make([][nrefs]uint32, 0, n)
-	o.meta = make([][]string, 0, n)
+	o.metaOf = make([]uint32, 0, n)
 	o.length = make([]uint32, 0, n)
-	o.terms = make([][]uint32, 0, n)
+	o.termEnd = make([]uint32, 0, n)
 	o.q8 = make([]int8, 0, n*dims)
 	o.quants = make([]quant, 0, n)
 	o.hasVec = make([]bool, 0, n)
@@ -172,7 +183,7 @@ func (o *orgIndex) attrs(ord uint32) memory.Attrs {
 	r := o.refs[ord]
 	a.RoomID, a.EntityID, a.SessionID, a.DocumentID = o.syms[r[0]], o.syms[r[1]], o.syms[r[2]], o.syms[r[3]]
 	a.WorldID, a.Audience = o.syms[r[4]], o.syms[r[5]]
-	a.Meta = o.meta[ord]
+	a.Meta = o.metas[o.metaOf[ord]]
 	return a
 }
 
@@ -270,7 +281,7 @@ func (m *matcher) match(ord int) bool {
 			return false
 		}
 	}
-	if len(m.meta) > 0 && !m.meta.Match(m.o.meta[ord]) {
+	if len(m.meta) > 0 && !m.meta.Match(m.o.metas[m.o.metaOf[ord]]) {
 		return false
 	}
 	if m.start == 0 && m.end == 0 {
@@ -295,11 +306,16 @@ func (o *orgIndex) add(id string, d *doc, dims int) {
 	}
 	o.members[c]++
 	o.created = append(o.created, d.attrs.CreatedAt)
-	o.meta = append(o.meta, internAll(d.attrs.Meta))
+	var mi uint32
+	if len(d.attrs.Meta) > 0 {
+		mi = uint32(len(o.metas))
+		o.metas = append(o.metas, internAll(d.attrs.Meta))
+	}
+	o.metaOf = append(o.metaOf, mi)
 	o.refs = append(o.refs, [nrefs]uint32{o.sym(d.attrs.RoomID), o.sym(d.attrs.EntityID), o.sym(d.attrs.SessionID), o.sym(d.attrs.DocumentID),
 		o.sym(d.attrs.WorldID), o.sym(d.attrs.Audience)})
 	o.length = append(o.length, d.length)
-	tids := make([]uint32, len(d.terms))
+	from := len(o.termIDs)
 	for i, t := range d.terms {
 		tid, ok := o.dict[t]
 		if !ok {
@@ -313,10 +329,10 @@ func (o *orgIndex) add(id string, d *doc, dims int) {
 		p.tfs = append(p.tfs, d.tfs[i])
 		p.note(d.tfs[i], d.length)
 		o.df[tid]++
-		tids[i] = tid
+		o.termIDs = append(o.termIDs, tid)
 	}
-	o.vis.add(o.vis.partition(d.attrs.AgentID, d.attrs.Audience), tids, d.length)
-	o.terms = append(o.terms, tids)
+	o.termEnd = append(o.termEnd, uint32(len(o.termIDs)))
+	o.vis.add(o.vis.partition(d.attrs.AgentID, d.attrs.Audience), o.termIDs[from:], d.length)
 	has := dims > 0 && (len(d.vec) == dims || len(d.q8) == dims)
 	o.hasVec = append(o.hasVec, has)
 	o.q8 = append(o.q8, make([]int8, dims)...)
@@ -336,6 +352,15 @@ func (o *orgIndex) add(id string, d *doc, dims int) {
 	o.totalLen += uint64(d.length)
 }
 
+// termsOf returns the term ids of the memory at ord.
+func (o *orgIndex) termsOf(ord uint32) []uint32 {
+	var from uint32
+	if ord > 0 {
+		from = o.termEnd[ord-1]
+	}
+	return o.termIDs[from:o.termEnd[ord]:o.termEnd[ord]]
+}
+
 // remove drops id if present, compacting when holes outnumber live
 // memories.
 func (o *orgIndex) remove(id string, dims int) {
@@ -344,16 +369,18 @@ func (o *orgIndex) remove(id string, dims int) {
 		return
 	}
 	delete(o.pos, id)
-	for _, tid := range o.terms[ord] {
+	tids := o.termsOf(ord)
+	for _, tid := range tids {
 		o.df[tid]--
 	}
 	c := o.class[ord]
-	o.vis.remove(o.vis.partition(o.classes[c].AgentID, o.syms[o.refs[ord][refAudience]]), o.terms[ord], o.length[ord])
+	o.vis.remove(o.vis.partition(o.classes[c].AgentID, o.syms[o.refs[ord][refAudience]]), tids, o.length[ord])
 	if o.hasVec[ord] {
 		o.vectors--
 	}
 	o.members[c]--
-	o.ids[ord], o.class[ord], o.terms[ord], o.hasVec[ord], o.meta[ord] = "", 0, nil, false, nil
+	o.metas[o.metaOf[ord]] = nil // 0's is nil already
+	o.ids[ord], o.class[ord], o.hasVec[ord], o.metaOf[ord] = "", 0, false, 0
 	o.live--
 	o.dead++
 	o.totalLen -= uint64(o.length[ord])
@@ -375,7 +402,7 @@ func (o *orgIndex) compact(dims int) {
 			continue
 		}
 		d := &doc{attrs: o.attrs(uint32(ord)), length: o.length[ord]}
-		for _, tid := range o.terms[ord] {
+		for _, tid := range o.termsOf(uint32(ord)) {
 			d.terms = append(d.terms, names[tid])
 			d.tfs = append(d.tfs, o.tfOf(tid, uint32(ord)))
 		}
@@ -394,7 +421,26 @@ func (o *orgIndex) compact(dims int) {
 		}
 		n.graph = g.compacted(spaceOf(n, dims), next, len(n.ids))
 	}
+	n.trim()
 	*o = *n
+}
+
+// trim gives the keyword lists and the term ids the room they hold and no
+// more. A load and a compaction build them by appending, which leaves each
+// up to twice its length (the postings' capacity was 1.27 times their
+// length at 100,000 memories); writes after it grow them again.
+func (o *orgIndex) trim() {
+	clip := func(p *postings) {
+		if cap(p.docs) > len(p.docs) {
+			p.docs, p.tfs = slices.Clone(p.docs), slices.Clone(p.tfs)
+		}
+	}
+	for i := range o.postings {
+		clip(&o.postings[i])
+	}
+	if cap(o.termIDs) > len(o.termIDs) {
+		o.termIDs = slices.Clone(o.termIDs)
+	}
 }
 
 // tfOf finds ord's frequency in the term's postings (ascending ordinals).

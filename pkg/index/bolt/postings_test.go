@@ -21,6 +21,7 @@ func TestPostingsBound(t *testing.T) {
 		{"one posting", 1, 3, 40, []float64{5, 50}, true},
 		{"low frequencies", 200, 3, 60, []float64{3, 20, 200}, true},
 		{"past the buckets", 500, 40, 400, []float64{10, 80, 1000}, false},
+		{"past 65,535 tokens", 300, 3, 200_000, []float64{100, 70_000}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
