@@ -86,6 +86,8 @@ func TestLoad(t *testing.T) {
 		{"bad sentence view", map[string]string{"EMBED_SENTENCES": "sometimes"}, nil, "EMBED_SENTENCES"},
 		{"bad create table", map[string]string{"DYNAMODB_CREATE_TABLE": "yes please"}, nil, "DYNAMODB_CREATE_TABLE"},
 		{"bad sigv4", map[string]string{"OPENSEARCH_SIGV4": "maybe"}, nil, "OPENSEARCH_SIGV4"},
+		{"release pages", map[string]string{"INDEX_RELEASE_PAGES": "true"}, func(c *Config) { c.Index.ReleasePages = true }, ""},
+		{"bad release pages", map[string]string{"INDEX_RELEASE_PAGES": "often"}, nil, "INDEX_RELEASE_PAGES"},
 		{"opensearch without url", map[string]string{"INDEX": "opensearch"}, nil, "OPENSEARCH_URL: required"},
 		{"opensearch bad url", map[string]string{"INDEX": "opensearch", "OPENSEARCH_URL": "a:9200"}, nil, "not an http(s) URL"},
 		{"bad index", map[string]string{"INDEX": "solr"}, nil, "INDEX"},

@@ -305,6 +305,9 @@ func (ix *Index) view(fn func(tx *bbolt.Tx) error) error {
 // (docs/benchmarks.md, "Resident memory per memory").
 func (ix *Index) ReleaseSearchPages(on bool) { ix.releaseSearch.Store(on) }
 
+// ReleasesSearchPages reports what ReleaseSearchPages set.
+func (ix *Index) ReleasesSearchPages() bool { return ix.releaseSearch.Load() }
+
 // update runs fn in a write transaction, then takes the pages it read and
 // wrote out of the resident set (release, in a read transaction of its
 // own: bbolt may remap the file while it commits).

@@ -131,3 +131,28 @@ func TestRerankerAndWeightsFromConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestReleasePagesFromConfig: INDEX_RELEASE_PAGES reaches the embedded
+// index, and the index keeps its pages by default.
+func TestReleasePagesFromConfig(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		want  bool
+	}{{"", false}, {"false", false}, {"true", true}} {
+		t.Run("INDEX_RELEASE_PAGES="+tc.value, func(t *testing.T) {
+			env := map[string]string{"DATA_DIR": t.TempDir(), "EMBEDDER": "hash", "INDEX_RELEASE_PAGES": tc.value}
+			cfg, err := config.Load(func(k string) string { return env[k] })
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := server.Open(context.Background(), cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			if got := b.Bolt.ReleasesSearchPages(); got != tc.want {
+				t.Fatalf("the index releases its search pages: %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
