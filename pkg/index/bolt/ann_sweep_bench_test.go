@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -122,6 +123,7 @@ func BenchmarkANNSweep(b *testing.B) {
 			batch = batch[:0]
 		}
 	}
+	docs, texts = nil, nil // the index holds them now; let the collector have the corpus's copy
 	start, cpu0 := time.Now(), cpuTime()
 	ix.SetANN(cfg)
 	if err := ix.WaitANN(ctx); err != nil {
@@ -187,11 +189,64 @@ func BenchmarkANNSweep(b *testing.B) {
 		ix.mu.Unlock()
 		measure(fmt.Sprintf("efSearch %d", ef))
 	}
+	if os.Getenv("ANN_AB") == "1" {
+		releaseAB(b, ix, measure)
+	}
 	ix.mu.Lock()
 	ix.ann.Threshold = -1
 	ix.mu.Unlock()
 	measure("exact scan")
 	b.Logf("load average %s", loadAverage())
+}
+
+// releaseAB (ANN_AB=1 in BenchmarkANNSweep) measures what the resident
+// set's two knobs cost the graph's searches, in one process on one built
+// graph, so that the machine's load weighs on every arm alike: the soft
+// memory limit (debug.SetMemoryLimit at 1.15 times the live heap, as
+// docs/operations.md advises for GOMEMLIMIT) and the re-score's release of
+// its pages (ReleaseSearchPages), each on and off, in three rounds of the
+// four arms, at the index's default width, with the resident set (anon
+// and file) after each block.
+func releaseAB(b *testing.B, ix *Index, measure func(string)) {
+	ix.mu.Lock()
+	ix.ann.EfSearch = DefaultANN.EfSearch
+	ix.mu.Unlock()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	limit := int64(float64(ms.HeapAlloc) * 1.15)
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	defer ix.ReleaseSearchPages(false)
+	b.Logf("A/B: live heap %d MiB, soft limit %d MiB when on; load average %s", ms.HeapAlloc>>20, limit>>20, loadAverage())
+	b.Logf("| arm | recall@10 vs exact | p50 ms | p95 ms |")
+	for round := 1; round <= 3; round++ {
+		for _, arm := range []struct{ limit, release bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+			if arm.limit {
+				debug.SetMemoryLimit(limit)
+			} else {
+				debug.SetMemoryLimit(math.MaxInt64)
+			}
+			ix.ReleaseSearchPages(arm.release)
+			measure(fmt.Sprintf("round %d: limit %v, release %v", round, arm.limit, arm.release))
+			b.Logf("  resident after it: anon %d MiB, file %d MiB", statusKB("RssAnon")>>10, statusKB("RssFile")>>10)
+		}
+	}
+	b.Logf("A/B done; load average %s", loadAverage())
+}
+
+// statusKB is a kB field of /proc/self/status (Linux), 0 when unknown.
+func statusKB(field string) int {
+	raw, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(raw), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == field+":" {
+			kb, _ := strconv.Atoi(f[1])
+			return kb
+		}
+	}
+	return 0
 }
 
 func ms2(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
