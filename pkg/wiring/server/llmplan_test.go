@@ -147,13 +147,22 @@ func TestLLMQueriesOff(t *testing.T) {
 	}
 }
 
-// openWithBedrock opens memoryd's wiring (server.Open) on a temporary
-// directory and the hashing embedder, with a Bedrock chat model served at
-// endpoint, and env's variables over those; closed when the test ends.
+// openWithBedrock opens memoryd's wiring (openWith) with a Bedrock chat
+// model served at endpoint, and env's variables over those.
 func openWithBedrock(t *testing.T, endpoint string, env map[string]string) *server.Backend {
 	t.Helper()
 	vars := map[string]string{"LLM_PROVIDER": "bedrock", "LLM_MODEL": "anthropic.claude-3-5-haiku-20241022-v1:0",
-		"BEDROCK_ENDPOINT": endpoint, "AWS_REGION": "us-east-1", "DATA_DIR": t.TempDir(), "EMBEDDER": "hash"}
+		"BEDROCK_ENDPOINT": endpoint, "AWS_REGION": "us-east-1"}
+	maps.Copy(vars, env)
+	return openWith(t, vars)
+}
+
+// openWith opens memoryd's wiring (server.Open) on a temporary directory
+// and the hashing embedder, with env's variables over those; closed when
+// the test ends.
+func openWith(t *testing.T, env map[string]string) *server.Backend {
+	t.Helper()
+	vars := map[string]string{"DATA_DIR": t.TempDir(), "EMBEDDER": "hash"}
 	maps.Copy(vars, env)
 	cfg, err := config.Load(func(k string) string { return vars[k] })
 	if err != nil {

@@ -140,16 +140,7 @@ func TestReleasePagesFromConfig(t *testing.T) {
 		want  bool
 	}{{"", false}, {"false", false}, {"true", true}} {
 		t.Run("INDEX_RELEASE_PAGES="+tc.value, func(t *testing.T) {
-			env := map[string]string{"DATA_DIR": t.TempDir(), "EMBEDDER": "hash", "INDEX_RELEASE_PAGES": tc.value}
-			cfg, err := config.Load(func(k string) string { return env[k] })
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := server.Open(context.Background(), cfg, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer b.Close()
+			b := openWith(t, map[string]string{"INDEX_RELEASE_PAGES": tc.value})
 			if got := b.Bolt.ReleasesSearchPages(); got != tc.want {
 				t.Fatalf("the index releases its search pages: %v, want %v", got, tc.want)
 			}
