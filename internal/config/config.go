@@ -158,9 +158,9 @@ type Index struct {
 	// HNSW graph, index/bolt); a zero field keeps the index's default.
 	ANN ANN
 	// ReleasePages (INDEX_RELEASE_PAGES, default false): the embedded
-	// index's searches take the bbolt file's pages they re-scored from out
-	// of the process's resident set (bolt.Index.ReleaseSearchPages), for
-	// 0.2 to 0.3 ms more per vector search; docs/operations.md.
+	// index's searches and writes take the bbolt file's pages they read out
+	// of the process's resident set (bolt.Index.ReleasePages), for 0.2 to
+	// 0.4 ms more per vector search; docs/operations.md.
 	ReleasePages bool
 }
 

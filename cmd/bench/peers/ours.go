@@ -31,7 +31,7 @@ type oursOptions struct {
 	Batch  int // memories per Upsert
 	Warmup int // untimed queries before each mode
 	// ReleaseSearch: searches release the bbolt pages they read
-	// (bolt.Index.ReleaseSearchPages).
+	// (bolt.Index.ReleasePages).
 	ReleaseSearch bool
 }
 
@@ -73,7 +73,7 @@ func runOurs(ctx context.Context, o oursOptions) error {
 			ix.Close()
 		}
 	}()
-	ix.ReleaseSearchPages(o.ReleaseSearch)
+	ix.ReleasePages(o.ReleaseSearch)
 	ann := ix.ANN()
 	res.Config = fmt.Sprintf("bbolt + in-memory BM25 (English analyzer: stop words, Porter stemmer) and int8 vectors with float32 re-rank; "+
 		"HNSW past %d vectors: M %d, efConstruction %d, efSearch %d (%d at this size); Upsert batches of %d; hybrid: both lists at depth %d, fused by memory.Fuse (RRF k = %d)",

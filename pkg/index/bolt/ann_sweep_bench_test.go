@@ -204,7 +204,7 @@ func BenchmarkANNSweep(b *testing.B) {
 // graph, so that the machine's load weighs on every arm alike: the soft
 // memory limit (debug.SetMemoryLimit at 1.15 times the live heap, as
 // docs/operations.md advises for GOMEMLIMIT) and the re-score's release of
-// its pages (ReleaseSearchPages), each on and off, in three rounds of the
+// its pages (ReleasePages), each on and off, in three rounds of the
 // four arms, at the index's default width, with the resident set (anon
 // and file) after each block.
 func releaseAB(b *testing.B, ix *Index, measure func(string)) {
@@ -216,7 +216,7 @@ func releaseAB(b *testing.B, ix *Index, measure func(string)) {
 	runtime.ReadMemStats(&ms)
 	limit := int64(float64(ms.HeapAlloc) * 1.15)
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
-	defer ix.ReleaseSearchPages(false)
+	defer ix.ReleasePages(false)
 	b.Logf("A/B: live heap %d MiB, soft limit %d MiB when on; load average %s", ms.HeapAlloc>>20, limit>>20, loadAverage())
 	b.Logf("| arm | recall@10 vs exact | p50 ms | p95 ms |")
 	for round := 1; round <= 3; round++ {
@@ -226,7 +226,7 @@ func releaseAB(b *testing.B, ix *Index, measure func(string)) {
 			} else {
 				debug.SetMemoryLimit(math.MaxInt64)
 			}
-			ix.ReleaseSearchPages(arm.release)
+			ix.ReleasePages(arm.release)
 			measure(fmt.Sprintf("round %d: limit %v, release %v", round, arm.limit, arm.release))
 			b.Logf("  resident after it: anon %d MiB, file %d MiB", statusKB("RssAnon")>>10, statusKB("RssFile")>>10)
 		}

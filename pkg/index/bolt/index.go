@@ -108,12 +108,12 @@ type Index struct {
 	closing   chan struct{} // closed by Close: background graph builds stop
 	closeOnce sync.Once
 	restored  int // graphs restored at Open
-	// releaseSearch: a search's re-score releases the pages it read
-	// (ReleaseSearchPages).
-	releaseSearch atomic.Bool
-	builders      sync.WaitGroup
-	linkMu        sync.Mutex
-	linking       map[*orgIndex]bool // orgs whose new ordinals a linker is adding to the graph
+	// releasePages: searches and writes release the pages they read
+	// (ReleasePages).
+	releasePages atomic.Bool
+	builders     sync.WaitGroup
+	linkMu       sync.Mutex
+	linking      map[*orgIndex]bool // orgs whose new ordinals a linker is adding to the graph
 }
 
 var _ memory.Index = (*Index)(nil)
@@ -294,29 +294,33 @@ func (ix *Index) view(fn func(tx *bbolt.Tx) error) error {
 	})
 }
 
-// ReleaseSearchPages sets whether a search's re-score takes the pages it
-// read through bbolt's map out of the resident set when it ends (release),
-// as loads, writes and the stamps' listing always do. Off (the default),
-// the pages of the float32 vectors the re-scores read stay mapped, up to
-// the whole file: 1.8 KB per memory after 1,600 searches at 100,000
-// memories. On, each re-scored vector is a page fault that maps its folio
-// again: 0.2 to 0.3 ms more per vector search at 100,000 memories, where
-// the file is small enough that most reads found their page mapped
-// (docs/benchmarks.md, "Resident memory per memory").
-func (ix *Index) ReleaseSearchPages(on bool) { ix.releaseSearch.Store(on) }
+// ReleasePages sets whether searches and writes take the pages they read
+// through bbolt's map out of the resident set when they end (release), as
+// a load and the stamps' listing always do. Off (the default), the pages
+// of the float32 vectors the re-scores read and of the B-tree the writes
+// walk stay mapped, up to the whole file: 1.8 KB per memory after 1,600
+// searches at 100,000 memories. On, each re-scored vector is a page fault
+// that maps its folio again: 0.2 to 0.3 ms more per vector search at
+// 100,000 memories and 0.3 to 0.4 ms at a million (docs/benchmarks.md,
+// "Resident memory per memory"). Writes follow the same switch: releasing
+// after each would drop the pages the searches between them keep mapped,
+// and charge the searches that cost with the switch off.
+func (ix *Index) ReleasePages(on bool) { ix.releasePages.Store(on) }
 
-// ReleasesSearchPages reports what ReleaseSearchPages set.
-func (ix *Index) ReleasesSearchPages() bool { return ix.releaseSearch.Load() }
+// ReleasesPages reports what ReleasePages set.
+func (ix *Index) ReleasesPages() bool { return ix.releasePages.Load() }
 
-// update runs fn in a write transaction, then takes the pages it read and
-// wrote out of the resident set (release, in a read transaction of its
-// own: bbolt may remap the file while it commits).
+// update runs fn in a write transaction, then, with ReleasePages, takes
+// the pages it read and wrote out of the resident set (release, in a read
+// transaction of its own: bbolt may remap the file while it commits).
 func (ix *Index) update(fn func(tx *bbolt.Tx) error) error {
 	if err := ix.db.Update(fn); err != nil {
 		return err
 	}
-	// The write is done: a database closed since leaves nothing to release.
-	_ = ix.view(func(*bbolt.Tx) error { return nil })
+	if ix.releasePages.Load() {
+		// The write is done: a database closed since leaves nothing to release.
+		_ = ix.view(func(*bbolt.Tx) error { return nil })
+	}
 	return nil
 }
 
@@ -859,7 +863,7 @@ func (ix *Index) rerank(o *orgIndex, q memory.IndexQuery, cands []candidate, flo
 	// cache (two million memories on 24 GB).
 	slices.SortFunc(cands, func(a, b candidate) int { return cmp.Compare(b.upper, a.upper) })
 	read := ix.db.View
-	if ix.releaseSearch.Load() {
+	if ix.releasePages.Load() {
 		read = ix.view
 	}
 	err := read(func(tx *bbolt.Tx) error {

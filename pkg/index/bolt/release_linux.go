@@ -8,7 +8,7 @@ import (
 // release takes the bbolt file's pages out of the process's resident set
 // (madvise MADV_DONTNEED over its whole map) once a transaction has read
 // through the map: the entries of a load, the B-tree pages of a write, and
-// with ReleaseSearchPages the float32 vectors of the re-score. The map is shared and read-only, so
+// with ReleasePages the float32 vectors of the re-score. The map is shared and read-only, so
 // the pages stay in the page cache and the next read maps them again (a
 // minor fault); the kernel maps a whole folio (up to 64 KB and more) around
 // each page read, so without it a few hundred searches left most of the

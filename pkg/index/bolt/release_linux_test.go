@@ -47,9 +47,10 @@ func mappedKB(t *testing.T, path string) (kb int, mapped bool) {
 }
 
 // TestReadsLeaveNoPagesResident checks that what reads the bbolt file
-// through its map — a write, the stamps' listing, a load at Open, and with
-// ReleaseSearchPages the re-score's float32 vectors — leaves none of its
-// pages in the resident set, and that without it a search's pages stay.
+// through its map — the stamps' listing, a load at Open, and with
+// ReleasePages a write and the re-score's float32 vectors — leaves none
+// of its pages in the resident set, and that without it a write's and a
+// search's pages stay.
 func TestReadsLeaveNoPagesResident(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -60,7 +61,7 @@ func TestReadsLeaveNoPagesResident(t *testing.T) {
 	search := func(threshold int, release bool) func() error {
 		return func() error {
 			ix.SetANN(bolt.ANNConfig{Threshold: threshold})
-			ix.ReleaseSearchPages(release)
+			ix.ReleasePages(release)
 			for _, m := range corpus[:50] {
 				r, err := ix.Search(ctx, memory.IndexQuery{Filter: memory.Filter{OrgID: memorytest.OrgA, IncludeArchived: true},
 					Text: "memo", Vector: m.Embedding, K: 10})
@@ -79,14 +80,18 @@ func TestReadsLeaveNoPagesResident(t *testing.T) {
 		do       func() error
 		resident bool // the pages read may stay
 	}{
-		{"upsert", func() error { return ix.Upsert(ctx, corpus) }, false},
+		{"upsert, pages kept", func() error { ix.ReleasePages(false); return ix.Upsert(ctx, corpus[:1000]) }, true},
+		{"upsert, pages released", func() error { ix.ReleasePages(true); return ix.Upsert(ctx, corpus[1000:]) }, false},
 		{"exact search, pages released", search(-1, true), false},
 		{"graph search, pages released", search(1000, true), false},
 		{"exact search, pages kept", search(-1, false), true},
 		{"stamps", func() error {
 			return ix.Stamps(func(string, string, uint64, int64) error { return nil })
 		}, false},
-		{"delete", func() error { return ix.Delete(ctx, memorytest.OrgA, []string{corpus[2999].ID}) }, false},
+		{"delete, pages released", func() error {
+			ix.ReleasePages(true)
+			return ix.Delete(ctx, memorytest.OrgA, []string{corpus[2999].ID})
+		}, false},
 		{"reopen", func() error {
 			if err := ix.Close(); err != nil {
 				return err

@@ -141,7 +141,7 @@ func TestReleasePagesFromConfig(t *testing.T) {
 	}{{"", false}, {"false", false}, {"true", true}} {
 		t.Run("INDEX_RELEASE_PAGES="+tc.value, func(t *testing.T) {
 			b := openWith(t, map[string]string{"INDEX_RELEASE_PAGES": tc.value})
-			if got := b.Bolt.ReleasesSearchPages(); got != tc.want {
+			if got := b.Bolt.ReleasesPages(); got != tc.want {
 				t.Fatalf("the index releases its search pages: %v, want %v", got, tc.want)
 			}
 		})

@@ -222,7 +222,7 @@ func OpenWith(ctx context.Context, cfg config.Config, emb memory.Embedder, log *
 		if err != nil {
 			return fail(err)
 		}
-		ix.ReleaseSearchPages(cfg.Index.ReleasePages)
+		ix.ReleasePages(cfg.Index.ReleasePages)
 		b.closers.Add(ix.Close)
 		b.Index, b.Bolt = ix, ix
 		if stale > 0 || ix.Reembedding() {
