@@ -185,9 +185,9 @@ bench-capacity: ## DynamoDB read and write units per API call, as the API functi
 # command line (the 10,000 default above is bench-latency's).
 PEER_SIZES    = $(if $(filter command line environment,$(origin SIZES)),$(SIZES),100000)
 PEERS_TIMEOUT ?= 0s
-bench-peers: ## this index beside LanceDB, Chroma, tantivy and a numpy scan, each alone, back to back (SIZES=100000,1000000; BENCH_DIR keeps the corpora; PEERS_TIMEOUT per system); writes bench-peers.json
+bench-peers: ## this index beside LanceDB, Chroma, tantivy and a numpy scan, each alone, back to back (SIZES=100000,1000000; BENCH_DIR keeps the corpora; PEERS_TIMEOUT per system; PEERS_MODEL=1 embeds with the offline model, not the hashing embedder); writes bench-peers.json
 	@py=$$(scripts/peers-venv.sh) && \
-	  $(GO) run ./cmd/bench/peers -sizes $(PEER_SIZES) -queries $(QUERIES) -python "$$py" -timeout $(PEERS_TIMEOUT) -json bench-peers.json $(if $(BENCH_DIR),-dir $(BENCH_DIR))
+	  $(GO) run ./cmd/bench/peers -sizes $(PEER_SIZES) -queries $(QUERIES) -python "$$py" -timeout $(PEERS_TIMEOUT) -json bench-peers.json $(if $(BENCH_DIR),-dir $(BENCH_DIR)) $(if $(PEERS_MODEL),-model)
 
 CLIENTS  ?= 50
 DURATION ?= 60s

@@ -16,9 +16,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentmem/agentmem/internal/config"
 	"github.com/agentmem/agentmem/internal/synth"
 	"github.com/agentmem/agentmem/internal/vecdot"
 	"github.com/agentmem/agentmem/pkg/embed/hashing"
+	"github.com/agentmem/agentmem/pkg/embed/onnx"
 	"github.com/agentmem/agentmem/pkg/memory"
 )
 
@@ -52,15 +54,33 @@ type corpusMeta struct {
 	TruthSeconds float64 `json:"truthSeconds"`
 }
 
-// buildCorpus writes the corpus of want into dir, unless dir already holds
-// it. The texts are the memories of internal/synth for want.Seed (the
-// generator of bench-latency), the queries are drawn after them, and the
-// vectors are the hashing embedder's.
-func buildCorpus(ctx context.Context, dir string, want corpusMeta) (corpusMeta, error) {
+// corpusEmbedder returns the embedder of a corpus: the hashing embedder of
+// dims dimensions, or with model the offline model of MODEL_DIR, which
+// fails rather than fall back. The hashing embedder's vectors are sums of
+// hashed words, nearly as many independent directions as dimensions; a
+// model's vectors lie near a space of far fewer, where a graph finds the
+// exact neighbours more easily. The graph's recall is reported on both.
+func corpusEmbedder(model bool, dims int) (memory.Embedder, error) {
+	if !model {
+		return hashing.New(dims), nil
+	}
+	cfg, err := config.LoadEmbedder(os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	return onnx.Open(cfg.ModelDir)
+}
+
+// buildCorpus writes the corpus of want into dir with emb, unless dir
+// already holds it. The texts are the memories of internal/synth for
+// want.Seed (the generator of bench-latency), the queries are drawn after
+// them, and the vectors are emb's (the queries' as queries).
+func buildCorpus(ctx context.Context, dir string, emb memory.Embedder, want corpusMeta) (corpusMeta, error) {
 	if b, err := os.ReadFile(filepath.Join(dir, fileCorpusMeta)); err == nil {
 		var have corpusMeta
 		if json.Unmarshal(b, &have) == nil && have.Format == want.Format && have.Seed == want.Seed &&
-			have.Size == want.Size && have.Queries == want.Queries && have.K == want.K && have.Dims == want.Dims {
+			have.Size == want.Size && have.Queries == want.Queries && have.K == want.K && have.Dims == want.Dims &&
+			have.Embedder == want.Embedder {
 			slog.Info("corpus: reusing", "dir", dir, "memories", have.Size)
 			return have, nil
 		}
@@ -69,8 +89,6 @@ func buildCorpus(ctx context.Context, dir string, want corpusMeta) (corpusMeta, 
 		return want, err
 	}
 	os.Remove(filepath.Join(dir, fileCorpusMeta))
-	emb := hashing.New(want.Dims)
-	want.Embedder = emb.Model()
 	t0 := time.Now()
 	gen := synth.New(want.Seed)
 	texts := func(n int, next func(i int) string) []string {
@@ -87,11 +105,11 @@ func buildCorpus(ctx context.Context, dir string, want corpusMeta) (corpusMeta, 
 			return want, fmt.Errorf("corpus: text %q spans lines", t)
 		}
 	}
-	docVecs, err := embedAll(ctx, emb, docs, want.Dims)
+	docVecs, err := embedAll(ctx, emb, docs, want.Dims, memory.PurposeDocument)
 	if err != nil {
 		return want, err
 	}
-	queryVecs, err := embedAll(ctx, emb, queries, want.Dims)
+	queryVecs, err := embedAll(ctx, emb, queries, want.Dims, memory.PurposeQuery)
 	if err != nil {
 		return want, err
 	}
@@ -121,8 +139,8 @@ func buildCorpus(ctx context.Context, dir string, want corpusMeta) (corpusMeta, 
 	return want, os.WriteFile(filepath.Join(dir, fileCorpusMeta), append(b, '\n'), 0o644)
 }
 
-// embedAll embeds texts on every core into one row-major matrix.
-func embedAll(ctx context.Context, emb memory.Embedder, texts []string, dims int) ([]float32, error) {
+// embedAll embeds texts for purpose on every core into one row-major matrix.
+func embedAll(ctx context.Context, emb memory.Embedder, texts []string, dims int, purpose memory.Purpose) ([]float32, error) {
 	out := make([]float32, len(texts)*dims)
 	const chunk = 1024
 	var (
@@ -137,7 +155,7 @@ func embedAll(ctx context.Context, emb memory.Embedder, texts []string, dims int
 			defer wg.Done()
 			for from := range next {
 				to := min(from+chunk, len(texts))
-				vs, err := emb.Embed(ctx, texts[from:to], memory.PurposeDocument)
+				vs, err := emb.Embed(ctx, texts[from:to], purpose)
 				if err == nil && len(vs) != to-from {
 					err = errors.New("embedder: wrong number of vectors")
 				}

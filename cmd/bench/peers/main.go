@@ -39,6 +39,7 @@ func main() {
 	flag.StringVar(&o.Peers, "peers", "", "comma-separated peers to run (default: all the script knows)")
 	flag.DurationVar(&o.Timeout, "timeout", 0, "stop a system that runs longer than this (0: no limit)")
 	flag.StringVar(&o.JSON, "json", "", "also write the results as JSON to this file")
+	flag.BoolVar(&o.Model, "model", false, "embed the corpus with the offline model (MODEL_DIR: bge-small, 384 dimensions) instead of the hashing embedder; a corpus directory is reused only with the embedder it was built with")
 	flag.BoolVar(&o.ReleaseSearch, "release-search", false, "ours: searches and writes take the bbolt pages they read out of the resident set (ReleasePages)")
 	child := flag.String("child", "", "internal: run one system in this process (ours)")
 	var co oursOptions

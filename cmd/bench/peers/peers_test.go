@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -9,6 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentmem/agentmem/pkg/embed/hashing"
+	"github.com/agentmem/agentmem/pkg/memory"
 )
 
 func TestNPYRoundTrip(t *testing.T) {
@@ -344,3 +348,58 @@ func TestFormatting(t *testing.T) {
 		}
 	}
 }
+
+// TestCorpusReusedOnlyWithItsEmbedder builds a small corpus, reuses it with
+// the same embedder and rebuilds it with another of the same width, and
+// checks that -model fails, rather than falls back, without the model.
+func TestCorpusReusedOnlyWithItsEmbedder(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	want := func(e memory.Embedder) corpusMeta {
+		return corpusMeta{Format: corpusFormat, Seed: 3, Size: 40, Queries: 4, K: 5, Dims: e.Dimensions(), Embedder: e.Model()}
+	}
+	a, b := hashing.New(24), renamed{hashing.New(24), "other-24"}
+	cases := []struct {
+		name       string
+		emb        memory.Embedder
+		wantReused bool
+	}{
+		{"first build", a, false},
+		{"same embedder: reused", a, true},
+		{"another embedder: rebuilt", b, false},
+		{"back to the first: rebuilt", a, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			vecs := filepath.Join(dir, fileVectors)
+			before, _ := os.Stat(vecs)
+			meta, err := buildCorpus(ctx, dir, c.emb, want(c.emb))
+			if err != nil {
+				t.Fatal(err)
+			}
+			after, err := os.Stat(vecs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			reused := before != nil && os.SameFile(before, after) && before.ModTime().Equal(after.ModTime())
+			if reused != c.wantReused || meta.Embedder != c.emb.Model() {
+				t.Fatalf("reused %v (want %v), embedder %q (want %q)", reused, c.wantReused, meta.Embedder, c.emb.Model())
+			}
+		})
+	}
+	t.Setenv("MODEL_DIR", t.TempDir())
+	if _, err := corpusEmbedder(true, 384); err == nil {
+		t.Fatal("-model without the model's files: no error")
+	}
+	if e, err := corpusEmbedder(false, 24); err != nil || e.Dimensions() != 24 {
+		t.Fatalf("hashing embedder: %v, %v", e, err)
+	}
+}
+
+// renamed is an embedder under another model name.
+type renamed struct {
+	memory.Embedder
+	name string
+}
+
+func (r renamed) Model() string { return r.name }

@@ -37,6 +37,10 @@ type options struct {
 	JSON    string
 	// ReleaseSearch is passed to ours (oursOptions.ReleaseSearch).
 	ReleaseSearch bool
+	// Model embeds the corpus with the offline model (MODEL_DIR) instead
+	// of the hashing embedder: its vectors are what a deployment's graph
+	// holds, the hashing embedder's a harder case (see corpusEmbedder).
+	Model bool
 }
 
 // Report is the JSON of a run (-json).
@@ -81,10 +85,14 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	emb, err := corpusEmbedder(o.Model, o.Dims)
+	if err != nil {
+		return err
+	}
 	report := Report{Machine: describeMachine(ctx, o.Python)}
 	for _, n := range o.Sizes {
 		dir := filepath.Join(o.Dir, strconv.Itoa(n))
-		meta, err := buildCorpus(ctx, dir, corpusMeta{Format: corpusFormat, Seed: o.Seed, Size: n, Queries: o.Queries, K: o.K, Dims: o.Dims})
+		meta, err := buildCorpus(ctx, dir, emb, corpusMeta{Format: corpusFormat, Seed: o.Seed, Size: n, Queries: o.Queries, K: o.K, Dims: emb.Dimensions(), Embedder: emb.Model()})
 		if err != nil {
 			return fmt.Errorf("corpus of %d: %w", n, err)
 		}
