@@ -125,14 +125,11 @@ func GraphReach(ix *Index, org string) Reachability {
 	return r
 }
 
-// SetFill turns on filling the lists the heuristic leaves short, with a
-// new node taking 2·M on layer 0 (on, the default), or neither (off: the
-// heuristic alone), and returns a function restoring them.
+// SetFill turns on filling the lists the heuristic leaves short (on, the
+// default) or off (the heuristic alone), a new node taking M on layer 0
+// either way, and returns a function restoring them.
 func SetFill(on bool) (restore func()) {
 	k, l := keepPruned, layer0Links
 	keepPruned, layer0Links = on, func(g *hnsw) int { return g.m }
-	if on {
-		layer0Links = func(g *hnsw) int { return g.m0 }
-	}
 	return func() { keepPruned, layer0Links = k, l }
 }

@@ -39,7 +39,12 @@ func randomSpace(n, dims int) space {
 // buildBatched inserts the n ordinals of s in batches of batch, planned
 // and applied by workers goroutines.
 func buildBatched(s space, n, batch, workers int) *hnsw {
-	g := newHNSW(DefaultANN.withDefaults())
+	return buildBatchedWith(DefaultANN, s, n, batch, workers)
+}
+
+// buildBatchedWith is buildBatched with cfg's graph.
+func buildBatchedWith(cfg ANNConfig, s space, n, batch, workers int) *hnsw {
+	g := newHNSW(cfg.withDefaults())
 	g.grow(n)
 	for at := 0; at < n; at += batch {
 		ords := make([]uint32, 0, batch)
