@@ -56,10 +56,9 @@ type corpusMeta struct {
 
 // corpusEmbedder returns the embedder of a corpus: the hashing embedder of
 // dims dimensions, or with model the offline model of MODEL_DIR, which
-// fails rather than fall back. The hashing embedder's vectors are sums of
-// hashed words, nearly as many independent directions as dimensions; a
-// model's vectors lie near a space of far fewer, where a graph finds the
-// exact neighbours more easily. The graph's recall is reported on both.
+// fails rather than fall back: a deployment's graph holds a model's
+// vectors, not sums of hashed words. (On these synthetic texts the graph
+// finds as little on either: docs/benchmarks.md, "A wider graph".)
 func corpusEmbedder(model bool, dims int) (memory.Embedder, error) {
 	if !model {
 		return hashing.New(dims), nil
