@@ -54,13 +54,33 @@ func TestStaleExtraction(t *testing.T) {
 	}
 }
 
-// TestBackfill: memories written without extraction (straight into the
-// store, as before knowledge existed) get it, a bounded number per pass,
-// each pass resuming where the last stopped, until the org is done; a
-// memory that already has a status is not extracted again, and another
-// org is untouched.
+// rowsOnly hides a store's key listing (memory.MemoryKeyLister), so that
+// Backfill walks it with List, as it walks a store without one.
+type rowsOnly struct{ memory.Store }
+
+// TestBackfill: a pass examines at most its limit, resumes where the last
+// stopped, extracts the extractable memories without a status (not a
+// document, not one already done, not one staged by an uncommitted
+// document), stays in its org, and a done org costs nothing; alike whether
+// the store lists keys or only whole memories.
 func TestBackfill(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		keys bool // the walk lists keys
+		wrap func(memory.Store) memory.Store
+	}{
+		{"keys", true, func(s memory.Store) memory.Store { return s }},
+		{"rows", false, func(s memory.Store) memory.Store { return rowsOnly{s} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testBackfill(t, tc.keys, tc.wrap) })
+	}
+}
+
+func testBackfill(t *testing.T, keys bool, wrap func(memory.Store) memory.Store) {
 	b := open(t)
+	if _, ok := wrap(b.Store).(memory.MemoryKeyLister); ok != keys {
+		t.Fatalf("the store lists keys: %v; want %v", ok, keys)
+	}
 	var ms []*memory.Memory
 	for i, tx := range []string{"I tried fencing last weekend", "My sister adopted a puppy", "We cooked pasta for dinner",
 		"The museum had a Monet exhibition", "I started learning the violin", "Our trip to Lisbon was lovely", "A note"} {
@@ -71,10 +91,12 @@ func TestBackfill(t *testing.T) {
 		ms = append(ms, memorytest.New("o", "", typ, tx, memorytest.Base+int64(i)*1000))
 	}
 	other := memorytest.New("p", "", memory.TypeMessage, "I tried fencing too", memorytest.Base)
-	if _, err := b.Store.Create(ctx, append(ms, other)); err != nil {
+	staged := memorytest.New("o", "", memory.TypeFragment, "The staged fragment mentions fencing", memorytest.Base+3500)
+	staged.Pending = true
+	if _, err := b.Store.Create(ctx, append(ms, other, staged)); err != nil {
 		t.Fatal(err)
 	}
-	k := &knowledge.Service{Store: b.Store, Terms: b.Store, Records: b.Store, Extractor: offline.New(offline.Options{})}
+	k := &knowledge.Service{Store: wrap(b.Store), Terms: b.Store, Records: b.Store, Extractor: offline.New(offline.Options{})}
 	// One memory already has knowledge: it keeps it.
 	if err := b.Store.PutKnowledge(ctx, "o", ms[1].ID, ms[1].Attrs(), "manual", nil); err != nil {
 		t.Fatal(err)
@@ -98,7 +120,7 @@ func TestBackfill(t *testing.T) {
 		}
 	}
 	if indexed != 5 || passes != 4 {
-		t.Fatalf("indexed %d memories in %d passes; want 5 (7 less the document and the one done) in 4", indexed, passes)
+		t.Fatalf("indexed %d memories in %d passes; want 5 (the 8 less the document, the one done and the staged one) in 4", indexed, passes)
 	}
 	st, err := b.Store.KnowledgeStatus(ctx, "o", []string{ms[0].ID, ms[1].ID, ms[6].ID})
 	if err != nil {
@@ -107,8 +129,8 @@ func TestBackfill(t *testing.T) {
 	if st[ms[0].ID].State != memory.KnowledgeDone || st[ms[1].ID].Extractor != "manual" || st[ms[6].ID].State != "" {
 		t.Fatalf("statuses %+v", st)
 	}
-	if !termMemories(t, b.Store, "o", "fencing")[ms[0].ID] {
-		t.Fatal("a backfilled memory is not indexed")
+	if got := termMemories(t, b.Store, "o", "fencing"); !got[ms[0].ID] || got[staged.ID] {
+		t.Fatalf("fencing's memories after the backfill: %v; want %s, not the staged %s", got, ms[0].ID, staged.ID)
 	}
 	if res, err := k.Backfill(ctx, "o", 2); err != nil || !res.Done || res.Examined != 0 {
 		t.Fatalf("a done org: %+v, %v", res, err)

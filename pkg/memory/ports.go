@@ -35,6 +35,18 @@ type Store interface {
 	Scan(ctx context.Context, fn func(*Memory) error) error
 }
 
+// MemoryKeyLister is a Store that pages through an org's memories by key
+// without reading them: a walk over a whole org that needs few of its
+// memories (the knowledge backfill) then reads an index rather than every
+// row, its text, body and embedding.
+type MemoryKeyLister interface {
+	// ListMemoryKeys returns up to limit keys of the org's memories, archived and
+	// pending ones included, in List's order (newest first: CreatedAt then
+	// ID descending), after the key after (from the newest when nil), and
+	// the last of them as next when more follow (nil at the end).
+	ListMemoryKeys(ctx context.Context, orgID string, after *Cursor, limit int) (keys []Cursor, next *Cursor, err error)
+}
+
 // VersionScanner is a Store that lists every memory's version without
 // reading the memory itself: what the local index's start-up check
 // compares with the versions its entries were made from, so that only the

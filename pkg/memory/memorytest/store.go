@@ -228,6 +228,59 @@ func StoreSuite(t *testing.T, open func(t *testing.T) memory.Store) {
 		}
 	})
 
+	t.Run("memory keys page through the whole org, newest first", func(t *testing.T) {
+		s := open(t)
+		kl, ok := s.(memory.MemoryKeyLister)
+		if !ok {
+			t.Skip("the store does not list keys")
+		}
+		corpus := Corpus(OrgA, 84)
+		staged := New(OrgA, "", memory.TypeFragment, "a staged fragment", Base+500)
+		staged.Pending = true
+		mustCreate(t, s, append(corpus, staged)...)
+		mustCreate(t, s, Corpus(OrgB, 20)...) // noise in another org
+		want := append(append([]*memory.Memory(nil), corpus...), staged)
+		sort.Slice(want, func(i, j int) bool {
+			if want[i].CreatedAt != want[j].CreatedAt {
+				return want[i].CreatedAt > want[j].CreatedAt
+			}
+			return want[i].ID > want[j].ID
+		})
+		var got []memory.Cursor
+		var after *memory.Cursor
+		for pages := 0; ; pages++ {
+			if pages > len(want) {
+				t.Fatal("the pages never end")
+			}
+			keys, next, err := kl.ListMemoryKeys(ctx, OrgA, after, 9)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(keys) > 9 {
+				t.Fatalf("a page of 9 holds %d keys", len(keys))
+			}
+			got = append(got, keys...)
+			if next == nil {
+				break
+			}
+			if *next != keys[len(keys)-1] {
+				t.Fatalf("next %+v is not the page's last key %+v", *next, keys[len(keys)-1])
+			}
+			after = next
+		}
+		if len(got) != len(want) {
+			t.Fatalf("listed %d keys; want %d (every memory of the org, archived and staged included)", len(got), len(want))
+		}
+		for i, m := range want {
+			if got[i] != (memory.Cursor{CreatedAt: m.CreatedAt, ID: m.ID}) {
+				t.Fatalf("key %d is %+v; want %s at %d", i, got[i], m.ID, m.CreatedAt)
+			}
+		}
+		if _, _, err := kl.ListMemoryKeys(ctx, OrgA, nil, 0); memory.ErrorCode(err) != memory.EINVALID {
+			t.Fatalf("a limit of 0: %v; want EINVALID", err)
+		}
+	})
+
 	t.Run("bulk delete removes exactly the filtered memories", func(t *testing.T) {
 		for _, tc := range Filters() {
 			if tc.Name == "all" || tc.Name == "archived too" {

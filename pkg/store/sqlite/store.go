@@ -683,6 +683,46 @@ func (s *Store) List(ctx context.Context, q memory.ListQuery) (_ memory.Page, er
 	return page, nil
 }
 
+// ListMemoryKeys implements memory.MemoryKeyLister: a range of the (org_id,
+// created_at, id) index, which holds every column it returns, so no row
+// is read.
+func (s *Store) ListMemoryKeys(ctx context.Context, orgID string, after *memory.Cursor, limit int) (_ []memory.Cursor, _ *memory.Cursor, err error) {
+	defer wrap(&err, "list memory keys")
+	if orgID == "" {
+		return nil, nil, errors.New("no org")
+	}
+	if limit <= 0 {
+		return nil, nil, memory.Errorf(memory.EINVALID, "list memory keys: limit %d: must be positive", limit)
+	}
+	query, args := `SELECT created_at, id FROM memories INDEXED BY memories_created WHERE org_id = ?`, []any{orgID}
+	if after != nil {
+		query += ` AND (created_at, id) < (?, ?)`
+		args = append(args, after.CreatedAt, after.ID)
+	}
+	rows, err := s.query(ctx, query+` ORDER BY created_at DESC, id DESC LIMIT ?`, append(args, limit+1)...)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	var keys []memory.Cursor
+	for rows.Next() {
+		var k memory.Cursor
+		if err := rows.Scan(&k.CreatedAt, &k.ID); err != nil {
+			return nil, nil, err
+		}
+		keys = append(keys, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+	if len(keys) <= limit {
+		return keys, nil, nil
+	}
+	keys = keys[:limit]
+	next := keys[limit-1]
+	return keys, &next, nil
+}
+
 // Count implements memory.Store.
 func (s *Store) Count(ctx context.Context, f memory.Filter) (_ int, err error) {
 	defer wrap(&err, "count")
@@ -756,7 +796,10 @@ func (s *Store) Touch(ctx context.Context, orgID string, ids []string, at int64)
 	return err
 }
 
-var _ memory.VersionScanner = (*Store)(nil)
+var (
+	_ memory.VersionScanner  = (*Store)(nil)
+	_ memory.MemoryKeyLister = (*Store)(nil)
+)
 
 // ScanVersions implements memory.VersionScanner: the key, version, pending
 // flag, model and vector length of every memory, without decoding bodies
