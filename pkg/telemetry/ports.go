@@ -41,7 +41,7 @@ func Store(s memory.Store) memory.Store {
 	t := &tracedStore{s: s}
 	if f, ok := s.(FullStore); ok {
 		full := &tracedFullStore{FullStore: f, t: t}
-		if x, ok := s.(embeddedExtras); ok { // SQLite: vocabulary counters, ref names, one-transaction document commits, version scans, the extraction log
+		if x, ok := s.(embeddedExtras); ok { // SQLite: vocabulary counters, ref names, one-transaction document commits, version scans, key listings, the extraction log
 			return &tracedEmbeddedStore{tracedFullStore: full, embeddedExtras: x}
 		}
 		if x, ok := s.(memory.DocumentCommitter); ok { // DynamoDB: document commits keyed off a marker
@@ -61,6 +61,7 @@ type embeddedExtras interface {
 	memory.KnowledgeBatcher
 	memory.RecordBatcher
 	memory.VersionScanner
+	memory.MemoryKeyLister
 	memory.ExtractionLog
 }
 

@@ -205,6 +205,7 @@ func TestTracedStoreKeepsCapabilities(t *testing.T) {
 		{"TermIndex", isA[memory.TermIndex](telemetry.Store(st))},
 		{"DocumentCommitter", isA[memory.DocumentCommitter](telemetry.Store(st))},
 		{"VersionScanner", isA[memory.VersionScanner](telemetry.Store(st))},
+		{"MemoryKeyLister", isA[memory.MemoryKeyLister](telemetry.Store(st))},
 		{"RefNamer", isA[memory.RefNamer](telemetry.Store(st))},
 		{"TermCounter", isA[memory.TermCounter](telemetry.Store(st))},
 	} {
