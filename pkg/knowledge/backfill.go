@@ -72,12 +72,8 @@ func (k *Service) Backfill(ctx context.Context, orgID string, limit int) (Backfi
 			return res, nil
 		}
 	}
-	page := backfillPage
-	if _, ok := k.Store.(memory.MemoryKeyLister); ok {
-		page = backfillKeyPage
-	}
 	for res.Examined < limit {
-		todo, examined, next, err := k.unindexed(ctx, orgID, st.Cursor, min(page, limit-res.Examined))
+		todo, examined, next, err := k.unindexed(ctx, orgID, st.Cursor, limit-res.Examined)
 		if err != nil {
 			return res, err
 		}
@@ -113,16 +109,16 @@ func (k *Service) Backfill(ctx context.Context, orgID string, limit int) (Backfi
 }
 
 // unindexed returns the extractable memories without an extraction status
-// among the next limit memories of the org after cursor (newest first,
-// archived included, staged ones left out), how many it examined, and the
-// cursor after them (nil at the end). A Store that lists keys
+// among the org's next page of memories after cursor (newest first,
+// archived included, staged ones left out; a page of at most budget), how
+// many it examined, and the cursor after them (nil at the end). A Store that lists keys
 // (memory.MemoryKeyLister) is read only for the memories without a status: an
 // org written with the knowledge on costs a walk of an index, not a read
 // of every memory (at a million memories, 39% of a restarted server's CPU
 // while it ran; docs/benchmarks.md). Other stores are listed whole.
-func (k *Service) unindexed(ctx context.Context, orgID string, cursor *memory.Cursor, limit int) (todo []*memory.Memory, examined int, next *memory.Cursor, err error) {
+func (k *Service) unindexed(ctx context.Context, orgID string, cursor *memory.Cursor, budget int) (todo []*memory.Memory, examined int, next *memory.Cursor, err error) {
 	if kl, ok := k.Store.(memory.MemoryKeyLister); ok {
-		keys, next, err := kl.ListMemoryKeys(ctx, orgID, cursor, limit)
+		keys, next, err := kl.ListMemoryKeys(ctx, orgID, cursor, min(backfillKeyPage, budget))
 		if err != nil {
 			return nil, 0, nil, fmt.Errorf("knowledge: backfill: list keys: %w", err)
 		}
@@ -146,7 +142,7 @@ func (k *Service) unindexed(ctx context.Context, orgID string, cursor *memory.Cu
 		return todo, len(keys), next, nil
 	}
 	page, err := k.Store.List(ctx, memory.ListQuery{Filter: memory.Filter{OrgID: orgID, IncludeArchived: true},
-		Limit: limit, Cursor: cursor})
+		Limit: min(backfillPage, budget), Cursor: cursor})
 	if err != nil {
 		return nil, 0, nil, fmt.Errorf("knowledge: backfill: list: %w", err)
 	}

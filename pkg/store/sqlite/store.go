@@ -692,7 +692,7 @@ func (s *Store) ListMemoryKeys(ctx context.Context, orgID string, after *memory.
 		return nil, nil, errors.New("no org")
 	}
 	if limit <= 0 {
-		return nil, nil, memory.Errorf(memory.EINVALID, "list memory keys: limit %d: must be positive", limit)
+		return nil, nil, memory.Errorf(memory.EINVALID, "limit %d: must be positive", limit)
 	}
 	query, args := `SELECT created_at, id FROM memories INDEXED BY memories_created WHERE org_id = ?`, []any{orgID}
 	if after != nil {
