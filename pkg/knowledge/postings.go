@@ -21,11 +21,15 @@ const (
 	// 100,000 memories, where a common word has tens of thousands).
 	MaxTermDF = 256
 	// countTTL is how long N, the number of memories a filter selects,
-	// is reused for the BM25 idf when it is at least countCacheMin: a
-	// statistic that a few writes barely move in a large org, where
-	// counting costs a scan of it. Smaller counts are cheap and exact.
+	// is reused as it is for the BM25 idf when it is at least
+	// countCacheMin: a statistic that a few writes barely move in a large
+	// org, where counting costs a scan of it. Past it, N is still
+	// answered while it is counted again in the background (countCache).
+	// Smaller counts are cheap and exact.
 	countTTL      = 30 * time.Second
 	countCacheMin = 5000
+	// countRefreshTimeout bounds a background count (countCache).
+	countRefreshTimeout = time.Minute
 	// maxCounts bounds the cached counts (one per distinct filter).
 	maxCounts = 4096
 )
@@ -78,38 +82,89 @@ func (k *Service) termPostings(ctx context.Context, f memory.Filter, terms []str
 	return out, n, nil
 }
 
-// countCache keeps recent Store.Count answers per filter for countTTL.
+// countCache keeps recent Store.Count answers per filter. An answer
+// younger than countTTL is reused as it is. An older one is still
+// answered at once, while one count per filter runs in the background to
+// replace it: counting a large org reads every memory it selects (2 s at
+// a million in SQLite), and a search must not wait for that every
+// countTTL. Only a filter never counted, or a small one, is counted in
+// the search.
 type countCache struct {
 	mu sync.Mutex
 	m  map[string]countEntry
+	// now and refreshed are for the tests: the clock, and a hook called
+	// after each background count.
+	now       func() time.Time
+	refreshed func()
 }
 
 type countEntry struct {
-	n  int
-	at time.Time
+	n          int
+	at         time.Time
+	refreshing bool
+}
+
+func (c *countCache) clock() time.Time {
+	if c.now != nil {
+		return c.now()
+	}
+	return time.Now()
 }
 
 func (c *countCache) count(ctx context.Context, store memory.Store, f memory.Filter) (int, error) {
 	key := fmt.Sprintf("%#v", f)
-	now := time.Now()
+	now := c.clock()
 	c.mu.Lock()
 	e, ok := c.m[key]
+	if ok && now.Sub(e.at) >= countTTL && !e.refreshing {
+		e.refreshing = true
+		c.m[key] = e
+		go c.refresh(context.WithoutCancel(ctx), store, f, key)
+	}
 	c.mu.Unlock()
-	if ok && now.Sub(e.at) < countTTL {
+	if ok {
 		return e.n, nil
 	}
 	n, err := store.Count(ctx, f)
 	if err != nil {
 		return 0, err
 	}
-	if n < countCacheMin {
-		return n, nil
+	c.put(key, n, now)
+	return n, nil
+}
+
+// refresh counts f again in the background; on failure the old answer
+// stays, and the next search past countTTL tries again.
+func (c *countCache) refresh(ctx context.Context, store memory.Store, f memory.Filter, key string) {
+	if c.refreshed != nil {
+		defer c.refreshed()
 	}
+	ctx, cancel := context.WithTimeout(ctx, countRefreshTimeout)
+	defer cancel()
+	n, err := store.Count(ctx, f)
+	if err != nil {
+		c.mu.Lock()
+		if e, ok := c.m[key]; ok {
+			e.refreshing = false
+			c.m[key] = e
+		}
+		c.mu.Unlock()
+		return
+	}
+	c.put(key, n, c.clock())
+}
+
+// put keeps n for key when it is at least countCacheMin (a smaller
+// count is cheap and stays exact), and forgets key otherwise.
+func (c *countCache) put(key string, n int, at time.Time) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n < countCacheMin {
+		delete(c.m, key)
+		return
+	}
 	if c.m == nil || len(c.m) >= maxCounts {
 		c.m = map[string]countEntry{}
 	}
-	c.m[key] = countEntry{n, now}
-	c.mu.Unlock()
-	return n, nil
+	c.m[key] = countEntry{n: n, at: at}
 }

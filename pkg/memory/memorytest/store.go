@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -225,6 +226,28 @@ func StoreSuite(t *testing.T, open func(t *testing.T) memory.Store) {
 				f.OrgID = OrgA
 				checkListed(t, s, f, Expect(corpus, f))
 			})
+		}
+	})
+
+	t.Run("orgs lists every org with memories once, in order", func(t *testing.T) {
+		s := open(t)
+		ol, ok := s.(memory.OrgLister)
+		if !ok {
+			t.Skip("the store does not list orgs")
+		}
+		before, err := ol.Orgs(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustCreate(t, s, Corpus(OrgB, 3)...)
+		mustCreate(t, s, Corpus(OrgA, 5)...)
+		got, err := ol.Orgs(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := slices.Compact(slices.Sorted(slices.Values(append(before, OrgA, OrgB))))
+		if !slices.Equal(got, want) {
+			t.Fatalf("orgs %q; want %q (each once, sorted)", got, want)
 		}
 	})
 

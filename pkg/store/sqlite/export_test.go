@@ -12,6 +12,13 @@ const RefKeyChunk = refKeyChunk
 // ListPlan is SQLite's plan of List's query for q, one line per step.
 func (s *Store) ListPlan(q memory.ListQuery) (string, error) {
 	query, args := listSQL(q)
+	return s.plan(query, args...)
+}
+
+// OrgsPlan is SQLite's plan of Orgs' query.
+func (s *Store) OrgsPlan() (string, error) { return s.plan(orgsSQL) }
+
+func (s *Store) plan(query string, args ...any) (string, error) {
 	rows, err := s.db.Query("EXPLAIN QUERY PLAN "+query, args...)
 	if err != nil {
 		return "", err

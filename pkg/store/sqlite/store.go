@@ -1056,11 +1056,23 @@ func (s *Store) DeleteRecord(ctx context.Context, org, kind, id string) (err err
 	return err
 }
 
-// Orgs lists every org that has memories or records (memory.OrgLister).
+// orgsSQL lists the orgs of memories and records. Each table is
+// skip-scanned along the index that leads with org_id, one seek per org:
+// a plain DISTINCT or UNION reads every row (2 s of CPU at a million
+// memories, on every start).
+const orgsSQL = `
+WITH RECURSIVE
+  m(org) AS (SELECT MIN(org_id) FROM memories
+             UNION ALL SELECT (SELECT MIN(org_id) FROM memories WHERE org_id > m.org) FROM m WHERE m.org IS NOT NULL),
+  r(org) AS (SELECT MIN(org_id) FROM records
+             UNION ALL SELECT (SELECT MIN(org_id) FROM records WHERE org_id > r.org) FROM r WHERE r.org IS NOT NULL)
+SELECT org FROM m WHERE org IS NOT NULL UNION SELECT org FROM r WHERE org IS NOT NULL ORDER BY 1`
+
+// Orgs lists every org that has memories or records (memory.OrgLister):
+// records too, since a document being ingested may be all an org has yet.
 func (s *Store) Orgs(ctx context.Context) (_ []string, err error) {
 	defer wrap(&err, "orgs")
-	// Records too: a document being ingested may be all an org has yet.
-	rows, err := s.query(ctx, `SELECT org_id FROM memories UNION SELECT org_id FROM records ORDER BY org_id`)
+	rows, err := s.query(ctx, orgsSQL)
 	if err != nil {
 		return nil, err
 	}

@@ -302,3 +302,39 @@ func TestOpensADatabaseWithoutVisibility(t *testing.T) {
 		t.Fatalf("count in another world: %d %v", n, err)
 	}
 }
+
+// TestOrgsSeeksEachOrg: Orgs lists an org that has only records (a
+// document being ingested) beside those with memories, and its plan
+// seeks each table's index once per org instead of reading every row.
+func TestOrgsSeeksEachOrg(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, filepath.Join(t.TempDir(), "memories.db"))
+	t.Cleanup(func() { s.Close() })
+	for _, org := range []string{"org-c", "org-a"} {
+		if _, err := s.Create(ctx, memorytest.Corpus(org, 4)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.PutRecord(ctx, "org-b", "DOC", "d1", map[string]string{"state": "pending"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PutRecord(ctx, "org-a", "DOC", "d2", map[string]string{"state": "pending"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Orgs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"org-a", "org-b", "org-c"}; !slices.Equal(got, want) {
+		t.Fatalf("orgs %q; want %q", got, want)
+	}
+	plan, err := s.OrgsPlan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range strings.Split(plan, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(step), "SCAN memories") || strings.HasPrefix(strings.TrimSpace(step), "SCAN records") {
+			t.Fatalf("plan reads a whole table:\n%s", plan)
+		}
+	}
+}
