@@ -10,19 +10,27 @@ import (
 	"github.com/agentmem/agentmem/pkg/memory"
 )
 
-// countingStore answers Count with n (or err) and counts the calls.
+// countingStore answers Count with n (or err), after gate when it is
+// set, and counts the calls.
 type countingStore struct {
 	memory.Store
 	mu    sync.Mutex
 	n     int
 	err   error
+	gate  chan struct{}
 	calls int
 }
 
 func (s *countingStore) Count(context.Context, memory.Filter) (int, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.calls++
+	gate := s.gate
+	s.mu.Unlock()
+	if gate != nil {
+		<-gate
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.n, s.err
 }
 
@@ -32,47 +40,63 @@ func (s *countingStore) set(n int, err error) {
 	s.mu.Unlock()
 }
 
+func (s *countingStore) counted() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls
+}
+
+// usageStore adds the org's usage counters (memory.UsageCounter).
+type usageStore struct {
+	*countingStore
+	total int64
+}
+
+func (s usageStore) Usage(context.Context, string) (memory.OrgUsage, error) {
+	return memory.OrgUsage{Memories: s.total}, nil
+}
+
 // TestCountCache: a large count is reused within countTTL; past it the
 // old answer is given at once while one background count replaces it; a
 // failed refresh keeps the old answer; a small count is never kept.
 func TestCountCache(t *testing.T) {
 	f := memory.Filter{OrgID: "o"}
 	type step struct {
-		after   time.Duration // since the first call
-		storeN  int           // what the store counts from this step on
-		fail    bool          // the store fails from this step on
-		want    int           // the answer
-		calls   int           // store counts so far, background ones included
-		refresh bool          // wait for a background count after the call
+		after      time.Duration // since the first call
+		storeN     int           // what the store counts from this step on
+		fail       bool          // the store fails from this step on
+		want       int           // the answer
+		calls      int           // store counts so far, background ones included
+		background bool          // wait for a count in the background after the call
 	}
 	tests := []struct {
 		name  string
 		steps []step
 	}{
 		{"large: counted once, reused", []step{
-			{after: 0, storeN: 9000, want: 9000, calls: 1},
+			{after: 0, storeN: 9000, want: 9000, calls: 1, background: true},
 			{after: time.Second, storeN: 9500, want: 9000, calls: 1},
 			{after: countTTL - time.Second, want: 9000, calls: 1},
 		}},
 		{"large and stale: answered at once, counted again behind", []step{
-			{after: 0, storeN: 9000, want: 9000, calls: 1},
-			{after: countTTL, storeN: 9500, want: 9000, calls: 2, refresh: true},
+			{after: 0, storeN: 9000, want: 9000, calls: 1, background: true},
+			{after: countTTL, storeN: 9500, want: 9000, calls: 2, background: true},
 			{after: countTTL + time.Second, want: 9500, calls: 2},
 		}},
 		{"a failed refresh keeps the old answer and is tried again", []step{
-			{after: 0, storeN: 9000, want: 9000, calls: 1},
-			{after: countTTL, fail: true, want: 9000, calls: 2, refresh: true},
-			{after: countTTL + time.Second, storeN: 9600, want: 9000, calls: 3, refresh: true},
+			{after: 0, storeN: 9000, want: 9000, calls: 1, background: true},
+			{after: countTTL, fail: true, want: 9000, calls: 2, background: true},
+			{after: countTTL + time.Second, storeN: 9600, want: 9000, calls: 3, background: true},
 			{after: countTTL + 2*time.Second, want: 9600, calls: 3},
 		}},
 		{"a refresh that finds the filter small forgets it", []step{
-			{after: 0, storeN: 9000, want: 9000, calls: 1},
-			{after: countTTL, storeN: 12, want: 9000, calls: 2, refresh: true},
-			{after: countTTL + time.Second, want: 12, calls: 3},
+			{after: 0, storeN: 9000, want: 9000, calls: 1, background: true},
+			{after: countTTL, storeN: 12, want: 9000, calls: 2, background: true},
+			{after: countTTL + time.Second, want: 12, calls: 3, background: true},
 		}},
 		{"small: counted every time", []step{
-			{after: 0, storeN: 12, want: 12, calls: 1},
-			{after: time.Second, storeN: 13, want: 13, calls: 2},
+			{after: 0, storeN: 12, want: 12, calls: 1, background: true},
+			{after: time.Second, storeN: 13, want: 13, calls: 2, background: true},
 		}},
 	}
 	for _, tc := range tests {
@@ -95,19 +119,78 @@ func TestCountCache(t *testing.T) {
 				if err != nil {
 					t.Fatalf("step %d: %v", i, err)
 				}
-				if st.refresh {
+				if st.background {
 					select {
 					case <-done:
 					case <-time.After(10 * time.Second):
 						t.Fatalf("step %d: no background count", i)
 					}
 				}
-				store.mu.Lock()
-				calls := store.calls
-				store.mu.Unlock()
-				if got != st.want || calls != st.calls {
+				if calls := store.counted(); got != st.want || calls != st.calls {
 					t.Fatalf("step %d: answered %d after %d counts; want %d after %d", i, got, calls, st.want, st.calls)
 				}
+			}
+		})
+	}
+}
+
+// TestFirstCountDoesNotStall: a filter's first count that outlasts
+// firstCountWait is answered with the org's total when the store keeps
+// usage counters, and waited for when it does not; searches that ask
+// while it runs share it.
+func TestFirstCountDoesNotStall(t *testing.T) {
+	f := memory.Filter{OrgID: "o"}
+	tests := []struct {
+		name      string
+		withUsage bool
+		total     int64 // the org's memories, with usage counters
+		estimated bool  // answered while the count is held
+		want      int
+	}{
+		{"a large org with usage counters: its total", true, 1_000_000, true, 1_000_000},
+		{"a small org with usage counters: the count", true, estimateMin - 1, false, 833_000},
+		{"no usage counters: the count", false, 0, false, 833_000},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			gate := make(chan struct{})
+			cs := &countingStore{n: 833_000, gate: gate}
+			var store memory.Store = cs
+			if tc.withUsage {
+				store = usageStore{cs, tc.total}
+			}
+			done := make(chan struct{}, 4)
+			c := &countCache{refreshed: func() { done <- struct{}{} }}
+			answers := make(chan int, 3)
+			var wg sync.WaitGroup
+			for range 3 {
+				wg.Go(func() {
+					n, err := c.count(context.Background(), store, f)
+					if err != nil {
+						t.Error(err)
+					}
+					answers <- n
+				})
+			}
+			if tc.estimated {
+				wg.Wait() // answered while the count is held
+			} else {
+				time.Sleep(2 * firstCountWait) // still held: they wait
+			}
+			close(gate)
+			wg.Wait()
+			close(answers)
+			for n := range answers {
+				if n != tc.want {
+					t.Fatalf("answered %d; want %d", n, tc.want)
+				}
+			}
+			<-done
+			if n := cs.counted(); n != 1 {
+				t.Fatalf("%d counts for three searches; want one shared", n)
+			}
+			if n, _ := c.count(context.Background(), store, f); n != 833_000 {
+				t.Fatalf("after the count: %d; want 833000", n)
 			}
 		})
 	}

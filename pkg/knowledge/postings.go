@@ -30,6 +30,14 @@ const (
 	countCacheMin = 5000
 	// countRefreshTimeout bounds a background count (countCache).
 	countRefreshTimeout = time.Minute
+	// firstCountWait is how long a search waits for a filter's first
+	// count before it answers with the org's total (countCache).
+	firstCountWait = 50 * time.Millisecond
+	// estimateMin is the smallest org whose total stands in for a first
+	// count that outlasts firstCountWait: a smaller org's count is
+	// cheap, and waited for, so that its rankings never depend on how
+	// busy the machine is.
+	estimateMin = 50_000
 	// maxCounts bounds the cached counts (one per distinct filter).
 	maxCounts = 4096
 )
@@ -87,13 +95,18 @@ func (k *Service) termPostings(ctx context.Context, f memory.Filter, terms []str
 // answered at once, while one count per filter runs in the background to
 // replace it: counting a large org reads every memory it selects (2 s at
 // a million in SQLite), and a search must not wait for that every
-// countTTL. Only a filter never counted, or a small one, is counted in
-// the search.
+// countTTL. A filter's first count runs in the background too: the search
+// waits for it up to firstCountWait, then, when the store keeps usage
+// counters (memory.UsageCounter) and the org holds estimateMin memories
+// or more, answers with the org's total, an upper bound of N, until the
+// count is in. Small counts (below countCacheMin)
+// are cheap and counted each time.
 type countCache struct {
-	mu sync.Mutex
-	m  map[string]countEntry
+	mu      sync.Mutex
+	m       map[string]countEntry
+	flights map[string]*countFlight // first counts under way
 	// now and refreshed are for the tests: the clock, and a hook called
-	// after each background count.
+	// after each count run in the background.
 	now       func() time.Time
 	refreshed func()
 }
@@ -102,6 +115,14 @@ type countEntry struct {
 	n          int
 	at         time.Time
 	refreshing bool
+}
+
+// countFlight is a first count under way; done closes when n and err
+// are set.
+type countFlight struct {
+	done chan struct{}
+	n    int
+	err  error
 }
 
 func (c *countCache) clock() time.Time {
@@ -116,21 +137,66 @@ func (c *countCache) count(ctx context.Context, store memory.Store, f memory.Fil
 	now := c.clock()
 	c.mu.Lock()
 	e, ok := c.m[key]
-	if ok && now.Sub(e.at) >= countTTL && !e.refreshing {
-		e.refreshing = true
-		c.m[key] = e
-		go c.refresh(context.WithoutCancel(ctx), store, f, key)
-	}
-	c.mu.Unlock()
 	if ok {
+		if now.Sub(e.at) >= countTTL && !e.refreshing {
+			e.refreshing = true
+			c.m[key] = e
+			go c.refresh(context.WithoutCancel(ctx), store, f, key)
+		}
+		c.mu.Unlock()
 		return e.n, nil
 	}
-	n, err := store.Count(ctx, f)
-	if err != nil {
-		return 0, err
+	fl := c.flights[key]
+	if fl == nil {
+		fl = &countFlight{done: make(chan struct{})}
+		if c.flights == nil {
+			c.flights = map[string]*countFlight{}
+		}
+		c.flights[key] = fl
+		go c.first(context.WithoutCancel(ctx), store, f, key, fl)
 	}
-	c.put(key, n, now)
-	return n, nil
+	c.mu.Unlock()
+	var estimate <-chan time.Time
+	if _, ok := store.(memory.UsageCounter); ok {
+		t := time.NewTimer(firstCountWait)
+		defer t.Stop()
+		estimate = t.C
+	}
+	select {
+	case <-fl.done:
+		return fl.n, fl.err
+	case <-estimate:
+		u, err := store.(memory.UsageCounter).Usage(ctx, f.OrgID)
+		if err == nil && u.Memories >= estimateMin {
+			return int(u.Memories), nil
+		}
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+	select { // no estimate: wait for the count
+	case <-fl.done:
+		return fl.n, fl.err
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+// first runs a filter's first count, keeps it (put) and hands it to the
+// searches waiting on fl.
+func (c *countCache) first(ctx context.Context, store memory.Store, f memory.Filter, key string, fl *countFlight) {
+	if c.refreshed != nil {
+		defer c.refreshed()
+	}
+	ctx, cancel := context.WithTimeout(ctx, countRefreshTimeout)
+	defer cancel()
+	fl.n, fl.err = store.Count(ctx, f)
+	if fl.err == nil {
+		c.put(key, fl.n, c.clock())
+	}
+	c.mu.Lock()
+	delete(c.flights, key)
+	c.mu.Unlock()
+	close(fl.done)
 }
 
 // refresh counts f again in the background; on failure the old answer
