@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,15 +20,21 @@ type countingStore struct {
 	err   error
 	gate  chan struct{}
 	calls int
+	// counting, when set, is called during each count (a test's clock
+	// moving on).
+	counting func()
 }
 
 func (s *countingStore) Count(context.Context, memory.Filter) (int, error) {
 	s.mu.Lock()
 	s.calls++
-	gate := s.gate
+	gate, counting := s.gate, s.counting
 	s.mu.Unlock()
 	if gate != nil {
 		<-gate
+	}
+	if counting != nil {
+		counting()
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -46,19 +53,23 @@ func (s *countingStore) counted() int {
 	return s.calls
 }
 
-// usageStore adds the org's usage counters (memory.UsageCounter).
+// usageStore adds the org's usage counters (memory.UsageCounter), and
+// counts the reads of them.
 type usageStore struct {
 	*countingStore
 	total int64
+	reads *atomic.Int64
 }
 
 func (s usageStore) Usage(context.Context, string) (memory.OrgUsage, error) {
+	s.reads.Add(1)
 	return memory.OrgUsage{Memories: s.total}, nil
 }
 
-// TestCountCache: a large count is reused within countTTL; past it the
-// old answer is given at once while one background count replaces it; a
-// failed refresh keeps the old answer; a small count is never kept.
+// TestCountCache: a large count is reused within its lifetime (countTTL,
+// longer for a costly count); past it the old answer is given at once
+// while one background count replaces it; a failed refresh keeps the old
+// answer; a small count is never kept.
 func TestCountCache(t *testing.T) {
 	f := memory.Filter{OrgID: "o"}
 	type step struct {
@@ -68,6 +79,7 @@ func TestCountCache(t *testing.T) {
 		want       int           // the answer
 		calls      int           // store counts so far, background ones included
 		background bool          // wait for a count in the background after the call
+		takes      time.Duration // what each count takes from this step on
 	}
 	tests := []struct {
 		name  string
@@ -94,6 +106,12 @@ func TestCountCache(t *testing.T) {
 			{after: countTTL, storeN: 12, want: 9000, calls: 2, background: true},
 			{after: countTTL + time.Second, want: 12, calls: 3, background: true},
 		}},
+		{"a costly count is reused countCostShare times as long as it took", []step{
+			{after: 0, storeN: 9000, takes: 2 * time.Second, want: 9000, calls: 1, background: true},
+			{after: 5 * countTTL, storeN: 9500, want: 9000, calls: 1}, // past countTTL, within 100 × 2 s
+			{after: 2*time.Second + countCostShare*2*time.Second, want: 9000, calls: 2, background: true},
+			{after: 2*time.Second + countCostShare*2*time.Second + 3*time.Second, want: 9500, calls: 2},
+		}},
 		{"small: counted every time", []step{
 			{after: 0, storeN: 12, want: 12, calls: 1, background: true},
 			{after: time.Second, storeN: 13, want: 13, calls: 2, background: true},
@@ -103,11 +121,15 @@ func TestCountCache(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			store := &countingStore{}
 			start := time.Unix(1_800_000_000, 0)
-			var clock time.Duration
+			var clock, takes time.Duration
+			store.counting = func() { clock += takes }
 			done := make(chan struct{}, 4)
 			c := &countCache{now: func() time.Time { return start.Add(clock) }, refreshed: func() { done <- struct{}{} }}
 			for i, st := range tc.steps {
 				clock = st.after
+				if st.takes != 0 {
+					takes = st.takes
+				}
 				if st.storeN != 0 || st.fail {
 					var err error
 					if st.fail {
@@ -135,9 +157,9 @@ func TestCountCache(t *testing.T) {
 }
 
 // TestFirstCountDoesNotStall: a filter's first count that outlasts
-// firstCountWait is answered with the org's total when the store keeps
-// usage counters, and waited for when it does not; searches that ask
-// while it runs share it.
+// firstCountWait is answered with a large org's total when the store
+// keeps usage counters, and waited for otherwise; searches that ask while
+// it runs share it, and those after an estimate get it at once.
 func TestFirstCountDoesNotStall(t *testing.T) {
 	f := memory.Filter{OrgID: "o"}
 	tests := []struct {
@@ -156,8 +178,9 @@ func TestFirstCountDoesNotStall(t *testing.T) {
 			gate := make(chan struct{})
 			cs := &countingStore{n: 833_000, gate: gate}
 			var store memory.Store = cs
+			reads := &atomic.Int64{}
 			if tc.withUsage {
-				store = usageStore{cs, tc.total}
+				store = usageStore{cs, tc.total, reads}
 			}
 			done := make(chan struct{}, 4)
 			c := &countCache{refreshed: func() { done <- struct{}{} }}
@@ -174,6 +197,13 @@ func TestFirstCountDoesNotStall(t *testing.T) {
 			}
 			if tc.estimated {
 				wg.Wait() // answered while the count is held
+				before := reads.Load()
+				if n, err := c.count(context.Background(), store, f); err != nil || n != tc.want {
+					t.Fatalf("a search after the estimate: %d, %v; want %d", n, err, tc.want)
+				}
+				if reads.Load() != before {
+					t.Fatal("a search after the estimate waited and read the usage again; want the estimate at once")
+				}
 			} else {
 				time.Sleep(2 * firstCountWait) // still held: they wait
 			}

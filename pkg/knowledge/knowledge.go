@@ -282,6 +282,11 @@ func extract(ctx context.Context, ex memory.KnowledgeExtractor, srcs []memory.Kn
 	return got, err
 }
 
+// Wait returns once the BM25 counts running in the background (see
+// countCache) are done: for tests, and benchmarks that measure a
+// settled process.
+func (k *Service) Wait() { k.counts.bg.Wait() }
+
 // Fallbacks returns how many memories the Fallback extractor extracted
 // because the Extractor failed, since the service started.
 func (k *Service) Fallbacks() int64 { return k.fallbacks.Load() }

@@ -28,6 +28,11 @@ const (
 	// Smaller counts are cheap and exact.
 	countTTL      = 30 * time.Second
 	countCacheMin = 5000
+	// countCostShare stretches countTTL for a count that costs much: an
+	// answer is reused for countCostShare times what counting took, when
+	// that is longer (a count of 2 s at a million: 200 s), so that
+	// recounting a filter takes at most 1% of a core.
+	countCostShare = 100
 	// countRefreshTimeout bounds a background count (countCache).
 	countRefreshTimeout = time.Minute
 	// firstCountWait is how long a search waits for a filter's first
@@ -91,7 +96,8 @@ func (k *Service) termPostings(ctx context.Context, f memory.Filter, terms []str
 }
 
 // countCache keeps recent Store.Count answers per filter. An answer
-// younger than countTTL is reused as it is. An older one is still
+// younger than its lifetime (countTTL, or countCostShare times what
+// the count took) is reused as it is. An older one is still
 // answered at once, while one count per filter runs in the background to
 // replace it: counting a large org reads every memory it selects (2 s at
 // a million in SQLite), and a search must not wait for that every
@@ -99,9 +105,10 @@ func (k *Service) termPostings(ctx context.Context, f memory.Filter, terms []str
 // waits for it up to firstCountWait, then, when the store keeps usage
 // counters (memory.UsageCounter) and the org holds estimateMin memories
 // or more, answers with the org's total, an upper bound of N, until the
-// count is in. Small counts (below countCacheMin)
-// are cheap and counted each time.
+// count is in; the searches after it get that total at once. Small
+// counts (below countCacheMin) are cheap and counted each time.
 type countCache struct {
+	bg      sync.WaitGroup // counts running in the background
 	mu      sync.Mutex
 	m       map[string]countEntry
 	flights map[string]*countFlight // first counts under way
@@ -114,15 +121,23 @@ type countCache struct {
 type countEntry struct {
 	n          int
 	at         time.Time
+	cost       time.Duration // what the count took
 	refreshing bool
 }
 
+// lifetime is how long e is reused before it is counted again.
+func (e countEntry) lifetime() time.Duration {
+	return max(countTTL, countCostShare*e.cost)
+}
+
 // countFlight is a first count under way; done closes when n and err
-// are set.
+// are set. estimate, once a search has answered with the org's total
+// (under countCache.mu), answers the searches after it at once.
 type countFlight struct {
-	done chan struct{}
-	n    int
-	err  error
+	done     chan struct{}
+	n        int
+	err      error
+	estimate int
 }
 
 func (c *countCache) clock() time.Time {
@@ -138,22 +153,26 @@ func (c *countCache) count(ctx context.Context, store memory.Store, f memory.Fil
 	c.mu.Lock()
 	e, ok := c.m[key]
 	if ok {
-		if now.Sub(e.at) >= countTTL && !e.refreshing {
+		if now.Sub(e.at) >= e.lifetime() && !e.refreshing {
 			e.refreshing = true
 			c.m[key] = e
-			go c.refresh(context.WithoutCancel(ctx), store, f, key)
+			c.bg.Go(func() { c.refresh(context.WithoutCancel(ctx), store, f, key) })
 		}
 		c.mu.Unlock()
 		return e.n, nil
 	}
 	fl := c.flights[key]
+	if fl != nil && fl.estimate > 0 {
+		c.mu.Unlock()
+		return fl.estimate, nil
+	}
 	if fl == nil {
 		fl = &countFlight{done: make(chan struct{})}
 		if c.flights == nil {
 			c.flights = map[string]*countFlight{}
 		}
 		c.flights[key] = fl
-		go c.first(context.WithoutCancel(ctx), store, f, key, fl)
+		c.bg.Go(func() { c.first(context.WithoutCancel(ctx), store, f, key, fl) })
 	}
 	c.mu.Unlock()
 	var estimate <-chan time.Time
@@ -168,6 +187,9 @@ func (c *countCache) count(ctx context.Context, store memory.Store, f memory.Fil
 	case <-estimate:
 		u, err := store.(memory.UsageCounter).Usage(ctx, f.OrgID)
 		if err == nil && u.Memories >= estimateMin {
+			c.mu.Lock()
+			fl.estimate = int(u.Memories)
+			c.mu.Unlock()
 			return int(u.Memories), nil
 		}
 	case <-ctx.Done():
@@ -189,9 +211,10 @@ func (c *countCache) first(ctx context.Context, store memory.Store, f memory.Fil
 	}
 	ctx, cancel := context.WithTimeout(ctx, countRefreshTimeout)
 	defer cancel()
+	began := c.clock()
 	fl.n, fl.err = store.Count(ctx, f)
 	if fl.err == nil {
-		c.put(key, fl.n, c.clock())
+		c.put(key, fl.n, began, c.clock())
 	}
 	c.mu.Lock()
 	delete(c.flights, key)
@@ -200,13 +223,14 @@ func (c *countCache) first(ctx context.Context, store memory.Store, f memory.Fil
 }
 
 // refresh counts f again in the background; on failure the old answer
-// stays, and the next search past countTTL tries again.
+// stays, and the next search past its lifetime tries again.
 func (c *countCache) refresh(ctx context.Context, store memory.Store, f memory.Filter, key string) {
 	if c.refreshed != nil {
 		defer c.refreshed()
 	}
 	ctx, cancel := context.WithTimeout(ctx, countRefreshTimeout)
 	defer cancel()
+	began := c.clock()
 	n, err := store.Count(ctx, f)
 	if err != nil {
 		c.mu.Lock()
@@ -217,12 +241,12 @@ func (c *countCache) refresh(ctx context.Context, store memory.Store, f memory.F
 		c.mu.Unlock()
 		return
 	}
-	c.put(key, n, c.clock())
+	c.put(key, n, began, c.clock())
 }
 
 // put keeps n for key when it is at least countCacheMin (a smaller
 // count is cheap and stays exact), and forgets key otherwise.
-func (c *countCache) put(key string, n int, at time.Time) {
+func (c *countCache) put(key string, n int, began, at time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if n < countCacheMin {
@@ -232,5 +256,5 @@ func (c *countCache) put(key string, n int, at time.Time) {
 	if c.m == nil || len(c.m) >= maxCounts {
 		c.m = map[string]countEntry{}
 	}
-	c.m[key] = countEntry{n: n, at: at}
+	c.m[key] = countEntry{n: n, at: at, cost: at.Sub(began)}
 }
