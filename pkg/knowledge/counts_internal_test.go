@@ -69,7 +69,7 @@ func (s usageStore) Usage(context.Context, string) (memory.OrgUsage, error) {
 // TestCountCache: a large count is reused within its lifetime (countTTL,
 // longer for a costly count); past it the old answer is given at once
 // while one background count replaces it; a failed refresh keeps the old
-// answer; a small count is never kept.
+// answer; a small count is kept only when it was slow.
 func TestCountCache(t *testing.T) {
 	f := memory.Filter{OrgID: "o"}
 	type step struct {
@@ -111,6 +111,10 @@ func TestCountCache(t *testing.T) {
 			{after: 5 * countTTL, storeN: 9500, want: 9000, calls: 1}, // past countTTL, within 100 × 2 s
 			{after: 2*time.Second + countCostShare*2*time.Second, want: 9000, calls: 2, background: true},
 			{after: 2*time.Second + countCostShare*2*time.Second + 3*time.Second, want: 9500, calls: 2},
+		}},
+		{"small but slow to count: kept", []step{
+			{after: 0, storeN: 12, takes: firstCountWait, want: 12, calls: 1, background: true},
+			{after: firstCountWait + time.Second, storeN: 13, want: 12, calls: 1},
 		}},
 		{"small: counted every time", []step{
 			{after: 0, storeN: 12, want: 12, calls: 1, background: true},

@@ -106,7 +106,8 @@ func (k *Service) termPostings(ctx context.Context, f memory.Filter, terms []str
 // counters (memory.UsageCounter) and the org holds estimateMin memories
 // or more, answers with the org's total, an upper bound of N, until the
 // count is in; the searches after it get that total at once. Small
-// counts (below countCacheMin) are cheap and counted each time.
+// counts (below countCacheMin) are counted each time, unless counting
+// them took firstCountWait or more.
 type countCache struct {
 	bg      sync.WaitGroup // counts running in the background
 	mu      sync.Mutex
@@ -244,12 +245,14 @@ func (c *countCache) refresh(ctx context.Context, store memory.Store, f memory.F
 	c.put(key, n, began, c.clock())
 }
 
-// put keeps n for key when it is at least countCacheMin (a smaller
-// count is cheap and stays exact), and forgets key otherwise.
+// put keeps n for key when it is at least countCacheMin or took
+// firstCountWait or more, and forgets key otherwise: a small count is
+// cheap, and stays exact, unless its filter makes it read many memories
+// to find few (a metadata filter in a large org).
 func (c *countCache) put(key string, n int, began, at time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if n < countCacheMin {
+	if n < countCacheMin && at.Sub(began) < firstCountWait {
 		delete(c.m, key)
 		return
 	}
