@@ -25,7 +25,7 @@ const (
 	// countCacheMin: a statistic that a few writes barely move in a large
 	// org, where counting costs a scan of it. Past it, N is still
 	// answered while it is counted again in the background (countCache).
-	// Smaller counts are cheap and exact.
+	// Smaller counts are exact, counted each time unless that was slow.
 	countTTL      = 30 * time.Second
 	countCacheMin = 5000
 	// countCostShare stretches countTTL for a count that costs much: an
@@ -204,19 +204,13 @@ func (c *countCache) count(ctx context.Context, store memory.Store, f memory.Fil
 	}
 }
 
-// first runs a filter's first count, keeps it (put) and hands it to the
+// first runs a filter's first count, keeps it and hands it to the
 // searches waiting on fl.
 func (c *countCache) first(ctx context.Context, store memory.Store, f memory.Filter, key string, fl *countFlight) {
 	if c.refreshed != nil {
 		defer c.refreshed()
 	}
-	ctx, cancel := context.WithTimeout(ctx, countRefreshTimeout)
-	defer cancel()
-	began := c.clock()
-	fl.n, fl.err = store.Count(ctx, f)
-	if fl.err == nil {
-		c.put(key, fl.n, began, c.clock())
-	}
+	fl.n, fl.err = c.recount(ctx, store, f, key)
 	c.mu.Lock()
 	delete(c.flights, key)
 	c.mu.Unlock()
@@ -229,20 +223,27 @@ func (c *countCache) refresh(ctx context.Context, store memory.Store, f memory.F
 	if c.refreshed != nil {
 		defer c.refreshed()
 	}
-	ctx, cancel := context.WithTimeout(ctx, countRefreshTimeout)
-	defer cancel()
-	began := c.clock()
-	n, err := store.Count(ctx, f)
-	if err != nil {
+	if _, err := c.recount(ctx, store, f, key); err != nil {
 		c.mu.Lock()
 		if e, ok := c.m[key]; ok {
 			e.refreshing = false
 			c.m[key] = e
 		}
 		c.mu.Unlock()
-		return
 	}
-	c.put(key, n, began, c.clock())
+}
+
+// recount counts f, within countRefreshTimeout, and keeps the answer
+// (put) with what it took.
+func (c *countCache) recount(ctx context.Context, store memory.Store, f memory.Filter, key string) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, countRefreshTimeout)
+	defer cancel()
+	began := c.clock()
+	n, err := store.Count(ctx, f)
+	if err == nil {
+		c.put(key, n, began, c.clock())
+	}
+	return n, err
 }
 
 // put keeps n for key when it is at least countCacheMin or took
