@@ -141,6 +141,17 @@ func endUserSuite(t *testing.T, c *apiClient, key string) {
 	c.must(202, "POST", "/v1/messages", key, map[string]any{"roomId": "room-alice", "userId": "alice", "messages": []map[string]any{
 		{"role": "user", "name": "Alice", "content": "I love hiking in the Alps."},
 	}})
+	// A room both users take part in: Bob says something only he may read,
+	// and Alice's reply, which the room reads, must not carry it as the
+	// turn it replies to (its context).
+	c.must(201, "POST", "/v1/rooms", key, map[string]any{"id": "room-both", "worldId": "w-home", "participants": []string{"alice", "bob"}})
+	for _, m := range []map[string]any{
+		{"entityId": "host", "content": map[string]any{"text": "Welcome to the planning room, both of you."}, "createdAt": 1_700_000_000_000},
+		{"entityId": "bob", "userId": "bob", "visibility": "user", "content": map[string]any{"text": "Between us: the spare key is under the peanut jar at 12 Elm Street."}, "createdAt": 1_700_000_001_000},
+		{"entityId": "alice", "userId": "alice", "content": map[string]any{"text": "Sounds good, see you there!"}, "createdAt": 1_700_000_002_000},
+	} {
+		c.must(201, "POST", "/v1/memories", key, merge(map[string]any{"type": "message", "roomId": "room-both", "worldId": "w-home"}, m))
+	}
 	// Shared and world memories, written by the org key.
 	shared := c.must(201, "POST", "/v1/memories", key, map[string]any{"type": "fact", "scope": "shared",
 		"content": map[string]any{"text": "The support line opens at nine on weekdays."}})["id"].(string)
@@ -331,6 +342,18 @@ func endUserSuite(t *testing.T, c *apiClient, key string) {
 		out = c.must(200, "GET", "/v1/memories?roomId=room-bob-2", key, nil)
 		if got := listIDs(anyMaps(out["memories"])); contains(got, world) {
 			t.Errorf("the world memory is visible in a room outside its world")
+		}
+		// Alice's reply in the room both use reads with the room's turn
+		// before Bob's own (the leak checks above read it without his).
+		out = c.must(200, "GET", "/v1/memories?type=message&userId=alice&roomId=room-both", key, nil)
+		var reply map[string]any
+		for _, m := range anyMaps(out["memories"]) {
+			if m["entityId"] == "alice" {
+				reply = m
+			}
+		}
+		if reply == nil || reply["context"] != "host: Welcome to the planning room, both of you." {
+			t.Errorf("Alice's reply in the shared room: %v, want the host's welcome as its context", reply)
 		}
 		// The shared memory is visible to both users.
 		for _, u := range []string{"alice", "bob"} {

@@ -193,7 +193,51 @@ func (d *Memory) Inherit(srcs ...*Memory) bool {
 	default:
 		return false
 	}
+	for _, s := range srcs {
+		if !d.MayHold(s) { // one user's own turn among a room's several
+			return false
+		}
+	}
 	return true
+}
+
+// ReaderAudiences returns the audience keys that every reader of m sees,
+// sorted: a room memory's readers see the room and its world; an end
+// user's see the user, and the room and world the memory was said in
+// (the user takes part in them, as Inherit holds); a world memory's see
+// the world. It is empty, not nil, for shared and agent memories, whose
+// readers share no audience: as a Filter's Audiences it lets through only
+// memories without one.
+func (m *Memory) ReaderAudiences() []string {
+	var a Acting
+	switch m.Visibility {
+	case VisibilityRoom:
+		a = Acting{RoomID: m.RoomID, WorldID: m.WorldID}
+	case VisibilityUser:
+		a = Acting{UserID: m.UserID, RoomID: m.RoomID, WorldID: m.WorldID}
+	case VisibilityWorld:
+		a = Acting{WorldID: m.WorldID}
+	}
+	return a.Audiences()
+}
+
+// MayHold reports whether every reader of d may also read src, so that d
+// may carry src's text: a message's Context (the turn before it, see
+// ReaderAudiences), a fact drawn from turns (Inherit). Alice's turn that
+// only she may read is never the context of Bob's reply that the room
+// reads. The agent dimension is the writer's (Caller's scope rules), not
+// decided here.
+func (d *Memory) MayHold(src *Memory) bool {
+	a := src.Audience()
+	if a == "" {
+		return true
+	}
+	for _, r := range d.ReaderAudiences() {
+		if r == a {
+			return true
+		}
+	}
+	return false
 }
 
 // Acting is whom a read serves: the conversation (a room, and the world it

@@ -88,6 +88,8 @@ func TestInheritNeverWidens(t *testing.T) {
 		{"a shared source gives a shared fact", []*Memory{shared}, true, ""},
 		{"one audience across sources", []*Memory{bobSaid, bobSaid}, true, UserAudience("bob")},
 		{"no single audience for two", []*Memory{bobSaid, shared}, false, ""},
+		{"a room's turns with one user's own among them", []*Memory{bobSaid, {Type: TypeMessage, RoomID: "room-bob", Visibility: VisibilityUser, UserID: "alice"}}, false, ""},
+		{"a room's turns of two users", []*Memory{bobSaid, {Type: TypeMessage, RoomID: "room-bob", Visibility: VisibilityRoom, UserID: "alice"}}, true, RoomAudience("room-bob")},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -111,5 +113,44 @@ func TestParseVisibility(t *testing.T) {
 	}
 	if _, err := ParseVisibility("scope", "public"); ErrorCode(err) != EINVALID {
 		t.Errorf("public: %v", err)
+	}
+}
+
+// TestMayHold checks which memories another may carry the text of (a
+// message's Context, a fact's sources): only what every one of its
+// readers may read.
+func TestMayHold(t *testing.T) {
+	room := &Memory{Type: TypeMessage, RoomID: "r1", WorldID: "w1", Visibility: VisibilityRoom, UserID: "bob"}
+	bob := &Memory{Type: TypeMessage, RoomID: "r1", WorldID: "w1", Visibility: VisibilityUser, UserID: "bob"}
+	alice := &Memory{Type: TypeMessage, RoomID: "r1", WorldID: "w1", Visibility: VisibilityUser, UserID: "alice"}
+	world := &Memory{Type: TypeFact, WorldID: "w1", Visibility: VisibilityWorld}
+	other := &Memory{Type: TypeMessage, RoomID: "r2", Visibility: VisibilityRoom}
+	shared := &Memory{Type: TypeMessage, RoomID: "r1"}
+	tests := []struct {
+		name   string
+		d, src *Memory
+		ok     bool
+	}{
+		{"a room turn holds a shared one", room, shared, true},
+		{"a room turn holds its room's", room, room, true},
+		{"a room turn holds its world's", room, world, true},
+		{"a room turn never holds a user's own", room, alice, false},
+		{"a user's turn holds the room's", bob, room, true},
+		{"a user's turn holds the user's", bob, bob, true},
+		{"a user's turn never holds another user's", bob, alice, false},
+		{"a shared turn holds a shared one", shared, shared, true},
+		{"a shared turn never holds a room's", shared, room, false},
+		{"a world memory never holds a room's", world, room, false},
+		{"a room turn never holds another room's", room, other, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.d.MayHold(tc.src); got != tc.ok {
+				t.Fatalf("MayHold = %v, want %v (readers see %v, source's audience %q)", got, tc.ok, tc.d.ReaderAudiences(), tc.src.Audience())
+			}
+		})
+	}
+	if a := shared.ReaderAudiences(); a == nil || len(a) != 0 {
+		t.Fatalf("a shared memory's reader audiences: %#v, want empty and not nil (a filter of no audience)", a)
 	}
 }

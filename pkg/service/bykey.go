@@ -177,9 +177,9 @@ func (s *Service) replace(ctx context.Context, c memory.Caller, old *memory.Memo
 	if n.CreatedAt == 0 {
 		m.CreatedAt = old.CreatedAt
 	}
-	if m.Type == old.Type && m.RoomID == old.RoomID {
+	if m.Type == old.Type && m.RoomID == old.RoomID && m.SessionID == old.SessionID && m.AgentID == old.AgentID && m.Audience() == old.Audience() {
 		m.Context = old.Context // the turn before a message stays the one it had
-	}
+	} // moved, or read by others: no context, rather than one its readers may not read
 	textChanged := m.SearchText() != old.SearchText()
 	if textChanged {
 		if err := s.embed(ctx, []*memory.Memory{m}); err != nil {

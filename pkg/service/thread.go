@@ -31,13 +31,16 @@ func conversation(m *memory.Memory) string {
 // threadContext sets the Context of each new message: the turn before it
 // in the same conversation and the same scope (org-wide or the same agent,
 // so an agent's private turn never becomes searchable through another
-// scope's memory). The turn is taken from the batch when an earlier one
-// precedes it there, otherwise from the store: the latest message of the
-// conversation created before it. A message inserted later between two
-// stored turns does not change the context of the one after it.
+// scope's memory) that every reader of the message may read
+// (memory.MayHold: an end user's own turn is never the context of a reply
+// the room reads; the turn before it is). The turn is taken from the batch
+// when an earlier one precedes it there, otherwise from the store: the
+// latest such message of the conversation created before it. A message
+// inserted later between two stored turns does not change the context of
+// the one after it.
 func (s *Service) threadContext(ctx context.Context, ms []*memory.Memory) error {
 	type key struct{ agent, conv string }
-	last := map[key]*memory.Memory{}
+	threads := map[key]*thread{}
 	prevs := make([]*memory.Memory, len(ms))
 	var lookups []int // messages whose turn before is in the store
 	for i, m := range ms {
@@ -46,14 +49,17 @@ func (s *Service) threadContext(ctx context.Context, ms []*memory.Memory) error 
 			continue
 		}
 		k := key{m.AgentID, conv}
-		if prev := last[k]; prev == nil || prev.CreatedAt > m.CreatedAt {
-			lookups = append(lookups, i)
-		} else {
+		t := threads[k]
+		if t == nil {
+			t = &thread{latest: map[string]*memory.Memory{}}
+			threads[k] = t
+		}
+		if prev := t.before(m); prev != nil {
 			prevs[i] = prev
+		} else {
+			lookups = append(lookups, i)
 		}
-		if cur := last[k]; cur == nil || m.CreatedAt >= cur.CreatedAt {
-			last[k] = m
-		}
+		t.add(m)
 	}
 	// The store lookups run concurrently: a batch may open many rooms.
 	var g errgroup.Group
@@ -70,6 +76,7 @@ func (s *Service) threadContext(ctx context.Context, ms []*memory.Memory) error 
 			} else {
 				f.SessionID = m.SessionID
 			}
+			f.Audiences = m.ReaderAudiences() // what m's readers may read (MayHold)
 			p, err := s.store.List(ctx, memory.ListQuery{Filter: f, Limit: 1})
 			if err != nil {
 				return unavailable("store", err)
@@ -89,6 +96,38 @@ func (s *Service) threadContext(ctx context.Context, ms []*memory.Memory) error 
 		}
 	}
 	return nil
+}
+
+// thread is a conversation's turns in a batch so far: the latest of each
+// audience, and the time of the latest of all.
+type thread struct {
+	latest map[string]*memory.Memory
+	end    int64
+}
+
+func (t *thread) add(m *memory.Memory) {
+	a := m.Audience()
+	if cur := t.latest[a]; cur == nil || m.CreatedAt >= cur.CreatedAt {
+		t.latest[a] = m
+	}
+	t.end = max(t.end, m.CreatedAt)
+}
+
+// before returns the batch's turn before m that m may hold
+// (memory.MayHold): the latest of the audiences its readers see. It is nil
+// when there is none, or when m was said before one of the batch's earlier
+// turns: its turn before is then looked up in the store.
+func (t *thread) before(m *memory.Memory) *memory.Memory {
+	if len(t.latest) == 0 || t.end > m.CreatedAt {
+		return nil
+	}
+	var prev *memory.Memory
+	for _, a := range append(m.ReaderAudiences(), "") {
+		if o := t.latest[a]; o != nil && (prev == nil || o.CreatedAt > prev.CreatedAt) {
+			prev = o
+		}
+	}
+	return prev
 }
 
 // turnLine renders a message as context: "speaker: text", bounded.

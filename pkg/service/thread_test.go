@@ -107,3 +107,66 @@ func TestKeywordTextCarriesTheDay(t *testing.T) {
 		})
 	}
 }
+
+// TestContextStaysWithItsReaders checks that a message's Context is a turn
+// every reader of the message may read: an end user's own turn in a room
+// is skipped for the room's reply (from the batch and from the store), and
+// the reply is not found by its words.
+func TestContextStaysWithItsReaders(t *testing.T) {
+	b := open(t)
+	s := b.Service
+	const t0 = int64(1_700_000_000_000)
+	msg := func(user, vis, say string, at int64) service.NewMemory {
+		return service.NewMemory{Type: memory.TypeMessage, RoomID: "r1", WorldID: "w1", EntityID: user, UserID: user, Visibility: vis, Content: text(say), CreatedAt: at}
+	}
+	greet := service.NewMemory{Type: memory.TypeMessage, RoomID: "r1", WorldID: "w1", EntityID: "host", Content: text("Welcome to the planning room"), CreatedAt: t0}
+	batch := create(t, s, orgA, greet,
+		msg("bob", "user", "between us, the spare key is under the flowerpot", t0+1),
+		msg("alice", "room", "Sounds good", t0+2),
+		msg("bob", "user", "and mind the dog", t0+3),
+		msg("alice", "user", "noted", t0+4))
+	stored := create(t, s, orgA, msg("bob", "user", "my pin is 4711", t0+10))
+	later := create(t, s, orgA, msg("alice", "room", "See you all tomorrow", t0+11), msg("bob", "room", "Bye", t0+12))
+	cases := []struct {
+		name, id, context string
+	}{
+		{"a room reply skips a user's own turn in the batch", batch[2].ID, "host: Welcome to the planning room"},
+		{"a user's turn follows the room's", batch[3].ID, "alice: Sounds good"},
+		{"a user's turn skips another user's", batch[4].ID, "alice: Sounds good"},
+		{"a user's turn follows their own", stored[0].ID, "bob: and mind the dog"},
+		{"a room reply skips a user's own turn in the store", later[0].ID, "alice: Sounds good"},
+		{"a room reply follows the room's", later[1].ID, "alice: See you all tomorrow"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := s.Get(ctx, orgA, c.id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Context != c.context {
+				t.Fatalf("context %q, want %q", m.Context, c.context)
+			}
+		})
+	}
+	// Deleting the welcome re-threads the reply after it: to nothing, not
+	// to Bob's own turn between them.
+	if _, err := s.Delete(ctx, orgA, batch[0].ID, service.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := s.Get(ctx, orgA, batch[2].ID); err != nil || m.Context != "" {
+		t.Fatalf("after the welcome is deleted, the reply's context is %q (%v), want none", m.Context, err)
+	}
+	alice, err := s.Act(ctx, orgA, memory.Acting{UserID: "alice", RoomID: "r1", WorldID: "w1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Search(ctx, alice, service.SearchRequest{Query: "spare key flowerpot pin 4711", Mode: service.ModeKeyword, K: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if strings.Contains(r.Memory.Context, "flowerpot") || strings.Contains(r.Memory.Context, "4711") {
+			t.Errorf("Alice finds %q, whose context is Bob's own turn %q", r.Memory.Content.Text, r.Memory.Context)
+		}
+	}
+}
