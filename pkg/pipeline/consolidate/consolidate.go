@@ -305,13 +305,18 @@ func (j *Job) one(ctx context.Context, c memory.Caller, m *memory.Memory, now ti
 		if cand.Memory.ID == m.ID || cand.Semantic == nil || cand.Semantic.Score < cfg.DuplicateAt || !sameFact(m, cand.Memory) {
 			continue
 		}
-		loser := m
+		loser, winner := m, cand.Memory
 		if better(m, cand.Memory) {
-			loser = cand.Memory
+			loser, winner = cand.Memory, m
 		}
-		winner := cand.Memory
-		if loser == cand.Memory {
-			winner = m
+		// The fact archived must leave its readers the one it merged into
+		// (memory.MayHold): an end user's own copy of a shared fact goes,
+		// whichever is more confident; two users' copies both stay.
+		if !loser.MayHold(winner) {
+			if !winner.MayHold(loser) {
+				continue
+			}
+			loser, winner = winner, loser
 		}
 		if err := j.Service.Archive(ctx, c, loser.ID, reasonMerged+winner.ID); err != nil {
 			return err
@@ -347,8 +352,14 @@ func (j *Job) contradictions(ctx context.Context, c memory.Caller, m *memory.Mem
 			continue
 		}
 		winner, loser, why := resolve(m, o, cfg)
+		if winner != nil && !loser.MayHold(winner) {
+			// What Bob says otherwise never archives what the org knows
+			// (memory.MayHold): the narrower side stays contested.
+			winner = nil
+		}
 		if winner == nil {
-			if !slices.Contains(contested, o.ID) {
+			// The mark names o, so only where m's readers may read it.
+			if m.MayHold(o) && !slices.Contains(contested, o.ID) {
 				contested = append(contested, o.ID)
 			}
 			continue

@@ -369,3 +369,86 @@ func TestNearDuplicatesOfDifferentValues(t *testing.T) {
 		}
 	}
 }
+
+// TestMergesKeepEachReadersFacts: near duplicates of different audiences
+// are merged only into a fact every reader of the one archived may read.
+// An end user's own copy of a shared fact goes, however confident, and
+// the shared one stays; two users' own copies both stay.
+func TestMergesKeepEachReadersFacts(t *testing.T) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	b, err := local.Open(ctx, t.TempDir(), hashing.New(256), quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	job := &consolidate.Job{Service: b.Service.Pipelines(), Records: b.Store, Log: quiet, Config: consolidate.Config{DuplicateAt: 0.5}}
+	c := memory.Caller{OrgID: "acme"}
+	mk := func(subject, text, user string, conf float64) string {
+		meta, _ := json.Marshal(memory.FactMeta{Subject: subject})
+		n := service.NewMemory{Type: memory.TypeFact, EntityID: subject, Content: memory.Content{Text: text}, Metadata: meta, Confidence: &conf}
+		if user != "" {
+			n.Visibility, n.UserID, n.RoomID = "user", user, "room-"+user
+		}
+		res, err := b.Service.Create(ctx, c, []service.NewMemory{n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res[0].ID
+	}
+	shared := mk("Dana", "Dana runs the Tuesday book club", "", 0.6)
+	bobs := mk("Dana", "Dana runs the Tuesday book club!", "bob", 0.95)
+	alice := mk("Eve", "Eve is training for the Berlin marathon", "alice", 0.9)
+	carol := mk("Eve", "Eve is training for the Berlin marathon!", "carol", 0.7)
+	// Contradictions across audiences: Bob's own, more confident and
+	// newer, never archives the shared fact, which never names it.
+	home := mk("Finn", "Finn lives in Lisbon", "", 0.5)
+	moved := mk("Finn", "Finn moved to Porto", "bob", 0.99)
+	if err := b.Service.Relate(ctx, c, []memory.Relation{{FromID: home, Type: memory.RelContradicts, ToID: moved, Confidence: 0.9}}); err != nil {
+		t.Fatal(err)
+	}
+	var rep consolidate.Report
+	for run := 0; run < 2; run++ {
+		if rep, err = job.Run(ctx, "acme"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name, id  string
+		archived  bool
+		contested string // the id its contested mark names
+	}{
+		{"the shared fact stays, though less confident", shared, false, ""},
+		{"the user's own copy of it goes", bobs, true, ""},
+		{"one user's fact stays", alice, false, ""},
+		{"another user's copy of it stays", carol, false, ""},
+		{"a shared fact contradicted by a user's own stays, unmarked", home, false, ""},
+		{"the user's own is contested by the shared one", moved, false, home},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := b.Service.Get(ctx, c, tc.id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Archived != tc.archived {
+				t.Fatalf("%q archived %v, want %v (report %+v, metadata %s)", m.Content.Text, m.Archived, tc.archived, rep, m.Metadata)
+			}
+			if got := strings.Join(memory.FactMetaOf(m).ContestedWith, ","); !m.Archived && got != tc.contested {
+				t.Fatalf("%q contested with %q, want %q", m.Content.Text, got, tc.contested)
+			}
+			for _, other := range []string{shared, bobs, alice, carol, home, moved} {
+				if other != tc.id && other != tc.contested && !m.MayHold(mustGet(t, b.Service, c, other)) && strings.Contains(string(m.Metadata), other) {
+					t.Fatalf("%q names %s, which its readers may not read: %s", m.Content.Text, other, m.Metadata)
+				}
+			}
+		})
+	}
+}
+
+func mustGet(t *testing.T, s *service.Service, c memory.Caller, id string) *memory.Memory {
+	t.Helper()
+	m, err := s.Get(ctx, c, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
