@@ -131,26 +131,85 @@ func (p *Pipeline) Process(ctx context.Context, c memory.Caller, turns []Turn) (
 	if st, ok := ex.(Steerable); ok && (js.Instructions != "" || js.Language != "") {
 		ex = st.Steer(js.ExtractionSettings)
 	}
-	facts, err := ex.Extract(ctx, useful)
-	if err != nil {
-		return nil, err
-	}
-	facts = p.keep(ctx, c, facts, js)
+	groups := readerGroups(useful)
 	var out []Outcome
-	for _, f := range facts {
-		o, err := p.merge(ctx, c, useful, f, js)
-		if memory.ErrorCode(err) == memory.EINVALID {
-			// A fact the service refuses (a field out of bounds) is the
-			// extractor's fault, not the job's: the others are kept.
-			p.log().WarnContext(ctx, "extracted fact rejected", "org", c.OrgID, "extractor", p.Extractor.Name(), "err", err)
-			continue
-		}
+	for _, g := range groups {
+		facts, err := ex.Extract(ctx, g.turns)
 		if err != nil {
 			return out, err
 		}
-		out = append(out, o)
+		for _, f := range p.keep(ctx, c, facts, js) {
+			if len(groups) > 1 && !slices.ContainsFunc(f.Sources, func(id string) bool { return g.own[id] }) {
+				continue // another audience's group reads its own turns
+			}
+			o, err := p.merge(ctx, c, g.turns, f, js)
+			if memory.ErrorCode(err) == memory.EINVALID {
+				// A fact the service refuses (a field out of bounds) is the
+				// extractor's fault, not the job's: the others are kept.
+				p.log().WarnContext(ctx, "extracted fact rejected", "org", c.OrgID, "extractor", p.Extractor.Name(), "err", err)
+				continue
+			}
+			if err != nil {
+				return out, err
+			}
+			out = append(out, o)
+		}
 	}
 	return out, nil
+}
+
+// readerGroup is what the extractor reads for one audience of a job: the
+// turns of that audience (own) and the turns its readers may also read.
+type readerGroup struct {
+	own   map[string]bool
+	turns []Turn
+}
+
+// readerGroups splits a job's turns by who may read them, so that no fact
+// is drawn from a turn its readers may not read, even by a model that
+// cites loosely: a fact about Bob's own turn, read beside the room's,
+// cannot carry it into a fact the room reads. Each audience of the job's
+// stored turns (memory.Memory.Audience) gets a group: its own turns and
+// those its readers may also read (memory.MayHold), in order; the
+// extractor runs once per group, and a group keeps only the facts citing
+// one of its own turns. A job of one audience is one group of every turn,
+// as before; turns that are no stored message are read by every group.
+func readerGroups(turns []Turn) []readerGroup {
+	var order []string
+	reps := map[string]*memory.Memory{}
+	for _, t := range turns {
+		if t.From == nil {
+			continue
+		}
+		a := t.From.Audience()
+		if reps[a] == nil {
+			reps[a] = t.From
+			order = append(order, a)
+		}
+	}
+	if len(order) <= 1 {
+		own := map[string]bool{}
+		for _, t := range turns {
+			own[t.ID] = true
+		}
+		return []readerGroup{{own: own, turns: turns}}
+	}
+	groups := make([]readerGroup, 0, len(order))
+	for _, a := range order {
+		g := readerGroup{own: map[string]bool{}}
+		for _, t := range turns {
+			switch {
+			case t.From == nil:
+			case t.From.Audience() == a:
+				g.own[t.ID] = true
+			case !reps[a].MayHold(t.From):
+				continue
+			}
+			g.turns = append(g.turns, t)
+		}
+		groups = append(groups, g)
+	}
+	return groups
 }
 
 // keep returns the facts the org's keep and drop lists let through, by
