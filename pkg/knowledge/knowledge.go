@@ -96,7 +96,7 @@ func Extractable(t memory.Type) bool {
 // source is what the extractor reads of m.
 func source(m *memory.Memory) memory.KnowledgeSource {
 	return memory.KnowledgeSource{MemoryID: m.ID, Type: m.Type, Text: m.Content.Text, Speaker: speaker(m),
-		RoomID: m.RoomID, SessionID: m.SessionID, CreatedAt: m.CreatedAt}
+		RoomID: m.RoomID, SessionID: m.SessionID, CreatedAt: m.CreatedAt, Readers: memory.ReadersOf(m)}
 }
 
 func speaker(m *memory.Memory) string {

@@ -412,7 +412,16 @@ type KnowledgeSource struct {
 	RoomID    string
 	SessionID string
 	CreatedAt int64 // ms
+	// Readers says who may read the memory (its agent and audience, see
+	// ReadersOf). An extractor that reads several sources at once (a
+	// model's batch) never reads sources of different readers together,
+	// so that it cannot give one's knowledge to another.
+	Readers string
 }
+
+// ReadersOf is the Readers key of m's knowledge source: its agent and its
+// audience.
+func ReadersOf(m *Memory) string { return m.AgentID + "|" + m.Audience() }
 
 // KnowledgeExtractor finds entities, actions, topics and tags in memories.
 // It returns one Knowledge per source, in order. Errors: EUNAVAILABLE when a

@@ -151,7 +151,9 @@ func (e *Extractor) Extract(ctx context.Context, sources []memory.KnowledgeSourc
 	return out, nil
 }
 
-// batches groups the indices of sources with text.
+// batches groups the indices of sources with text; a batch holds sources
+// of one Readers key only, so that the model never reads one reader's
+// memory beside another's and cannot attribute its knowledge across them.
 func (e *Extractor) batches(sources []memory.KnowledgeSource) [][]int {
 	var out [][]int
 	var cur []int
@@ -161,7 +163,7 @@ func (e *Extractor) batches(sources []memory.KnowledgeSource) [][]int {
 		if n == 0 {
 			continue
 		}
-		if len(cur) > 0 && (len(cur) >= e.o.BatchSize || size+n > e.o.MaxBatchBytes) {
+		if len(cur) > 0 && (len(cur) >= e.o.BatchSize || size+n > e.o.MaxBatchBytes || s.Readers != sources[cur[0]].Readers) {
 			out = append(out, cur)
 			cur, size = nil, 0
 		}

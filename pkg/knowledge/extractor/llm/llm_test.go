@@ -296,6 +296,27 @@ func TestWireBatches(t *testing.T) {
 	if n := c2.Requests.Load(); n != 3 {
 		t.Errorf("%d requests for 6 messages of ~22 bytes within 60 bytes a call", n)
 	}
+	// a batch holds the memories of one set of readers: Bob's own turn is
+	// never read beside the room's
+	c3, cv3 := start(t, scripted, 3)
+	x3, _ := llm.New(cv3, llm.Options{BatchSize: 100})
+	mixed := slices.Clone(srcs[:6])
+	for i := range mixed {
+		mixed[i].Readers = "|room:r1"
+	}
+	mixed[2].Readers, mixed[3].Readers = "|user:bob", "|user:bob"
+	ks, err = x3.Extract(context.Background(), mixed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := c3.Requests.Load(); n != 3 {
+		t.Errorf("%d requests for the room's, Bob's and the room's memories in a row, want 3", n)
+	}
+	for i, k := range ks {
+		if want := fmt.Sprintf("Town%d", i); len(k.Entities) < 2 || k.Entities[1].Name != want {
+			t.Errorf("message %d: entities %+v, want %s", i, k.Entities, want)
+		}
+	}
 }
 
 func TestWireFailures(t *testing.T) {
