@@ -99,31 +99,37 @@ func (s *Service) threadContext(ctx context.Context, ms []*memory.Memory) error 
 }
 
 // thread is a conversation's turns in a batch so far: the latest of each
-// audience, and the time of the latest of all.
+// audience (in the order the audiences came), and the time of the latest
+// of all.
 type thread struct {
 	latest map[string]*memory.Memory
+	order  []string
 	end    int64
 }
 
 func (t *thread) add(m *memory.Memory) {
 	a := m.Audience()
-	if cur := t.latest[a]; cur == nil || m.CreatedAt >= cur.CreatedAt {
+	cur, ok := t.latest[a]
+	if !ok {
+		t.order = append(t.order, a)
+	}
+	if cur == nil || m.CreatedAt >= cur.CreatedAt {
 		t.latest[a] = m
 	}
 	t.end = max(t.end, m.CreatedAt)
 }
 
-// before returns the batch's turn before m that m may hold
-// (memory.MayHold): the latest of the audiences its readers see. It is nil
-// when there is none, or when m was said before one of the batch's earlier
-// turns: its turn before is then looked up in the store.
+// before returns the batch's latest turn before m that m may hold
+// (memory.MayHold). It is nil when there is none, or when m was said
+// before one of the batch's earlier turns: its turn before is then looked
+// up in the store.
 func (t *thread) before(m *memory.Memory) *memory.Memory {
-	if len(t.latest) == 0 || t.end > m.CreatedAt {
+	if t.end > m.CreatedAt {
 		return nil
 	}
 	var prev *memory.Memory
-	for _, a := range append(m.ReaderAudiences(), "") {
-		if o := t.latest[a]; o != nil && (prev == nil || o.CreatedAt > prev.CreatedAt) {
+	for _, a := range t.order {
+		if o := t.latest[a]; m.MayHold(o) && (prev == nil || o.CreatedAt > prev.CreatedAt) {
 			prev = o
 		}
 	}
