@@ -25,9 +25,9 @@ const MaxIdempotencyKey = 255
 // IdempotencyRecord is one idempotency key: reserved by a request in
 // flight, or completed with its response.
 type IdempotencyRecord struct {
-	// OrgID, Scope and Key identify it: the caller's org, the agent its
-	// credentials are bound to ("" for org-level ones) and the client's
-	// key. Another org, or another agent, never sees it.
+	// OrgID, Scope and Key identify it: the caller's org, what its
+	// credentials bind it to (IdempotencyScope) and the client's key.
+	// Another org, agent or end user never sees it.
 	OrgID, Scope, Key string
 	// Fingerprint identifies the request (a hash of its method, path and
 	// body); a replay must carry the same one.
@@ -82,4 +82,17 @@ func ValidIdempotencyKey(k string) error {
 		}
 	}
 	return nil
+}
+
+// IdempotencyScope is the Scope of c's idempotency keys: what its
+// credentials bind it to, the agent ("" for an org-level key) and, for an
+// end user's token, the user, room and world. Two end users of one agent
+// never share a key's response, even when their clients derive the same
+// key from the same request.
+func IdempotencyScope(c Caller) string {
+	s := c.AgentID
+	if b := c.Binding; b != nil {
+		s += "\x00user:" + b.UserID + "\x00room:" + b.RoomID + "\x00world:" + b.WorldID
+	}
+	return s
 }

@@ -230,6 +230,7 @@ func TestIdempotencyIsolation(t *testing.T) {
 			}
 		}},
 	})
+
 }
 
 // TestByKeyIsolation: a client key is per scope: another org never finds
@@ -265,6 +266,43 @@ func TestByKeyIsolation(t *testing.T) {
 		{name: "org a reads it by naming agent x", method: "GET", path: path + "?agentId=x", key: keyA, status: 200, check: func(t *testing.T, r response) {
 			if r.Body["id"] != id {
 				t.Fatalf("org a by agent x's key: %s", r.Raw)
+			}
+		}},
+	})
+}
+
+// TestIdempotencyIsolationEndUsers: end users of one org and agent never
+// see each other's responses through an Idempotency-Key: a client that
+// derives its keys from the body sends the same key for the same request.
+func TestIdempotencyIsolationEndUsers(t *testing.T) {
+	api, _ := deployment(t)
+	c := newClient(t, api)
+	body := map[string]any{"content": map[string]any{"text": "Renewal is due in March"}}
+	// End users of one org and agent: Bob's token never replays what
+	// Alice's got (a client that derives its keys from the body sends the
+	// same key for the same request).
+	token := func(user string) string {
+		r := c.do("POST", "/v1/tokens", adminKey, map[string]any{"userId": user, "grants": []string{"read", "write"}, "ttlSeconds": 300})
+		if r.Status != 201 {
+			t.Fatalf("token for %s: %d %s", user, r.Status, r.Raw)
+		}
+		return r.Body["token"].(string)
+	}
+	alice, bob := token("alice"), token("bob")
+	var aliceID string
+	userKey := []string{"Idempotency-Key", "derived-from-the-body"}
+	run(t, c, &aliceID, []step{
+		{name: "alice", method: "POST", path: "/v1/memories", key: alice, body: body, headers: userKey, status: 201, check: func(t *testing.T, r response) { aliceID = r.Body["id"].(string) }},
+		{name: "bob, same key and body", method: "POST", path: "/v1/memories", key: bob, body: body, headers: userKey, status: 201, check: func(t *testing.T, r response) {
+			header("Idempotent-Replayed", "")(t, r)
+			if r.Body["id"] == aliceID {
+				t.Fatalf("Bob got Alice's response: %s", r.Raw)
+			}
+		}},
+		{name: "alice replays her own", method: "POST", path: "/v1/memories", key: alice, body: body, headers: userKey, status: 201, check: func(t *testing.T, r response) {
+			header("Idempotent-Replayed", "true")(t, r)
+			if r.Body["id"] != aliceID {
+				t.Fatalf("Alice's replay: %s", r.Raw)
 			}
 		}},
 	})

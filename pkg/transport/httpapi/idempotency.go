@@ -16,9 +16,11 @@ import (
 
 // Idempotency-Key on POST (the IETF httpapi draft's header): the first
 // request with a key runs and its response is kept for
-// memory.IdempotencyTTL, per org and agent scope; a retry with the same key
-// and the same request (method, path, query and body) gets that response
-// again, marked Idempotent-Replayed: true, and changes nothing. The same
+// memory.IdempotencyTTL, per org and what the credentials bind the caller
+// to (memory.IdempotencyScope: the agent, an end user's token); a retry
+// with the same key and the same request (method, path, query and body)
+// gets that response again, marked Idempotent-Replayed: true, and changes
+// nothing. The same
 // key with another request is 422; a retry while the first is still
 // running is 409 with Retry-After.
 
@@ -66,7 +68,7 @@ func (s *Server) serveIdempotent(w http.ResponseWriter, r *http.Request, c memor
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	now := time.Now()
-	rec := memory.IdempotencyRecord{OrgID: c.OrgID, Scope: c.AgentID, Key: key, Fingerprint: fingerprint(r, body),
+	rec := memory.IdempotencyRecord{OrgID: c.OrgID, Scope: memory.IdempotencyScope(c), Key: key, Fingerprint: fingerprint(r, body),
 		LeaseUntil: now.Add(IdempotencyLease).UnixMilli(), ExpiresAt: now.Add(memory.IdempotencyTTL).UnixMilli()}
 	cur, err := s.idempotency.Reserve(r.Context(), rec, now)
 	if err != nil {
