@@ -173,6 +173,11 @@ type ConsolidationReport struct {
 	Merged                 int    `json:"merged"`
 	ContradictionsResolved int    `json:"contradictionsResolved"`
 	Contested              int    `json:"contested"`
+	// CheckContexts is set on the runs that check messages' contexts (until
+	// one has finished over the org); ContextsRewritten counts the
+	// messages whose context they re-threaded.
+	CheckContexts     bool `json:"checkContexts,omitempty"`
+	ContextsRewritten int  `json:"contextsRewritten,omitempty"`
 }
 
 // LastConsolidation returns the report of the org's last consolidation

@@ -65,26 +65,9 @@ func (s *Service) threadContext(ctx context.Context, ms []*memory.Memory) error 
 	var g errgroup.Group
 	g.SetLimit(8)
 	for _, i := range lookups {
-		m := ms[i]
-		g.Go(func() error {
-			f := memory.Filter{OrgID: m.OrgID, AgentID: m.AgentID, Types: []memory.Type{memory.TypeMessage}, End: m.CreatedAt, IncludeArchived: true}
-			if f.AgentID == "" {
-				f.AgentID = memory.OrgScope
-			}
-			if m.RoomID != "" {
-				f.RoomID = m.RoomID
-			} else {
-				f.SessionID = m.SessionID
-			}
-			f.Audiences = m.ReaderAudiences() // what m's readers may read (MayHold)
-			p, err := s.store.List(ctx, memory.ListQuery{Filter: f, Limit: 1})
-			if err != nil {
-				return unavailable("store", err)
-			}
-			if len(p.Memories) > 0 {
-				prevs[i] = p.Memories[0]
-			}
-			return nil
+		g.Go(func() (err error) {
+			prevs[i], err = s.storedTurnBefore(ctx, ms[i], true)
+			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
@@ -96,6 +79,48 @@ func (s *Service) threadContext(ctx context.Context, ms []*memory.Memory) error 
 		}
 	}
 	return nil
+}
+
+// storedTurnBefore returns the latest stored message of m's conversation
+// and scope created before it, nil if none; with held, only one m may hold
+// (what its readers may read, memory.MayHold).
+func (s *Service) storedTurnBefore(ctx context.Context, m *memory.Memory, held bool) (*memory.Memory, error) {
+	f := memory.Filter{OrgID: m.OrgID, AgentID: m.AgentID, Types: []memory.Type{memory.TypeMessage}, End: m.CreatedAt, IncludeArchived: true}
+	if f.AgentID == "" {
+		f.AgentID = memory.OrgScope
+	}
+	if m.RoomID != "" {
+		f.RoomID = m.RoomID
+	} else {
+		f.SessionID = m.SessionID
+	}
+	if held {
+		f.Audiences = m.ReaderAudiences()
+	}
+	p, err := s.store.List(ctx, memory.ListQuery{Filter: f, Limit: 1})
+	if err != nil {
+		return nil, unavailable("store", err)
+	}
+	if len(p.Memories) == 0 {
+		return nil, nil
+	}
+	return p.Memories[0], nil
+}
+
+// Rethread repairs the context of message m if it is a turn m may not hold
+// (memory.MayHold): what threading wrote before it followed that rule, when
+// an end user's own turn became the context of the reply after it. It
+// reports whether it rewrote the context (re-embedded and re-indexed, as a
+// deletion re-threads). Consolidation runs it once over every org.
+func (s *Worker) Rethread(ctx context.Context, m *memory.Memory) (bool, error) {
+	if m.Context == "" || conversation(m) == "" {
+		return false, nil
+	}
+	prev, err := s.storedTurnBefore(ctx, m, false)
+	if err != nil || prev == nil || turnLine(prev) != m.Context || m.MayHold(prev) {
+		return false, err
+	}
+	return s.recontext(ctx, m.OrgID, m.ID, nil)
 }
 
 // thread is a conversation's turns in a batch so far: the latest of each

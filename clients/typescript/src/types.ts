@@ -807,6 +807,10 @@ export type ConsolidationReport = {
   merged: number;
   contradictionsResolved: number;
   contested: number;
+  /** Set on the runs that check messages' contexts, until one has finished over the org. */
+  checkContexts?: boolean;
+  /** Messages whose context the run re-threaded (see checkContexts). */
+  contextsRewritten?: number;
 };
 
 /** The org's settings of fact extraction. */

@@ -102,13 +102,22 @@ type Report struct {
 	// Contested counts the facts newly marked contested (kept beside a
 	// contradiction neither side clearly wins).
 	Contested int `json:"contested"`
+	// CheckContexts is set on the runs that check messages' contexts (until
+	// one such run finishes: see contextsID), ContextsRewritten counts the
+	// contexts they repaired.
+	CheckContexts     bool `json:"checkContexts,omitempty"`
+	ContextsRewritten int  `json:"contextsRewritten,omitempty"`
 }
 
 // Records kinds and ids of the job's state.
 const (
-	recordKind    = "JOB"
-	checkpointID  = "consolidation-checkpoint"
-	lastRunID     = "consolidation-last"
+	recordKind   = "JOB"
+	checkpointID = "consolidation-checkpoint"
+	lastRunID    = "consolidation-last"
+	// contextsID marks an org whose messages' contexts a finished run has
+	// checked: a context written before threading followed
+	// memory.MayHold may hold an end user's own turn (service.Worker.Rethread).
+	contextsID    = "consolidation-contexts-v1"
 	metaKey       = "consolidation"
 	reasonDecayed = "decayed"
 	reasonMerged  = "duplicate of "
@@ -130,6 +139,7 @@ type Service interface {
 	SetImportance(ctx context.Context, c memory.Caller, id string, importance float64, metadata json.RawMessage) error
 	Archive(ctx context.Context, c memory.Caller, id, reason string) error
 	Delete(ctx context.Context, c memory.Caller, id string, o memory.DeleteOptions) (memory.Forgotten, error)
+	Rethread(ctx context.Context, m *memory.Memory) (bool, error)
 }
 
 // Job consolidates orgs.
@@ -164,6 +174,13 @@ func (j *Job) Run(ctx context.Context, org string) (Report, error) {
 	var cp Report
 	if _, err := j.Records.GetRecord(ctx, org, recordKind, checkpointID, &cp); err == nil && cp.FinishedAt == 0 {
 		rep = cp // resume the interrupted run
+	} else {
+		var done Report
+		_, err := j.Records.GetRecord(ctx, org, recordKind, contextsID, &done)
+		if err != nil && !memory.IsNotFound(err) {
+			return rep, err
+		}
+		rep.CheckContexts = err != nil
 	}
 	now := time.UnixMilli(rep.StartedAt)
 	for {
@@ -192,9 +209,14 @@ func (j *Job) Run(ctx context.Context, org string) (Report, error) {
 	if _, err := j.Records.PutRecord(ctx, org, recordKind, lastRunID, rep, 0); err != nil {
 		return rep, err
 	}
+	if rep.CheckContexts {
+		if _, err := j.Records.PutRecord(ctx, org, recordKind, contextsID, rep, 0); err != nil {
+			return rep, err
+		}
+	}
 	j.log().InfoContext(ctx, "consolidation", "org", org, "scanned", rep.Scanned, "decayed", rep.Decayed,
 		"archived", rep.Archived, "deleted", rep.Deleted, "merged", rep.Merged, "contradictions_resolved", rep.Contradicted,
-		"contested", rep.Contested,
+		"contested", rep.Contested, "contexts_rewritten", rep.ContextsRewritten,
 		"ms", rep.FinishedAt-rep.StartedAt)
 	return rep, nil
 }
@@ -243,6 +265,15 @@ func (j *Job) one(ctx context.Context, c memory.Caller, m *memory.Memory, now ti
 		return nil
 	} else if err != nil {
 		return err
+	}
+	if rep.CheckContexts && m.Type == memory.TypeMessage {
+		rewritten, err := j.Service.Rethread(ctx, m)
+		if err != nil {
+			return err
+		}
+		if rewritten {
+			rep.ContextsRewritten++
+		}
 	}
 	meta := metadata(m)
 	if m.Archived {

@@ -452,3 +452,68 @@ func mustGet(t *testing.T, s *service.Service, c memory.Caller, id string) *memo
 	}
 	return m
 }
+
+// TestRunRepairsContextsOnce: a context written before threading followed
+// memory.MayHold (an end user's own turn as the context of the room's
+// reply after it) is re-threaded by the first run over the org, in the
+// store and the index; later runs no longer check.
+func TestRunRepairsContextsOnce(t *testing.T) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	b, err := local.Open(ctx, t.TempDir(), hashing.New(256), quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	job := &consolidate.Job{Service: b.Service.Pipelines(), Records: b.Store, Log: quiet}
+	c := memory.Caller{OrgID: "acme"}
+	msg := func(speaker, user, vis, say string, at int64) service.NewMemory {
+		return service.NewMemory{Type: memory.TypeMessage, RoomID: "r1", EntityID: speaker, UserID: user, Visibility: vis, Content: memory.Content{Text: say}, CreatedAt: at}
+	}
+	res, err := b.Service.Create(ctx, c, []service.NewMemory{
+		msg("host", "", "", "The planning meeting moves to Thursday", 1_700_000_000_000),
+		msg("bob", "bob", "user", "the spare key is under the flowerpot", 1_700_000_001_000),
+		msg("alice", "alice", "room", "I will bring the projector", 1_700_000_002_000),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the earlier threading wrote: Bob's own turn as Alice's context.
+	reply, err := b.Store.Get(ctx, "acme", res[2].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply.Context = "bob: the spare key is under the flowerpot"
+	if err := b.Store.Update(ctx, reply); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Index.Upsert(ctx, []*memory.Memory{reply}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := job.Run(ctx, "acme")
+	if err != nil || !rep.CheckContexts || rep.ContextsRewritten != 1 {
+		t.Fatalf("first run: %+v %v, want one context rewritten", rep, err)
+	}
+	if m := mustGet(t, b.Service, c, res[2].ID); m.Context != "host: The planning meeting moves to Thursday" {
+		t.Fatalf("the reply's context after the run: %q", m.Context)
+	}
+	alice, err := b.Service.Act(ctx, c, memory.Acting{UserID: "alice", RoomID: "r1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, err := b.Service.Search(ctx, alice, service.SearchRequest{Query: "spare key flowerpot", Mode: service.ModeKeyword, K: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range found {
+		if strings.Contains(r.Memory.Context, "flowerpot") {
+			t.Fatalf("Alice still finds %q with Bob's turn as its context", r.Memory.Content.Text)
+		}
+	}
+	if len(found) != 0 {
+		t.Fatalf("Alice's keyword search for Bob's words finds %d memories", len(found))
+	}
+	rep, err = job.Run(ctx, "acme")
+	if err != nil || rep.CheckContexts || rep.ContextsRewritten != 0 {
+		t.Fatalf("second run: %+v %v, want no check", rep, err)
+	}
+}

@@ -703,6 +703,8 @@ class ConsolidationReport(TypedDict):
     merged: int
     contradictionsResolved: int
     contested: int
+    checkContexts: NotRequired[bool]
+    contextsRewritten: NotRequired[int]
 
 
 class ExtractionSettings(TypedDict, total=False):
