@@ -228,6 +228,10 @@ func TestListUsesTheNarrowestIndex(t *testing.T) {
 		{"a session's messages", memory.Filter{SessionID: "s", Types: msg}, "memories_session_type (org_id=? AND session_id=? AND type=?)"},
 		{"a world", memory.Filter{WorldID: "w"}, "memories_world (org_id=? AND world_id=?)"},
 		{"the org for a reader", memory.Filter{Audiences: []string{"room:r", "user:u"}}, "memories_created"},
+		{"the turn before a room's message (threading)", memory.Filter{RoomID: "r", Types: msg, AgentID: memory.OrgScope, End: 1_700_000_000_000,
+			IncludeArchived: true, Audiences: []string{"room:r", "world:w"}}, "memories_room_type (org_id=? AND room_id=? AND type=? AND created_at<?)"},
+		{"the turn before a session's shared message", memory.Filter{SessionID: "s", Types: msg, AgentID: memory.OrgScope, End: 1_700_000_000_000,
+			IncludeArchived: true, Audiences: []string{}}, "memories_session_type (org_id=? AND session_id=? AND type=? AND created_at<?)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
