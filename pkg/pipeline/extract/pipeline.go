@@ -168,12 +168,13 @@ type readerGroup struct {
 // readerGroups splits a job's turns by who may read them, so that no fact
 // is drawn from a turn its readers may not read, even by a model that
 // cites loosely: a fact about Bob's own turn, read beside the room's,
-// cannot carry it into a fact the room reads. Each audience of the job's
-// stored turns (memory.Memory.Audience) gets a group: its own turns and
-// those its readers may also read (memory.MayHold), in order; the
-// extractor runs once per group, and a group keeps only the facts citing
-// one of its own turns. A job of one audience is one group of every turn,
-// as before; turns that are no stored message are read by every group.
+// cannot carry it into a fact the room reads. Each agent and audience of
+// the job's stored turns (memory.ReadersOf) gets a group: its own turns
+// and those its readers may also read (memory.MayHold, and the org
+// scope's turns for an agent's group), in order; the extractor runs once
+// per group, and a group keeps only the facts citing one of its own
+// turns. A job of one agent and audience is one group of every turn, as
+// before; turns that are no stored message are read by every group.
 func readerGroups(turns []Turn) []readerGroup {
 	var order []string
 	reps := map[string]*memory.Memory{}
@@ -181,10 +182,10 @@ func readerGroups(turns []Turn) []readerGroup {
 		if t.From == nil {
 			continue
 		}
-		a := t.From.Audience()
-		if reps[a] == nil {
-			reps[a] = t.From
-			order = append(order, a)
+		k := memory.ReadersOf(t.From)
+		if reps[k] == nil {
+			reps[k] = t.From
+			order = append(order, k)
 		}
 	}
 	if len(order) <= 1 {
@@ -195,14 +196,15 @@ func readerGroups(turns []Turn) []readerGroup {
 		return []readerGroup{{own: own, turns: turns}}
 	}
 	groups := make([]readerGroup, 0, len(order))
-	for _, a := range order {
+	for _, k := range order {
+		rep := reps[k]
 		g := readerGroup{own: map[string]bool{}}
 		for _, t := range turns {
 			switch {
 			case t.From == nil:
-			case t.From.Audience() == a:
+			case memory.ReadersOf(t.From) == k:
 				g.own[t.ID] = true
-			case !reps[a].MayHold(t.From):
+			case !rep.MayHold(t.From) || t.From.AgentID != "" && t.From.AgentID != rep.AgentID:
 				continue
 			}
 			g.turns = append(g.turns, t)

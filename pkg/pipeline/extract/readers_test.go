@@ -76,3 +76,39 @@ func TestFactsNeverReadPastTheirReaders(t *testing.T) {
 		}
 	}
 }
+
+// TestFactsNeverReadAnotherAgentsTurns: a job holding the org scope's
+// turns and an agent's extracts once for each; the org scope's
+// extraction never reads the agent's turn.
+func TestFactsNeverReadAnotherAgentsTurns(t *testing.T) {
+	var calls [][]string
+	p, svc := setup(t, looseCiter{calls: &calls})
+	org := memory.Caller{OrgID: "acme"}
+	res, err := svc.Create(ctx, org, []service.NewMemory{
+		{Type: memory.TypeMessage, SessionID: "s1", EntityID: "host", Content: memory.Content{Text: "The quarterly review is on Friday"}, CreatedAt: 1_700_000_000_000},
+		{Type: memory.TypeMessage, SessionID: "s1", AgentID: "x", EntityID: "ana", Content: memory.Content{Text: "my badge number is 4711"}, CreatedAt: 1_700_000_001_000},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Run(ctx, extract.Job{OrgID: "acme", MessageIDs: []string{res[0].ID, res[1].ID}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 2 {
+		t.Fatalf("%d extractions, want one for the org scope and one for agent x: %v", len(calls), calls)
+	}
+	for _, call := range calls {
+		if len(call) == 2 && call[0] != res[0].ID {
+			t.Fatalf("an extraction read %v", call)
+		}
+		if len(call) == 1 && call[0] != res[0].ID {
+			t.Fatalf("the org scope's extraction read agent x's turn: %v", call)
+		}
+	}
+	y := memory.Caller{OrgID: "acme", AgentID: "y"}
+	for text := range facts(t, svc, y) {
+		if strings.Contains(text, "4711") {
+			t.Fatalf("agent y reads %q", text)
+		}
+	}
+}
