@@ -80,7 +80,7 @@ type apiClient struct {
 	url string
 }
 
-func (c *apiClient) do(method, path, key string, body any) (int, string) {
+func (c *apiClient) do(method, path, key string, body any, header ...string) (int, string) {
 	c.t.Helper()
 	var rd io.Reader
 	if body != nil {
@@ -89,6 +89,9 @@ func (c *apiClient) do(method, path, key string, body any) (int, string) {
 	}
 	req, _ := http.NewRequest(method, c.url+path, rd)
 	req.Header.Set("Authorization", "Bearer "+key)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		c.t.Fatal(err)
@@ -328,6 +331,18 @@ func endUserSuite(t *testing.T, c *apiClient, key string) {
 		}
 		if st, _ := c.do("GET", "/v1/memories", tok[:len(tok)-2]+"xx", nil); st != 401 {
 			t.Errorf("tampered token: %d, want 401", st)
+		}
+		// An Idempotency-Key is each token's own: Bob's context, asked
+		// first, is never replayed to Alice's token sending the same key
+		// and body (clients that derive keys from the body do).
+		bob := c.must(201, "POST", "/v1/tokens", key, map[string]any{"userId": "bob", "roomId": "room-bob", "ttlSeconds": 300})["token"].(string)
+		ask := map[string]any{"query": question, "budgetTokens": 2000}
+		idem := []string{"Idempotency-Key", "sha256-of-the-body"}
+		if st, raw := c.do("POST", "/v1/context", bob, ask, idem...); st != 200 || len(leaks(raw)) == 0 {
+			t.Errorf("Bob's own context: %d, holds %v of his: %s", st, leaks(raw), clip(raw))
+		}
+		if st, raw := c.do("POST", "/v1/context", tok, ask, idem...); st != 200 || len(leaks(raw)) > 0 {
+			t.Errorf("Alice's context with Bob's Idempotency-Key: %d, leaks %v: %s", st, leaks(raw), clip(raw))
 		}
 	})
 
