@@ -275,15 +275,8 @@ func (s *Service) rethread(ctx context.Context, deleted []*memory.Memory, gone m
 // read newest first down to d's time: deleting an old turn of a long
 // conversation reads the rest of it.
 func (s *Service) nextTurns(ctx context.Context, d *memory.Memory, gone map[string]bool) ([]*memory.Memory, error) {
-	f := memory.Filter{OrgID: d.OrgID, AgentID: d.AgentID, Types: []memory.Type{memory.TypeMessage}, Start: d.CreatedAt, IncludeArchived: true}
-	if f.AgentID == "" {
-		f.AgentID = memory.OrgScope
-	}
-	if d.RoomID != "" {
-		f.RoomID = d.RoomID
-	} else {
-		f.SessionID = d.SessionID
-	}
+	f := conversationFilter(d)
+	f.Start = d.CreatedAt
 	line := turnLine(d)
 	var out []*memory.Memory
 	var cur *memory.Cursor

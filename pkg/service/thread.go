@@ -28,6 +28,22 @@ func conversation(m *memory.Memory) string {
 	return ""
 }
 
+// conversationFilter selects the messages of m's conversation (its room,
+// else its session) in m's scope (its agent's, or the org scope), archived
+// ones included: the turns threading reads around m.
+func conversationFilter(m *memory.Memory) memory.Filter {
+	f := memory.Filter{OrgID: m.OrgID, AgentID: m.AgentID, Types: []memory.Type{memory.TypeMessage}, IncludeArchived: true}
+	if f.AgentID == "" {
+		f.AgentID = memory.OrgScope
+	}
+	if m.RoomID != "" {
+		f.RoomID = m.RoomID
+	} else {
+		f.SessionID = m.SessionID
+	}
+	return f
+}
+
 // threadContext sets the Context of each new message: the turn before it
 // in the same conversation and the same scope (org-wide or the same agent,
 // so an agent's private turn never becomes searchable through another
@@ -85,15 +101,8 @@ func (s *Service) threadContext(ctx context.Context, ms []*memory.Memory) error 
 // and scope created before it, nil if none; with held, only one m may hold
 // (what its readers may read, memory.MayHold).
 func (s *Service) storedTurnBefore(ctx context.Context, m *memory.Memory, held bool) (*memory.Memory, error) {
-	f := memory.Filter{OrgID: m.OrgID, AgentID: m.AgentID, Types: []memory.Type{memory.TypeMessage}, End: m.CreatedAt, IncludeArchived: true}
-	if f.AgentID == "" {
-		f.AgentID = memory.OrgScope
-	}
-	if m.RoomID != "" {
-		f.RoomID = m.RoomID
-	} else {
-		f.SessionID = m.SessionID
-	}
+	f := conversationFilter(m)
+	f.End = m.CreatedAt
 	if held {
 		f.Audiences = m.ReaderAudiences()
 	}
