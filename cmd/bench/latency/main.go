@@ -284,6 +284,17 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 				return err
 			}
 		}
+		// The profile is of the searches: the start-up's background
+		// work (the related terms' vocabulary, the first BM25 counts)
+		// is waited for first, as measureModes waits for it.
+		if profileTo != "" {
+			if w, ok := relatedOf(b); ok {
+				w.Wait()
+			}
+			if b.Extraction != nil {
+				b.Extraction.Wait()
+			}
+		}
 		if err := startProfile(profileTo); err != nil {
 			return err
 		}
