@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/agentmem/agentmem/pkg/embed/hashing"
 	"github.com/agentmem/agentmem/pkg/memory"
@@ -18,10 +19,18 @@ import (
 // that every memory's access count is the number of searches that
 // returned it.
 func TestAsyncAccessCountsEverySearch(t *testing.T) {
-	for _, size := range []int{1, 4096} { // a tiny queue exercises the synchronous fallback too
-		t.Run(fmt.Sprintf("queue of %d", size), func(t *testing.T) {
+	for _, tc := range []struct {
+		size   int
+		window time.Duration
+	}{
+		{1, 0}, // a tiny queue exercises the synchronous fallback too
+		{4096, 0},
+		{4096, 5 * time.Millisecond}, // windows that end while searches run
+		{1, time.Hour},               // a window that Close ends
+	} {
+		t.Run(fmt.Sprintf("queue of %d, window %s", tc.size, tc.window), func(t *testing.T) {
 			b := open(t)
-			svc := service.NewService(b.Store, b.Index, hashing.New(128), service.WithAsyncAccess(size))
+			svc := service.NewService(b.Store, b.Index, hashing.New(128), service.WithAsyncAccess(tc.size, tc.window))
 			var ids []string
 			for _, r := range create(t, svc, orgA,
 				service.NewMemory{Content: text("the red bicycle in the garage")},
@@ -90,7 +99,7 @@ func (s *gatedStore) Touch(ctx context.Context, org string, ids []string, at int
 func TestAsyncAccessBackPressure(t *testing.T) {
 	b := open(t)
 	st := &gatedStore{Store: b.Store, gate: make(chan struct{})}
-	svc := service.NewService(st, b.Index, hashing.New(128), service.WithAsyncAccess(1))
+	svc := service.NewService(st, b.Index, hashing.New(128), service.WithAsyncAccess(1, 0))
 	create(t, svc, orgA, service.NewMemory{Content: text("an apple a day")})
 	search := func() {
 		t.Helper()
@@ -118,5 +127,52 @@ func TestAsyncAccessBackPressure(t *testing.T) {
 	p, err := svc.List(ctx, orgA, memory.Filter{}, 10, "")
 	if err != nil || len(p.Memories) != 1 || p.Memories[0].AccessCount != 4 {
 		t.Fatalf("access count after 4 searches: %v %+v", err, p.Memories)
+	}
+}
+
+// TestAsyncAccessGathersAWindow checks that the writer gathers the
+// accesses of the searches within its window into one write per repeat
+// count, and that Close writes them without waiting for the window's end
+// (an hour here).
+func TestAsyncAccessGathersAWindow(t *testing.T) {
+	b := open(t)
+	st := &gatedStore{Store: b.Store, gate: make(chan struct{})}
+	close(st.gate)
+	svc := service.NewService(st, b.Index, hashing.New(128), service.WithAsyncAccess(64, time.Hour))
+	create(t, svc, orgA,
+		service.NewMemory{Content: text("an apple a day")},
+		service.NewMemory{Content: text("a pear in the bowl")},
+		service.NewMemory{Content: text("plums on the tree")})
+	searches := []struct {
+		query string
+		times int
+	}{{"apple", 1}, {"pear", 1}, {"plums", 3}}
+	for _, s := range searches {
+		for range s.times {
+			if res, err := svc.Search(ctx, orgA, service.SearchRequest{Query: s.query, Mode: service.ModeKeyword, K: 5}); err != nil || len(res) != 1 {
+				t.Fatalf("search %q: %v, %d results", s.query, err, len(res))
+			}
+		}
+	}
+	if n := st.touches.Load(); n != 0 {
+		t.Fatalf("%d touches before the window ended, want none", n)
+	}
+	if err := svc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// One write for the memories found once or more, two more for the
+	// plums' second and third searches.
+	if n := st.touches.Load(); n != 3 {
+		t.Errorf("%d touches, want 3 (one per repeat count)", n)
+	}
+	p, err := svc.List(ctx, orgA, memory.Filter{}, 10, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range p.Memories {
+		want := map[string]int64{"an apple a day": 1, "a pear in the bowl": 1, "plums on the tree": 3}[m.Content.Text]
+		if m.AccessCount != want || m.LastAccessedAt == 0 {
+			t.Errorf("%q: access count %d (last %d), want %d", m.Content.Text, m.AccessCount, m.LastAccessedAt, want)
+		}
 	}
 }
