@@ -46,6 +46,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/agentmem/agentmem/internal/config"
@@ -698,7 +699,27 @@ func reportStartup(ctx context.Context, b *server.Backend, caller memory.Caller,
 		took = append(took, fmt.Sprintf("%.1f", ms(time.Since(t0))))
 	}
 	fmt.Fprintf(os.Stderr, "# the first %d searches after the start-up (full): %s ms\n", firstSearches, strings.Join(took, ", "))
+	// What the first searches set off in the background (a large org's
+	// related-terms vocabulary and stored term vectors, its first BM25
+	// counts), until it is done: the time and the process's CPU.
+	t0, cpu0 := time.Now(), cpuTime()
+	if w, ok := relatedOf(b); ok {
+		w.Wait()
+	}
+	if b.Extraction != nil {
+		b.Extraction.Wait()
+	}
+	fmt.Fprintf(os.Stderr, "# their background work done %s later, %.1f s of CPU\n", time.Since(t0).Round(time.Millisecond), (cpuTime() - cpu0).Seconds())
 	return nil
+}
+
+// cpuTime is the CPU time the process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // diskBytes is what the corpus takes on disk: the data directory, and the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -1678,7 +1677,7 @@ func (r *Index) loadVectors(ctx context.Context, orgID, model string, dim int, y
 				var drop []string
 				for _, rec := range recs {
 					var v vectorRecord
-					if err := json.Unmarshal(rec.Value, &v); err != nil || v.Model != model || len(v.Vec) != dim || recordID(v.Term) != rec.ID {
+					if err := decodeVectorRecord(rec.Value, &v); err != nil || v.Model != model || len(v.Vec) != dim || recordID(v.Term) != rec.ID {
 						drop = append(drop, rec.ID)
 						continue
 					}
