@@ -80,6 +80,9 @@ const (
 	// yieldRows is the vocabulary terms a background vocabulary scan scores
 	// between two yields (about a millisecond for a batch of query terms).
 	yieldRows = 1024
+	// nearestBlock is how many vocabulary rows nearest scores at a time
+	// (yieldRows is a multiple of it).
+	nearestBlock = 256
 	// yieldEmbed is the query terms the background embeds between two
 	// yields.
 	yieldEmbed = 8
@@ -948,18 +951,29 @@ func (o *orgTerms) nearest(vs [][]float32, ts []string, yield func()) [][]query.
 	if len(qs) == 0 {
 		return out
 	}
-	for j, term := range o.terms {
-		if yield != nil && j%yieldRows == yieldRows-1 {
+	// A block of rows at a time, each query term scored over it in one
+	// call (vecdot.Int16Int8Rows prefetches the rows ahead; a call per row
+	// and term was 60% of this scan's CPU at a million terms), while the
+	// block is in the cache.
+	ords := make([]uint32, 0, nearestBlock)
+	dots := make([]int32, nearestBlock)
+	for start := 0; start < len(o.terms); start += nearestBlock {
+		if yield != nil && start%yieldRows == 0 && start > 0 {
 			yield()
 		}
-		if o.dead[j] {
-			continue
+		end := min(start+nearestBlock, len(o.terms))
+		ords = ords[:0]
+		for j := start; j < end; j++ {
+			ords = append(ords, uint32(j))
 		}
-		row := o.vecs[j*o.dim : (j+1)*o.dim]
 		for _, x := range qs {
-			s := float64(float32(vecdot.Int16Int8(x.v, row)) * x.scale * o.scales[j])
-			if s >= o.cutoff && term != ts[x.at] {
-				out[x.at] = append(out[x.at], query.Related{Term: term, Weight: min(s, 1)})
+			vecdot.Int16Int8Rows(x.v, o.vecs, ords, dots)
+			for i, d := range dots[:len(ords)] {
+				j := start + i
+				s := float64(float32(d) * x.scale * o.scales[j])
+				if s >= o.cutoff && !o.dead[j] && o.terms[j] != ts[x.at] {
+					out[x.at] = append(out[x.at], query.Related{Term: o.terms[j], Weight: min(s, 1)})
+				}
 			}
 		}
 	}
