@@ -16,10 +16,10 @@ import (
 // The window is what makes recording cheap. Written per search, every
 // search was a write transaction: at a million memories on SQLite, 0.95 ms
 // of CPU per search for the commit, and each commit emptied the readers'
-// page caches, so the next search read its rows back through system calls;
-// on DynamoDB, a write unit per memory per search. Gathered for a second,
-// a busy org's searches share one write, and the access count of a memory
-// found by every search grows by that count's rounds (see write).
+// page caches, so the next search read its rows back through system calls.
+// Gathered for a second, a busy org's searches share one transaction per
+// repeat count (see write). The items written are the same: DynamoDB's
+// write units per search do not change.
 type accessQueue struct {
 	ch     chan accessBatch
 	stop   chan struct{}

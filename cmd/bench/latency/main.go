@@ -77,6 +77,7 @@ func main() {
 	flag.StringVar(&ingestProfile, "ingest-profile", "", "write a CPU profile of the creates (every size) to this file")
 	flag.BoolVar(&warmAll, "warm", false, "search every query twice before measuring each mode, not only the first 20 once, so that the background expansions (waited for in either case) cache the related terms of every query word: a steady state")
 	only := flag.String("modes", "", "measure only these comma-separated modes (default: all), in the usual order")
+	flag.DurationVar(&wiring.AccessWindow, "access-window", wiring.AccessWindow, "how long the service gathers searches' accesses into one write (wiring.AccessWindow; 0: a write per search while the writer keeps up)")
 	flag.DurationVar(&wiring.KnowledgeSettle, "knowledge-settle", wiring.KnowledgeSettle, "how long the knowledge worker lets a bulk write's batches gather before it extracts them (wiring.KnowledgeSettle)")
 	flag.IntVar(&deferFrom, "defer-knowledge", -1, "knowledge.Service.DeferFrom for the creates: a create of at least this many memories leaves their knowledge to the background worker (0: every create extracts at once; -1: the wiring's default)")
 	flag.Parse()
@@ -596,6 +597,7 @@ func measureModes(ctx context.Context, b *server.Backend, emb *timedEmbedder, ca
 		emb.takeQuery()
 		var total, excl []float64
 		stages := map[string][]float64{}
+		began, cpu0 := time.Now(), cpuTime()
 		for _, q := range qs {
 			t0 := time.Now()
 			res, err := b.Service.SearchRanked(ctx, caller, req(q))
@@ -628,6 +630,11 @@ func measureModes(ctx context.Context, b *server.Backend, emb *timedEmbedder, ca
 				}
 			}
 		}
+		// The process's CPU over the timed searches, background work
+		// included (access recording, related terms): what a search
+		// costs a loaded server, which latency alone does not show.
+		fmt.Fprintf(os.Stderr, "# %d memories, %s: %.2f ms of CPU per search (%.2f cores busy)\n", r.Memories, mode,
+			ms(cpuTime()-cpu0)/float64(len(qs)), (cpuTime()-cpu0).Seconds()/time.Since(began).Seconds())
 		r.SearchMs[string(mode)] = map[string]float64{
 			"p50": pct(excl, 50), "p95": pct(excl, 95), "p99": pct(excl, 99),
 			"p50_total": pct(total, 50), "p95_total": pct(total, 95), "p99_total": pct(total, 99),
