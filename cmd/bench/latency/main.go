@@ -286,16 +286,8 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 				return err
 			}
 		}
-		// The profile is of the searches: the start-up's background
-		// work (the related terms' vocabulary, the first BM25 counts)
-		// is waited for first, as measureModes waits for it.
-		if profileTo != "" {
-			if w, ok := relatedOf(b); ok {
-				w.Wait()
-			}
-			if b.Extraction != nil {
-				b.Extraction.Wait()
-			}
+		if profileTo != "" { // a profile of the searches, not of the start-up's work
+			waitBackground(b)
 		}
 		if err := startProfile(profileTo); err != nil {
 			return err
@@ -580,20 +572,9 @@ func measureModes(ctx context.Context, b *server.Backend, emb *timedEmbedder, ca
 				b.Service.Search(ctx, caller, req(q))
 			}
 		}
-		// The related-terms index loads a large org's vocabulary in the
-		// background (and, with -warm, expands what the warm-up
-		// queued): measured once it has, as a service is after its
-		// first seconds, not while its first lookups go without
-		// embedding neighbours.
-		if w, ok := relatedOf(b); ok {
-			w.Wait()
-		}
-		// So are a large org's first BM25 counts, which run beside the
-		// searches of a process that has just started (its first
+		// Measured as a service is after its first seconds (its first
 		// searches are reported apart, by reportStartup).
-		if b.Extraction != nil {
-			b.Extraction.Wait()
-		}
+		waitBackground(b)
 		emb.takeQuery()
 		var total, excl []float64
 		stages := map[string][]float64{}
@@ -710,14 +691,23 @@ func reportStartup(ctx context.Context, b *server.Backend, caller memory.Caller,
 	// related-terms vocabulary and stored term vectors, its first BM25
 	// counts), until it is done: the time and the process's CPU.
 	t0, cpu0 := time.Now(), cpuTime()
+	waitBackground(b)
+	fmt.Fprintf(os.Stderr, "# their background work done %s later, %.1f s of CPU\n", time.Since(t0).Round(time.Millisecond), (cpuTime() - cpu0).Seconds())
+	return nil
+}
+
+// waitBackground returns once the work searches set off in the
+// background is done: the related-terms index loading a large org's
+// vocabulary (and, with -warm, expanding what the warm-up queued), and a
+// large org's first BM25 counts, which run beside the searches of a
+// process that has just started.
+func waitBackground(b *server.Backend) {
 	if w, ok := relatedOf(b); ok {
 		w.Wait()
 	}
 	if b.Extraction != nil {
 		b.Extraction.Wait()
 	}
-	fmt.Fprintf(os.Stderr, "# their background work done %s later, %.1f s of CPU\n", time.Since(t0).Round(time.Millisecond), (cpuTime() - cpu0).Seconds())
-	return nil
 }
 
 // cpuTime is the CPU time the process has used, user and system.
