@@ -53,12 +53,7 @@ func TestRun(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	now := t0
 	clock := func() time.Time { return now }
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	b, err := local.Open(ctx, t.TempDir(), hashing.New(256), quiet, service.WithClock(clock))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b, quiet := openLocal(t, 256, service.WithClock(clock))
 	emb := &memorytest.RecordingEmbedder{Embedder: b.Embedder}
 	svc := service.NewService(b.Store, b.Index, emb, service.WithClock(clock))
 	job := &consolidate.Job{Service: svc.Pipelines(), Records: b.Store, Log: quiet, Config: consolidate.Config{PageSize: 3}}
@@ -165,12 +160,7 @@ func TestRun(t *testing.T) {
 }
 
 func TestResumeFromCheckpoint(t *testing.T) {
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	b, err := local.Open(ctx, t.TempDir(), hashing.New(64), quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b, quiet := openLocal(t, 64)
 	c := memory.Caller{OrgID: "acme"}
 	var in []service.NewMemory
 	for i := 0; i < 10; i++ {
@@ -199,12 +189,7 @@ func TestResumeFromCheckpoint(t *testing.T) {
 }
 
 func TestRunAll(t *testing.T) {
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	b, err := local.Open(ctx, t.TempDir(), hashing.New(64), quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b, quiet := openLocal(t, 64)
 	for _, org := range []string{"acme", "globex", "initech"} {
 		b.Service.Create(ctx, memory.Caller{OrgID: org}, []service.NewMemory{{Content: memory.Content{Text: "hello from " + org}}})
 	}
@@ -226,12 +211,7 @@ func TestRunAll(t *testing.T) {
 func TestImportedHistorySurvives(t *testing.T) {
 	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	b, err := local.Open(ctx, t.TempDir(), hashing.New(256), quiet, service.WithClock(clock))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b, quiet := openLocal(t, 256, service.WithClock(clock))
 	svc := service.NewService(b.Store, b.Index, b.Embedder, service.WithClock(clock))
 	job := &consolidate.Job{Service: svc.Pipelines(), Records: b.Store, Log: quiet}
 	c := memory.Caller{OrgID: "acme"}
@@ -289,12 +269,7 @@ func TestContradictionResolution(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := func() time.Time { return now }
-			quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-			b, err := local.Open(ctx, t.TempDir(), hashing.New(256), quiet, service.WithClock(clock))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer b.Close()
+			b, quiet := openLocal(t, 256, service.WithClock(clock))
 			job := &consolidate.Job{Service: b.Service.Pipelines(), Records: b.Store, Log: quiet}
 			c := memory.Caller{OrgID: "acme"}
 			mk := func(text string, conf float64, aged time.Duration, neg bool) string {
@@ -336,12 +311,7 @@ func TestContradictionResolution(t *testing.T) {
 // TestNearDuplicatesOfDifferentValues: facts close in meaning but giving
 // one slot different values, or opposite polarity, are not merged.
 func TestNearDuplicatesOfDifferentValues(t *testing.T) {
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	b, err := local.Open(ctx, t.TempDir(), hashing.New(256), quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b, quiet := openLocal(t, 256)
 	// A duplicate threshold so low that every pair of facts qualifies.
 	job := &consolidate.Job{Service: b.Service.Pipelines(), Records: b.Store, Log: quiet, Config: consolidate.Config{DuplicateAt: 0.01}}
 	c := memory.Caller{OrgID: "acme"}
@@ -375,12 +345,7 @@ func TestNearDuplicatesOfDifferentValues(t *testing.T) {
 // An end user's own copy of a shared fact goes, however confident, and
 // the shared one stays; two users' own copies both stay.
 func TestMergesKeepEachReadersFacts(t *testing.T) {
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	b, err := local.Open(ctx, t.TempDir(), hashing.New(256), quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b, quiet := openLocal(t, 256)
 	job := &consolidate.Job{Service: b.Service.Pipelines(), Records: b.Store, Log: quiet, Config: consolidate.Config{DuplicateAt: 0.5}}
 	c := memory.Caller{OrgID: "acme"}
 	mk := func(subject, text, user string, conf float64) string {
@@ -408,6 +373,7 @@ func TestMergesKeepEachReadersFacts(t *testing.T) {
 	}
 	var rep consolidate.Report
 	for run := 0; run < 2; run++ {
+		var err error
 		if rep, err = job.Run(ctx, "acme"); err != nil {
 			t.Fatal(err)
 		}
@@ -444,6 +410,7 @@ func TestMergesKeepEachReadersFacts(t *testing.T) {
 	}
 }
 
+// mustGet reads memory id as c, failing the test if it cannot.
 func mustGet(t *testing.T, s *service.Service, c memory.Caller, id string) *memory.Memory {
 	t.Helper()
 	m, err := s.Get(ctx, c, id)
@@ -458,12 +425,7 @@ func mustGet(t *testing.T, s *service.Service, c memory.Caller, id string) *memo
 // reply after it) is re-threaded by the first run over the org, in the
 // store and the index; later runs no longer check.
 func TestRunRepairsContextsOnce(t *testing.T) {
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	b, err := local.Open(ctx, t.TempDir(), hashing.New(256), quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b, quiet := openLocal(t, 256)
 	job := &consolidate.Job{Service: b.Service.Pipelines(), Records: b.Store, Log: quiet}
 	c := memory.Caller{OrgID: "acme"}
 	msg := func(speaker, user, vis, say string, at int64) service.NewMemory {
@@ -516,4 +478,18 @@ func TestRunRepairsContextsOnce(t *testing.T) {
 	if err != nil || rep.CheckContexts || rep.ContextsRewritten != 0 {
 		t.Fatalf("second run: %+v %v, want no check", rep, err)
 	}
+}
+
+// openLocal opens an embedded backend in a temporary directory, with a
+// hashing embedder of dims dimensions and a logger that discards, closed
+// when the test ends.
+func openLocal(t *testing.T, dims int, opts ...service.Option) (*local.Backend, *slog.Logger) {
+	t.Helper()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	b, err := local.Open(ctx, t.TempDir(), hashing.New(dims), quiet, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b, quiet
 }
