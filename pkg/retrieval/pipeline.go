@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -130,11 +131,18 @@ type Response struct {
 	Stages []Stage
 }
 
-// Stage is one stage's duration.
+// Stage is one stage's duration. A stage Within another ran inside it,
+// concurrently with its siblings: each retriever's call (named by its
+// lists, "list:keyword+semantic") runs within "retrieve".
 type Stage struct {
 	Name     string        `json:"name"`
 	Duration time.Duration `json:"durationNs"`
+	Within   string        `json:"within,omitempty"`
 }
+
+// StageRetrieve is the stage of the lists' retrieval; each retriever's
+// call is a stage Within it.
+const StageRetrieve = "retrieve"
 
 // RerankFailures counts the rerank calls that failed since start.
 func (p *Pipeline) RerankFailures() int64 { return p.rerankFailures.Load() }
@@ -164,11 +172,12 @@ func (p *Pipeline) Run(ctx context.Context, r Request) (*Response, error) {
 		resp.Stages = append(resp.Stages, Stage{Name: name, Duration: time.Since(start)})
 	}
 	t := time.Now()
-	lists, err := p.retrieve(ctx, r)
+	lists, calls, err := p.retrieve(ctx, r)
 	if err != nil {
 		return nil, err
 	}
-	stage("retrieve", t)
+	stage(StageRetrieve, t)
+	resp.Stages = append(resp.Stages, calls...)
 
 	t = time.Now()
 	ranked := make([]memory.RankedList, 0, len(r.Lists))
@@ -244,8 +253,9 @@ func (p *Pipeline) rerankCandidates(k int) int {
 	return max(DefaultRerankMin, DefaultRerankRatio*k)
 }
 
-// retrieve asks each retriever for its requested lists, concurrently.
-func (p *Pipeline) retrieve(ctx context.Context, r Request) (map[string][]memory.Hit, error) {
+// retrieve asks each retriever for its requested lists, concurrently, and
+// times each call (a Stage within StageRetrieve).
+func (p *Pipeline) retrieve(ctx context.Context, r Request) (map[string][]memory.Hit, []Stage, error) {
 	// Each retriever is asked once for all its lists (by index: a
 	// retriever need not be comparable).
 	asked := make([][]string, len(p.Retrievers))
@@ -259,7 +269,7 @@ func (p *Pipeline) retrieve(ctx context.Context, r Request) (map[string][]memory
 			}
 		}
 		if found < 0 {
-			return nil, memory.Errorf(memory.EINVALID, "lists: %q is not available (available: %v)", name, p.Available())
+			return nil, nil, memory.Errorf(memory.EINVALID, "lists: %q is not available (available: %v)", name, p.Available())
 		}
 		if len(asked[found]) == 0 {
 			order = append(order, found)
@@ -267,10 +277,13 @@ func (p *Pipeline) retrieve(ctx context.Context, r Request) (map[string][]memory
 		asked[found] = append(asked[found], name)
 	}
 	out := make([]map[string][]memory.Hit, len(order))
+	calls := make([]Stage, len(order))
 	g, gctx := errgroup.WithContext(ctx)
 	for i, ri := range order {
 		g.Go(func() error {
+			t := time.Now()
 			got, err := p.Retrievers[ri].Retrieve(gctx, r.Query, asked[ri])
+			calls[i] = Stage{Name: "list:" + strings.Join(asked[ri], "+"), Duration: time.Since(t), Within: StageRetrieve}
 			if err != nil {
 				if code := memory.ErrorCode(err); code != memory.EINTERNAL {
 					return err
@@ -283,7 +296,7 @@ func (p *Pipeline) retrieve(ctx context.Context, r Request) (map[string][]memory
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	merged := map[string][]memory.Hit{}
 	for _, m := range out {
@@ -291,7 +304,7 @@ func (p *Pipeline) retrieve(ctx context.Context, r Request) (map[string][]memory
 			merged[k] = v
 		}
 	}
-	return merged, nil
+	return merged, calls, nil
 }
 
 // floor leaves out the results below the relevance floor min: those only

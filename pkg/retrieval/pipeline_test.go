@@ -164,6 +164,33 @@ func TestListsAndFusion(t *testing.T) {
 	}
 }
 
+// TestStagesTimeEachRetriever: each retriever's call is a stage within
+// retrieve, named by the lists it was asked for, one per retriever.
+func TestStagesTimeEachRetriever(t *testing.T) {
+	p := &Pipeline{Retrievers: []Retriever{
+		fixedLists{ListKeyword: hits("a"), ListSemantic: hits("b")},
+		fixedLists{ListKnowledge: hits("c")},
+	}, Store: corpus("a", "b", "c")}
+	res := run(t, p, []string{ListKeyword, ListKnowledge, ListSemantic}, 10, false)
+	var top, within []string
+	for _, st := range res.Stages {
+		if st.Within == "" {
+			top = append(top, st.Name)
+			continue
+		}
+		if st.Within != StageRetrieve {
+			t.Errorf("stage %s within %q, want %q", st.Name, st.Within, StageRetrieve)
+		}
+		within = append(within, st.Name)
+	}
+	if got, want := strings.Join(within, ","), "list:keyword+semantic,list:knowledge"; got != want {
+		t.Errorf("retriever stages %s, want %s", got, want)
+	}
+	if len(top) == 0 || top[0] != StageRetrieve {
+		t.Errorf("stages %v, want retrieve first", top)
+	}
+}
+
 // TestWeights: a heavier list leads the fusion.
 func TestWeights(t *testing.T) {
 	lists := fixedLists{ListKeyword: hits("a", "b"), ListSemantic: hits("b", "a")}

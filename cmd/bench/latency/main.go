@@ -33,15 +33,16 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/agentmem/agentmem/pkg/service"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -55,6 +56,7 @@ import (
 	"github.com/agentmem/agentmem/pkg/knowledge"
 	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/agentmem/agentmem/pkg/retrieval"
+	"github.com/agentmem/agentmem/pkg/service"
 	"github.com/agentmem/agentmem/pkg/wiring"
 	"github.com/agentmem/agentmem/pkg/wiring/server"
 )
@@ -592,10 +594,12 @@ func measureModes(ctx context.Context, b *server.Backend, emb *timedEmbedder, ca
 			var inStages time.Duration
 			for _, st := range res.Stages {
 				sd := st.Duration
-				if st.Name == "retrieve" {
+				if st.Name == retrieval.StageRetrieve {
 					sd -= e // the query's embedding runs inside the retrieve stage
 				}
-				inStages += st.Duration
+				if st.Within == "" { // a stage within another is counted in it
+					inStages += st.Duration
+				}
 				stages[st.Name] = append(stages[st.Name], ms(sd))
 			}
 			stages["embed query"] = append(stages["embed query"], ms(e))
@@ -611,6 +615,7 @@ func measureModes(ctx context.Context, b *server.Backend, emb *timedEmbedder, ca
 				}
 			}
 		}
+		reportTail(r.Memories, mode, excl, stages)
 		// The process's CPU over the timed searches, background work
 		// included (access recording, related terms): what a search
 		// costs a loaded server, which latency alone does not show.
@@ -622,6 +627,31 @@ func measureModes(ctx context.Context, b *server.Backend, emb *timedEmbedder, ca
 		}
 	}
 	return nil
+}
+
+// reportTail prints, for one mode, each stage's p50 and p95 and its mean
+// over all searches and over the slowest 5% (by latency without the
+// query's embedding): where the tail's time goes.
+func reportTail(memories int, mode service.Mode, lat []float64, stages map[string][]float64) {
+	cut := pct(lat, 95)
+	names := slices.Sorted(maps.Keys(stages))
+	fmt.Fprintf(os.Stderr, "# %d memories, %s: stage ms p50 / p95 / mean / mean of the searches above p95 (%.2f ms)\n", memories, mode, cut)
+	for _, name := range names {
+		xs := stages[name]
+		if len(xs) != len(lat) {
+			continue // a stage not every search ran
+		}
+		var all, tail float64
+		var n int
+		for i, x := range xs {
+			all += x
+			if lat[i] > cut {
+				tail += x
+				n++
+			}
+		}
+		fmt.Fprintf(os.Stderr, "#   %-28s %7.3f %7.3f %7.3f %7.3f\n", name, pct(xs, 50), pct(xs, 95), all/float64(len(xs)), tail/float64(max(n, 1)))
+	}
 }
 
 // printResult prints r's rows of the table and its hybrid stages.

@@ -5,7 +5,7 @@
 //
 //	http_requests_total{route,status}            requests by route pattern and status
 //	http_request_duration_seconds{route}         request latency (histogram)
-//	retrieval_stage_duration_seconds{stage}      retrieve, fuse, load, rerank, expand (histogram)
+//	retrieval_stage_duration_seconds{stage}      retrieve, fuse, load, neighbours, rerank, expand, and list:<lists> for each retriever's call within retrieve (histogram)
 //	pipeline_items_total{pipeline,outcome}       ingest, extract, consolidate by ok, failed, rejected, queued
 //	rerank_fallbacks_total                       searches left in fused order by a failed rerank
 //	queue_depth{queue}                           jobs waiting (the local extraction queue)

@@ -91,7 +91,7 @@ func TestMetrics(t *testing.T) {
 			t.Errorf("a route label holds an id: %q", k)
 		}
 	}
-	for _, s := range []string{"retrieve", "fuse", "load"} {
+	for _, s := range []string{"retrieve", "list:keyword+semantic", "fuse", "load"} {
 		if m.stages[s] != 1 {
 			t.Errorf("stage %s recorded %d times, want 1 (%v)", s, m.stages[s], m.stages)
 		}
