@@ -178,6 +178,8 @@ func recall(evidence []string, found []string) float64 {
 
 type searchResponse struct {
 	Results []struct {
+		Score  float64                      `json:"score"`
+		Scores map[string]*memory.ModeScore `json:"scores"`
 		Memory struct {
 			Type     string `json:"type"`
 			EntityID string `json:"entityId"`
@@ -270,6 +272,11 @@ func evaluate(c client, conv *locomo.Conversation, mode string, byCat map[int]*M
 				fmt.Fprintf(misses, "   %2d   %s %s\n", i+1, id, turnText(conv, id))
 			}
 		}
+		if dump != nil {
+			if err := dumpQuestion(conv, q, mode, &res); err != nil {
+				return err
+			}
+		}
 		m := byCat[q.Category]
 		for _, x := range []*Metrics{m, all} {
 			x.R1 += recall(q.Evidence, top(1))
@@ -283,6 +290,35 @@ func evaluate(c client, conv *locomo.Conversation, mode string, byCat map[int]*M
 	return nil
 }
 
+// dump, when set (-dump), receives one JSON line per question and mode:
+// the question, its evidence and every result with each list's score and
+// rank, for offline analysis of the ranking.
+var dump *json.Encoder
+
+// dumpQuestion writes one question's line to dump.
+func dumpQuestion(conv *locomo.Conversation, q locomo.Question, mode string, res *searchResponse) error {
+	type result struct {
+		DiaID  string                       `json:"dia"`
+		Score  float64                      `json:"score"`
+		Scores map[string]*memory.ModeScore `json:"scores"`
+		Words  int                          `json:"words"`
+		Type   string                       `json:"type"`
+	}
+	line := struct {
+		File     string   `json:"file"`
+		Mode     string   `json:"mode"`
+		Category int      `json:"category"`
+		Question string   `json:"question"`
+		Evidence []string `json:"evidence"`
+		Results  []result `json:"results"`
+	}{conv.Name, mode, q.Category, q.Question, q.Evidence, nil}
+	for _, r := range res.Results {
+		line.Results = append(line.Results, result{r.Memory.Metadata.DiaID, r.Score, r.Scores,
+			len(strings.Fields(r.Memory.Content.Text)), r.Memory.Type})
+	}
+	return dump.Encode(line)
+}
+
 func main() {
 	data := flag.String("data", "../shared/bench/locomo/*.json", "LoCoMo files or a glob")
 	jsonOut := flag.String("json", "", "write the results as JSON to this file")
@@ -293,7 +329,17 @@ func main() {
 	flag.Float64Var(&minScore, "min-score", 0, "relevance floor of every search, as a context applies it (0.57 is bge-small's calibrated floor; 0 none)")
 	lists := flag.String("lists", "", "also run the list questions (\"List every X that Y mentioned\", from the entity index) at these comma-separated token budgets, e.g. 1000,3000, and the books demo")
 	flag.StringVar(&keepDir, "dir", "", "keep the ingested corpus in this directory and reuse it on the next run with the same files (for changes on the query side only: a change to ingestion or extraction needs a fresh directory)")
+	dumpOut := flag.String("dump", "", "write every question's results, with each list's score and rank, as JSON lines to this file")
 	flag.Parse()
+	if *dumpOut != "" {
+		f, err := os.Create(*dumpOut)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench-locomo:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		dump = json.NewEncoder(f)
+	}
 	if *only == "none" {
 		modes = nil
 	} else if *only != "" {
