@@ -2,7 +2,10 @@ package retrieval
 
 import (
 	"context"
+	"slices"
 	"sort"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/agentmem/agentmem/pkg/memory"
 )
@@ -36,7 +39,7 @@ const (
 //
 // It runs between load and rerank, on fused scores only (searches of two
 // lists or more), and reads the store twice per anchor (the turns before,
-// the turns after), through the session index.
+// the turns after), through the session index, all the reads at once.
 type Neighbours struct {
 	// Anchors, Turns and Share default to DefaultNeighbourAnchors,
 	// DefaultNeighbourTurns and DefaultNeighbourShare.
@@ -74,36 +77,24 @@ func (n Neighbours) share() float64 {
 }
 
 // apply scores the neighbours of the best results and returns the results
-// re-sorted, neighbours that were not results appended.
+// re-sorted, neighbours that were not results appended. The anchors'
+// reads run concurrently (on DynamoDB each is a round trip); their
+// neighbours are then scored in the anchors' order, so the outcome does
+// not depend on which read ends first.
 func (n Neighbours) apply(ctx context.Context, store memory.Store, c memory.Caller, f memory.Filter, results []Result) ([]Result, error) {
 	at := make(map[string]int, len(results))
 	for i, r := range results {
 		at[r.Memory.ID] = i
 	}
+	anchors := min(n.anchors(), len(results))
+	near, err := n.read(ctx, store, f, results[:anchors])
+	if err != nil {
+		return nil, err
+	}
 	share := n.share()
-	for a := range min(n.anchors(), len(results)) {
-		anchor := results[a]
-		m := anchor.Memory
-		if m.Type != memory.TypeMessage || (m.SessionID == "" && m.RoomID == "") {
-			continue
-		}
-		g := f
-		if m.SessionID != "" {
-			g.SessionID = m.SessionID
-		} else {
-			g.RoomID = m.RoomID
-		}
-		here := &memory.Cursor{CreatedAt: m.CreatedAt, ID: m.ID}
-		var near []*memory.Memory
-		for _, asc := range []bool{false, true} {
-			page, err := store.List(ctx, memory.ListQuery{Filter: g, Limit: n.turns(), Cursor: here, Ascending: asc})
-			if err != nil {
-				return nil, err
-			}
-			near = append(near, page.Memories...)
-		}
-		score := share * anchor.Score
-		for _, o := range near {
+	for a := range anchors {
+		score := share * results[a].Score
+		for _, o := range near[a] {
 			if !c.CanSeeMemory(o) || !f.Match(o.Attrs()) {
 				continue
 			}
@@ -126,4 +117,43 @@ func (n Neighbours) apply(ctx context.Context, store memory.Store, c memory.Call
 	}
 	sort.SliceStable(results, func(i, j int) bool { return results[i].Score > results[j].Score })
 	return results, nil
+}
+
+// read returns each anchor's neighbours, the turns before it then the
+// turns after it, all read at once: two reads per anchor that is a message
+// with a session or a room, none for another.
+func (n Neighbours) read(ctx context.Context, store memory.Store, f memory.Filter, anchors []Result) ([][]*memory.Memory, error) {
+	pages := make([][2][]*memory.Memory, len(anchors))
+	g, gctx := errgroup.WithContext(ctx)
+	for a, anchor := range anchors {
+		m := anchor.Memory
+		if m.Type != memory.TypeMessage || (m.SessionID == "" && m.RoomID == "") {
+			continue
+		}
+		g2 := f
+		if m.SessionID != "" {
+			g2.SessionID = m.SessionID
+		} else {
+			g2.RoomID = m.RoomID
+		}
+		here := &memory.Cursor{CreatedAt: m.CreatedAt, ID: m.ID}
+		for side, asc := range []bool{false, true} {
+			g.Go(func() error {
+				page, err := store.List(gctx, memory.ListQuery{Filter: g2, Limit: n.turns(), Cursor: here, Ascending: asc})
+				if err != nil {
+					return err
+				}
+				pages[a][side] = page.Memories
+				return nil
+			})
+		}
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	near := make([][]*memory.Memory, len(anchors))
+	for a, p := range pages {
+		near[a] = slices.Concat(p[0], p[1])
+	}
+	return near, nil
 }
