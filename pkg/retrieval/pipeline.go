@@ -283,7 +283,7 @@ func (p *Pipeline) retrieve(ctx context.Context, r Request) (map[string][]memory
 		g.Go(func() error {
 			t := time.Now()
 			got, err := p.Retrievers[ri].Retrieve(gctx, r.Query, asked[ri])
-			calls[i] = Stage{Name: "list:" + strings.Join(asked[ri], "+"), Duration: time.Since(t), Within: StageRetrieve}
+			calls[i] = Stage{Name: callName(p.Retrievers[ri], asked[ri]), Duration: time.Since(t), Within: StageRetrieve}
 			if err != nil {
 				if code := memory.ErrorCode(err); code != memory.EINTERNAL {
 					return err
@@ -305,6 +305,19 @@ func (p *Pipeline) retrieve(ctx context.Context, r Request) (map[string][]memory
 		}
 	}
 	return merged, calls, nil
+}
+
+// callName names a retriever's call by the lists asked of it, in the
+// retriever's own order whatever the request's ("list:keyword+semantic"),
+// so that the stage metrics have one series per call.
+func callName(r Retriever, asked []string) string {
+	var in []string
+	for _, l := range r.Lists() {
+		if slices.Contains(asked, l) {
+			in = append(in, l)
+		}
+	}
+	return "list:" + strings.Join(in, "+")
 }
 
 // floor leaves out the results below the relevance floor min: those only
