@@ -48,7 +48,8 @@ func (s sessionStore) List(ctx context.Context, q memory.ListQuery) (memory.Page
 
 // TestNeighboursReadAtOnce: the anchors' reads run concurrently, and the
 // outcome is the same whichever read ends first (a turn next to two
-// anchors takes the first anchor's share); a failed read fails the stage.
+// anchors takes the better anchor's share, and its rank); a failed read
+// fails the stage.
 func TestNeighboursReadAtOnce(t *testing.T) {
 	var turns []*memory.Memory
 	for i := range 8 {
