@@ -623,7 +623,7 @@ type relatedTo struct {
 // related expands the single-word terms of a question (terms as
 // QueryTerms returns them) with their related terms: each related term
 // that is not itself a query term, assigned to the word it is most similar
-// to. Without a related.Index, or when it fails (logged), there are none.
+// to, the query.MaxRelatedPerQuery most similar of them. Without a related.Index, or when it fails (logged), there are none.
 func (t termList) related(ctx context.Context, orgID string, terms map[string][]string) (map[string]relatedTo, error) {
 	if t.k.Related == nil {
 		return nil, nil
@@ -657,7 +657,29 @@ func (t termList) related(ctx context.Context, orgID string, terms map[string][]
 			}
 		}
 	}
+	keepMostSimilar(out, query.MaxRelatedPerQuery)
 	return out, nil
+}
+
+// keepMostSimilar leaves the n related terms of rel with the greatest
+// weight, the alphabetically first among equals (query.MaxRelatedPerQuery).
+func keepMostSimilar(rel map[string]relatedTo, n int) {
+	if len(rel) <= n {
+		return
+	}
+	ts := make([]string, 0, len(rel))
+	for t := range rel {
+		ts = append(ts, t)
+	}
+	sort.Slice(ts, func(i, j int) bool {
+		if rel[ts[i]].weight != rel[ts[j]].weight {
+			return rel[ts[i]].weight > rel[ts[j]].weight
+		}
+		return ts[i] < ts[j]
+	})
+	for _, t := range ts[n:] {
+		delete(rel, t)
+	}
 }
 
 func (k *Service) log() *slog.Logger {
