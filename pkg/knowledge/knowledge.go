@@ -460,7 +460,8 @@ func (termList) Lists() []string { return []string{retrieval.ListKnowledge} }
 // similarity times query.RelatedWeight: always below an exact match of the
 // same rarity. A related term counts for one query word only, the one it
 // is most similar to, and not at all when it is itself a query term (as
-// KnowPro dedupes them). A memory's score is the sum over the distinct
+// KnowPro dedupes them); a question keeps its query.MaxRelatedPerQuery
+// most similar related terms. A memory's score is the sum over the distinct
 // query words it matches, each by its best form; memories that score
 // nothing are not listed, so the list only ranks what the knowledge really
 // singles out. Words indexed under more than MaxTermDF memories take no
@@ -623,7 +624,8 @@ type relatedTo struct {
 // related expands the single-word terms of a question (terms as
 // QueryTerms returns them) with their related terms: each related term
 // that is not itself a query term, assigned to the word it is most similar
-// to, the query.MaxRelatedPerQuery most similar of them. Without a related.Index, or when it fails (logged), there are none.
+// to, the query.MaxRelatedPerQuery most similar of them. Without a
+// related.Index, or when it fails (logged), there are none.
 func (t termList) related(ctx context.Context, orgID string, terms map[string][]string) (map[string]relatedTo, error) {
 	if t.k.Related == nil {
 		return nil, nil
