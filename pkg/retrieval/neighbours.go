@@ -130,16 +130,16 @@ func (n Neighbours) read(ctx context.Context, store memory.Store, f memory.Filte
 		if m.Type != memory.TypeMessage || (m.SessionID == "" && m.RoomID == "") {
 			continue
 		}
-		g2 := f
+		around := f // the anchor's session, or its room when it has none
 		if m.SessionID != "" {
-			g2.SessionID = m.SessionID
+			around.SessionID = m.SessionID
 		} else {
-			g2.RoomID = m.RoomID
+			around.RoomID = m.RoomID
 		}
 		here := &memory.Cursor{CreatedAt: m.CreatedAt, ID: m.ID}
 		for side, asc := range []bool{false, true} {
 			g.Go(func() error {
-				page, err := store.List(gctx, memory.ListQuery{Filter: g2, Limit: n.turns(), Cursor: here, Ascending: asc})
+				page, err := store.List(gctx, memory.ListQuery{Filter: around, Limit: n.turns(), Cursor: here, Ascending: asc})
 				if err != nil {
 					return err
 				}
