@@ -74,7 +74,7 @@ func main() {
 	flag.BoolVar(&buildOnly, "build-only", false, "build the corpus in -dir and stop")
 	flag.BoolVar(&withRerank, "rerank", false, "also measure full search through an in-process /rerank endpoint")
 	flag.BoolVar(&annOff, "exact", false, "embedded index: keep vector search exact at every size (no HNSW graph)")
-	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the searches to this file")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the timed searches to this file (FILE-MODE for each mode when several are measured)")
 	flag.StringVar(&memProfileTo, "memprofile", "", "write heap profiles before the searches (to this file + \".before\") and after them, for pprof -sample_index=alloc_space -base")
 	flag.StringVar(&ingestProfile, "ingest-profile", "", "write a CPU profile of the creates (every size) to this file")
 	flag.BoolVar(&warmAll, "warm", false, "search every query twice before measuring each mode, not only the first 20 once, so that the background expansions (waited for in either case) cache the related terms of every query word: a steady state")
@@ -288,17 +288,8 @@ func run(sizesFlag string, queries, batch, k int, dir, jsonOut string, seed uint
 				return err
 			}
 		}
-		if profileTo != "" { // a profile of the searches, not of the start-up's work
-			waitBackground(b)
-		}
-		if err := startProfile(profileTo); err != nil {
-			return err
-		}
 		if err := measureModes(ctx, b, emb, caller, qs, k, &r); err != nil {
 			return err
-		}
-		if profileTo != "" {
-			pprof.StopCPUProfile()
 		}
 		if memProfileTo != "" {
 			if err := writeHeap(memProfileTo); err != nil {
@@ -580,6 +571,11 @@ func measureModes(ctx context.Context, b *server.Backend, emb *timedEmbedder, ca
 		emb.takeQuery()
 		var total, excl []float64
 		stages := map[string][]float64{}
+		// A profile of the timed searches alone: not of the start-up's
+		// work, nor of the warm-up's background expansions.
+		if err := startProfile(profileOf(mode)); err != nil {
+			return err
+		}
 		began, cpu0 := time.Now(), cpuTime()
 		for _, q := range qs {
 			t0 := time.Now()
@@ -614,6 +610,9 @@ func measureModes(ctx context.Context, b *server.Backend, emb *timedEmbedder, ca
 					r.StagesMs[name] = map[string]float64{"p50": pct(xs, 50), "p95": pct(xs, 95)}
 				}
 			}
+		}
+		if profileTo != "" {
+			pprof.StopCPUProfile()
 		}
 		reportTail(r.Memories, mode, excl, stages)
 		// The process's CPU over the timed searches, background work
@@ -761,6 +760,16 @@ func diskBytes(ctx context.Context, b *server.Backend, dir string) (int64, error
 		disk += n
 	}
 	return disk, nil
+}
+
+// profileOf is the file of mode's CPU profile (-cpuprofile): the path as
+// given when one mode is measured, else the path with "-" and the mode's
+// name appended; "" without -cpuprofile.
+func profileOf(mode service.Mode) string {
+	if profileTo == "" || len(modes) == 1 {
+		return profileTo
+	}
+	return profileTo + "-" + string(mode)
 }
 
 // startProfile starts the CPU profile into the file path names, if any.
