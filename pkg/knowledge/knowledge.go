@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -664,24 +665,17 @@ func (t termList) related(ctx context.Context, orgID string, terms map[string][]
 }
 
 // keepMostSimilar leaves the n related terms of rel with the greatest
-// weight, the alphabetically first among equals (query.MaxRelatedPerQuery).
+// weight, the alphabetically first among equals (query.MostSimilar).
 func keepMostSimilar(rel map[string]relatedTo, n int) {
 	if len(rel) <= n {
 		return
 	}
-	ts := make([]string, 0, len(rel))
-	for t := range rel {
-		ts = append(ts, t)
+	weights := make(map[string]float64, len(rel))
+	for t, r := range rel {
+		weights[t] = r.weight
 	}
-	sort.Slice(ts, func(i, j int) bool {
-		if rel[ts[i]].weight != rel[ts[j]].weight {
-			return rel[ts[i]].weight > rel[ts[j]].weight
-		}
-		return ts[i] < ts[j]
-	})
-	for _, t := range ts[n:] {
-		delete(rel, t)
-	}
+	keep := query.MostSimilar(weights, n)
+	maps.DeleteFunc(rel, func(t string, _ relatedTo) bool { return !keep[t] })
 }
 
 func (k *Service) log() *slog.Logger {

@@ -2,9 +2,12 @@ package query
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -326,5 +329,68 @@ func TestEvaluateDoesNotChangeItsExpression(t *testing.T) {
 	}
 	if x.Terms[0] != "Fencing!" || x.Select.Action.Verbs[0] != "Tried" {
 		t.Fatalf("the expression was changed: %s", x)
+	}
+}
+
+// TestRelatedBoundedPerQuery: an expression's related terms are bounded at
+// MaxRelatedPerQuery across all its terms, the most similar kept whichever
+// term they stand for, as the knowledge list bounds a question's; a term
+// the expression names is never dropped, even when it is also another's
+// related term.
+func TestRelatedBoundedPerQuery(t *testing.T) {
+	words := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot"}
+	rel := map[string][]Related{}
+	weight := map[string]float64{}
+	for i, w := range words {
+		for j := range MaxRelatedPerTerm {
+			term := fmt.Sprintf("%s%d", w, j)
+			sim := 0.99 - float64(j*len(words)+i)/100 // distinct, interleaved across words
+			rel[w] = append(rel[w], Related{Term: term, Weight: sim})
+			weight[term] = sim
+		}
+	}
+	rel["alpha"] = append(rel["alpha"], Related{Term: "bravo", Weight: 0.01}) // named by the expression too
+	tests := []struct {
+		name  string
+		terms []string
+		want  int // related terms asked for
+	}{
+		{"under the bound", words[:3], 3 * MaxRelatedPerTerm},
+		{"over the bound", words, MaxRelatedPerQuery},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			idx := world()
+			ev := &Evaluator{Index: idx, Related: &fakeRelated{m: rel}}
+			q, _ := json.Marshal(map[string]any{"terms": tc.terms})
+			if _, err := ev.Evaluate(ctx, base, mustParse(t, string(q))); err != nil {
+				t.Fatal(err)
+			}
+			asked := map[string]bool{}
+			for _, l := range idx.lookups {
+				for _, term := range l.Terms {
+					asked[term] = true
+				}
+			}
+			for _, w := range tc.terms {
+				if !asked[w] {
+					t.Fatalf("the expression's own term %q was not looked up", w)
+				}
+				delete(asked, w)
+			}
+			if len(asked) != tc.want {
+				t.Fatalf("%d related terms looked up, want %d", len(asked), tc.want)
+			}
+			for term := range weight {
+				if asked[term] || !slices.Contains(tc.terms, strings.TrimRight(term, "0123456789")) {
+					continue // kept, or not related to the expression's terms
+				}
+				for kept := range asked {
+					if weight[kept] < weight[term] {
+						t.Fatalf("kept %s (%.2f), dropped the more similar %s (%.2f)", kept, weight[kept], term, weight[term])
+					}
+				}
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -86,22 +87,74 @@ func (s *evaluation) fetch(ctx context.Context) error {
 // expandRelated adds after each expandable alternative of the plan its
 // related terms, weighted RelatedWeight times their similarity, asking
 // Related once per term, in the order of the plan (the leaves, then the
-// free terms).
+// free terms), then bounds them (boundRelated).
 func (s *evaluation) expandRelated(ctx context.Context) error {
 	s.related = map[string][]Related{}
+	var err error
+	s.eachPart(func(p *part) {
+		if err == nil {
+			err = s.expandPart(ctx, p)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	s.boundRelated()
+	return nil
+}
+
+// boundRelated keeps the expression's MaxRelatedPerQuery most similar
+// related terms, whichever terms they stand for, as the knowledge list
+// keeps a question's: each is one more postings read. A related term's
+// similarity is its greatest in any part.
+func (s *evaluation) boundRelated() {
+	weights := map[string]float64{}
+	s.eachPart(func(p *part) {
+		for _, a := range p.alts {
+			if a.expanded {
+				weights[a.term] = max(weights[a.term], a.weight)
+			}
+		}
+	})
+	if len(weights) <= MaxRelatedPerQuery {
+		return
+	}
+	keep := MostSimilar(weights, MaxRelatedPerQuery)
+	s.eachPart(func(p *part) {
+		p.alts = slices.DeleteFunc(p.alts, func(a alt) bool { return a.expanded && !keep[a.term] })
+	})
+}
+
+// eachPart calls fn with each part of the plan: the leaves', then the free
+// terms'.
+func (s *evaluation) eachPart(fn func(p *part)) {
 	for i := range s.leaves {
 		for j := range s.leaves[i].parts {
-			if err := s.expandPart(ctx, &s.leaves[i].parts[j]); err != nil {
-				return err
-			}
+			fn(&s.leaves[i].parts[j])
 		}
 	}
 	for j := range s.free {
-		if err := s.expandPart(ctx, &s.free[j]); err != nil {
-			return err
-		}
+		fn(&s.free[j])
 	}
-	return nil
+}
+
+// MostSimilar returns the n terms of weights with the greatest weight, the
+// alphabetically first among equals: the related terms one question keeps
+// (MaxRelatedPerQuery), in an expression and in the knowledge list alike.
+// With n or fewer terms it returns them all.
+func MostSimilar(weights map[string]float64, n int) map[string]bool {
+	ts := slices.Collect(maps.Keys(weights))
+	slices.SortFunc(ts, func(a, b string) int {
+		if c := cmp.Compare(weights[b], weights[a]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	keep := make(map[string]bool, min(n, len(ts)))
+	for _, t := range ts[:min(n, len(ts))] {
+		keep[t] = true
+	}
+	return keep
 }
 
 // expandPart adds the related terms of p's expandable alternatives, each
@@ -122,7 +175,7 @@ func (s *evaluation) expandPart(ctx context.Context, p *part) error {
 			return err
 		}
 		for _, r := range rs {
-			alts = append(alts, alt{term: r.Term, weight: r.Weight * RelatedWeight, roles: a.relatedRoles})
+			alts = append(alts, alt{term: r.Term, weight: r.Weight * RelatedWeight, roles: a.relatedRoles, expanded: true})
 		}
 	}
 	*p = dedupe(part{alts: alts, prop: p.prop})

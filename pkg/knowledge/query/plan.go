@@ -24,6 +24,9 @@ type alt struct {
 	// alternatives in relatedRoles (a roleKey).
 	related      bool
 	relatedRoles string
+	// expanded marks a related term that fetch added for another
+	// alternative, which the question's bound may drop (boundRelated).
+	expanded bool
 }
 
 // part is one condition of a leaf: any of its alternatives, or a property.
@@ -184,6 +187,7 @@ func dedupe(p part) part {
 		k := [2]string{a.term, a.roles}
 		if i, ok := best[k]; ok {
 			out[i].weight = max(out[i].weight, a.weight)
+			out[i].expanded = out[i].expanded && a.expanded // a term the expression names stays
 			continue
 		}
 		best[k] = len(out)
