@@ -35,3 +35,10 @@ func (s *Store) plan(query string, args ...any) (string, error) {
 	}
 	return strings.Join(out, "\n"), rows.Err()
 }
+
+// Pragma reads a pragma's value on the store's writer connection.
+func (s *Store) Pragma(name string) (string, error) {
+	var v string
+	err := s.w.QueryRow("PRAGMA " + name).Scan(&v)
+	return v, err
+}

@@ -11,9 +11,11 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -118,16 +120,54 @@ var (
 	_ memory.ExtractionLog     = (*Store)(nil)
 )
 
-// walCheckpointPages is the size of the write-ahead log, in pages, past
-// which a commit copies it into the database (SQLite's default is 1,000,
-// 4 MiB). An ingest batch rewrites the same B-tree pages of the term
-// index many times over; each checkpoint writes a page once however many
-// times the log holds it, so a longer log writes far less. At 32,768
-// pages (128 MiB of log at most, replayed at open after a crash) ingest
-// went from 514-519 to 740-797 memories/s at 100,000 memories and
-// from 417-421 to 556-581 at 1,000,000, with every commit still synced
-// (synchronous FULL).
-const walCheckpointPages = 32768
+// walCheckpointBytes is the size of the write-ahead log past which a
+// commit copies it into the database (SQLite's default is 1,000 pages,
+// 4 MiB at 4 KiB pages). An ingest batch rewrites the same B-tree pages of
+// the term index many times over; each checkpoint writes a page once
+// however many times the log holds it, so a longer log writes far less.
+// At 128 MiB of log at most (replayed at open after a crash) ingest went
+// from 514-519 to 740-797 memories/s at 100,000 memories and from 417-421
+// to 556-581 at 1,000,000, with every commit still synced (synchronous
+// FULL). SQLite counts the bound in pages (walCheckpointPages).
+const walCheckpointBytes = 128 << 20
+
+// pageSize is the page size of a new database. A memory's row, with its
+// 384-dimension vector, is about 2.3 KB, and a 4 KiB page keeps at most
+// about 1,000 bytes of a row of a WITHOUT ROWID table: the rest went to an
+// overflow page of its own, mostly empty. At a million memories the
+// memories table took 4.4 GB of pages for 2.3 GB of rows, and the history
+// 1.5 GB for 0.8. A 16 KiB page keeps rows of up to about 4,000 bytes
+// whole: 2.5 and 0.8 GB, and the whole file 12.8 → 10.0 GB
+// (docs/benchmarks.md, issue 41). A database keeps the page size it was
+// created with; VACUUM rewrites it at the size the connection asks for.
+const pageSize = 16384
+
+// walCheckpointPages is walCheckpointBytes in pages of the database at
+// path: pageSize for a new one, else the size its header records.
+func walCheckpointPages(path string) int {
+	return walCheckpointBytes / existingPageSize(path, pageSize)
+}
+
+// existingPageSize reads the page size from the header of the database
+// file at path (bytes 16-17, big-endian, 1 meaning 65,536); def when there
+// is no database there yet.
+func existingPageSize(path string, def int) int {
+	f, err := os.Open(path)
+	if err != nil {
+		return def
+	}
+	defer f.Close()
+	var h [100]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil || string(h[:16]) != "SQLite format 3\x00" {
+		return def // empty, or not written yet: created at def
+	}
+	switch n := int(binary.BigEndian.Uint16(h[16:18])); n {
+	case 1:
+		return 65536
+	default:
+		return n
+	}
+}
 
 // Open opens (creating if needed) the database at path.
 func Open(path string) (_ *Store, err error) {
@@ -147,10 +187,15 @@ func Open(path string) (_ *Store, err error) {
 	// ingest that indexes knowledge. cache_size(-32768): 32 MiB of pages
 	// per connection (the default is 2 MiB), so the term index's B-trees are
 	// read from memory rather than through a system call per page.
-	// wal_autocheckpoint: see walCheckpointPages.
-	dsn := "file:" + path + "?_txlock=immediate&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)" +
+	// page_size: see pageSize. It must precede the switch to the log,
+	// which writes a new database's first page, so the log is asked for
+	// with _journal_mode, which the driver applies after the _pragma list
+	// (that list it sorts by name). A database that exists keeps its page
+	// size. wal_autocheckpoint: see walCheckpointBytes.
+	dsn := "file:" + path + "?_txlock=immediate&_journal_mode=WAL&_pragma=page_size(" + strconv.Itoa(pageSize) + ")" +
+		"&_pragma=synchronous(FULL)" +
 		"&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)&_pragma=temp_store(MEMORY)&_pragma=cache_size(-32768)" +
-		"&_pragma=wal_autocheckpoint(" + strconv.Itoa(walCheckpointPages) + ")"
+		"&_pragma=wal_autocheckpoint(" + strconv.Itoa(walCheckpointPages(path)) + ")"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, err
