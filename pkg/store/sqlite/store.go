@@ -335,11 +335,16 @@ func busy(err error) error {
 	if errors.As(err, &me) {
 		return err
 	}
-	var se *sqlite3.Error
-	if errors.As(err, &se) && (se.Code()&0xff == sqlite3lib.SQLITE_BUSY || se.Code()&0xff == sqlite3lib.SQLITE_LOCKED) {
+	if isBusy(err) {
 		return fmt.Errorf("%w (%v)", memory.Errorf(memory.EUNAVAILABLE, "the database is busy; retry"), err)
 	}
 	return err
+}
+
+// isBusy reports whether err is SQLite's SQLITE_BUSY or SQLITE_LOCKED.
+func isBusy(err error) bool {
+	var se *sqlite3.Error
+	return errors.As(err, &se) && (se.Code()&0xff == sqlite3lib.SQLITE_BUSY || se.Code()&0xff == sqlite3lib.SQLITE_LOCKED)
 }
 
 func isUnique(err error) bool {

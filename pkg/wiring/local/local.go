@@ -97,13 +97,22 @@ func (b *Backend) Close() error {
 	return c.Close()
 }
 
-// OpenStore opens the SQLite store of dataDir (memories.db).
+// StoreFile is the SQLite store's file in a data directory.
+const StoreFile = "memories.db"
+
+// OpenStore opens the SQLite store of dataDir (StoreFile).
 func OpenStore(dataDir string) (*sqlite.Store, error) {
-	s, err := sqlite.Open(filepath.Join(dataDir, "memories.db"))
+	s, err := sqlite.Open(filepath.Join(dataDir, StoreFile))
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	return s, nil
+}
+
+// RepageStore rewrites the SQLite store of dataDir with the page size of
+// a new database (sqlite.Repage). No process may have it open.
+func RepageStore(ctx context.Context, dataDir string) (sqlite.RepageResult, error) {
+	return sqlite.Repage(ctx, filepath.Join(dataDir, StoreFile))
 }
 
 // OpenIndex opens the bolt index of dataDir (index/) for emb's model and
