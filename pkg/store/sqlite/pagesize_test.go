@@ -2,7 +2,6 @@ package sqlite_test
 
 import (
 	"context"
-	"database/sql"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -32,16 +31,7 @@ func TestPageSize(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "memories.db")
 			if tc.existing != 0 {
-				db, err := sql.Open("sqlite", "file:"+path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, q := range []string{"PRAGMA page_size = " + strconv.Itoa(tc.existing), "PRAGMA journal_mode = WAL", "CREATE TABLE before (x)"} {
-					if _, err := db.Exec(q); err != nil {
-						t.Fatal(err)
-					}
-				}
-				db.Close()
+				makeDatabase(t, path, tc.existing)
 			}
 			ctx := context.Background()
 			s := open(t, path)
