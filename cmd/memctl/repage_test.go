@@ -17,8 +17,8 @@ import (
 // TestRepage runs `memctl repage` on a data directory whose database an
 // earlier version made with 4 KiB pages: it refuses while a backend has
 // the directory open, rewrites it once stopped, has nothing to do the
-// second time, and the memories are all there after. Another backend than
-// the embedded one is refused by name.
+// second time, and the memories are all there after. An argument, and
+// another backend than the embedded one, are refused by name.
 func TestRepage(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -48,20 +48,21 @@ func TestRepage(t *testing.T) {
 
 	steps := []struct {
 		name     string
+		args     []string
 		before   func()
 		want     string // in the output
 		wantCode string // of the error
 	}{
-		{"while the backend runs", nil, "", memory.EUNAVAILABLE},
-		{"once it stopped", func() { b.Close() }, "pages of 4096 → 16384 bytes", ""},
-		{"again", nil, "already has pages of 16384 bytes", ""},
+		{"while the backend runs", nil, nil, "", memory.EUNAVAILABLE},
+		{"once it stopped", nil, func() { b.Close() }, "pages of 4096 → 16384 bytes", ""},
+		{"again", nil, nil, "already has pages of 16384 bytes", ""},
 	}
 	for _, st := range steps {
 		if st.before != nil {
 			st.before()
 		}
 		var out bytes.Buffer
-		err := repage(ctx, &out)
+		err := repage(ctx, st.args, &out)
 		if memory.ErrorCode(err) != st.wantCode || st.wantCode == "" && err != nil {
 			t.Fatalf("%s: %v, want code %q", st.name, err, st.wantCode)
 		}
@@ -79,8 +80,11 @@ func TestRepage(t *testing.T) {
 		t.Fatalf("after the rewrite: %d memories (%v), want 2", n, err)
 	}
 
+	if err := repage(ctx, []string{"other.db"}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "no arguments") {
+		t.Fatalf("an argument: %v, want a refusal naming it", err)
+	}
 	t.Setenv("BACKEND", "aws")
-	if err := repage(ctx, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "BACKEND=aws") {
+	if err := repage(ctx, nil, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "BACKEND=aws") {
 		t.Fatalf("BACKEND=aws: %v, want a refusal naming it", err)
 	}
 }

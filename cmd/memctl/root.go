@@ -73,7 +73,7 @@ func operatorCommands() []*cobra.Command {
 			func(ctx context.Context, args []string) error { return knowledgeCmd(ctx, args, os.Stdout) }},
 		{"status [-url URL]", "a running server's health and re-embedding progress", "", status},
 		{"repage", "rewrite DATA_DIR's database at 16 KiB pages, as a new one has (stop the server first; needs free disk twice the file's size)", repageUsage,
-			func(ctx context.Context, _ []string) error { return repage(ctx, os.Stdout) }},
+			func(ctx context.Context, args []string) error { return repage(ctx, args, os.Stdout) }},
 		{"mcp [-url URL] [-key KEY]", "serve MCP over stdio, as a proxy onto a running server's /mcp (env AGENTMEM_URL, AGENTMEM_API_KEY)", "", mcpCmd},
 	}
 	cmds := make([]*cobra.Command, 0, len(ops))
@@ -150,8 +150,12 @@ a temporary copy in SQLITE_TMPDIR or TMPDIR (else /var/tmp or /tmp), and
 the journal beside the database.`
 
 // repage rewrites DATA_DIR's SQLite database at the page size of a new
-// one (local.RepageStore), and says what it did on w.
-func repage(ctx context.Context, w io.Writer) error {
+// one (local.RepageStore), and says what it did on w. It takes no
+// arguments: the database is DATA_DIR's.
+func repage(ctx context.Context, args []string, w io.Writer) error {
+	if len(args) > 0 {
+		return fmt.Errorf("repage takes no arguments (got %q): it rewrites DATA_DIR's %s", args, local.StoreFile)
+	}
 	cfg, err := config.FromEnv()
 	if err != nil {
 		return err

@@ -145,28 +145,26 @@ const pageSize = 16384
 // walCheckpointPages is walCheckpointBytes in pages of the database at
 // path: pageSize for a new one, else the size its header records.
 func walCheckpointPages(path string) int {
-	return walCheckpointBytes / existingPageSize(path, pageSize)
+	return walCheckpointBytes / existingPageSize(path)
 }
 
 // existingPageSize reads the page size from the header of the database
-// file at path (bytes 16-17, big-endian, 1 meaning 65,536); def when there
-// is no database there yet.
-func existingPageSize(path string, def int) int {
+// file at path (bytes 16-17, big-endian, 1 meaning 65,536); pageSize when
+// there is no database there yet, which Open then creates at pageSize.
+func existingPageSize(path string) int {
 	f, err := os.Open(path)
 	if err != nil {
-		return def
+		return pageSize
 	}
 	defer f.Close()
 	var h [100]byte
 	if _, err := io.ReadFull(f, h[:]); err != nil || string(h[:16]) != "SQLite format 3\x00" {
-		return def // empty, or not written yet: created at def
+		return pageSize // empty, or not written yet
 	}
-	switch n := int(binary.BigEndian.Uint16(h[16:18])); n {
-	case 1:
-		return 65536
-	default:
+	if n := int(binary.BigEndian.Uint16(h[16:18])); n != 1 {
 		return n
 	}
+	return 65536
 }
 
 // Open opens (creating if needed) the database at path.
