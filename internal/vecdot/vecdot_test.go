@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/agentmem/agentmem/internal/hugepage"
 )
 
 // TestDotQuery checks the assembly (where it runs) against the portable
@@ -196,6 +198,19 @@ func BenchmarkInt16Int8Rows(b *testing.B) {
 			for j, o := range sets[i%len(sets)] {
 				out[j] = Int16Int8(q, base[int(o)*dims:(int(o)+1)*dims])
 			}
+			i++
+		}
+	})
+	// The same rows once the matrix is on huge pages, as the graph's is
+	// (pkg/index/bolt, adviseHuge).
+	if _, err := hugepage.Advise(base); err != nil {
+		b.Logf("no huge pages: %v", err)
+		return
+	}
+	b.Run("rows on huge pages", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			Int16Int8Rows(q, base, sets[i%len(sets)], out)
 			i++
 		}
 	})

@@ -18,6 +18,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/agentmem/agentmem/internal/hugepage"
 	"github.com/agentmem/agentmem/pkg/memory"
 	"go.etcd.io/bbolt"
 )
@@ -30,7 +31,8 @@ import (
 // (default 32,64,128,256,512) runs the corpus's queries (query_vectors.npy)
 // and reports p50/p95 and recall@10 against the corpus's exact top 10
 // (truth_ids.npy), and the same for the exact scan (ANN_WARM=1 maps every
-// stored memory first, see warmDocs). It skips without
+// stored memory first, see warmDocs; ANN_HUGE_AB=1 sweeps on small pages,
+// then again with the graph's arrays on huge pages). It skips without
 // ANN_CORPUS, the directory of one size (cmd/bench/peers -dir D writes
 // D/<size>):
 //
@@ -76,6 +78,13 @@ func BenchmarkANNSweep(b *testing.B) {
 		default:
 			b.Fatalf("ANN_L0=%q: m or m0", s)
 		}
+	}
+	// ANN_HUGE_AB=1 measures the sweep on small pages, then on huge ones
+	// (adviseHuge), on the same built graph.
+	hugeAB := os.Getenv("ANN_HUGE_AB") == "1"
+	defer func(m int) { hugeMin = m }(hugeMin)
+	if hugeAB {
+		hugeMin = math.MaxInt
 	}
 	b.Logf("neighbour selection: keepPruned %v, layer-0 links of a new node %d of %d", keepPruned, layer0Links(newHNSW(cfg)), 2*cfg.M)
 	efs := []int{32, 64, 128, 256, 512}
@@ -187,12 +196,28 @@ func BenchmarkANNSweep(b *testing.B) {
 	if os.Getenv("ANN_WARM") == "1" {
 		warmDocs(b, ix)
 	}
-	b.Logf("| walk | recall@10 vs exact | p50 ms | p95 ms |")
-	for _, ef := range efs {
-		ix.mu.Lock()
-		ix.ann.EfSearch = ef
-		ix.mu.Unlock()
-		measure(fmt.Sprintf("efSearch %d", ef))
+	sweep := func(pages string) {
+		b.Logf("| walk (%s) | recall@10 vs exact | p50 ms | p95 ms |", pages)
+		for _, ef := range efs {
+			ix.mu.Lock()
+			ix.ann.EfSearch = ef
+			ix.mu.Unlock()
+			measure(fmt.Sprintf("efSearch %d", ef))
+		}
+	}
+	if !hugeAB {
+		sweep("as built")
+	} else {
+		// The same graph, built on small pages, then put on huge ones (a
+		// huge page cannot be split back on demand: one order only, after
+		// ANN_WARM=1 so that the first sweep pays for no cold page).
+		sweep("small pages")
+		hugeMin = hugepage.Min
+		ix.mu.RLock()
+		o := ix.orgs["org"]
+		ix.mu.RUnlock()
+		ix.adviseHuge("org", o)
+		sweep("huge pages")
 	}
 	if os.Getenv("ANN_AB") == "1" {
 		releaseAB(b, ix, measure)

@@ -543,3 +543,57 @@ func TestGraphReachesEveryMemory(t *testing.T) {
 		})
 	}
 }
+
+// TestHugePagesFollowTheArrays checks that the graph's arrays are advised
+// for huge pages once the graph is built, and again after appends have
+// moved them, and that searches find the same memories meanwhile (the
+// kernel's effect is internal/hugepage's test).
+func TestHugePagesFollowTheArrays(t *testing.T) {
+	const dims = 32
+	ctx := context.Background()
+	defer bolt.SetHugeMin(0)()
+	ix, _, err := bolt.Open(t.TempDir(), model, dims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ix.SetANN(bolt.ANNConfig{Threshold: 500, M: 8, EfConstruction: 32, EfSearch: 32})
+	c := newANNCorpus(dims, 10)
+	all := c.memories(memorytest.OrgA, 3000)
+	steps := []struct {
+		name  string
+		added []*memory.Memory
+	}{
+		{"built", all[:1000]},
+		{"grown", all[1000:3000]}, // doubles the arrays: new backing arrays
+	}
+	for _, s := range steps {
+		if err := ix.Upsert(ctx, s.added); err != nil {
+			t.Fatal(err)
+		}
+		wait, cancel := context.WithTimeout(ctx, time.Minute)
+		if err := ix.WaitANN(wait); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			vectors, graph := bolt.HugeArrays(ix, memorytest.OrgA)
+			if vectors && graph {
+				break
+			}
+			if wait.Err() != nil {
+				t.Fatalf("%s: arrays advised: vectors %v, graph %v", s.name, vectors, graph)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel()
+		for _, m := range s.added[:20] {
+			r, err := ix.Search(ctx, memory.IndexQuery{Filter: memory.Filter{OrgID: memorytest.OrgA}, Vector: m.Embedding, K: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Semantic) == 0 || r.Semantic[0].ID != m.ID {
+				t.Fatalf("%s: %s not first for its own vector: %v", s.name, m.ID, r.Semantic)
+			}
+		}
+	}
+}

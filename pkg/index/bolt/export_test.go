@@ -1,5 +1,7 @@
 package bolt
 
+import "unsafe"
+
 // SetWalkCost sets the weight of the graph's walk against the exact scan
 // for a test (0: every filter that allows anything goes through the
 // graph), and returns a function restoring it.
@@ -132,4 +134,28 @@ func SetFill(on bool) (restore func()) {
 	k, l := keepPruned, layer0Links
 	keepPruned, layer0Links = on, func(g *hnsw) int { return g.m }
 	return func() { keepPruned, layer0Links = k, l }
+}
+
+// SetHugeMin sets the size from which the graph's arrays are put on huge
+// pages, and returns a function restoring it.
+func SetHugeMin(n int) (restore func()) {
+	old := hugeMin
+	hugeMin = n
+	return func() { hugeMin = old }
+}
+
+// HugeArrays reports, for org's int8 vectors and its graph's layer-0
+// lists, whether the backing array in use is the one last advised.
+func HugeArrays(ix *Index, org string) (vectors, graph bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	o := ix.orgs[org]
+	if o == nil || o.graph == nil {
+		return false, false
+	}
+	o.graph.mu.RLock()
+	defer o.graph.mu.RUnlock()
+	at := func(p unsafe.Pointer) uintptr { return uintptr(p) }
+	return o.huge.q8.Advised() == at(unsafe.Pointer(unsafe.SliceData(o.q8))),
+		o.huge.nb0.Advised() == at(unsafe.Pointer(unsafe.SliceData(o.graph.nb0)))
 }

@@ -57,6 +57,9 @@ type orgIndex struct {
 	df       []uint32   // live memories holding the term
 
 	graph *hnsw // the approximate vector index, nil below the threshold (hnsw.go)
+	// huge remembers the arrays last put on huge pages (Index.adviseHuge);
+	// a compaction's new index starts with its own.
+	huge *hugeArrays
 
 	// vis keeps the keyword statistics of each visibility partition
 	// (stats.go): the (agent, audience) pairs that decide who may read.
@@ -120,7 +123,7 @@ func (p *postings) bound(norm func(uint32) float32) float32 {
 func newOrgIndex() *orgIndex {
 	return &orgIndex{pos: map[string]uint32{}, dict: map[string]uint32{},
 		classes: []memory.Attrs{{}}, classOf: map[classKey]uint32{{}: 0},
-		syms: []string{""}, symOf: map[string]uint32{"": 0}, metas: [][]string{nil}, vis: newVisibilityStats()}
+		syms: []string{""}, symOf: map[string]uint32{"": 0}, metas: [][]string{nil}, vis: newVisibilityStats(), huge: &hugeArrays{}}
 }
 
 // reserve sizes an empty org's slices for n memories of dims dimensions

@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"context"
+	"database/sql"
 	"strings"
 
 	"github.com/agentmem/agentmem/pkg/memory"
@@ -42,3 +44,33 @@ func (s *Store) Pragma(name string) (string, error) {
 	err := s.w.QueryRow("PRAGMA " + name).Scan(&v)
 	return v, err
 }
+
+// Readers is the number of reader connections the store may open.
+const Readers = readers
+
+// HoldReaders checks n reader connections out of the pool at once, as a
+// search's concurrent lists do, and returns a function handing them back.
+func (s *Store) HoldReaders(ctx context.Context, n int) (release func(), err error) {
+	conns := make([]*sql.Conn, 0, n)
+	release = func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}
+	for range n {
+		c, err := s.db.Conn(ctx)
+		if err != nil {
+			release()
+			return nil, err
+		}
+		if err := c.PingContext(ctx); err != nil {
+			release()
+			return nil, err
+		}
+		conns = append(conns, c)
+	}
+	return release, nil
+}
+
+// ReaderStats is the reader pool's statistics.
+func (s *Store) ReaderStats() sql.DBStats { return s.db.Stats() }
