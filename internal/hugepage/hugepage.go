@@ -22,19 +22,20 @@ const hugeSize = 2 << 20
 // translation cache covers it on 4 KiB pages as well.
 const Min = 32 << 20
 
-// Advise asks the kernel to back the whole 2 MiB pages inside s's backing
-// array (its capacity) with huge pages, now and when they are touched
-// later, and returns how many bytes it advised. The contents are unchanged.
-// It is advice: where the system has no huge pages, or refuses (err), the
-// array works as before. Advise blocks while the kernel copies the pages
-// already touched (about 2 ms per MiB), so call it off any request path,
-// on a slice the caller keeps alive.
+// Advise asks the kernel to back s's backing array with huge pages (the
+// whole 2 MiB pages inside it): the part in use (its length) now, the rest
+// of its capacity when an append touches it. It returns how many bytes are
+// on huge pages now. The contents are unchanged. It is advice: where the
+// system has no huge pages, or refuses (err), the array works as before.
+// Advise blocks while the kernel copies the pages in use (about 2 ms per
+// MiB), so call it off any request path, on a slice the caller keeps
+// alive.
 func Advise[T any](s []T) (int, error) {
 	if cap(s) == 0 {
 		return 0, nil
 	}
 	var z T
-	return advise(unsafe.Pointer(unsafe.SliceData(s)), uintptr(cap(s))*unsafe.Sizeof(z))
+	return advise(unsafe.Pointer(unsafe.SliceData(s)), uintptr(len(s))*unsafe.Sizeof(z), uintptr(cap(s))*unsafe.Sizeof(z))
 }
 
 // Tracker remembers the backing array last advised for one array that may

@@ -8,13 +8,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// advise marks the aligned interior of [p, p+n) for huge pages
-// (MADV_HUGEPAGE, so that pages touched later are huge) and collapses the
-// pages already there into huge ones (MADV_COLLAPSE, Linux 6.1 and later;
-// on older kernels only the first applies).
-func advise(p unsafe.Pointer, n uintptr) (int, error) {
+// advise marks the whole huge pages inside [p, p+capacity) for huge pages
+// (MADV_HUGEPAGE: a page touched later is faulted in huge) and collapses
+// those inside [p, p+length), the part in use, into huge ones now
+// (MADV_COLLAPSE, Linux 6.1 and later). The collapse faults in every page
+// of its range, so it stops at the length: the capacity an append left
+// unused stays unpopulated.
+func advise(p unsafe.Pointer, length, capacity uintptr) (int, error) {
 	start := (uintptr(p) + hugeSize - 1) &^ (hugeSize - 1)
-	end := (uintptr(p) + n) &^ (hugeSize - 1)
+	end := (uintptr(p) + capacity) &^ (hugeSize - 1)
 	if end <= start {
 		return 0, nil
 	}
@@ -22,10 +24,14 @@ func advise(p unsafe.Pointer, n uintptr) (int, error) {
 	if err := unix.Madvise(b, unix.MADV_HUGEPAGE); err != nil {
 		return 0, fmt.Errorf("hugepage: madvise(MADV_HUGEPAGE): %w", err)
 	}
-	if err := unix.Madvise(b, unix.MADV_COLLAPSE); err != nil {
-		return len(b), fmt.Errorf("hugepage: madvise(MADV_COLLAPSE): %w", err)
+	used := min(end, (uintptr(p)+length)&^(hugeSize-1))
+	if used <= start {
+		return 0, nil
 	}
-	return len(b), nil
+	if err := unix.Madvise(b[:used-start], unix.MADV_COLLAPSE); err != nil {
+		return 0, fmt.Errorf("hugepage: madvise(MADV_COLLAPSE): %w", err)
+	}
+	return int(used - start), nil
 }
 
 // Transient reports whether err is the kernel finding no free huge page
