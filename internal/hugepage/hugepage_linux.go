@@ -11,9 +11,9 @@ import (
 // advise marks the whole huge pages inside [p, p+capacity) for huge pages
 // (MADV_HUGEPAGE: a page touched later is faulted in huge) and collapses
 // those inside [p, p+length), the part in use, into huge ones now
-// (MADV_COLLAPSE, Linux 6.1 and later). The collapse faults in every page
-// of its range, so it stops at the length: the capacity an append left
-// unused stays unpopulated.
+// (MADV_COLLAPSE, Linux 6.1 and later). The collapse stops at the length:
+// this kernel refuses a range holding pages never touched (EINVAL), and
+// the capacity an append left unused is to stay unpopulated.
 func advise(p unsafe.Pointer, length, capacity uintptr) (int, error) {
 	start := (uintptr(p) + hugeSize - 1) &^ (hugeSize - 1)
 	end := (uintptr(p) + capacity) &^ (hugeSize - 1)
