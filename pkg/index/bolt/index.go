@@ -95,10 +95,11 @@ type Index struct {
 	db       *bbolt.DB
 	analyzer analysis.Analyzer
 
-	mu   sync.RWMutex
-	dims int
-	orgs map[string]*orgIndex
-	acc  sync.Pool // *accumulator
+	mu    sync.RWMutex
+	dims  int
+	orgs  map[string]*orgIndex
+	acc   sync.Pool // *accumulator
+	norms sync.Pool // *bm25
 	// reembedding: the index holds vectors of another model than its own
 	// (a model change), so semantic search is off until FinishReembedding.
 	reembedding bool

@@ -122,10 +122,12 @@ func TestScoresAreBM25(t *testing.T) {
 	ix, _ := open(t, t.TempDir(), model)
 	defer ix.Close()
 	texts := []string{
-		"apple banana",             // 2 tokens
-		"apple apple cherry",       // 3 tokens
-		"banana cherry durian fig", // 4 tokens
-		"the of and",               // only stop words: 0 tokens
+		"apple banana",                             // 2 tokens
+		"apple apple cherry",                       // 3 tokens
+		"banana cherry durian fig",                 // 4 tokens
+		"the of and",                               // only stop words: 0 tokens
+		strings.Repeat("melon ", 12),               // a frequency past what a posting packs (bm25.go): 12 tokens
+		"papaya " + strings.Repeat("lemon ", 4999), // a length past what a posting packs: 5,000 tokens
 	}
 	var ms []*memory.Memory
 	for i, s := range texts {
@@ -134,7 +136,7 @@ func TestScoresAreBM25(t *testing.T) {
 	if err := ix.Upsert(ctx, ms); err != nil {
 		t.Fatal(err)
 	}
-	const N, avgdl = 4.0, 9.0 / 4
+	const N, avgdl = 6.0, 5021.0 / 6
 	idf := func(df float64) float64 { return math.Log(1 + (N-df+0.5)/(df+0.5)) }
 	part := func(tf, dl float64) float64 { return tf * 2.2 / (tf + 1.2*(0.25+0.75*dl/avgdl)) }
 	cases := []struct {
@@ -149,6 +151,9 @@ func TestScoresAreBM25(t *testing.T) {
 			2: idf(2)*part(1, 4) + idf(2)*part(1, 4),
 		}},
 		{"apple apple", map[int]float64{0: 2 * idf(2) * part(1, 2), 1: 2 * idf(2) * part(2, 3)}},
+		{"melon", map[int]float64{4: idf(1) * part(12, 12)}},
+		{"papaya", map[int]float64{5: idf(1) * part(1, 5000)}},
+		{"lemon melon", map[int]float64{4: idf(1) * part(12, 12), 5: idf(1) * part(4999, 5000)}},
 		{"the", nil},
 		{"kiwi", nil},
 	}
@@ -170,7 +175,7 @@ func TestScoresAreBM25(t *testing.T) {
 					if ms[j].ID == h.ID {
 						found = true
 						if math.Abs(h.Score-want) > 1e-5*want {
-							t.Errorf("%q scores %.6f, want %.6f", texts[j], h.Score, want)
+							t.Errorf("text %d (%.30q) scores %.6f, want %.6f", j, texts[j], h.Score, want)
 						}
 					}
 				}

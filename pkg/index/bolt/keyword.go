@@ -74,18 +74,12 @@ func (ix *Index) keyword(o *orgIndex, q memory.IndexQuery, terms []string, qtfs 
 		return nil
 	}
 	n := float64(st.n)
-	avgdl := float64(st.total) / n
-	// norm[l] caches k1*(1-b+b*l/avgdl) for short documents.
-	var norm [256]float32
-	for l := range norm {
-		norm[l] = float32(k1 * (1 - b + b*float64(l)/avgdl))
+	nm, _ := ix.norms.Get().(*bm25)
+	if nm == nil {
+		nm = new(bm25)
 	}
-	normOf := func(l uint32) float32 {
-		if l < uint32(len(norm)) {
-			return norm[l]
-		}
-		return float32(k1 * (1 - b + b*float64(l)/avgdl))
-	}
+	defer ix.norms.Put(nm)
+	nm.reset(float64(st.total)/n, o.longest)
 	qs := make([]qterm, 0, len(terms))
 	for i, t := range terms {
 		id, ok := o.dict[t]
@@ -99,7 +93,7 @@ func (ix *Index) keyword(o *orgIndex, q memory.IndexQuery, terms []string, qtfs 
 		df := float64(dfv)
 		w := float32(math.Log(1+(n-df+0.5)/(df+0.5)) * (k1 + 1) * float64(qtfs[i]))
 		p := &o.postings[id]
-		qs = append(qs, qterm{p: p, w: w, max: w * p.bound(normOf)})
+		qs = append(qs, qterm{p: p, w: w, max: w * p.bound(nm)})
 	}
 	// Rare terms first, by weight: the order in which a memory's float32
 	// score is summed then depends on the reader's statistics only. The
@@ -117,7 +111,7 @@ func (ix *Index) keyword(o *orgIndex, q memory.IndexQuery, terms []string, qtfs 
 	})
 	parts := keywordParts(qs)
 	if parts == 1 {
-		return drain(ix.keywordPart(o, q, qs, normOf))
+		return drain(ix.keywordPart(o, q, qs, nm))
 	}
 	// Each part scores the ordinals of its share of the org, from its
 	// share of every list, exactly (MaxScore within the part); the best k
@@ -125,7 +119,7 @@ func (ix *Index) keyword(o *orgIndex, q memory.IndexQuery, terms []string, qtfs 
 	tops := make([]scored, parts)
 	parallel(parts, parts, func(i int) {
 		lo, hi := uint32(len(o.ids)*i/parts), uint32(len(o.ids)*(i+1)/parts)
-		tops[i] = ix.keywordPart(o, q, within(qs, lo, hi), normOf)
+		tops[i] = ix.keywordPart(o, q, within(qs, lo, hi), nm)
 	})
 	top := make(scored, 0, q.K+1)
 	for _, t := range tops {
@@ -182,7 +176,7 @@ func within(qs []qterm, lo, hi uint32) []qterm {
 
 // keywordPart runs MaxScore over qs (sorted by bound, rare first) and
 // returns the best k as a heap.
-func (ix *Index) keywordPart(o *orgIndex, q memory.IndexQuery, qs []qterm, normOf func(uint32) float32) scored {
+func (ix *Index) keywordPart(o *orgIndex, q memory.IndexQuery, qs []qterm, nm *bm25) scored {
 	acc, _ := ix.acc.Get().(*accumulator)
 	if acc == nil {
 		acc = &accumulator{}
@@ -217,17 +211,16 @@ func (ix *Index) keywordPart(o *orgIndex, q memory.IndexQuery, qs []qterm, normO
 		// below: checking o.ids here cost a cache miss per posting, a
 		// quarter of the query.
 		for j, d := range t.p.docs {
-			tf := float32(t.p.tfs[j])
 			if acc.score[d] == 0 {
 				acc.touched = append(acc.touched, d)
 			}
-			acc.score[d] += t.w * tf / (tf + normOf(o.length[d]))
+			acc.score[d] += t.w * nm.factor(t.p.tfs[j], o.length, d)
 		}
 	}
 	top := make(scored, 0, q.K+1)
 	if i < len(qs) {
 		prunedSearches.Add(1)
-		top = finishPruned(o, m, acc, qs[i:], rest[i:], theta, normOf, top, q.K)
+		top = finishPruned(o, m, acc, qs[i:], rest[i:], theta, nm, top, q.K)
 	} else {
 		for _, d := range acc.touched {
 			s := float64(acc.score[d])
@@ -257,7 +250,7 @@ func (ix *Index) keywordPart(o *orgIndex, q memory.IndexQuery, qs []qterm, normO
 // not (common words, when the candidates are many) is read through, each
 // posting tested against a bitmap of the candidates, which costs a load
 // per posting instead of a search per candidate.
-func finishPruned(o *orgIndex, m *matcher, acc *accumulator, qs []qterm, rest []float32, theta float32, normOf func(uint32) float32, top scored, k int) scored {
+func finishPruned(o *orgIndex, m *matcher, acc *accumulator, qs []qterm, rest []float32, theta float32, nm *bm25, top scored, k int) scored {
 	cands := acc.cands[:0]
 	defer func() { acc.cands = cands[:0] }() // kept for the next search: up to hundreds of thousands at 1M
 	// A filter that most memories pass (an org's search with no agent or
@@ -285,8 +278,7 @@ func finishPruned(o *orgIndex, m *matcher, acc *accumulator, qs []qterm, rest []
 			}
 			for j, d := range t.p.docs {
 				if acc.marks[d>>6]&(1<<(d&63)) != 0 {
-					tf := float32(t.p.tfs[j])
-					acc.score[d] += t.w * tf / (tf + normOf(o.length[d]))
+					acc.score[d] += t.w * nm.factor(t.p.tfs[j], o.length, d)
 				}
 			}
 		} else {
@@ -301,8 +293,7 @@ func finishPruned(o *orgIndex, m *matcher, acc *accumulator, qs []qterm, rest []
 					break
 				}
 				if t.p.docs[at] == d {
-					tf := float32(t.p.tfs[at])
-					acc.score[d] += t.w * tf / (tf + normOf(o.length[d]))
+					acc.score[d] += t.w * nm.factor(t.p.tfs[at], o.length, d)
 				}
 			}
 		}

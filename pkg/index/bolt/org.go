@@ -51,6 +51,7 @@ type orgIndex struct {
 
 	live, dead, vectors int
 	totalLen            uint64 // tokens over live memories
+	longest             uint32 // the most tokens of any memory added since the last compaction (bm25.reset)
 
 	dict     map[string]uint32
 	postings []postings // by term id
@@ -85,7 +86,7 @@ const refAudience = 5
 // recomputes them.
 type postings struct {
 	docs     []uint32
-	tfs      []uint16
+	tfs      []tfLen // each memory's frequency, with its length when both are small (bm25.go)
 	maxTF    uint16
 	shortest [tfBuckets]uint16 // lengths past 65,535 count as 65,535: a looser bound, never a wrong one
 }
@@ -105,7 +106,7 @@ func (p *postings) note(tf uint16, length uint32) {
 
 // bound is the greatest BM25 term factor, tf/(tf+norm(length)), that any
 // memory of the list can have, norm being the length normalisation.
-func (p *postings) bound(norm func(uint32) float32) float32 {
+func (p *postings) bound(n *bm25) float32 {
 	var best float32
 	for i, l := range p.shortest {
 		if l == 0 {
@@ -115,7 +116,7 @@ func (p *postings) bound(norm func(uint32) float32) float32 {
 		if i == tfBuckets-1 {
 			tf = float32(p.maxTF)
 		}
-		best = max(best, tf/(tf+norm(uint32(l))))
+		best = max(best, tf/(tf+n.norm(uint32(l))))
 	}
 	return best
 }
@@ -318,6 +319,7 @@ func (o *orgIndex) add(id string, d *doc, dims int) {
 	o.refs = append(o.refs, [nrefs]uint32{o.sym(d.attrs.RoomID), o.sym(d.attrs.EntityID), o.sym(d.attrs.SessionID), o.sym(d.attrs.DocumentID),
 		o.sym(d.attrs.WorldID), o.sym(d.attrs.Audience)})
 	o.length = append(o.length, d.length)
+	o.longest = max(o.longest, d.length)
 	from := len(o.termIDs)
 	for i, t := range d.terms {
 		tid, ok := o.dict[t]
@@ -329,8 +331,9 @@ func (o *orgIndex) add(id string, d *doc, dims int) {
 		}
 		p := &o.postings[tid]
 		p.docs = append(p.docs, ord)
-		p.tfs = append(p.tfs, d.tfs[i])
-		p.note(d.tfs[i], d.length)
+		e := packTFLen(d.tfs[i], d.length)
+		p.tfs = append(p.tfs, e)
+		p.note(e.tf(), d.length)
 		o.df[tid]++
 		o.termIDs = append(o.termIDs, tid)
 	}
@@ -458,7 +461,7 @@ func (o *orgIndex) tfOf(tid, ord uint32) uint16 {
 			hi = m
 		}
 	}
-	return p.tfs[lo]
+	return p.tfs[lo].tf()
 }
 
 // intern returns a with its strings made canonical (unique.Make): the

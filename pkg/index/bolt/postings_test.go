@@ -34,14 +34,64 @@ func TestPostingsBound(t *testing.T) {
 				p.note(tfs[i], lens[i])
 			}
 			for _, avgdl := range tc.avgLengths {
-				norm := func(l uint32) float32 { return float32(k1 * (1 - b + b*float64(l)/avgdl)) }
+				var n bm25
+				n.reset(avgdl, uint32(tc.maxTF+tc.maxLen))
 				var want float32
 				for i := range tfs {
 					tf := float32(tfs[i])
-					want = max(want, tf/(tf+norm(lens[i])))
+					want = max(want, tf/(tf+n.norm(lens[i])))
 				}
-				if got := p.bound(norm); got < want || (tc.exact && got > want*(1+1e-6)) {
+				if got := p.bound(&n); got < want || (tc.exact && got > want*(1+1e-6)) {
 					t.Fatalf("avgdl %v: bound %v, greatest factor %v", avgdl, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestTFLen: an entry gives back its frequency (up to maxTF), and its term
+// factor is BM25's for the memory's own length, whether the length is
+// packed in the entry or read from the org's array.
+func TestTFLen(t *testing.T) {
+	tests := []struct {
+		name   string
+		tf     uint16
+		length uint32
+		packed bool
+		wantTF uint16
+	}{
+		{"shortest", 1, 1, true, 1},
+		{"empty memory", 1, 0, true, 1},
+		{"frequency at the packed bound", tfLenMaxTF, 100, true, tfLenMaxTF},
+		{"frequency past it", tfLenMaxTF + 1, 100, false, tfLenMaxTF + 1},
+		{"length at the packed bound", 3, tfLenMaxLen, true, 3},
+		{"length past it", 3, tfLenMaxLen + 1, false, 3},
+		{"both past", 40, 70_000, false, 40},
+		{"frequency past maxTF", 65_535, 200_000, false, maxTF},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := packTFLen(tc.tf, tc.length)
+			if got := e&tfLenWide == 0; got != tc.packed {
+				t.Fatalf("packed = %v, want %v", got, tc.packed)
+			}
+			if got := e.tf(); got != tc.wantTF {
+				t.Fatalf("tf = %d, want %d", got, tc.wantTF)
+			}
+			// The org's array holds the length at ordinal 1; a packed entry
+			// must not need it, so ordinal 0 holds a wrong one.
+			lengths := []uint32{tc.length + 1000, tc.length}
+			d := uint32(1)
+			if tc.packed {
+				d = 0
+			}
+			for _, avgdl := range []float64{3, 40, 900} {
+				var n bm25
+				n.reset(avgdl, tc.length)
+				tf := float32(tc.wantTF)
+				want := tf / (tf + float32(k1*(1-b)+k1*b/avgdl*float64(tc.length)))
+				if got := n.factor(e, lengths, d); got != want {
+					t.Fatalf("avgdl %v: factor %v, want %v", avgdl, got, want)
 				}
 			}
 		})
