@@ -12,6 +12,7 @@ package hugepage
 
 import (
 	"sync/atomic"
+	"time"
 	"unsafe"
 )
 
@@ -35,13 +36,29 @@ func Advise[T any](s []T) (int, error) {
 		return 0, nil
 	}
 	var z T
-	return advise(unsafe.Pointer(unsafe.SliceData(s)), uintptr(len(s))*unsafe.Sizeof(z), uintptr(cap(s))*unsafe.Sizeof(z))
+	return adviseRange(unsafe.Pointer(unsafe.SliceData(s)), uintptr(len(s))*unsafe.Sizeof(z), uintptr(cap(s))*unsafe.Sizeof(z))
 }
+
+// adviseRange and now are the system's; tests replace them.
+var (
+	adviseRange = advise
+	now         = time.Now
+)
+
+// Retry is how long Track waits, after the kernel could not collapse an
+// array for want of free huge pages (Transient), before it tries again:
+// a collapse of the index's arrays at a million memories takes about a
+// second of a core, and on a host whose memory stays fragmented each
+// call would otherwise pay it again for nothing.
+const Retry = time.Minute
 
 // Tracker remembers the backing array last advised for one array that may
 // move (an append that grows it, a rebuild), so that each is advised once.
 // Its zero value is ready; it is safe for concurrent use.
-type Tracker struct{ at atomic.Uintptr }
+type Tracker struct {
+	at      atomic.Uintptr
+	retryAt atomic.Int64 // Unix nanoseconds before which Track tries nothing (Retry)
+}
 
 // Advised is the address of the backing array t advised last, 0 for none.
 func (t *Tracker) Advised() uintptr { return t.at.Load() }
@@ -49,20 +66,22 @@ func (t *Tracker) Advised() uintptr { return t.at.Load() }
 // Track advises s (Advise) when its backing array is at least least bytes
 // (Min, unless a test asks for less) and not the one t advised last. tried
 // is false when it did nothing. An array the kernel could not collapse for
-// want of free huge pages (Transient) is tried again on the next call; one
-// it refuses outright is not.
+// want of free huge pages (Transient) is tried again on the first call
+// Retry after the failure (this array or the one that replaced it); one it
+// refuses outright is not tried again.
 func Track[T any](t *Tracker, s []T, least int) (advised int, tried bool, err error) {
 	var z T
 	if cap(s) == 0 || uintptr(cap(s))*unsafe.Sizeof(z) < uintptr(least) {
 		return 0, false, nil
 	}
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
-	if t.at.Swap(p) == p {
+	if t.at.Load() == p || now().UnixNano() < t.retryAt.Load() || t.at.Swap(p) == p {
 		return 0, false, nil
 	}
 	advised, err = Advise(s)
 	if Transient(err) {
-		t.at.CompareAndSwap(p, 0) // the next call tries again
+		t.retryAt.Store(now().Add(Retry).UnixNano())
+		t.at.CompareAndSwap(p, 0) // a call after Retry tries again
 	}
 	return advised, true, err
 }

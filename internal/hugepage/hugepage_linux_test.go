@@ -25,8 +25,6 @@ func TestAdvise(t *testing.T) {
 		name          string
 		length, spare int // bytes
 	}{
-		// First: an array freed by a case before it can leave huge pages
-		// in the memory the runtime hands out next.
 		{"eight in use of forty", 16 << 20, 64 << 20},
 		{"empty", 0, 0},
 		{"under one huge page", 1 << 20, 0},
@@ -35,7 +33,7 @@ func TestAdvise(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := make([]uint32, c.length/4, (c.length+c.spare)/4)
+			s := mapped(t, c.length/4, (c.length+c.spare)/4)
 			for i := range s {
 				s[i] = uint32(i * 2654435761)
 			}
@@ -76,10 +74,40 @@ func TestAdvise(t *testing.T) {
 			if huge < n || huge > n+hugeSize {
 				t.Fatalf("smaps counts %d bytes on huge pages; want the %d in use (and at most one more huge page): the spare capacity was faulted in", huge, n)
 			}
-			s = append(s, 7) // still writable, and room to grow
-			runtime.KeepAlive(s)
+			if c.spare > 0 {
+				grown := append(s, 7) // the spare capacity: writable, in place
+				if unsafe.SliceData(grown) != unsafe.SliceData(s) || grown[len(s)] != 7 {
+					t.Fatal("an append within the capacity moved or lost its element")
+				}
+			}
 		})
 	}
+}
+
+// mapped returns a slice of length n and capacity c in a mapping of its
+// own, unmapped when the test ends. smaps counts huge pages per mapping,
+// and the kernel merges neighbouring mappings of the same flags: in the
+// Go heap, an array advised by an earlier case, freed but still mapped,
+// could merge with the one under test, and its huge pages would be
+// counted with them, or the range under test would lie in a larger
+// mapping and be counted not at all. The slice starts a page into its
+// mapping, so that the mapping's unadvised first page always separates
+// it from whatever lies before.
+func mapped(t *testing.T, n, c int) []uint32 {
+	t.Helper()
+	b, err := unix.Mmap(-1, 0, 4096+c*4+hugeSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := unix.Munmap(b); err != nil {
+			t.Error(err)
+		}
+	})
+	if c == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(&b[4096])), c)[:n]
 }
 
 // hugeBytes sums AnonHugePages over the mappings of /proc/self/smaps that
@@ -129,4 +157,57 @@ func skipWithoutCollapse(t *testing.T) {
 		t.Skipf("this kernel does not collapse pages into huge ones: %v", err)
 	}
 	runtime.KeepAlive(probe)
+}
+
+// TestTrackRetry: after a collapse refused for want of free huge pages,
+// Track tries nothing for Retry, even for an array that moved meanwhile,
+// then tries again; a refusal for another reason is not retried. The
+// kernel's answers are played by a fake.
+func TestTrackRetry(t *testing.T) {
+	start := time.Unix(1_800_000_000, 0)
+	clock := start
+	var answers []error
+	defer func(a func(unsafe.Pointer, uintptr, uintptr) (int, error), n func() time.Time) {
+		adviseRange, now = a, n
+	}(adviseRange, now)
+	now = func() time.Time { return clock }
+	adviseRange = func(_ unsafe.Pointer, length, _ uintptr) (int, error) {
+		err := answers[0]
+		answers = answers[1:]
+		if err != nil {
+			return 0, err
+		}
+		return int(length), nil
+	}
+	var tr Tracker
+	a := make([]byte, 4<<20)
+	moved := make([]byte, 4<<20)
+	steps := []struct {
+		name      string
+		s         []byte
+		after     time.Duration // since start
+		answer    error         // the kernel's, when Track asks it
+		wantTried bool
+	}{
+		{"no free huge page", a, 0, unix.EAGAIN, true},
+		{"at once again", a, time.Second, nil, false},
+		{"moved, within Retry", moved, Retry - time.Second, nil, false},
+		{"after Retry", moved, Retry, nil, true},
+		{"advised, not again", moved, Retry + time.Second, nil, false},
+		{"moved back, out of memory", a, 2 * Retry, unix.ENOMEM, true},
+		{"within Retry of that", a, 3*Retry - time.Second, nil, false},
+		{"refused outright", a, 3 * Retry, unix.EINVAL, true},
+		{"not retried", a, 5 * Retry, nil, false},
+	}
+	for _, st := range steps {
+		clock = start.Add(st.after)
+		answers = []error{st.answer}
+		_, tried, err := Track(&tr, st.s, 1<<20)
+		if tried != st.wantTried {
+			t.Fatalf("%s: tried %v, want %v", st.name, tried, st.wantTried)
+		}
+		if tried && !errors.Is(err, st.answer) {
+			t.Fatalf("%s: err %v, want %v", st.name, err, st.answer)
+		}
+	}
 }
