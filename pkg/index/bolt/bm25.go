@@ -63,8 +63,9 @@ func (n *bm25) reset(avgdl float64, longest uint32) {
 	}
 }
 
-// norm is the normalisation of a memory of length l. It reads the table
-// only up to the longest length reset was given.
+// norm is the normalisation of a memory of length l, computed: short
+// holds the same values for the lengths a packed entry can carry, and is
+// filled only up to the longest length reset was given.
 func (n *bm25) norm(l uint32) float32 {
 	return float32(n.c0 + n.c1*float64(l))
 }
