@@ -63,6 +63,17 @@ type Tracker struct {
 // Advised is the address of the backing array t advised last, 0 for none.
 func (t *Tracker) Advised() uintptr { return t.at.Load() }
 
+// Due reports whether Track would advise s now: its backing array holds
+// at least least bytes, is not the one t advised last, and no collapse
+// was refused for want of free huge pages within Retry.
+func Due[T any](t *Tracker, s []T, least int) bool {
+	var z T
+	if cap(s) == 0 || uintptr(cap(s))*unsafe.Sizeof(z) < uintptr(least) {
+		return false
+	}
+	return t.at.Load() != uintptr(unsafe.Pointer(unsafe.SliceData(s))) && now().UnixNano() >= t.retryAt.Load()
+}
+
 // Track advises s (Advise) when its backing array is at least least bytes
 // (Min, unless a test asks for less) and not the one t advised last. tried
 // is false when it did nothing. An array the kernel could not collapse for
@@ -70,12 +81,11 @@ func (t *Tracker) Advised() uintptr { return t.at.Load() }
 // Retry after the failure (this array or the one that replaced it); one it
 // refuses outright is not tried again.
 func Track[T any](t *Tracker, s []T, least int) (advised int, tried bool, err error) {
-	var z T
-	if cap(s) == 0 || uintptr(cap(s))*unsafe.Sizeof(z) < uintptr(least) {
+	if !Due(t, s, least) {
 		return 0, false, nil
 	}
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
-	if t.at.Load() == p || now().UnixNano() < t.retryAt.Load() || t.at.Swap(p) == p {
+	if t.at.Swap(p) == p { // another call took it meanwhile
 		return 0, false, nil
 	}
 	advised, err = Advise(s)

@@ -109,7 +109,9 @@ const linkChunk = 4
 // and held every search of the org for the batch's whole linking.
 func (ix *Index) maintain(org string, o *orgIndex) {
 	if g := o.graph; g != nil {
-		if g.ready && g.built < len(o.ids) {
+		// The linker also advises the arrays once it has caught up: it
+		// runs for arrays a compaction moved too, with nothing to link.
+		if g.ready && (g.built < len(o.ids) || o.hugeDue()) {
 			if over := len(o.ids) - g.built - maxUnlinked; over > 0 {
 				g.extend(o, ix.dims, over)
 			}
@@ -264,16 +266,22 @@ func (ix *Index) link(org string, o *orgIndex) {
 	}
 }
 
+// hugeDue reports whether o's int8 vectors or layer-0 lists are to be put
+// on huge pages (ix.mu held): large, and not the arrays advised last.
+func (o *orgIndex) hugeDue() bool {
+	return hugepage.Due(&o.huge.q8, o.q8, hugeMin) || (o.graph != nil && hugepage.Due(&o.huge.nb0, o.graph.nb0, hugeMin))
+}
+
 // adviseHuge puts the org's int8 vectors and layer-0 lists on huge pages
 // (internal/hugepage) once they are large, and again whenever they have
-// moved: an append that grew them, a compaction (whose new arrays wait
-// for the next link). A walk reads a few thousand rows of each, scattered
-// over hundreds of megabytes: on huge pages, 32 scattered rows of 384
-// bytes out of a million are scored in 2.1–2.3 µs against 3.1–3.6
-// (BenchmarkInt16Int8Rows). The builder and the linker call it when they
-// have caught up, without holding ix.mu, since the kernel copies the pages
-// already touched (about a second at a million memories); searches go on
-// meanwhile.
+// moved: an append that grew them, a compaction. A walk reads a few
+// thousand rows of each, scattered over hundreds of megabytes: on huge
+// pages, 32 scattered rows of 384 bytes out of a million are scored in
+// 2.1–2.3 µs against 3.1–3.6 (BenchmarkInt16Int8Rows). The builder and the
+// linker call it when they have caught up (maintain starts the linker for
+// arrays a compaction moved), without holding ix.mu, since the kernel
+// copies the pages already touched (about a second at a million
+// memories); searches go on meanwhile.
 func (ix *Index) adviseHuge(org string, o *orgIndex) {
 	ix.mu.RLock()
 	if ix.orgs[org] != o {
