@@ -160,7 +160,7 @@ func skipWithoutCollapse(t *testing.T) {
 }
 
 // TestTrackRetry: after a collapse refused for want of free huge pages,
-// Track tries nothing for Retry, even for an array that moved meanwhile,
+// Track tries nothing (and Due says so) for Retry, even for an array that moved meanwhile,
 // then tries again; a refusal for another reason is not retried. The
 // kernel's answers are played by a fake.
 func TestTrackRetry(t *testing.T) {
@@ -202,6 +202,9 @@ func TestTrackRetry(t *testing.T) {
 	for _, st := range steps {
 		clock = start.Add(st.after)
 		answers = []error{st.answer}
+		if due := Due(&tr, st.s, 1<<20); due != st.wantTried {
+			t.Fatalf("%s: due %v, want %v", st.name, due, st.wantTried)
+		}
 		_, tried, err := Track(&tr, st.s, 1<<20)
 		if tried != st.wantTried {
 			t.Fatalf("%s: tried %v, want %v", st.name, tried, st.wantTried)
