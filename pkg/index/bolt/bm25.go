@@ -15,27 +15,27 @@ package bolt
 // tfLen is one posting's entry. Packed (the top bit clear): the frequency
 // less one in the next tfLenTFBits bits and the memory's length in the
 // low tfLenBits. Wide (the top bit set): the frequency alone, up to
-// maxTF, and the length is read from the org's array.
+// maxCountedTF, and the length is read from the org's array.
 type tfLen uint16
 
 const (
-	tfLenBits   = 12                    // the length's bits in a packed entry
-	tfLenMaxLen = 1<<tfLenBits - 1      // the longest memory a packed entry holds: 4,095 tokens
-	tfLenTFBits = 15 - tfLenBits        // the frequency's bits in a packed entry
-	tfLenMaxTF  = 1 << tfLenTFBits      // the greatest frequency a packed entry holds: 8
-	tfLenWide   = 1 << 15               // set in a wide entry
-	maxTF       = uint16(tfLenWide - 1) // a term's frequency in one memory counts up to 32,767
-	tfLenLow    = tfLen(tfLenMaxLen)    // mask of a packed entry's length
-	tfLenTFMask = tfLen(tfLenMaxTF-1) << tfLenBits
+	tfLenBits    = 12                    // the length's bits in a packed entry
+	tfLenMaxLen  = 1<<tfLenBits - 1      // the longest memory a packed entry holds: 4,095 tokens
+	tfLenTFBits  = 15 - tfLenBits        // the frequency's bits in a packed entry
+	tfLenMaxTF   = 1 << tfLenTFBits      // the greatest frequency a packed entry holds: 8
+	tfLenWide    = 1 << 15               // set in a wide entry
+	maxCountedTF = uint16(tfLenWide - 1) // a term's frequency in one memory counts up to 32,767
+	tfLenLow     = tfLen(tfLenMaxLen)    // mask of a packed entry's length
+	tfLenTFMask  = tfLen(tfLenMaxTF-1) << tfLenBits
 )
 
 // packTFLen is the entry of a posting of frequency tf (at least 1) in a
-// memory of the given length; a frequency past maxTF counts as maxTF.
+// memory of the given length; a frequency past maxCountedTF counts as maxCountedTF.
 func packTFLen(tf uint16, length uint32) tfLen {
 	if tf >= 1 && tf <= tfLenMaxTF && length <= tfLenMaxLen {
 		return tfLen(tf-1)<<tfLenBits | tfLen(length)
 	}
-	return tfLenWide | tfLen(min(tf, maxTF))
+	return tfLenWide | tfLen(min(tf, maxCountedTF))
 }
 
 // tf is the entry's frequency.

@@ -49,7 +49,7 @@ func TestPostingsBound(t *testing.T) {
 	}
 }
 
-// TestTFLen: an entry gives back its frequency (up to maxTF), and its term
+// TestTFLen: an entry gives back its frequency (up to maxCountedTF), and its term
 // factor is BM25's for the memory's own length, whether the length is
 // packed in the entry or read from the org's array.
 func TestTFLen(t *testing.T) {
@@ -67,7 +67,7 @@ func TestTFLen(t *testing.T) {
 		{"length at the packed bound", 3, tfLenMaxLen, true, 3},
 		{"length past it", 3, tfLenMaxLen + 1, false, 3},
 		{"both past", 40, 70_000, false, 40},
-		{"frequency past maxTF", 65_535, 200_000, false, maxTF},
+		{"frequency past maxCountedTF", 65_535, 200_000, false, maxCountedTF},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
