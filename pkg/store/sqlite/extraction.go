@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"slices"
 
 	"github.com/agentmem/agentmem/pkg/memory"
 )
@@ -61,13 +62,8 @@ func (s *Store) PendingExtraction(ctx context.Context, limit int) (_ []memory.Ex
 // ExtractionDone implements memory.ExtractionLog.
 func (s *Store) ExtractionDone(ctx context.Context, orgID string, ids []string) (err error) {
 	defer wrap(&err, "extraction done")
-	for start := 0; start < len(ids); start += 500 {
-		chunk := ids[start:min(len(ids), start+500)]
-		args := []any{orgID}
-		for _, id := range chunk {
-			args = append(args, id)
-		}
-		if _, err := s.w.ExecContext(ctx, `DELETE FROM extraction_pending WHERE org_id = ? AND memory_id IN (`+placeholders(len(chunk))+`)`, args...); err != nil {
+	for chunk := range slices.Chunk(ids, idsPerStatement) {
+		if _, err := s.w.ExecContext(ctx, `DELETE FROM extraction_pending WHERE org_id = ? AND memory_id IN (`+placeholders(len(chunk))+`)`, inArgs(chunk, orgID)...); err != nil {
 			return err
 		}
 	}

@@ -46,10 +46,7 @@ func putRevision(ctx context.Context, tx *sql.Tx, m *memory.Memory, body []byte,
 // pairs, their history, which holds every earlier version's content, and
 // their entries in the extraction log.
 func dropDerived(ctx context.Context, tx *sql.Tx, orgID string, ids []string) error {
-	args := []any{orgID}
-	for _, id := range ids {
-		args = append(args, id)
-	}
+	args := inArgs(ids, orgID)
 	for _, table := range []string{"memory_meta", "memory_history", "extraction_pending"} {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE org_id = ? AND memory_id IN (`+placeholders(len(ids))+`)`, args...); err != nil {
 			return err

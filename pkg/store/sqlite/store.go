@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -427,13 +428,8 @@ func (s *Store) Get(ctx context.Context, orgID, id string) (_ *memory.Memory, er
 func (s *Store) GetMany(ctx context.Context, orgID string, ids []string) (_ map[string]*memory.Memory, err error) {
 	defer wrap(&err, "get %d memories", len(ids))
 	out := make(map[string]*memory.Memory, len(ids))
-	for start := 0; start < len(ids); start += 500 {
-		chunk := ids[start:min(len(ids), start+500)]
-		args := []any{orgID}
-		for _, id := range chunk {
-			args = append(args, id)
-		}
-		rows, err := s.query(ctx, `SELECT `+columns+` FROM memories WHERE org_id = ? AND id IN (`+placeholders(len(chunk))+`)`, args...)
+	for chunk := range slices.Chunk(ids, idsPerStatement) {
+		rows, err := s.query(ctx, `SELECT `+columns+` FROM memories WHERE org_id = ? AND id IN (`+placeholders(len(chunk))+`)`, inArgs(chunk, orgID)...)
 		if err != nil {
 			return nil, err
 		}
@@ -453,6 +449,24 @@ func (s *Store) GetMany(ctx context.Context, orgID string, ids []string) (_ map[
 }
 
 func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
+
+// idsPerStatement is how many ids one statement binds at most, in an
+// "id IN (...)" list. SQLite refuses a statement of more than 32,766
+// variables, and a call may name more ids than that (the access writer
+// gathers up to 50,000); shorter lists also keep each statement's plan a
+// handful of seeks.
+const idsPerStatement = 500
+
+// inArgs returns lead followed by ids: the arguments of a statement whose
+// last variables are "IN (" + placeholders(len(ids)) + ")".
+func inArgs(ids []string, lead ...any) []any {
+	args := make([]any, 0, len(lead)+len(ids))
+	args = append(args, lead...)
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	return args
+}
 
 // Update implements memory.Store.
 func (s *Store) Update(ctx context.Context, m *memory.Memory) (err error) {
@@ -821,12 +835,9 @@ func (s *Store) DeleteWhere(ctx context.Context, f memory.Filter) (_ []string, e
 	if err := rows.Close(); err != nil {
 		return nil, err
 	}
-	for start := 0; start < len(ids); start += 400 {
-		chunk := ids[start:min(len(ids), start+400)]
-		a := []any{f.OrgID}
-		for _, id := range chunk {
-			a = append(a, id)
-		}
+	// Each id twice per statement: half as many ids as elsewhere.
+	for chunk := range slices.Chunk(ids, idsPerStatement/2) {
+		a := inArgs(chunk, f.OrgID)
 		a = append(a, a[1:]...)
 		ph := placeholders(len(chunk))
 		if _, err := tx.ExecContext(ctx, `DELETE FROM relations WHERE org_id = ? AND (from_id IN (`+ph+`) OR to_id IN (`+ph+`))`, a...); err != nil {
@@ -839,19 +850,27 @@ func (s *Store) DeleteWhere(ctx context.Context, f memory.Filter) (_ []string, e
 	return ids, tx.Commit()
 }
 
-// Touch implements memory.Store.
+// Touch implements memory.Store: one transaction, so one commit however
+// many ids (the access writer gathers up to 50,000), in statements of
+// idsPerStatement.
 func (s *Store) Touch(ctx context.Context, orgID string, ids []string, at int64) (err error) {
 	defer wrap(&err, "touch %d memories", len(ids))
 	if len(ids) == 0 {
 		return nil
 	}
-	args := []any{at, orgID}
-	for _, id := range ids {
-		args = append(args, id)
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
 	}
-	_, err = s.w.ExecContext(ctx, `UPDATE memories SET access_count = access_count + 1,
-		last_accessed_at = MAX(last_accessed_at, ?) WHERE org_id = ? AND id IN (`+placeholders(len(ids))+`)`, args...)
-	return err
+	defer tx.Rollback()
+	for chunk := range slices.Chunk(ids, idsPerStatement) {
+		if _, err := tx.ExecContext(ctx, `UPDATE memories SET access_count = access_count + 1,
+			last_accessed_at = MAX(last_accessed_at, ?) WHERE org_id = ? AND id IN (`+placeholders(len(chunk))+`)`,
+			inArgs(chunk, at, orgID)...); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
 }
 
 var (
@@ -983,14 +1002,9 @@ func (s *Store) CommitDocument(ctx context.Context, dc memory.DocumentCommit) (_
 	if err := rows.Close(); err != nil {
 		return nil, err
 	}
-	for start := 0; start < len(dc.Retire); start += 500 {
-		chunk := dc.Retire[start:min(len(dc.Retire), start+500)]
-		args := []any{dc.OrgID, dc.DocumentID}
-		for _, id := range chunk {
-			args = append(args, id)
-		}
+	for chunk := range slices.Chunk(dc.Retire, idsPerStatement) {
 		if _, err := tx.ExecContext(ctx, `UPDATE memories SET pending = 1 WHERE org_id = ? AND document_id = ? AND id IN (`+
-			placeholders(len(chunk))+`)`, args...); err != nil {
+			placeholders(len(chunk))+`)`, inArgs(chunk, dc.OrgID, dc.DocumentID)...); err != nil {
 			return nil, err
 		}
 	}

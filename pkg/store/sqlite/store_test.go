@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -339,6 +340,33 @@ func TestOrgsSeeksEachOrg(t *testing.T) {
 	for _, step := range strings.Split(plan, "\n") {
 		if strings.HasPrefix(strings.TrimSpace(step), "SCAN memories") || strings.HasPrefix(strings.TrimSpace(step), "SCAN records") {
 			t.Fatalf("plan reads a whole table:\n%s", plan)
+		}
+	}
+}
+
+// TestTouchManyIDs records one access to more memories than SQLite takes
+// variables in one statement (32,766): the service's access writer
+// gathers up to service.maxGathered ids into one call.
+func TestTouchManyIDs(t *testing.T) {
+	ctx := context.Background()
+	s, corpus := openWithCorpus(t, 3)
+	ids := make([]string, 0, 40_003)
+	for i := range 40_000 {
+		ids = append(ids, fmt.Sprintf("absent-%05d", i))
+	}
+	for _, m := range corpus {
+		ids = append(ids, m.ID)
+	}
+	if err := s.Touch(ctx, memorytest.OrgA, ids, memorytest.Base+9); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range corpus {
+		got, err := s.Get(ctx, memorytest.OrgA, m.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.AccessCount != 1 || got.LastAccessedAt != memorytest.Base+9 {
+			t.Fatalf("%s: count %d last %d, want 1 at %d", m.ID, got.AccessCount, got.LastAccessedAt, memorytest.Base+9)
 		}
 	}
 }

@@ -651,12 +651,8 @@ func (s *Store) MarkKnowledgePending(ctx context.Context, orgID string, memoryID
 		return err
 	}
 	now := time.Now().UnixMilli()
-	for start := 0; start < len(memoryIDs); start += 500 {
-		chunk := memoryIDs[start:min(len(memoryIDs), start+500)]
-		args := []any{memory.KnowledgePending, now, orgID}
-		for _, id := range chunk {
-			args = append(args, id)
-		}
+	for chunk := range slices.Chunk(memoryIDs, idsPerStatement) {
+		args := inArgs(chunk, memory.KnowledgePending, now, orgID)
 		if _, err := s.w.ExecContext(ctx, `INSERT INTO knowledge_status (org_id, memory_id, state, extractor, refs, updated_at)
 			SELECT org_id, id, ?1, '', 0, ?2 FROM memories WHERE org_id = ?3 AND id IN (`+placeholders(len(chunk))+`)
 			ON CONFLICT (org_id, memory_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`, args...); err != nil {
@@ -710,14 +706,9 @@ func (s *Store) KnowledgeStatus(ctx context.Context, orgID string, memoryIDs []s
 		return nil, err
 	}
 	out := map[string]memory.KnowledgeStatus{}
-	for start := 0; start < len(memoryIDs); start += 500 {
-		chunk := memoryIDs[start:min(len(memoryIDs), start+500)]
-		args := []any{orgID}
-		for _, id := range chunk {
-			args = append(args, id)
-		}
+	for chunk := range slices.Chunk(memoryIDs, idsPerStatement) {
 		rows, err := s.query(ctx, `SELECT org_id, memory_id, state, extractor, refs, updated_at FROM knowledge_status
-			WHERE org_id = ? AND memory_id IN (`+placeholders(len(chunk))+`)`, args...)
+			WHERE org_id = ? AND memory_id IN (`+placeholders(len(chunk))+`)`, inArgs(chunk, orgID)...)
 		if err != nil {
 			return nil, termsOp("knowledge status", err)
 		}
