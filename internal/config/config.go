@@ -78,6 +78,14 @@ type Service struct {
 	// sync (before answering, the default in Lambda, whose environment may
 	// be frozen right after the response).
 	AccessRecording string
+	// AccessWindow (ACCESS_WINDOW, default 1s, 0 to 1m) is how long the
+	// async access writer gathers searches' accesses into one write: the
+	// counts a memory shows lag its searches by at most this much, and a
+	// crash loses at most this much of them. On SQLite every write empties
+	// the readers' page caches, so a read-heavy deployment may take a
+	// longer window for faster searches, at the price of a longer write
+	// that creates wait for (docs/operations.md).
+	AccessWindow time.Duration
 	// Weights (SEARCH_WEIGHTS) are the ranked lists' weights in the
 	// fusion, as list=weight pairs separated by commas (for example
 	// "keyword=1,semantic=1,knowledge=0.5"). A list not named keeps its
@@ -85,6 +93,10 @@ type Service struct {
 	// says why).
 	Weights map[string]float64
 }
+
+// MaxAccessWindow bounds ACCESS_WINDOW: the accesses of a longer window
+// are more than one write should hold the store's writer for.
+const MaxAccessWindow = time.Minute
 
 // The search lists SEARCH_WEIGHTS may name.
 var searchLists = []string{"keyword", "semantic", "knowledge", "time", "entity", "when", "decompose"}
@@ -377,8 +389,12 @@ func LoadService(getenv func(string) string) (Service, error) {
 		def = AccessSync
 	}
 	rec, err := e.choice("ACCESS_RECORDING", def, AccessAsync, AccessSync)
+	win, winErr := e.duration("ACCESS_WINDOW", time.Second, true)
+	if winErr == nil && win > MaxAccessWindow {
+		win, winErr = time.Second, fmt.Errorf("ACCESS_WINDOW: %s is longer than %s", win, MaxAccessWindow)
+	}
 	w, werr := e.weights("SEARCH_WEIGHTS", searchLists)
-	return Service{AccessRecording: rec, Weights: w}, errors.Join(err, werr)
+	return Service{AccessRecording: rec, AccessWindow: win, Weights: w}, errors.Join(err, winErr, werr)
 }
 
 // LoadRerank reads the Rerank group; llm is the LLM group, which the llm

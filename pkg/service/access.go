@@ -8,18 +8,18 @@ import (
 
 // accessQueue records search accesses off the request path: searches hand
 // their hits to a bounded queue and one goroutine writes them, gathering
-// what arrives within window of the first into one store call per org and
-// repeat count. A full queue makes the search record its access itself
-// (back-pressure, nothing is dropped); Close writes what is queued before
-// it returns.
+// what arrives within window of the first into one store call per org. A
+// full queue makes the search record its access itself (back-pressure,
+// nothing is dropped); Close writes what is queued before it returns.
 //
 // The window is what makes recording cheap. Written per search, every
 // search was a write transaction: at a million memories on SQLite, 0.95 ms
 // of CPU per search for the commit, and each commit emptied the readers'
 // page caches, so the next search read its rows back through system calls.
-// Gathered for a second, a busy org's searches share one transaction per
-// repeat count (see write). The items written are the same: DynamoDB's
-// write units per search do not change.
+// Gathered for a window (config.Service.AccessWindow), a busy org's
+// searches share one transaction, however often they found a memory. The
+// items written are the same: DynamoDB's write units per search do not
+// change.
 type accessQueue struct {
 	ch     chan accessBatch
 	stop   chan struct{}
@@ -95,20 +95,16 @@ func (q *accessQueue) run(s *Service) {
 }
 
 // write stores first and whatever else is queued, merged: per org, one
-// Touch per repeat count (an id searched three times is in the first three
-// calls), at the latest access time of the org's batches.
+// Touch whose ids are every access of the org's batches (an id searched
+// three times is listed three times, three accesses), at the latest access
+// time of the org's batches. One call is one commit in SQLite, where every
+// commit empties the readers' page caches, however often a memory was
+// searched.
 func (q *accessQueue) write(s *Service, first accessBatch) {
-	counts := map[string]map[string]int{}
+	ids := map[string][]string{}
 	at := map[string]int64{}
 	add := func(b accessBatch) {
-		c := counts[b.org]
-		if c == nil {
-			c = map[string]int{}
-			counts[b.org] = c
-		}
-		for _, id := range b.ids {
-			c[id]++
-		}
+		ids[b.org] = append(ids[b.org], b.ids...)
 		at[b.org] = max(at[b.org], b.at)
 	}
 	add(first)
@@ -139,20 +135,9 @@ func (q *accessQueue) write(s *Service, first accessBatch) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	for org, c := range counts {
-		for round := 1; ; round++ {
-			var ids []string
-			for id, n := range c {
-				if n >= round {
-					ids = append(ids, id)
-				}
-			}
-			if len(ids) == 0 {
-				break
-			}
-			if err := s.store.Touch(ctx, org, ids, at[org]); err != nil {
-				s.log.Warn("recording access failed", "org", org, "err", err)
-			}
+	for org, ids := range ids {
+		if err := s.store.Touch(ctx, org, ids, at[org]); err != nil {
+			s.log.Warn("recording access failed", "org", org, "err", err)
 		}
 	}
 }

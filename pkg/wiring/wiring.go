@@ -43,11 +43,6 @@ import (
 // accessQueue is how many searches' accesses may wait to be recorded.
 const accessQueue = 4096
 
-// AccessWindow is how long the access writer gathers searches' accesses
-// into one write (service.WithAsyncAccess): the counts a memory shows lag
-// its searches by at most this much.
-var AccessWindow = time.Second
-
 // ServiceOptions returns the service options cfg selects (the sentence
 // view of EMBED_SENTENCES, access recording), with log, then opts, then
 // the list weights of SEARCH_WEIGHTS, which win over every default (the
@@ -55,7 +50,7 @@ var AccessWindow = time.Second
 func ServiceOptions(cfg config.Config, log *slog.Logger, opts ...service.Option) []service.Option {
 	out := []service.Option{service.WithLogger(log), service.WithSentenceView(cfg.Embedder.Sentences)}
 	if cfg.Service.AccessRecording == config.AccessAsync {
-		out = append(out, service.WithAsyncAccess(accessQueue, AccessWindow))
+		out = append(out, service.WithAsyncAccess(accessQueue, cfg.Service.AccessWindow))
 	}
 	out = append(out, opts...)
 	return append(out, service.WithListWeights(cfg.Service.Weights))

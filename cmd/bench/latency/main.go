@@ -79,7 +79,7 @@ func main() {
 	flag.StringVar(&ingestProfile, "ingest-profile", "", "write a CPU profile of the creates (every size) to this file")
 	flag.BoolVar(&warmAll, "warm", false, "search every query twice before measuring each mode, not only the first 20 once, so that the background expansions (waited for in either case) cache the related terms of every query word: a steady state")
 	only := flag.String("modes", "", "measure only these comma-separated modes (default: all), in the usual order")
-	flag.DurationVar(&wiring.AccessWindow, "access-window", wiring.AccessWindow, "how long the service gathers searches' accesses into one write (wiring.AccessWindow; 0: a write per search while the writer keeps up)")
+	flag.DurationVar(&accessWindow, "access-window", -1, "how long the service gathers searches' accesses into one write (ACCESS_WINDOW; 0: a write per search while the writer keeps up; unset: from the environment)")
 	flag.DurationVar(&wiring.KnowledgeSettle, "knowledge-settle", wiring.KnowledgeSettle, "how long the knowledge worker lets a bulk write's batches gather before it extracts them (wiring.KnowledgeSettle)")
 	flag.IntVar(&deferFrom, "defer-knowledge", -1, "knowledge.Service.DeferFrom for the creates: a create of at least this many memories leaves their knowledge to the background worker (0: every create extracts at once; -1: the wiring's default)")
 	flag.Parse()
@@ -784,6 +784,9 @@ func startProfile(path string) error {
 	return pprof.StartCPUProfile(f)
 }
 
+// accessWindow is -access-window: negative leaves ACCESS_WINDOW's.
+var accessWindow time.Duration
+
 // benchConfig is the configuration from the environment (EMBEDDER,
 // MODEL_DIR, ...) with the embedded store in dir, or when dir is empty in
 // a new temporary directory that done removes.
@@ -801,5 +804,8 @@ func benchConfig(dir string) (_ config.Config, done func(), _ error) {
 		done = func() { os.RemoveAll(tmp) }
 	}
 	cfg.DataDir, cfg.Store.Backend = dir, config.BackendEmbedded
+	if accessWindow >= 0 {
+		cfg.Service.AccessWindow = accessWindow
+	}
 	return cfg, done, nil
 }

@@ -354,6 +354,19 @@ func StoreSuite(t *testing.T, open func(t *testing.T) memory.Store) {
 		if got := mustGet(t, s, OrgA, b.ID); got.AccessCount != 0 {
 			t.Fatalf("untouched memory has %d accesses", got.AccessCount)
 		}
+		// An id listed n times in one call is n accesses.
+		if err := s.Touch(ctx, OrgA, []string{b.ID, a.ID, b.ID, "missing", b.ID}, Base+5000); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			id   string
+			want int64
+		}{{a.ID, 4}, {b.ID, 3}} {
+			if got := mustGet(t, s, OrgA, c.id); got.AccessCount != c.want || got.LastAccessedAt != Base+5000 || got.Version != 1 {
+				t.Fatalf("%s after one call with repeats: count %d last %d version %d, want %d at %d",
+					got.Content.Text, got.AccessCount, got.LastAccessedAt, got.Version, c.want, Base+5000)
+			}
+		}
 	})
 
 	t.Run("accesses survive an update once and die with the memory", func(t *testing.T) {

@@ -33,14 +33,23 @@ func accessKey(org, id string) map[string]types.AttributeValue {
 }
 
 // Touch implements memory.Store: one small update per memory, of its access
-// item, eight at a time. An id that names no memory of the org leaves an
-// access item no read joins (the key holds the org, so no other org's
-// memory can be counted); the memory item is not read, which is the point.
+// item, eight at a time; an id listed n times adds n in one update. An id
+// that names no memory of the org leaves an access item no read joins (the
+// key holds the org, so no other org's memory can be counted); the memory
+// item is not read, which is the point.
 func (s *Store) Touch(ctx context.Context, orgID string, ids []string, at int64) error {
+	counts := map[string]int64{}
+	var distinct []string
+	for _, id := range ids {
+		if counts[id] == 0 {
+			distinct = append(distinct, id)
+		}
+		counts[id]++
+	}
 	var wg sync.WaitGroup
-	errs := make([]error, len(ids))
+	errs := make([]error, len(distinct))
 	sem := make(chan struct{}, 8)
-	for i, id := range ids {
+	for i, id := range distinct {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func(i int, id string) {
@@ -48,8 +57,8 @@ func (s *Store) Touch(ctx context.Context, orgID string, ids []string, at int64)
 			defer func() { <-sem }()
 			_, errs[i] = s.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 				TableName: aws.String(s.table), Key: accessKey(orgID, id),
-				UpdateExpression:          aws.String("ADD accessCount :one SET lastAccessedAt = :at"),
-				ExpressionAttributeValues: map[string]types.AttributeValue{":one": num(1), ":at": num(at)},
+				UpdateExpression:          aws.String("ADD accessCount :n SET lastAccessedAt = :at"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{":n": num(counts[id]), ":at": num(at)},
 			})
 		}(i, id)
 	}

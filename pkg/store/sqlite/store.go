@@ -851,23 +851,33 @@ func (s *Store) DeleteWhere(ctx context.Context, f memory.Filter) (_ []string, e
 }
 
 // Touch implements memory.Store: one transaction, so one commit however
-// many ids (the access writer gathers up to 50,000), in statements of
-// idsPerStatement.
+// many ids (the access writer gathers up to 50,000), with one statement
+// per repeat count and idsPerStatement ids.
 func (s *Store) Touch(ctx context.Context, orgID string, ids []string, at int64) (err error) {
 	defer wrap(&err, "touch %d memories", len(ids))
 	if len(ids) == 0 {
 		return nil
+	}
+	counts := map[string]int{}
+	for _, id := range ids {
+		counts[id]++
+	}
+	byCount := map[int][]string{}
+	for id, n := range counts {
+		byCount[n] = append(byCount[n], id)
 	}
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	for chunk := range slices.Chunk(ids, idsPerStatement) {
-		if _, err := tx.ExecContext(ctx, `UPDATE memories SET access_count = access_count + 1,
-			last_accessed_at = MAX(last_accessed_at, ?) WHERE org_id = ? AND id IN (`+placeholders(len(chunk))+`)`,
-			inArgs(chunk, at, orgID)...); err != nil {
-			return err
+	for n, ids := range byCount {
+		for chunk := range slices.Chunk(ids, idsPerStatement) {
+			if _, err := tx.ExecContext(ctx, `UPDATE memories SET access_count = access_count + ?,
+				last_accessed_at = MAX(last_accessed_at, ?) WHERE org_id = ? AND id IN (`+placeholders(len(chunk))+`)`,
+				inArgs(chunk, n, at, orgID)...); err != nil {
+				return err
+			}
 		}
 	}
 	return tx.Commit()
