@@ -34,8 +34,8 @@ func TestAccessItems(t *testing.T) {
 		t.Fatal(err)
 	}
 	used, _ := meter.Used()
-	if used.WCU != 2 || used.RCU != 0 {
-		t.Fatalf("2 touches of a 5 KB memory: %.1f WCU %.1f RCU, want 2 WCU (calls %v)", used.WCU, used.RCU, used.Calls)
+	if used.WCU != 1 || used.RCU != 0 || used.Calls["UpdateItem"] != 1 {
+		t.Fatalf("2 accesses of a 5 KB memory in one call: %.1f WCU %.1f RCU, want one update of 1 WCU (calls %v)", used.WCU, used.RCU, used.Calls)
 	}
 
 	page, err := s.List(ctx, memory.ListQuery{Filter: memory.Filter{OrgID: org}, Limit: 10})
