@@ -132,8 +132,8 @@ func TestAsyncAccessBackPressure(t *testing.T) {
 
 // TestAsyncAccessGathersAWindow checks that the writer gathers the
 // accesses of the searches within its window into one write, repeats
-// included (a memory found three times is listed three times), and that Close writes them without waiting for the window's end
-// (an hour here).
+// included (a memory found three times is listed three times), and that
+// Close writes them without waiting for the window's end (an hour here).
 func TestAsyncAccessGathersAWindow(t *testing.T) {
 	b := open(t)
 	st := &gatedStore{Store: b.Store, gate: make(chan struct{})}
