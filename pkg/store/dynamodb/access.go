@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/agentmem/agentmem/pkg/memory"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -38,14 +39,7 @@ func accessKey(org, id string) map[string]types.AttributeValue {
 // key holds the org, so no other org's memory can be counted); the memory
 // item is not read, which is the point.
 func (s *Store) Touch(ctx context.Context, orgID string, ids []string, at int64) error {
-	counts := map[string]int64{}
-	var distinct []string
-	for _, id := range ids {
-		if counts[id] == 0 {
-			distinct = append(distinct, id)
-		}
-		counts[id]++
-	}
+	distinct, counts := memory.CountAccesses(ids)
 	var wg sync.WaitGroup
 	errs := make([]error, len(distinct))
 	sem := make(chan struct{}, 8)

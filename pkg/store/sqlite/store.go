@@ -858,13 +858,10 @@ func (s *Store) Touch(ctx context.Context, orgID string, ids []string, at int64)
 	if len(ids) == 0 {
 		return nil
 	}
-	counts := map[string]int{}
-	for _, id := range ids {
-		counts[id]++
-	}
-	byCount := map[int][]string{}
-	for id, n := range counts {
-		byCount[n] = append(byCount[n], id)
+	distinct, counts := memory.CountAccesses(ids)
+	byCount := map[int64][]string{}
+	for _, id := range distinct {
+		byCount[counts[id]] = append(byCount[counts[id]], id)
 	}
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
