@@ -398,6 +398,37 @@ func StoreSuite(t *testing.T, open func(t *testing.T) memory.Store) {
 		if got := mustGet(t, s, OrgA, a.ID); got.AccessCount != 0 || got.LastAccessedAt != 0 {
 			t.Fatalf("a memory recreated under a deleted one's id inherited its accesses: count %d last %d", got.AccessCount, got.LastAccessedAt)
 		}
+		// The same through a deletion by filter.
+		if err := s.Touch(ctx, OrgA, []string{a.ID, a.ID}, Base+5000); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.DeleteWhere(ctx, memory.Filter{OrgID: OrgA}); err != nil {
+			t.Fatal(err)
+		}
+		mustCreate(t, s, again)
+		if got := mustGet(t, s, OrgA, a.ID); got.AccessCount != 0 || got.LastAccessedAt != 0 {
+			t.Fatalf("a memory recreated after a deletion by filter inherited its accesses: count %d last %d", got.AccessCount, got.LastAccessedAt)
+		}
+	})
+
+	t.Run("an imported count is the base that touches add to", func(t *testing.T) {
+		s := open(t)
+		a := New(OrgA, "", memory.TypeCustom, "restored from an export", Base)
+		a.AccessCount, a.LastAccessedAt = 5, Base+9000
+		mustCreate(t, s, a)
+		if err := s.Touch(ctx, OrgA, []string{a.ID}, Base+1000); err != nil {
+			t.Fatal(err)
+		}
+		if got := mustGet(t, s, OrgA, a.ID); got.AccessCount != 6 || got.LastAccessedAt != Base+9000 {
+			t.Fatalf("5 imported accesses and 1 older touch: count %d last %d, want 6 at %d", got.AccessCount, got.LastAccessedAt, Base+9000)
+		}
+		if err := s.Touch(ctx, OrgA, []string{a.ID}, Base+10000); err != nil {
+			t.Fatal(err)
+		}
+		listed, err := s.List(ctx, memory.ListQuery{Filter: memory.Filter{OrgID: OrgA}, Limit: 10})
+		if err != nil || len(listed.Memories) != 1 || listed.Memories[0].AccessCount != 7 || listed.Memories[0].LastAccessedAt != Base+10000 {
+			t.Fatalf("listed after a newer touch: %+v %v, want 7 accesses at %d", listed, err, Base+10000)
+		}
 	})
 
 	t.Run("delete and scan", func(t *testing.T) {

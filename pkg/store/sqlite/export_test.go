@@ -74,3 +74,17 @@ func (s *Store) HoldReaders(ctx context.Context, n int) (release func(), err err
 
 // ReaderStats is the reader pool's statistics.
 func (s *Store) ReaderStats() sql.DBStats { return s.db.Stats() }
+
+// DataVersions reads PRAGMA data_version of the store's file and of its
+// access file on c, a reader connection: each changes when another
+// connection commits to that file, which is when c's cache of it empties.
+func DataVersions(ctx context.Context, c *sql.Conn) (store, access int64, err error) {
+	if err := c.QueryRowContext(ctx, "PRAGMA main.data_version").Scan(&store); err != nil {
+		return 0, 0, err
+	}
+	err = c.QueryRowContext(ctx, "PRAGMA acc.data_version").Scan(&access)
+	return store, access, err
+}
+
+// Reader checks one reader connection out of the pool.
+func (s *Store) Reader(ctx context.Context) (*sql.Conn, error) { return s.db.Conn(ctx) }

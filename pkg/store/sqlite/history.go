@@ -43,8 +43,8 @@ func putRevision(ctx context.Context, tx *sql.Tx, m *memory.Memory, body []byte,
 }
 
 // dropDerived deletes what is kept beside deleted memories: their metadata
-// pairs, their history, which holds every earlier version's content, and
-// their entries in the extraction log.
+// pairs, their history, which holds every earlier version's content,
+// their entries in the extraction log, and their access rows.
 func dropDerived(ctx context.Context, tx *sql.Tx, orgID string, ids []string) error {
 	args := inArgs(ids, orgID)
 	for _, table := range []string{"memory_meta", "memory_history", "extraction_pending"} {
@@ -52,7 +52,8 @@ func dropDerived(ctx context.Context, tx *sql.Tx, orgID string, ids []string) er
 			return err
 		}
 	}
-	return nil
+	_, err := tx.ExecContext(ctx, `DELETE FROM acc.accesses WHERE acc_org = ? AND acc_memory IN (`+placeholders(len(ids))+`)`, args...)
+	return err
 }
 
 // History implements memory.HistoryStore.

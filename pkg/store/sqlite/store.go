@@ -5,7 +5,9 @@
 // attributes are columns with indexes for the list orders; the whole memory
 // is kept as JSON beside them, and the embedding as little-endian float32s.
 // A unique index on (org_id, dedup_key) makes deduplication atomic: two
-// concurrent writers of the same content produce one row.
+// concurrent writers of the same content produce one row. Access counts
+// are kept in a second file beside it (access.go), so that recording them
+// leaves the readers' caches of the first whole.
 package sqlite
 
 import (
@@ -204,15 +206,15 @@ func Open(path string) (_ *Store, err error) {
 		"&_pragma=synchronous(FULL)" +
 		"&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)&_pragma=temp_store(MEMORY)&_pragma=cache_size(-32768)" +
 		"&_pragma=wal_autocheckpoint(" + strconv.Itoa(walCheckpointPages(path)) + ")"
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, err
-	}
+	conns := connector{dsn: dsn, access: AccessPath(path)}
+	db := sql.OpenDB(conns)
 	db.SetMaxOpenConns(readers)
 	db.SetMaxIdleConns(readers)
-	if _, err := db.Exec(schema); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("schema: %w", err)
+	for _, q := range []string{schema, `PRAGMA acc.journal_mode = WAL`, accessSchema} {
+		if _, err := db.Exec(q); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("schema: %w", err)
+		}
 	}
 	if err := migrate(db); err != nil {
 		db.Close()
@@ -222,11 +224,7 @@ func Open(path string) (_ *Store, err error) {
 		db.Close()
 		return nil, err
 	}
-	w, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
+	w := sql.OpenDB(conns)
 	w.SetMaxOpenConns(1)
 	return &Store{db: db, w: w}, nil
 }
@@ -302,8 +300,6 @@ func (s *Store) Close() (err error) {
 	s.closeStmts()
 	return errors.Join(s.w.Close(), s.db.Close())
 }
-
-const columns = "body, access_count, last_accessed_at, version, embedding_model, embedding, pending"
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -417,7 +413,7 @@ func insert(ctx context.Context, tx *sql.Tx, m *memory.Memory, key string) error
 // Get implements memory.Store.
 func (s *Store) Get(ctx context.Context, orgID, id string) (_ *memory.Memory, err error) {
 	defer wrap(&err, "get %s", id)
-	m, err := scanMemory(s.queryRow(ctx, `SELECT `+columns+` FROM memories WHERE org_id = ? AND id = ?`, orgID, id))
+	m, err := scanMemory(s.queryRow(ctx, `SELECT `+columns+fromMemories+` WHERE org_id = ? AND id = ?`, orgID, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, memory.ErrNotFound(id)
 	}
@@ -429,7 +425,7 @@ func (s *Store) GetMany(ctx context.Context, orgID string, ids []string) (_ map[
 	defer wrap(&err, "get %d memories", len(ids))
 	out := make(map[string]*memory.Memory, len(ids))
 	for chunk := range slices.Chunk(ids, idsPerStatement) {
-		rows, err := s.query(ctx, `SELECT `+columns+` FROM memories WHERE org_id = ? AND id IN (`+placeholders(len(chunk))+`)`, inArgs(chunk, orgID)...)
+		rows, err := s.query(ctx, `SELECT `+columns+fromMemories+` WHERE org_id = ? AND id IN (`+placeholders(len(chunk))+`)`, inArgs(chunk, orgID)...)
 		if err != nil {
 			return nil, err
 		}
@@ -643,7 +639,7 @@ func listSQL(q memory.ListQuery) (string, []any) {
 	if q.Ascending {
 		order = " ORDER BY created_at ASC, id ASC LIMIT ?"
 	}
-	return `SELECT ` + columns + ` FROM memories WHERE ` + cond + order, args
+	return `SELECT ` + columns + fromMemories + ` WHERE ` + cond + order, args
 }
 
 // where renders f as a SQL condition; the org is always the first term.
@@ -850,36 +846,6 @@ func (s *Store) DeleteWhere(ctx context.Context, f memory.Filter) (_ []string, e
 	return ids, tx.Commit()
 }
 
-// Touch implements memory.Store: one transaction, so one commit however
-// many ids (the access writer gathers up to 50,000), with one statement
-// per repeat count and idsPerStatement ids.
-func (s *Store) Touch(ctx context.Context, orgID string, ids []string, at int64) (err error) {
-	defer wrap(&err, "touch %d memories", len(ids))
-	if len(ids) == 0 {
-		return nil
-	}
-	distinct, counts := memory.CountAccesses(ids)
-	byCount := map[int64][]string{}
-	for _, id := range distinct {
-		byCount[counts[id]] = append(byCount[counts[id]], id)
-	}
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	for n, ids := range byCount {
-		for chunk := range slices.Chunk(ids, idsPerStatement) {
-			if _, err := tx.ExecContext(ctx, `UPDATE memories SET access_count = access_count + ?,
-				last_accessed_at = MAX(last_accessed_at, ?) WHERE org_id = ? AND id IN (`+placeholders(len(chunk))+`)`,
-				inArgs(chunk, n, at, orgID)...); err != nil {
-				return err
-			}
-		}
-	}
-	return tx.Commit()
-}
-
 var (
 	_ memory.VersionScanner  = (*Store)(nil)
 	_ memory.MemoryKeyLister = (*Store)(nil)
@@ -917,7 +883,7 @@ func (s *Store) ScanVersions(ctx context.Context, fn func(memory.MemoryVersion) 
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return fmt.Errorf("sqlite: scan versions: pending: %w", err)
 	}
-	return byKey(ctx, s, "scan versions", `SELECT org_id, id, version, embedding_model, COALESCE(length(embedding), 0)`, 5000,
+	return byKey(ctx, s, "scan versions", `SELECT org_id, id, version, embedding_model, COALESCE(length(embedding), 0) FROM memories`, 5000,
 		func(r *sql.Rows, org, id *string) (memory.MemoryVersion, error) {
 			var v memory.MemoryVersion
 			var bytes int
@@ -930,12 +896,13 @@ func (s *Store) ScanVersions(ctx context.Context, fn func(memory.MemoryVersion) 
 
 // Scan implements memory.Store, 1,000 memories per read.
 func (s *Store) Scan(ctx context.Context, fn func(*memory.Memory) error) error {
-	return byKey(ctx, s, "scan", `SELECT `+columns+`, org_id, id`, 1000,
+	return byKey(ctx, s, "scan", `SELECT `+columns+`, org_id, id`+fromMemories, 1000,
 		func(r *sql.Rows, org, id *string) (*memory.Memory, error) { return scanMemory(r, org, id) }, fn)
 }
 
 // byKey reads every memory along the primary key, limit rows per read, so
-// that no read transaction is held while fn runs: sel is the SELECT list,
+// that no read transaction is held while fn runs: sel is the SELECT list
+// and its FROM clause,
 // scan reads a row and sets its org and id. Each page starts after the
 // last key with a row value, which SQLite turns into a range of the
 // primary key (the equivalent OR made each page scan the table from its
@@ -944,7 +911,7 @@ func (s *Store) Scan(ctx context.Context, fn func(*memory.Memory) error) error {
 func byKey[T any](ctx context.Context, s *Store, op, sel string, limit int, scan func(r *sql.Rows, org, id *string) (T, error), fn func(T) error) error {
 	lastOrg, lastID := "", ""
 	for {
-		rows, err := s.query(ctx, sel+` FROM memories WHERE (org_id, id) > (?, ?) ORDER BY org_id, id LIMIT ?`, lastOrg, lastID, limit)
+		rows, err := s.query(ctx, sel+` WHERE (org_id, id) > (?, ?) ORDER BY org_id, id LIMIT ?`, lastOrg, lastID, limit)
 		if err != nil {
 			return fmt.Errorf("sqlite: %s after %s/%s: %w", op, lastOrg, lastID, err)
 		}

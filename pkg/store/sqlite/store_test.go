@@ -244,6 +244,9 @@ func TestListUsesTheNarrowestIndex(t *testing.T) {
 			if !strings.Contains(plan, "USING INDEX "+tc.index) || strings.Contains(plan, "TEMP B-TREE") {
 				t.Fatalf("plan:\n%s\nwant a search of %s, in order", plan, tc.index)
 			}
+			if !strings.Contains(plan, "SEARCH acc.accesses USING PRIMARY KEY (acc_org=? AND acc_memory=?)") {
+				t.Fatalf("plan:\n%s\nwant each row's access row by its key", plan)
+			}
 		})
 	}
 }
@@ -367,6 +370,50 @@ func TestTouchManyIDs(t *testing.T) {
 		}
 		if got.AccessCount != 1 || got.LastAccessedAt != memorytest.Base+9 {
 			t.Fatalf("%s: count %d last %d, want 1 at %d", m.ID, got.AccessCount, got.LastAccessedAt, memorytest.Base+9)
+		}
+	}
+}
+
+// TestTouchLeavesTheStoreFile: recording accesses commits to the access
+// file only, so a reader's cache of the store's file stays valid (its
+// data_version, which changes at another connection's commit, stays),
+// while a create changes it; the counts read back through the join, on
+// one memory and in a listing.
+func TestTouchLeavesTheStoreFile(t *testing.T) {
+	ctx := context.Background()
+	s, corpus := openWithCorpus(t, 3)
+	c, err := s.Reader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	store0, access0, err := sqlite.DataVersions(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Touch(ctx, memorytest.OrgA, []string{corpus[0].ID, corpus[0].ID, corpus[1].ID}, memorytest.Base+7); err != nil {
+		t.Fatal(err)
+	}
+	store1, access1, err := sqlite.DataVersions(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if store1 != store0 || access1 == access0 {
+		t.Fatalf("a touch: store file version %d → %d, access file %d → %d; want only the access file's to change", store0, store1, access0, access1)
+	}
+	if _, err := s.Create(ctx, memorytest.Corpus(memorytest.OrgB, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if store2, _, err := sqlite.DataVersions(ctx, c); err != nil || store2 == store1 {
+		t.Fatalf("a create left the store file's version at %d (%v): the probe sees nothing", store2, err)
+	}
+	got, err := s.GetMany(ctx, memorytest.OrgA, []string{corpus[0].ID, corpus[1].ID, corpus[2].ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int64{2, 1, 0} {
+		if m := got[corpus[i].ID]; m == nil || m.AccessCount != want {
+			t.Fatalf("memory %d: %+v, want %d accesses", i, m, want)
 		}
 	}
 }
