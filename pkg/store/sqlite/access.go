@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"fmt"
 	"path/filepath"
@@ -9,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/agentmem/agentmem/pkg/memory"
-	sqlite3 "modernc.org/sqlite"
 )
 
 // Accesses are counted in a database file of their own beside the store's
@@ -95,8 +95,18 @@ func (c connector) Connect(ctx context.Context) (driver.Conn, error) {
 	return conn, nil
 }
 
-// Driver implements driver.Connector.
-func (connector) Driver() driver.Driver { return &sqlite3.Driver{} }
+// Driver implements driver.Connector: the driver registered as "sqlite",
+// with whatever functions and hooks are registered with it.
+func (connector) Driver() driver.Driver { return registered }
+
+var registered = func() driver.Driver {
+	db, err := sql.Open("sqlite", "") // connects to nothing
+	if err != nil {
+		panic(err) // the driver's package is imported: it registered itself
+	}
+	defer db.Close()
+	return db.Driver()
+}()
 
 // Touch implements memory.Store: one transaction, so one commit however
 // many ids (the access writer gathers up to 50,000), with one statement
