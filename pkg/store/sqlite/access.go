@@ -33,7 +33,11 @@ import (
 // brought, and Update never writes those columns. Deleting a memory
 // deletes its access row in the same transaction (dropDerived); Touch
 // counts only memories that exist, so no access row outlives its memory to
-// be inherited by one created later under its id.
+// be inherited by one created later under its id. (In WAL mode SQLite
+// commits a transaction over two files atomically in each, not across
+// both: a power cut between the two files' syncs of a deletion can keep
+// an access row, which holds no content and counts only if a memory is
+// imported again under the same id.)
 const accessSchema = `
 CREATE TABLE IF NOT EXISTS acc.accesses (
 	acc_org    TEXT    NOT NULL,
