@@ -81,10 +81,8 @@ type Service struct {
 	// AccessWindow (ACCESS_WINDOW, default 1s, 0 to 1m) is how long the
 	// async access writer gathers searches' accesses into one write: the
 	// counts a memory shows lag its searches by at most this much, and a
-	// crash loses at most this much of them. On SQLite every write empties
-	// the readers' page caches, so a read-heavy deployment may take a
-	// longer window for faster searches, at the price of a longer write
-	// that creates wait for (docs/operations.md).
+	// crash loses at most this much of them; a longer window makes fewer,
+	// longer writes (docs/operations.md, "Access counts").
 	AccessWindow time.Duration
 	// Weights (SEARCH_WEIGHTS) are the ranked lists' weights in the
 	// fusion, as list=weight pairs separated by commas (for example

@@ -97,9 +97,8 @@ func (q *accessQueue) run(s *Service) {
 // write stores first and whatever else is queued, merged: per org, one
 // Touch whose ids are every access of the org's batches (an id searched
 // three times is listed three times, three accesses), at the latest access
-// time of the org's batches. One call is one commit in SQLite, where every
-// commit empties the readers' page caches, however often a memory was
-// searched.
+// time of the org's batches: one commit in SQLite, however often a memory
+// was searched.
 func (q *accessQueue) write(s *Service, first accessBatch) {
 	ids := map[string][]string{}
 	at := map[string]int64{}
