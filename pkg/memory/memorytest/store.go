@@ -369,6 +369,21 @@ func StoreSuite(t *testing.T, open func(t *testing.T) memory.Store) {
 		}
 	})
 
+	t.Run("a touch older than the last access keeps the last time", func(t *testing.T) {
+		s := open(t)
+		a := New(OrgA, "", memory.TypeCustom, "read by two writers", Base)
+		mustCreate(t, s, a)
+		// Two processes' access batches, the later one written first.
+		for _, at := range []int64{Base + 5000, Base + 2000} {
+			if err := s.Touch(ctx, OrgA, []string{a.ID}, at); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := mustGet(t, s, OrgA, a.ID); got.AccessCount != 2 || got.LastAccessedAt != Base+5000 {
+			t.Fatalf("touches at +5000 then +2000: count %d last %d, want 2 at %d", got.AccessCount, got.LastAccessedAt, Base+5000)
+		}
+	})
+
 	t.Run("accesses survive an update once and die with the memory", func(t *testing.T) {
 		s := open(t)
 		a := New(OrgA, "", memory.TypeCustom, "read often", Base)

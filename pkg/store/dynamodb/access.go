@@ -38,6 +38,11 @@ func accessKey(org, id string) map[string]types.AttributeValue {
 // that names no memory of the org leaves an access item no read joins (the
 // key holds the org, so no other org's memory can be counted); the memory
 // item is not read, which is the point.
+//
+// The time is set only if it is no earlier than the item's (a condition), so a
+// batch written after a newer one, by another process, keeps the newer
+// time; such a batch's count is then added by a second update without the
+// time (two write units, only for those out-of-order batches).
 func (s *Store) Touch(ctx context.Context, orgID string, ids []string, at int64) error {
 	distinct, counts := memory.CountAccesses(ids)
 	var wg sync.WaitGroup
@@ -49,15 +54,32 @@ func (s *Store) Touch(ctx context.Context, orgID string, ids []string, at int64)
 		go func(i int, id string) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			_, errs[i] = s.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-				TableName: aws.String(s.table), Key: accessKey(orgID, id),
-				UpdateExpression:          aws.String("ADD accessCount :n SET lastAccessedAt = :at"),
-				ExpressionAttributeValues: map[string]types.AttributeValue{":n": num(counts[id]), ":at": num(at)},
-			})
+			errs[i] = s.touchOne(ctx, orgID, id, counts[id], at)
 		}(i, id)
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// touchOne adds n accesses to the access item of memory id, and sets its
+// time to at unless the item holds a later one.
+func (s *Store) touchOne(ctx context.Context, orgID, id string, n, at int64) error {
+	_, err := s.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.table), Key: accessKey(orgID, id),
+		UpdateExpression:          aws.String("ADD accessCount :n SET lastAccessedAt = :at"),
+		ConditionExpression:       aws.String("attribute_not_exists(lastAccessedAt) OR lastAccessedAt <= :at"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":n": num(n), ":at": num(at)},
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if !errors.As(err, &ccf) {
+		return err
+	}
+	_, err = s.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.table), Key: accessKey(orgID, id),
+		UpdateExpression:          aws.String("ADD accessCount :n"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":n": num(n)},
+	})
+	return err
 }
 
 // withAccessKeys returns the keys of the memories ids of org followed by
