@@ -27,11 +27,12 @@ type Store interface {
 	Count(ctx context.Context, f Filter) (int, error)
 	// DeleteWhere removes the memories matching f and returns their ids.
 	DeleteWhere(ctx context.Context, f Filter) ([]string, error)
-	// Touch records an access to each id at time at (ms): AccessCount+1, and
-	// LastAccessedAt the later of its value and at (access batches written
-	// out of order keep the latest). An id listed n times is n accesses (CountAccesses;
-	// the access writer gathers many searches into one call). Ids that
-	// name no memory of orgID are skipped. It does not change Version.
+	// Touch records an access to each id at time at (ms): AccessCount+1,
+	// and LastAccessedAt the later of its value and at (access batches
+	// written out of order keep the latest). An id listed n times is n
+	// accesses (CountAccesses; the access writer gathers many searches into
+	// one call). Ids that name no memory of orgID are skipped. It does not
+	// change Version.
 	Touch(ctx context.Context, orgID string, ids []string, at int64) error
 	// Scan calls fn for every memory of every org, archived included, in no
 	// particular order; used to rebuild the index.

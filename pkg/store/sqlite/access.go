@@ -85,15 +85,18 @@ func (c connector) Connect(ctx context.Context) (driver.Conn, error) {
 	}
 	// synchronous(FULL), as the store's file: an access row deleted with
 	// its memory survives what the memory's deletion survives.
-	for _, q := range []string{`ATTACH DATABASE ? AS acc`, `PRAGMA acc.synchronous = FULL`,
-		fmt.Sprintf(`PRAGMA acc.cache_size = -%d`, accessCacheKiB)} {
-		var args []driver.NamedValue
-		if strings.HasPrefix(q, "ATTACH") {
-			args = []driver.NamedValue{{Ordinal: 1, Value: c.access}}
-		}
-		if _, err := ex.ExecContext(ctx, q, args); err != nil {
+	steps := []struct {
+		q    string
+		args []driver.NamedValue
+	}{
+		{`ATTACH DATABASE ? AS acc`, []driver.NamedValue{{Ordinal: 1, Value: c.access}}},
+		{`PRAGMA acc.synchronous = FULL`, nil},
+		{fmt.Sprintf(`PRAGMA acc.cache_size = -%d`, accessCacheKiB), nil},
+	}
+	for _, st := range steps {
+		if _, err := ex.ExecContext(ctx, st.q, st.args); err != nil {
 			conn.Close()
-			return nil, fmt.Errorf("access file %s: %s: %w", c.access, q, err)
+			return nil, fmt.Errorf("access file %s: %s: %w", c.access, st.q, err)
 		}
 	}
 	return conn, nil
